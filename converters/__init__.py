@@ -1,0 +1,1 @@
+"""Model converters into mace's format (installed as mace.converters)."""

@@ -1,0 +1,85 @@
+/* The operator interface: what every file in csrc/ops implements and the net calls.
+ *
+ * An op kind is a table of functions registered once in csrc/ops/manifest.inc:
+ *   init   parse arguments into op->state (zeroed, kind->state_size bytes) and check them;
+ *   infer  from the inputs' dtype/dims (constant inputs also have data) set every
+ *          output's dtype and dims, check shapes, set op->macs and op->scratch_bytes;
+ *          called again when input shapes change;
+ *   run    compute outputs from inputs; outputs and scratch are planned, never allocated.
+ * Everything returns mace_status with a message (mace_error) naming the problem.
+ */
+#ifndef MACE_CORE_OP_H_
+#define MACE_CORE_OP_H_
+
+#include <stdint.h>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "core/threadpool.h"
+
+/* One argument of an op, borrowed from the parsed model. Fields not set are 0/NULL. */
+typedef struct mace_arg {
+  const char *name;
+  int has_i, has_f, has_s;
+  int64_t i;
+  float f;
+  const char *s;            /* NUL-terminated copy of the bytes value */
+  int n_ints;
+  const int64_t *ints;
+  int n_floats;
+  const float *floats;
+} mace_arg;
+
+typedef struct mace_op mace_op;
+
+typedef struct mace_op_kind {
+  const char *type;          /* op type as written in the model ("Conv2D") */
+  mace_device device;
+  mace_dtype dtype;          /* MACE_DT_INVALID: accepts any dtype (checks in infer) */
+  size_t state_size;
+  mace_status (*init)(mace_op *op);          /* optional */
+  mace_status (*infer)(mace_op *op);         /* required */
+  mace_status (*run)(mace_op *op);           /* required */
+  void (*release)(mace_op *op);              /* optional: frees what init allocated */
+} mace_op_kind;
+
+struct mace_op {
+  const mace_op_kind *kind;
+  const char *name;          /* borrowed from the model */
+  const char *type;
+  const mace_arg *args;      /* borrowed, n_args of them */
+  int n_args;
+  mace_tensor **inputs;      /* owned array; tensors owned by the net */
+  int n_inputs;
+  mace_tensor **outputs;
+  int n_outputs;
+  void *state;               /* owned by the net, kind->state_size bytes, zeroed */
+  int64_t macs;              /* set by infer, for statistics */
+  size_t scratch_bytes;      /* set by infer; the planner places it in the arena */
+  void *scratch;             /* valid during run only */
+  mace_threadpool *pool;     /* borrowed from the engine */
+};
+
+/* Argument lookup; a missing argument gives the default. */
+const mace_arg *mace_op_arg(const mace_op *op, const char *name);
+int64_t mace_op_arg_int(const mace_op *op, const char *name, int64_t dflt);
+float mace_op_arg_float(const mace_op *op, const char *name, float dflt);
+const char *mace_op_arg_str(const mace_op *op, const char *name, const char *dflt);
+/* Number of ints (or -1 when absent); *vals points at them. */
+int mace_op_arg_ints(const mace_op *op, const char *name, const int64_t **vals);
+int mace_op_arg_floats(const mace_op *op, const char *name, const float **vals);
+
+/* Common checks, each returning MACE_INVALID_MODEL with a message naming the op. */
+mace_status mace_op_check_io(const mace_op *op, int min_in, int max_in, int n_out);
+mace_status mace_op_check_dtype(const mace_op *op, const mace_tensor *t, mace_dtype want);
+/* Sets output i's dtype and dims. */
+mace_status mace_op_set_output(mace_op *op, int i, mace_dtype dtype, const int64_t *dims,
+                               int ndim);
+
+/* Registry (filled from csrc/ops/manifest.inc). Returns NULL when nothing matches. */
+const mace_op_kind *mace_registry_find(const char *type, mace_device device, mace_dtype dtype);
+int mace_registry_has_type(const char *type);
+int mace_registry_count(void);
+const mace_op_kind *mace_registry_at(int i);
+
+#endif /* MACE_CORE_OP_H_ */

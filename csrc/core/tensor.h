@@ -1,0 +1,63 @@
+/* Tensor descriptors: dtype, dims, layout, quantization and (usually borrowed) storage. */
+#ifndef MACE_CORE_TENSOR_H_
+#define MACE_CORE_TENSOR_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mace/mace.h"
+
+#define MACE_ALIGN 64
+
+typedef enum mace_layout {
+  MACE_LAYOUT_NCHW = 0,   /* also "plain row-major" for tensors that are not images */
+  MACE_LAYOUT_NHWC = 1,
+  MACE_LAYOUT_NCHWC = 2   /* blocked, `block` channels innermost, tail zero-padded */
+} mace_layout;
+
+typedef enum mace_storage_kind {
+  MACE_STORAGE_HOST = 0,
+  MACE_STORAGE_CL_BUFFER = 1,
+  MACE_STORAGE_CL_IMAGE2D = 2
+} mace_storage_kind;
+
+typedef enum mace_tensor_role {
+  MACE_TENSOR_INTERMEDIATE = 0,  /* data: slice of the engine's arena (borrowed) */
+  MACE_TENSOR_CONST = 1,         /* data: region of the weights blob (borrowed) or packed copy */
+  MACE_TENSOR_INPUT = 2,         /* data: slice of the arena, filled by mace_engine_run */
+} mace_tensor_role;
+
+/* A tensor. The net owns the struct and `name`. `data` is owned only if `owns_data` is set
+ * (then it came from mace_aligned_alloc and is freed with the tensor); otherwise it is
+ * borrowed from the arena, the weights blob or the caller. */
+typedef struct mace_tensor {
+  char *name;
+  mace_dtype dtype;
+  int ndim;
+  int64_t dims[MACE_MAX_DIMS];
+  mace_layout layout;
+  int block;                 /* channels per block for NCHWC */
+  float scale;               /* quantized dtypes */
+  int32_t zero_point;
+  mace_storage_kind storage;
+  mace_tensor_role role;
+  void *data;
+  int owns_data;
+  /* Filled by the planner for arena tensors. */
+  int64_t arena_offset;
+  int first_use, last_use;   /* op indices; -1 for inputs defined before op 0 */
+} mace_tensor;
+
+size_t mace_dtype_size(mace_dtype dtype);
+const char *mace_dtype_name(mace_dtype dtype);
+int64_t mace_tensor_numel(const mace_tensor *t);
+size_t mace_tensor_nbytes(const mace_tensor *t);
+/* "[1,3,224,224]" into buf. */
+const char *mace_dims_str(const int64_t *dims, int ndim, char *buf, size_t size);
+int mace_dims_equal(const int64_t *a, int na, const int64_t *b, int nb);
+
+/* 64-byte aligned allocation; NULL on failure or overflow. */
+void *mace_aligned_alloc(size_t bytes);
+void mace_aligned_free(void *p);
+
+#endif /* MACE_CORE_TENSOR_H_ */

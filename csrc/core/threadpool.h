@@ -1,0 +1,25 @@
+/* Persistent worker threads that split an op's iteration window [0, n) across threads. */
+#ifndef MACE_CORE_THREADPOOL_H_
+#define MACE_CORE_THREADPOOL_H_
+
+#include <stdint.h>
+
+#include "mace/mace.h"
+
+typedef struct mace_threadpool mace_threadpool;
+
+/* Computes items [begin, end) of a window. Must not allocate or fail. */
+typedef void (*mace_range_fn)(void *ctx, int64_t begin, int64_t end);
+
+/* num_threads <= 0: one per online core. Thread 0 is the caller. */
+mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
+                                   mace_threadpool **out);
+void mace_threadpool_destroy(mace_threadpool *pool);
+int mace_threadpool_size(const mace_threadpool *pool);
+
+/* Runs fn over [0, n) in contiguous chunks of at least `grain` items, one chunk per
+ * thread, and returns when all are done. pool may be NULL (runs inline). */
+void mace_threadpool_parallel_for(mace_threadpool *pool, int64_t n, int64_t grain,
+                                  mace_range_fn fn, void *ctx);
+
+#endif /* MACE_CORE_THREADPOOL_H_ */

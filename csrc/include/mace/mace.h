@@ -1,0 +1,166 @@
+/* mace public C API: load a converted model (graph .pb + weights .data), run it, read outputs.
+ *
+ * Worked example (error handling shortened; every call returns mace_status):
+ *
+ *   #include <mace/mace.h>
+ *
+ *   mace_config cfg;
+ *   mace_config_init(&cfg);              // CPU, all cores, no affinity
+ *   cfg.num_threads = 2;
+ *   mace_engine *eng = NULL;
+ *   if (mace_engine_create_from_files("m.pb", "m.data", &cfg, &eng) != MACE_OK) {
+ *     fprintf(stderr, "mace: %s\n", mace_last_error());
+ *     return 1;
+ *   }
+ *   mace_tensor_info in;                 // name, dims, dtype, data format of input 0
+ *   mace_engine_input_info(eng, 0, &in);
+ *   float *x = calloc(mace_tensor_info_numel(&in), sizeof(float));
+ *   mace_tensor_info out;
+ *   mace_engine_output_info(eng, 0, &out);
+ *   float *y = calloc(mace_tensor_info_numel(&out), sizeof(float));
+ *
+ *   mace_io input = {in.name, x, in.ndim, {0}, MACE_DT_F32, MACE_DF_NCHW};
+ *   memcpy(input.dims, in.dims, sizeof(in.dims));
+ *   mace_io output = {out.name, y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW};
+ *   if (mace_engine_run(eng, &input, 1, &output, 1) != MACE_OK) { ... mace_last_error() ... }
+ *   // output.dims / output.ndim now hold the output's shape
+ *   mace_engine_destroy(eng);
+ *
+ * Ownership: the engine owns everything it allocates; mace_engine_destroy frees it.
+ * Buffers passed to mace_engine_create_from_buffers are copied unless the config says
+ * `borrow_weights`, in which case the weights buffer must outlive the engine.
+ * The library never aborts the process: failures return a status and set a message that
+ * mace_last_error() returns (per thread, valid until the next failing call in that thread).
+ */
+#ifndef MACE_MACE_H_
+#define MACE_MACE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MACE_MAX_DIMS 8
+
+typedef enum mace_status {
+  MACE_OK = 0,
+  MACE_INVALID_ARGS = 1,      /* a caller passed something unusable (NULL, bad index, ...) */
+  MACE_OUT_OF_RESOURCES = 2,  /* memory, file or thread could not be had */
+  MACE_UNSUPPORTED = 3,       /* valid request the engine cannot do (yet) */
+  MACE_INVALID_MODEL = 4,     /* corrupt or inconsistent graph/weights */
+  MACE_INVALID_INPUT = 5,     /* input name/shape/dtype does not fit the model */
+  MACE_RUNTIME_ERROR = 6      /* anything else that failed while running */
+} mace_status;
+
+/* Values match proto/mace.proto DataType. */
+typedef enum mace_dtype {
+  MACE_DT_INVALID = 0,
+  MACE_DT_F32 = 1,
+  MACE_DT_U8 = 2,
+  MACE_DT_F16 = 3,
+  MACE_DT_I32 = 4,
+  MACE_DT_BF16 = 6,
+  MACE_DT_I8 = 8,
+  MACE_DT_I64 = 9,
+  MACE_DT_BOOL = 10
+} mace_dtype;
+
+/* Data format of a model input/output (seed 003, chapter 17). */
+typedef enum mace_data_format {
+  MACE_DF_NONE = 0,
+  MACE_DF_NHWC = 1,
+  MACE_DF_NCHW = 2
+} mace_data_format;
+
+typedef enum mace_device { MACE_DEVICE_CPU = 0, MACE_DEVICE_GPU = 2 } mace_device;
+
+typedef enum mace_affinity {
+  MACE_AFFINITY_NONE = 0,
+  MACE_AFFINITY_BIG_ONLY = 1,
+  MACE_AFFINITY_LITTLE_ONLY = 2
+} mace_affinity;
+
+typedef struct mace_config {
+  mace_device device;
+  int num_threads;          /* <= 0: one per online core */
+  mace_affinity affinity;   /* pin workers to cores; NONE leaves it to the OS */
+  int borrow_weights;       /* create_from_buffers: use the weights buffer in place */
+} mace_config;
+
+typedef struct mace_tensor_info {
+  const char *name;         /* borrowed from the engine; valid while it lives */
+  int ndim;
+  int64_t dims[MACE_MAX_DIMS];
+  mace_dtype dtype;
+  mace_data_format format;
+} mace_tensor_info;
+
+/* One named input or output for mace_engine_run. For inputs, dims/ndim/dtype/format
+ * describe `data`; for outputs, `data` must hold the output's bytes (see output_info) and
+ * dims/ndim are filled on return. `format` NHWC on a 4-D NCHW model tensor is transposed. */
+typedef struct mace_io {
+  const char *name;
+  void *data;               /* borrowed: caller's memory */
+  int ndim;
+  int64_t dims[MACE_MAX_DIMS];
+  mace_dtype dtype;
+  mace_data_format format;
+} mace_io;
+
+typedef struct mace_engine mace_engine;
+
+/* Per-op statistics of the last run when profiling is on (mace_engine_set_profiling). */
+typedef struct mace_op_stat {
+  const char *name;         /* borrowed from the engine */
+  const char *type;
+  double ms;                /* wall time of the op in the last run */
+  int64_t macs;             /* multiply-accumulates the op performs */
+  int ndim;
+  int64_t out_dims[MACE_MAX_DIMS];
+} mace_op_stat;
+
+typedef struct mace_memory_stat {
+  int64_t arena_bytes;          /* peak bytes of intermediates with the planned arena */
+  int64_t naive_bytes;          /* sum of all intermediates' bytes, no reuse */
+  int64_t weights_bytes;
+} mace_memory_stat;
+
+const char *mace_version(void);
+const char *mace_last_error(void);
+const char *mace_status_name(mace_status status);
+
+void mace_config_init(mace_config *config);
+int64_t mace_tensor_info_numel(const mace_tensor_info *info);
+size_t mace_dtype_size(mace_dtype dtype);
+
+mace_status mace_engine_create_from_buffers(const void *graph, size_t graph_size,
+                                            const void *weights, size_t weights_size,
+                                            const mace_config *config, mace_engine **out);
+/* The weights file is mmap'd and used in place (read only). */
+mace_status mace_engine_create_from_files(const char *graph_path, const char *weights_path,
+                                          const mace_config *config, mace_engine **out);
+void mace_engine_destroy(mace_engine *engine);
+
+int mace_engine_num_inputs(const mace_engine *engine);
+int mace_engine_num_outputs(const mace_engine *engine);
+mace_status mace_engine_input_info(const mace_engine *engine, int index, mace_tensor_info *info);
+mace_status mace_engine_output_info(const mace_engine *engine, int index, mace_tensor_info *info);
+
+mace_status mace_engine_run(mace_engine *engine, const mace_io *inputs, int num_inputs,
+                            mace_io *outputs, int num_outputs);
+
+/* Frees the intermediate arena; the next run plans and allocates it again. */
+mace_status mace_engine_release_intermediate_buffers(mace_engine *engine);
+
+mace_status mace_engine_set_profiling(mace_engine *engine, int on);
+int mace_engine_num_ops(const mace_engine *engine);
+mace_status mace_engine_op_stat(const mace_engine *engine, int index, mace_op_stat *stat);
+mace_status mace_engine_memory_stat(const mace_engine *engine, mace_memory_stat *stat);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MACE_MACE_H_ */

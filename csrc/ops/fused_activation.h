@@ -1,0 +1,17 @@
+/* Activation fused into the output write of Conv2D/Deconv2D/FullyConnected/MatMul/Eltwise,
+ * parsed from the op's arguments (MACE's names):
+ *   activation              "NOOP" (default) | "RELU" | "RELUX" | "LEAKYRELU" | "SIGMOID" |
+ *                           "TANH" | "HARDSIGMOID" | "HARDSWISH" | "ELU"
+ *   max_limit               RELUX upper bound (relu6: 6)
+ *   activation_coefficient  LEAKYRELU slope, ELU alpha
+ *   hardsigmoid_alpha/beta  HARDSIGMOID (ONNX defaults 0.2, 0.5); HARDSWISH uses 1/6, 0.5
+ */
+#ifndef MACE_OPS_FUSED_ACTIVATION_H_
+#define MACE_OPS_FUSED_ACTIVATION_H_
+
+#include "core/op.h"
+#include "kernels/cpu/ref/activation.h"
+
+mace_status mace_fused_activation_parse(const mace_op *op, mace_activation *act);
+
+#endif /* MACE_OPS_FUSED_ACTIVATION_H_ */

@@ -1,0 +1,17 @@
+"""Exceptions raised by mace. Every error the engine or a converter reports is a MaceError."""
+
+
+class MaceError(Exception):
+    """Base class of every mace error."""
+
+
+class InvalidModelError(MaceError):
+    """The model (graph or weights) is corrupt or inconsistent."""
+
+
+class InvalidInputError(MaceError):
+    """An input's name, shape or dtype does not fit the model."""
+
+
+class UnsupportedError(MaceError):
+    """The model uses something mace cannot run or convert; the message names it."""
