@@ -1,0 +1,59 @@
+/* Reference (portable C) element-wise activations, f32. */
+#include "kernels/cpu/ref/activation.h"
+
+#include <math.h>
+
+static inline float sigmoidf_(float x) {
+  /* Split by sign so exp never overflows into inf/inf. */
+  if (x >= 0.0f) {
+    return 1.0f / (1.0f + expf(-x));
+  }
+  float e = expf(x);
+  return e / (1.0f + e);
+}
+
+static inline float hardsigmoidf_(float x, float alpha, float beta) {
+  float y = alpha * x + beta;
+  return y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y);
+}
+
+void mace_f32_activation__ref(const mace_activation *act, const float *in, float *out,
+                              int64_t n) {
+  const float alpha = act->alpha;
+  const float beta = act->beta;
+  int64_t i;
+  switch (act->kind) {
+    case MACE_ACT_NONE:
+      if (in != out) {
+        for (i = 0; i < n; ++i) out[i] = in[i];
+      }
+      break;
+    case MACE_ACT_RELU:
+      for (i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+      break;
+    case MACE_ACT_RELUX:
+      for (i = 0; i < n; ++i) {
+        float x = in[i] > 0.0f ? in[i] : 0.0f;
+        out[i] = x < beta ? x : beta;
+      }
+      break;
+    case MACE_ACT_LEAKYRELU:
+      for (i = 0; i < n; ++i) out[i] = in[i] >= 0.0f ? in[i] : alpha * in[i];
+      break;
+    case MACE_ACT_SIGMOID:
+      for (i = 0; i < n; ++i) out[i] = sigmoidf_(in[i]);
+      break;
+    case MACE_ACT_TANH:
+      for (i = 0; i < n; ++i) out[i] = tanhf(in[i]);
+      break;
+    case MACE_ACT_HARDSIGMOID:
+      for (i = 0; i < n; ++i) out[i] = hardsigmoidf_(in[i], alpha, beta);
+      break;
+    case MACE_ACT_HARDSWISH:
+      for (i = 0; i < n; ++i) out[i] = in[i] * hardsigmoidf_(in[i], 1.0f / 6.0f, 0.5f);
+      break;
+    case MACE_ACT_ELU:
+      for (i = 0; i < n; ++i) out[i] = in[i] >= 0.0f ? in[i] : alpha * expm1f(in[i]);
+      break;
+  }
+}
