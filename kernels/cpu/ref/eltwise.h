@@ -1,0 +1,57 @@
+/* Reference (portable C) broadcasting element-wise binary/unary ops, f32/i32/i64. */
+#ifndef MACE_KERNELS_CPU_REF_ELTWISE_H_
+#define MACE_KERNELS_CPU_REF_ELTWISE_H_
+
+#include <stdint.h>
+
+#define MACE_ELTWISE_MAX_DIMS 8
+
+/* Values are MACE's EltwiseType numbers where MACE has them. */
+typedef enum mace_eltwise_type {
+  MACE_ELTWISE_ADD = 0,
+  MACE_ELTWISE_SUB = 1,
+  MACE_ELTWISE_PROD = 2,
+  MACE_ELTWISE_DIV = 3,
+  MACE_ELTWISE_MIN = 4,
+  MACE_ELTWISE_MAX = 5,
+  MACE_ELTWISE_NEG = 6,      /* unary: -a */
+  MACE_ELTWISE_ABS = 7,      /* unary: |a| */
+  MACE_ELTWISE_SQR_DIFF = 8, /* (a - b)^2 */
+  MACE_ELTWISE_POW = 9,
+  MACE_ELTWISE_PRELU = 100   /* a >= 0 ? a : a * b (f32 only; used by Activation PRELU) */
+} mace_eltwise_type;
+
+/* The broadcast iteration space: output dims (row-major) and, per dim, the element
+ * stride of each operand (0 where that operand is broadcast along the dim). Adjacent
+ * dims should be merged by the caller when both operands are contiguous across them. */
+typedef struct mace_eltwise_shape {
+  int ndim;                               /* >= 1 */
+  int64_t dims[MACE_ELTWISE_MAX_DIMS];
+  int64_t a_strides[MACE_ELTWISE_MAX_DIMS];
+  int64_t b_strides[MACE_ELTWISE_MAX_DIMS];
+} mace_eltwise_shape;
+
+/* Fills `shape` for out = broadcast(a, b) (NumPy rules, any ranks up to
+ * MACE_ELTWISE_MAX_DIMS; b_dims may be NULL with nb = 0 for unary ops) and writes the
+ * broadcast output dims to out_dims/out_ndim (out_ndim = max(na, nb), may be 0).
+ * Dims of size 1 are dropped and adjacent dims merged where both operands run
+ * contiguously, so shape->ndim is usually small. Returns the first output dim index
+ * that does not broadcast, or -1 when the shapes are compatible. */
+int mace_eltwise_shape_init(mace_eltwise_shape *shape, const int64_t *a_dims, int na,
+                            const int64_t *b_dims, int nb, int64_t *out_dims,
+                            int *out_ndim);
+
+/* Computes output elements [begin, end) (flat row-major indices) of out = a <type> b.
+ * For unary types b is ignored (may be NULL). Integer DIV truncates toward zero and gives
+ * 0 for a zero divisor; integer POW is not supported (writes 0). */
+void mace_f32_eltwise__ref(mace_eltwise_type type, const mace_eltwise_shape *shape,
+                           const float *a, const float *b, float *out, int64_t begin,
+                           int64_t end);
+void mace_i32_eltwise__ref(mace_eltwise_type type, const mace_eltwise_shape *shape,
+                           const int32_t *a, const int32_t *b, int32_t *out, int64_t begin,
+                           int64_t end);
+void mace_i64_eltwise__ref(mace_eltwise_type type, const mace_eltwise_shape *shape,
+                           const int64_t *a, const int64_t *b, int64_t *out, int64_t begin,
+                           int64_t end);
+
+#endif /* MACE_KERNELS_CPU_REF_ELTWISE_H_ */
