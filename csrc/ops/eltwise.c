@@ -1,0 +1,166 @@
+/* Eltwise: broadcasting element-wise binary and unary arithmetic (f32, i32, i64). */
+/*
+ * Inputs:  0 A (f32 | i32 | i64), 1 B (same dtype as A; absent for the unary NEG/ABS).
+ *          A and B broadcast against each other by NumPy rules, any ranks; a constant
+ *          scalar operand is an ordinary (constant) 1-element input.
+ * Output:  0 broadcast(A, B), dtype of A.
+ * Arguments:
+ *   type        "ADD" | "SUB" | "PROD" | "DIV" | "MIN" | "MAX" | "POW" | "SQR_DIFF"
+ *               (binary) | "NEG" | "ABS" (unary). POW is f32 only; integer DIV truncates
+ *               toward zero (as ONNX Runtime does).
+ *   activation, max_limit, activation_coefficient, hardsigmoid_alpha, hardsigmoid_beta
+ *               fused activation applied to the result (f32 only), see fused_activation.h.
+ */
+#include <string.h>
+
+#include "core/op.h"
+#include "kernels/cpu/ref/activation.h"
+#include "kernels/cpu/ref/eltwise.h"
+#include "ops/fused_activation.h"
+
+#define ELTWISE_GRAIN 16384
+
+typedef struct eltwise_state {
+  mace_eltwise_type type;
+  int unary;
+  mace_activation act;
+  mace_eltwise_shape shape;
+} eltwise_state;
+
+typedef struct {
+  const char *name;
+  mace_eltwise_type type;
+  int unary;
+} eltwise_name;
+
+static const eltwise_name kEltwiseNames[] = {
+    {"ADD", MACE_ELTWISE_ADD, 0},   {"SUM", MACE_ELTWISE_ADD, 0},
+    {"SUB", MACE_ELTWISE_SUB, 0},   {"PROD", MACE_ELTWISE_PROD, 0},
+    {"DIV", MACE_ELTWISE_DIV, 0},   {"MIN", MACE_ELTWISE_MIN, 0},
+    {"MAX", MACE_ELTWISE_MAX, 0},   {"POW", MACE_ELTWISE_POW, 0},
+    {"SQR_DIFF", MACE_ELTWISE_SQR_DIFF, 0},
+    {"NEG", MACE_ELTWISE_NEG, 1},   {"ABS", MACE_ELTWISE_ABS, 1},
+};
+
+static mace_status eltwise_init(mace_op *op) {
+  eltwise_state *s = (eltwise_state *)op->state;
+  const char *t = mace_op_arg_str(op, "type", NULL);
+  size_t i;
+  if (t == NULL) {
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Eltwise): missing argument \"type\"",
+                      op->name);
+  }
+  for (i = 0; i < sizeof(kEltwiseNames) / sizeof(kEltwiseNames[0]); ++i) {
+    if (strcmp(t, kEltwiseNames[i].name) == 0) break;
+  }
+  if (i == sizeof(kEltwiseNames) / sizeof(kEltwiseNames[0])) {
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Eltwise): unknown type \"%s\"", op->name,
+                      t);
+  }
+  s->type = kEltwiseNames[i].type;
+  s->unary = kEltwiseNames[i].unary;
+  MACE_RETURN_IF_ERROR(mace_fused_activation_parse(op, &s->act));
+  return MACE_OK;
+}
+
+static mace_status eltwise_infer(mace_op *op) {
+  eltwise_state *s = (eltwise_state *)op->state;
+  const mace_tensor *a, *b;
+  int64_t out_dims[MACE_MAX_DIMS];
+  int out_nd = 0, bad;
+  char b1[128], b2[128];
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, s->unary ? 1 : 2, s->unary ? 1 : 2, 1));
+  a = op->inputs[0];
+  b = s->unary ? NULL : op->inputs[1];
+  if (a->dtype != MACE_DT_F32 && a->dtype != MACE_DT_I32 && a->dtype != MACE_DT_I64) {
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (Eltwise): dtype %s is not supported",
+                      op->name, mace_dtype_name(a->dtype));
+  }
+  if (b != NULL) MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, b, a->dtype));
+  if (a->dtype != MACE_DT_F32 && s->type == MACE_ELTWISE_POW) {
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (Eltwise): POW on %s is not supported",
+                      op->name, mace_dtype_name(a->dtype));
+  }
+  if (a->dtype != MACE_DT_F32 && s->act.kind != MACE_ACT_NONE) {
+    return mace_error(MACE_UNSUPPORTED,
+                      "op '%s' (Eltwise): fused activation on %s is not supported", op->name,
+                      mace_dtype_name(a->dtype));
+  }
+  if (a->ndim > MACE_ELTWISE_MAX_DIMS || (b != NULL && b->ndim > MACE_ELTWISE_MAX_DIMS)) {
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (Eltwise): rank above %d", op->name,
+                      MACE_ELTWISE_MAX_DIMS);
+  }
+  bad = mace_eltwise_shape_init(&s->shape, a->dims, a->ndim, b ? b->dims : NULL,
+                                b ? b->ndim : 0, out_dims, &out_nd);
+  if (bad >= 0) {
+    return mace_error(MACE_INVALID_MODEL,
+                      "op '%s' (Eltwise): shapes %s and %s do not broadcast", op->name,
+                      mace_dims_str(a->dims, a->ndim, b1, sizeof(b1)),
+                      mace_dims_str(b->dims, b->ndim, b2, sizeof(b2)));
+  }
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, a->dtype, out_dims, out_nd));
+  op->macs = mace_tensor_numel(op->outputs[0]);
+  op->scratch_bytes = 0;
+  return MACE_OK;
+}
+
+typedef struct {
+  const eltwise_state *s;
+  const void *a, *b;
+  void *out;
+  mace_dtype dtype;
+} eltwise_job;
+
+static void eltwise_range(void *ctx, int64_t begin, int64_t end) {
+  const eltwise_job *j = (const eltwise_job *)ctx;
+  const eltwise_state *s = j->s;
+  switch (j->dtype) {
+    case MACE_DT_F32:
+      mace_f32_eltwise__ref(s->type, &s->shape, (const float *)j->a, (const float *)j->b,
+                            (float *)j->out, begin, end);
+      if (s->act.kind != MACE_ACT_NONE) {
+        float *o = (float *)j->out + begin;
+        mace_f32_activation__ref(&s->act, o, o, end - begin);
+      }
+      break;
+    case MACE_DT_I32:
+      mace_i32_eltwise__ref(s->type, &s->shape, (const int32_t *)j->a, (const int32_t *)j->b,
+                            (int32_t *)j->out, begin, end);
+      break;
+    case MACE_DT_I64:
+      mace_i64_eltwise__ref(s->type, &s->shape, (const int64_t *)j->a, (const int64_t *)j->b,
+                            (int64_t *)j->out, begin, end);
+      break;
+    default:
+      break;
+  }
+}
+
+static mace_status eltwise_run(mace_op *op) {
+  const eltwise_state *s = (const eltwise_state *)op->state;
+  eltwise_job job;
+  int64_t n = mace_tensor_numel(op->outputs[0]);
+  job.s = s;
+  job.a = op->inputs[0]->data;
+  job.b = s->unary ? NULL : op->inputs[1]->data;
+  job.out = op->outputs[0]->data;
+  job.dtype = op->inputs[0]->dtype;
+  if (n > 0) mace_threadpool_parallel_for(op->pool, n, ELTWISE_GRAIN, eltwise_range, &job);
+  return MACE_OK;
+}
+
+const mace_op_kind mace_op_eltwise_f32 = {.type = "Eltwise", .device = MACE_DEVICE_CPU,
+                                          .dtype = MACE_DT_F32,
+                                          .state_size = sizeof(eltwise_state),
+                                          .init = eltwise_init, .infer = eltwise_infer,
+                                          .run = eltwise_run};
+const mace_op_kind mace_op_eltwise_i32 = {.type = "Eltwise", .device = MACE_DEVICE_CPU,
+                                          .dtype = MACE_DT_I32,
+                                          .state_size = sizeof(eltwise_state),
+                                          .init = eltwise_init, .infer = eltwise_infer,
+                                          .run = eltwise_run};
+const mace_op_kind mace_op_eltwise_i64 = {.type = "Eltwise", .device = MACE_DEVICE_CPU,
+                                          .dtype = MACE_DT_I64,
+                                          .state_size = sizeof(eltwise_state),
+                                          .init = eltwise_init, .infer = eltwise_infer,
+                                          .run = eltwise_run};
