@@ -1,0 +1,370 @@
+/* The public C API (mace/mace.h): engines over a net, a thread pool and the model's memory. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/net.h"
+#include "core/status.h"
+#include "mace/mace.h"
+
+#define MACE_VERSION_STRING "0.1.0"
+
+struct mace_engine {
+  mace_net *net;             /* owned */
+  mace_threadpool *pool;     /* owned */
+  void *map;                 /* owned: mmap of the weights file, map_size bytes */
+  size_t map_size;
+  uint8_t *weights_copy;     /* owned: aligned copy of caller weights when not borrowed */
+};
+
+const char *mace_version(void) { return MACE_VERSION_STRING; }
+
+void mace_config_init(mace_config *config) {
+  memset(config, 0, sizeof(*config));
+  config->device = MACE_DEVICE_CPU;
+  config->num_threads = -1;
+  config->affinity = MACE_AFFINITY_NONE;
+}
+
+static mace_status engine_build(mace_engine *eng, const void *graph, size_t graph_size,
+                                const uint8_t *weights, size_t weights_size,
+                                const mace_config *config) {
+  mace_config dflt;
+  if (!config) {
+    mace_config_init(&dflt);
+    config = &dflt;
+  }
+  if (config->device != MACE_DEVICE_CPU)
+    return mace_error(MACE_UNSUPPORTED, "device %d is not available in this build",
+                      (int)config->device);
+  MACE_RETURN_IF_ERROR(mace_threadpool_create(config->num_threads, config->affinity, &eng->pool));
+  return mace_net_create(graph, graph_size, weights, weights_size, eng->pool, &eng->net);
+}
+
+mace_status mace_engine_create_from_buffers(const void *graph, size_t graph_size,
+                                            const void *weights, size_t weights_size,
+                                            const mace_config *config, mace_engine **out) {
+  if (!out) return mace_error(MACE_INVALID_ARGS, "out is NULL");
+  *out = NULL;
+  if (!graph) return mace_error(MACE_INVALID_ARGS, "graph is NULL");
+  if (!weights && weights_size) return mace_error(MACE_INVALID_ARGS, "weights is NULL");
+  mace_engine *eng = calloc(1, sizeof(*eng));
+  if (!eng) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  const uint8_t *w = weights;
+  int borrow = config && config->borrow_weights && ((uintptr_t)weights % 64 == 0);
+  if (weights_size && !borrow) {
+    eng->weights_copy = mace_aligned_alloc(weights_size);
+    if (!eng->weights_copy) {
+      mace_engine_destroy(eng);
+      return mace_error(MACE_OUT_OF_RESOURCES, "out of memory copying %zu weight bytes",
+                        weights_size);
+    }
+    memcpy(eng->weights_copy, weights, weights_size);
+    w = eng->weights_copy;
+  }
+  mace_status st = engine_build(eng, graph, graph_size, w, weights_size, config);
+  if (st != MACE_OK) {
+    mace_engine_destroy(eng);
+    return st;
+  }
+  *out = eng;
+  return MACE_OK;
+}
+
+static mace_status read_file(const char *path, void **data, size_t *size) {
+  *data = NULL;
+  *size = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return mace_error(MACE_INVALID_ARGS, "cannot open '%s': %s", path, strerror(errno));
+  mace_status st = MACE_OK;
+  if (fseek(f, 0, SEEK_END) != 0) {
+    st = mace_error(MACE_INVALID_ARGS, "cannot read '%s'", path);
+    goto done;
+  }
+  long len = ftell(f);
+  if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    st = mace_error(MACE_INVALID_ARGS, "cannot read '%s'", path);
+    goto done;
+  }
+  *data = malloc(len ? (size_t)len : 1);
+  if (!*data) {
+    st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory reading '%s'", path);
+    goto done;
+  }
+  if (len && fread(*data, 1, (size_t)len, f) != (size_t)len) {
+    free(*data);
+    *data = NULL;
+    st = mace_error(MACE_INVALID_ARGS, "short read of '%s'", path);
+    goto done;
+  }
+  *size = (size_t)len;
+done:
+  fclose(f);
+  return st;
+}
+
+mace_status mace_engine_create_from_files(const char *graph_path, const char *weights_path,
+                                          const mace_config *config, mace_engine **out) {
+  if (!out) return mace_error(MACE_INVALID_ARGS, "out is NULL");
+  *out = NULL;
+  if (!graph_path) return mace_error(MACE_INVALID_ARGS, "graph path is NULL");
+  void *graph = NULL;
+  size_t graph_size = 0;
+  MACE_RETURN_IF_ERROR(read_file(graph_path, &graph, &graph_size));
+  mace_engine *eng = calloc(1, sizeof(*eng));
+  mace_status st = MACE_OK;
+  int fd = -1;
+  if (!eng) {
+    st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+    goto done;
+  }
+  if (weights_path) {
+    fd = open(weights_path, O_RDONLY);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+      st = mace_error(MACE_INVALID_ARGS, "cannot open '%s': %s", weights_path, strerror(errno));
+      goto done;
+    }
+    eng->map_size = (size_t)sb.st_size;
+    if (eng->map_size) {
+      eng->map = mmap(NULL, eng->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (eng->map == MAP_FAILED) {
+        eng->map = NULL;
+        st = mace_error(MACE_OUT_OF_RESOURCES, "cannot mmap '%s': %s", weights_path,
+                        strerror(errno));
+        goto done;
+      }
+    }
+  }
+  st = engine_build(eng, graph, graph_size, eng->map, eng->map_size, config);
+  if (st != MACE_OK) mace_error_wrap(st, "loading '%s'", graph_path);
+done:
+  if (fd >= 0) close(fd);
+  free(graph);
+  if (st != MACE_OK) {
+    mace_engine_destroy(eng);
+    return st;
+  }
+  *out = eng;
+  return MACE_OK;
+}
+
+void mace_engine_destroy(mace_engine *eng) {
+  if (!eng) return;
+  mace_net_destroy(eng->net);
+  mace_threadpool_destroy(eng->pool);
+  if (eng->map) munmap(eng->map, eng->map_size);
+  mace_aligned_free(eng->weights_copy);
+  free(eng);
+}
+
+int mace_engine_num_inputs(const mace_engine *eng) { return eng ? mace_net_num_inputs(eng->net) : 0; }
+int mace_engine_num_outputs(const mace_engine *eng) {
+  return eng ? mace_net_num_outputs(eng->net) : 0;
+}
+
+static void fill_info(const mace_tensor *t, mace_data_format format, mace_tensor_info *info) {
+  memset(info, 0, sizeof(*info));
+  info->name = t->name;
+  info->ndim = t->ndim;
+  memcpy(info->dims, t->dims, sizeof(info->dims));
+  info->dtype = t->dtype;
+  info->format = format;
+}
+
+mace_status mace_engine_input_info(const mace_engine *eng, int index, mace_tensor_info *info) {
+  if (!eng || !info || index < 0 || index >= mace_net_num_inputs(eng->net))
+    return mace_error(MACE_INVALID_ARGS, "no input %d", index);
+  const mace_net_io *io = mace_net_input(eng->net, index);
+  fill_info(mace_net_tensor_const(eng->net, io->tensor), io->format, info);
+  return MACE_OK;
+}
+
+mace_status mace_engine_output_info(const mace_engine *eng, int index, mace_tensor_info *info) {
+  if (!eng || !info || index < 0 || index >= mace_net_num_outputs(eng->net))
+    return mace_error(MACE_INVALID_ARGS, "no output %d", index);
+  const mace_net_io *io = mace_net_output(eng->net, index);
+  fill_info(mace_net_tensor_const(eng->net, io->tensor), io->format, info);
+  return MACE_OK;
+}
+
+/* Copies a 4-D tensor between NHWC (caller) and NCHW (model) layouts. dims are NCHW. */
+static void copy_nhwc_nchw(const uint8_t *src, uint8_t *dst, const int64_t *d, size_t es,
+                           int to_nchw) {
+  int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+  for (int64_t in = 0; in < n; ++in)
+    for (int64_t ic = 0; ic < c; ++ic)
+      for (int64_t ih = 0; ih < h; ++ih)
+        for (int64_t iw = 0; iw < w; ++iw) {
+          size_t nchw = (size_t)(((in * c + ic) * h + ih) * w + iw) * es;
+          size_t nhwc = (size_t)(((in * h + ih) * w + iw) * c + ic) * es;
+          if (to_nchw)
+            memcpy(dst + nchw, src + nhwc, es);
+          else
+            memcpy(dst + nhwc, src + nchw, es);
+        }
+}
+
+static int needs_transpose(mace_data_format given, mace_data_format model, int ndim) {
+  return ndim == 4 && given == MACE_DF_NHWC && model != MACE_DF_NHWC;
+}
+
+/* Re-infers the net for new input shapes; on failure restores the previous shapes and
+ * reports the inputs' expected and given shapes with the reason. */
+static mace_status reshape_inputs(mace_net *net, int64_t (*dims)[MACE_MAX_DIMS], int *ndims) {
+  int n_in = mace_net_num_inputs(net);
+  int64_t old_dims[256][MACE_MAX_DIMS];
+  int old_ndims[256];
+  char given[512] = "";
+  size_t used = 0;
+  for (int i = 0; i < n_in; ++i) {
+    const mace_tensor *t = mace_net_tensor_const(net, mace_net_input(net, i)->tensor);
+    memcpy(old_dims[i], t->dims, sizeof(old_dims[i]));
+    old_ndims[i] = t->ndim;
+    if (mace_dims_equal(dims[i], ndims[i], t->dims, t->ndim) || used >= sizeof(given)) continue;
+    char a[160], b[160];
+    used += (size_t)snprintf(given + used, sizeof(given) - used,
+                             "%sinput '%s': expected shape %s, given %s", used ? "; " : "",
+                             t->name, mace_dims_str(t->dims, t->ndim, a, sizeof(a)),
+                             mace_dims_str(dims[i], ndims[i], b, sizeof(b)));
+  }
+  mace_status st = mace_net_reshape(net, (const int64_t(*)[MACE_MAX_DIMS])dims, ndims);
+  if (st == MACE_OK) return MACE_OK;
+  char reason[1024];
+  snprintf(reason, sizeof(reason), "%s", mace_last_error());
+  mace_net_reshape(net, (const int64_t(*)[MACE_MAX_DIMS])old_dims, old_ndims);
+  return mace_error(MACE_INVALID_INPUT, "%s (the model cannot run this shape: %s)", given, reason);
+}
+
+mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inputs,
+                            mace_io *outputs, int num_outputs) {
+  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
+  mace_net *net = eng->net;
+  int n_in = mace_net_num_inputs(net);
+  if (num_inputs != n_in || (num_inputs && !inputs))
+    return mace_error(MACE_INVALID_INPUT, "the model has %d inputs, %d given", n_in, num_inputs);
+  if (num_outputs < 0 || (num_outputs && !outputs))
+    return mace_error(MACE_INVALID_ARGS, "bad outputs array");
+  /* Match inputs by name and check dtypes; collect shapes. */
+  int order[256];
+  int64_t dims[256][MACE_MAX_DIMS];
+  int ndims[256];
+  int reshape = 0;
+  if (n_in > 256) return mace_error(MACE_UNSUPPORTED, "more than 256 inputs");
+  for (int i = 0; i < n_in; ++i) {
+    const mace_net_io *io = mace_net_input(net, i);
+    const mace_tensor *t = mace_net_tensor_const(net, io->tensor);
+    order[i] = -1;
+    for (int k = 0; k < num_inputs; ++k)
+      if (inputs[k].name && strcmp(inputs[k].name, t->name) == 0) order[i] = k;
+    if (order[i] < 0)
+      return mace_error(MACE_INVALID_INPUT, "input '%s' is not given", t->name);
+    const mace_io *x = &inputs[order[i]];
+    if (!x->data && mace_tensor_numel(t) > 0)
+      return mace_error(MACE_INVALID_INPUT, "input '%s' has no data", t->name);
+    if (x->dtype != t->dtype)
+      return mace_error(MACE_INVALID_INPUT, "input '%s': expected dtype %s, given %s", t->name,
+                        mace_dtype_name(t->dtype), mace_dtype_name(x->dtype));
+    if (x->ndim < 0 || x->ndim > MACE_MAX_DIMS)
+      return mace_error(MACE_INVALID_INPUT, "input '%s': rank %d", t->name, x->ndim);
+    ndims[i] = x->ndim;
+    memcpy(dims[i], x->dims, sizeof(dims[i]));
+    if (needs_transpose(x->format, io->format, x->ndim)) {
+      dims[i][1] = x->dims[3];
+      dims[i][2] = x->dims[1];
+      dims[i][3] = x->dims[2];
+    }
+    for (int d = 0; d < x->ndim; ++d)
+      if (dims[i][d] < 0)
+        return mace_error(MACE_INVALID_INPUT, "input '%s': negative dim", t->name);
+    if (x->ndim != t->ndim) {
+      char a[160], b[160];
+      return mace_error(MACE_INVALID_INPUT, "input '%s': expected shape %s, given %s", t->name,
+                        mace_dims_str(t->dims, t->ndim, a, sizeof(a)),
+                        mace_dims_str(dims[i], ndims[i], b, sizeof(b)));
+    }
+    if (!mace_dims_equal(dims[i], ndims[i], t->dims, t->ndim)) reshape = 1;
+  }
+  if (reshape) MACE_RETURN_IF_ERROR(reshape_inputs(net, dims, ndims));
+  MACE_RETURN_IF_ERROR(mace_net_prepare(net));
+  for (int i = 0; i < n_in; ++i) {
+    const mace_net_io *io = mace_net_input(net, i);
+    mace_tensor *t = mace_net_tensor(net, io->tensor);
+    const mace_io *x = &inputs[order[i]];
+    if (needs_transpose(x->format, io->format, x->ndim))
+      copy_nhwc_nchw(x->data, t->data, t->dims, mace_dtype_size(t->dtype), 1);
+    else if (mace_tensor_nbytes(t))
+      memcpy(t->data, x->data, mace_tensor_nbytes(t));
+  }
+  MACE_RETURN_IF_ERROR(mace_net_run(net));
+  int n_out = mace_net_num_outputs(net);
+  for (int k = 0; k < num_outputs; ++k) {
+    mace_io *y = &outputs[k];
+    int found = -1;
+    for (int i = 0; i < n_out; ++i) {
+      const mace_tensor *t = mace_net_tensor_const(net, mace_net_output(net, i)->tensor);
+      if (y->name && strcmp(y->name, t->name) == 0) found = i;
+    }
+    if (found < 0)
+      return mace_error(MACE_INVALID_ARGS, "'%s' is not an output of the model",
+                        y->name ? y->name : "(null)");
+    const mace_net_io *io = mace_net_output(net, found);
+    const mace_tensor *t = mace_net_tensor_const(net, io->tensor);
+    if (!y->data && mace_tensor_numel(t) > 0)
+      return mace_error(MACE_INVALID_ARGS, "output '%s' has no buffer", t->name);
+    y->dtype = t->dtype;
+    y->ndim = t->ndim;
+    memcpy(y->dims, t->dims, sizeof(y->dims));
+    if (needs_transpose(y->format, io->format, t->ndim)) {
+      copy_nhwc_nchw(t->data, y->data, t->dims, mace_dtype_size(t->dtype), 0);
+      y->dims[1] = t->dims[2];
+      y->dims[2] = t->dims[3];
+      y->dims[3] = t->dims[1];
+    } else if (mace_tensor_nbytes(t)) {
+      memcpy(y->data, t->data, mace_tensor_nbytes(t));
+    }
+  }
+  return MACE_OK;
+}
+
+mace_status mace_engine_release_intermediate_buffers(mace_engine *eng) {
+  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
+  mace_net_release_arena(eng->net);
+  return MACE_OK;
+}
+
+mace_status mace_engine_set_profiling(mace_engine *eng, int on) {
+  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
+  mace_net_set_profiling(eng->net, on);
+  return MACE_OK;
+}
+
+int mace_engine_num_ops(const mace_engine *eng) { return eng ? mace_net_num_ops(eng->net) : 0; }
+
+mace_status mace_engine_op_stat(const mace_engine *eng, int index, mace_op_stat *stat) {
+  if (!eng || !stat || index < 0 || index >= mace_net_num_ops(eng->net))
+    return mace_error(MACE_INVALID_ARGS, "no op %d", index);
+  const mace_op *op = mace_net_op(eng->net, index);
+  memset(stat, 0, sizeof(*stat));
+  stat->name = op->name;
+  stat->type = op->type;
+  stat->ms = mace_net_op_ms(eng->net, index);
+  stat->macs = op->macs;
+  if (op->n_outputs) {
+    stat->ndim = op->outputs[0]->ndim;
+    memcpy(stat->out_dims, op->outputs[0]->dims, sizeof(stat->out_dims));
+  }
+  return MACE_OK;
+}
+
+mace_status mace_engine_memory_stat(const mace_engine *eng, mace_memory_stat *stat) {
+  if (!eng || !stat) return mace_error(MACE_INVALID_ARGS, "NULL argument");
+  mace_net_memory(eng->net, &stat->arena_bytes, &stat->naive_bytes, &stat->weights_bytes);
+  return MACE_OK;
+}

@@ -1,0 +1,502 @@
+/* Net build (parse, validate, create ops, infer shapes, plan the arena) and execution. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/net.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/planner.h"
+#include "core/status.h"
+#include "mace.pb-c.h"
+
+struct mace_net {
+  Mace__NetDef *def;          /* owned (protobuf-c); names and args borrow from it */
+  const uint8_t *weights;     /* borrowed */
+  size_t weights_size;
+  mace_tensor *tensors;       /* owned */
+  int n_tensors;
+  int *name_table;            /* owned: open-addressing hash of tensor names -> index */
+  int table_size;
+  mace_op *ops;               /* owned */
+  int n_ops;
+  mace_arg *args;             /* owned; ops point into it; each `s` owned */
+  int n_args;
+  mace_net_io *inputs;        /* owned */
+  int n_inputs;
+  mace_net_io *outputs;       /* owned */
+  int n_outputs;
+  int64_t *scratch_offsets;   /* owned, per op */
+  uint8_t *arena;             /* owned, arena_bytes */
+  int64_t arena_bytes;
+  int64_t naive_bytes;
+  int64_t weights_bytes;
+  mace_threadpool *pool;      /* borrowed */
+  int profiling;
+  double *op_ms;              /* owned, per op */
+};
+
+/* ---- tensor names ---------------------------------------------------------------------- */
+
+static uint64_t hash_name(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static int find_tensor(const mace_net *net, const char *name) {
+  if (!name) return -1;
+  uint64_t h = hash_name(name);
+  for (int k = 0; k < net->table_size; ++k) {
+    int slot = (int)((h + (uint64_t)k) % (uint64_t)net->table_size);
+    int idx = net->name_table[slot];
+    if (idx < 0) return -1;
+    if (strcmp(net->tensors[idx].name, name) == 0) return idx;
+  }
+  return -1;
+}
+
+/* Adds a tensor named `name`; fails when the name exists already. */
+static mace_status add_tensor(mace_net *net, const char *name, mace_tensor_role role, int *index) {
+  if (!name || !*name) return mace_error(MACE_INVALID_MODEL, "a tensor has an empty name");
+  if (find_tensor(net, name) >= 0)
+    return mace_error(MACE_INVALID_MODEL, "tensor '%s' is defined more than once", name);
+  int idx = net->n_tensors++;
+  mace_tensor *t = &net->tensors[idx];
+  memset(t, 0, sizeof(*t));
+  t->name = strdup(name);
+  if (!t->name) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  t->role = role;
+  t->first_use = t->last_use = -1;
+  uint64_t h = hash_name(name);
+  for (int k = 0; k < net->table_size; ++k) {
+    int slot = (int)((h + (uint64_t)k) % (uint64_t)net->table_size);
+    if (net->name_table[slot] < 0) {
+      net->name_table[slot] = idx;
+      break;
+    }
+  }
+  *index = idx;
+  return MACE_OK;
+}
+
+/* ---- loading --------------------------------------------------------------------------- */
+
+static int valid_dtype(int dt) {
+  return dt == MACE_DT_F32 || dt == MACE_DT_U8 || dt == MACE_DT_F16 || dt == MACE_DT_I32 ||
+         dt == MACE_DT_BF16 || dt == MACE_DT_I8 || dt == MACE_DT_I64 || dt == MACE_DT_BOOL;
+}
+
+static mace_status set_dims(mace_tensor *t, const int64_t *dims, size_t n, const char *what) {
+  if (n > MACE_MAX_DIMS)
+    return mace_error(MACE_INVALID_MODEL, "%s '%s' has rank %zu > %d", what, t->name, n,
+                      MACE_MAX_DIMS);
+  int64_t numel = 1;
+  for (size_t i = 0; i < n; ++i) {
+    if (dims[i] < 0 || dims[i] > (INT64_C(1) << 40))
+      return mace_error(MACE_INVALID_MODEL, "%s '%s' has invalid dim %lld", what, t->name,
+                        (long long)dims[i]);
+    if (dims[i] > 0 && numel > (INT64_C(1) << 40) / dims[i])
+      return mace_error(MACE_INVALID_MODEL, "%s '%s' is too large", what, t->name);
+    numel *= dims[i];
+    t->dims[i] = dims[i];
+  }
+  t->ndim = (int)n;
+  return MACE_OK;
+}
+
+static mace_status load_consts(mace_net *net) {
+  for (size_t i = 0; i < net->def->n_tensors; ++i) {
+    const Mace__ConstTensor *ct = net->def->tensors[i];
+    int idx;
+    MACE_RETURN_IF_ERROR(add_tensor(net, ct->name, MACE_TENSOR_CONST, &idx));
+    mace_tensor *t = &net->tensors[idx];
+    if (!valid_dtype(ct->data_type))
+      return mace_error(MACE_INVALID_MODEL, "constant '%s' has unknown data type %d", t->name,
+                        (int)ct->data_type);
+    t->dtype = (mace_dtype)ct->data_type;
+    MACE_RETURN_IF_ERROR(set_dims(t, ct->dims, ct->n_dims, "constant"));
+    t->scale = ct->scale;
+    t->zero_point = ct->zero_point;
+    int64_t need = (int64_t)mace_tensor_nbytes(t);
+    if (!ct->has_offset || !ct->has_data_size || ct->data_size != need)
+      return mace_error(MACE_INVALID_MODEL,
+                        "constant '%s': data_size %lld does not match dims and dtype (%lld bytes)",
+                        t->name, (long long)ct->data_size, (long long)need);
+    if (ct->offset < 0 || ct->offset % MACE_ALIGN != 0)
+      return mace_error(MACE_INVALID_MODEL, "constant '%s': offset %lld is not 64-byte aligned",
+                        t->name, (long long)ct->offset);
+    if ((uint64_t)ct->offset > net->weights_size ||
+        (uint64_t)need > net->weights_size - (uint64_t)ct->offset)
+      return mace_error(MACE_INVALID_MODEL,
+                        "constant '%s': bytes [%lld, %lld) lie past the end of the weights (%zu "
+                        "bytes)",
+                        t->name, (long long)ct->offset, (long long)(ct->offset + need),
+                        net->weights_size);
+    t->data = (void *)(net->weights + ct->offset);
+    net->weights_bytes += need;
+  }
+  return MACE_OK;
+}
+
+static mace_status load_inputs(mace_net *net) {
+  net->n_inputs = (int)net->def->n_input_info;
+  net->inputs = calloc(net->n_inputs ? (size_t)net->n_inputs : 1, sizeof(mace_net_io));
+  if (!net->inputs) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  for (int i = 0; i < net->n_inputs; ++i) {
+    const Mace__InputOutputInfo *info = net->def->input_info[i];
+    int idx;
+    MACE_RETURN_IF_ERROR(add_tensor(net, info->name, MACE_TENSOR_INPUT, &idx));
+    mace_tensor *t = &net->tensors[idx];
+    if (!valid_dtype(info->data_type))
+      return mace_error(MACE_INVALID_MODEL, "input '%s' has unknown data type %d", t->name,
+                        (int)info->data_type);
+    t->dtype = (mace_dtype)info->data_type;
+    MACE_RETURN_IF_ERROR(set_dims(t, info->dims, info->n_dims, "input"));
+    t->first_use = 0;
+    net->inputs[i].tensor = idx;
+    net->inputs[i].format = (mace_data_format)info->data_format;
+  }
+  return MACE_OK;
+}
+
+static mace_status convert_args(mace_net *net) {
+  size_t total = 0;
+  for (size_t i = 0; i < net->def->n_op; ++i) total += net->def->op[i]->n_arg;
+  net->args = calloc(total ? total : 1, sizeof(mace_arg));
+  if (!net->args) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  for (size_t i = 0; i < net->def->n_op; ++i) {
+    const Mace__OperatorDef *od = net->def->op[i];
+    for (size_t a = 0; a < od->n_arg; ++a) {
+      const Mace__Argument *pa = od->arg[a];
+      mace_arg *arg = &net->args[net->n_args++];
+      arg->name = pa->name ? pa->name : "";
+      arg->has_i = pa->has_i;
+      arg->i = pa->i;
+      arg->has_f = pa->has_f;
+      arg->f = pa->f;
+      if (pa->has_s) {
+        char *s = malloc(pa->s.len + 1);
+        if (!s) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+        if (pa->s.len) memcpy(s, pa->s.data, pa->s.len);
+        s[pa->s.len] = 0;
+        arg->s = s;
+        arg->has_s = 1;
+      }
+      arg->n_ints = (int)pa->n_ints;
+      arg->ints = pa->ints;
+      arg->n_floats = (int)pa->n_floats;
+      arg->floats = pa->floats;
+    }
+  }
+  return MACE_OK;
+}
+
+static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
+  const Mace__OperatorDef *od = net->def->op[index];
+  mace_op *op = &net->ops[index];
+  op->name = od->name ? od->name : "";
+  op->type = od->type ? od->type : "";
+  op->args = args;
+  op->n_args = (int)od->n_arg;
+  op->pool = net->pool;
+  if (!*op->type)
+    return mace_error(MACE_INVALID_MODEL, "op %d ('%s') has no type", index, op->name);
+  if (od->n_input > 1024 || od->n_output > 1024 || od->n_output == 0)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (%s) has %zu inputs and %zu outputs",
+                      op->name, op->type, od->n_input, od->n_output);
+  op->inputs = calloc(od->n_input ? od->n_input : 1, sizeof(mace_tensor *));
+  op->outputs = calloc(od->n_output, sizeof(mace_tensor *));
+  if (!op->inputs || !op->outputs) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  op->n_inputs = (int)od->n_input;
+  op->n_outputs = (int)od->n_output;
+  for (size_t k = 0; k < od->n_input; ++k) {
+    int t = find_tensor(net, od->input[k]);
+    if (t < 0)
+      return mace_error(MACE_INVALID_MODEL,
+                        "op '%s' (%s): input '%s' is not a constant, a model input or the output "
+                        "of an earlier op (missing tensor or cycle)",
+                        op->name, op->type, od->input[k] ? od->input[k] : "");
+    op->inputs[k] = &net->tensors[t];
+    net->tensors[t].last_use = index;
+  }
+  mace_dtype dt = op->n_inputs ? op->inputs[0]->dtype : MACE_DT_F32;
+  op->kind = mace_registry_find(op->type, MACE_DEVICE_CPU, dt);
+  if (!op->kind) {
+    if (mace_registry_has_type(op->type))
+      return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): no CPU kernel for %s inputs", op->name,
+                        op->type, mace_dtype_name(dt));
+    return mace_error(MACE_INVALID_MODEL, "op '%s': unknown op type '%s'", op->name, op->type);
+  }
+  for (size_t k = 0; k < od->n_output; ++k) {
+    int t;
+    MACE_RETURN_IF_ERROR(add_tensor(net, od->output[k], MACE_TENSOR_INTERMEDIATE, &t));
+    op->outputs[k] = &net->tensors[t];
+    net->tensors[t].first_use = net->tensors[t].last_use = index;
+  }
+  if (op->kind->state_size) {
+    op->state = calloc(1, op->kind->state_size);
+    if (!op->state) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  }
+  if (op->kind->init) MACE_RETURN_IF_ERROR(op->kind->init(op));
+  return MACE_OK;
+}
+
+/* Runs every op's infer in order; at load also checks the shapes the model declares
+ * (after a reshape those no longer apply). */
+static mace_status infer_all(mace_net *net, int check_declared) {
+  for (int i = 0; i < net->n_ops; ++i) {
+    mace_op *op = &net->ops[i];
+    op->macs = 0;
+    op->scratch_bytes = 0;
+    mace_status st = op->kind->infer(op);
+    if (st != MACE_OK) return st;
+    const Mace__OperatorDef *od = net->def->op[i];
+    for (int k = 0; k < op->n_outputs; ++k) {
+      const mace_tensor *t = op->outputs[k];
+      if (t->dtype == MACE_DT_INVALID)
+        return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s) did not set output %d", op->name,
+                          op->type, k);
+      if (check_declared && (size_t)k < od->n_output_shape &&
+          !mace_dims_equal(t->dims, t->ndim, od->output_shape[k]->dims,
+                           (int)od->output_shape[k]->n_dims)) {
+        char a[160], b[160];
+        return mace_error(MACE_INVALID_MODEL,
+                          "op '%s' (%s): output '%s' is %s by inference but the model says %s",
+                          op->name, op->type, t->name, mace_dims_str(t->dims, t->ndim, a, 160),
+                          mace_dims_str(od->output_shape[k]->dims,
+                                        (int)od->output_shape[k]->n_dims, b, 160));
+      }
+    }
+  }
+  return MACE_OK;
+}
+
+/* Plans offsets for inputs, intermediates and scratch; sets arena_bytes and naive_bytes. */
+static mace_status plan(mace_net *net) {
+  int n_items = net->n_tensors + net->n_ops;
+  mace_arena_item *items = calloc((size_t)n_items, sizeof(mace_arena_item));
+  int64_t *offsets = calloc((size_t)n_items, sizeof(int64_t));
+  mace_status st = MACE_OK;
+  if (!items || !offsets) {
+    st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+    goto cleanup;
+  }
+  int64_t naive = 0;
+  for (int i = 0; i < net->n_tensors; ++i) {
+    const mace_tensor *t = &net->tensors[i];
+    if (t->role == MACE_TENSOR_CONST) continue;
+    items[i].bytes = (int64_t)mace_tensor_nbytes(t);
+    items[i].first = t->first_use < 0 ? 0 : t->first_use;
+    items[i].last = t->last_use < items[i].first ? items[i].first : t->last_use;
+    naive += items[i].bytes;
+  }
+  for (int i = 0; i < net->n_ops; ++i) {
+    mace_arena_item *it = &items[net->n_tensors + i];
+    it->bytes = (int64_t)net->ops[i].scratch_bytes;
+    it->first = it->last = i;
+    naive += it->bytes;
+  }
+  int64_t peak = 0;
+  st = mace_arena_plan(items, n_items, offsets, &peak);
+  if (st != MACE_OK) goto cleanup;
+  for (int i = 0; i < net->n_tensors; ++i) net->tensors[i].arena_offset = offsets[i];
+  for (int i = 0; i < net->n_ops; ++i) net->scratch_offsets[i] = offsets[net->n_tensors + i];
+  if (peak > net->arena_bytes) mace_net_release_arena(net);
+  net->arena_bytes = peak;
+  net->naive_bytes = naive;
+cleanup:
+  free(items);
+  free(offsets);
+  return st;
+}
+
+static void bind_arena(mace_net *net) {
+  for (int i = 0; i < net->n_tensors; ++i) {
+    mace_tensor *t = &net->tensors[i];
+    if (t->role != MACE_TENSOR_CONST) t->data = net->arena + t->arena_offset;
+  }
+  for (int i = 0; i < net->n_ops; ++i)
+    net->ops[i].scratch = net->ops[i].scratch_bytes ? net->arena + net->scratch_offsets[i] : NULL;
+}
+
+mace_status mace_net_prepare(mace_net *net) {
+  if (!net->arena) {
+    net->arena = mace_aligned_alloc((size_t)net->arena_bytes);
+    if (!net->arena)
+      return mace_error(MACE_OUT_OF_RESOURCES, "could not allocate the %lld-byte arena",
+                        (long long)net->arena_bytes);
+  }
+  bind_arena(net);
+  return MACE_OK;
+}
+
+static mace_status load_outputs(mace_net *net) {
+  net->n_outputs = (int)net->def->n_output_info;
+  if (net->n_outputs == 0) return mace_error(MACE_INVALID_MODEL, "the model declares no outputs");
+  net->outputs = calloc((size_t)net->n_outputs, sizeof(mace_net_io));
+  if (!net->outputs) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  for (int i = 0; i < net->n_outputs; ++i) {
+    const Mace__InputOutputInfo *info = net->def->output_info[i];
+    int t = find_tensor(net, info->name);
+    if (t < 0)
+      return mace_error(MACE_INVALID_MODEL, "output '%s' is not produced by any op",
+                        info->name ? info->name : "");
+    net->outputs[i].tensor = t;
+    net->outputs[i].format = (mace_data_format)info->data_format;
+    net->tensors[t].last_use = net->n_ops; /* alive until the caller copies it out */
+  }
+  return MACE_OK;
+}
+
+mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
+                            size_t weights_size, mace_threadpool *pool, mace_net **out) {
+  *out = NULL;
+  if (!graph || graph_size == 0) return mace_error(MACE_INVALID_MODEL, "the graph is empty");
+  mace_net *net = calloc(1, sizeof(*net));
+  if (!net) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  mace_status st = MACE_OK;
+  net->pool = pool;
+  net->weights = weights;
+  net->weights_size = weights ? weights_size : 0;
+  net->def = mace__net_def__unpack(NULL, graph_size, graph);
+  if (!net->def) {
+    st = mace_error(MACE_INVALID_MODEL,
+                    "the graph (%zu bytes) is not a valid mace NetDef: protobuf parsing failed",
+                    graph_size);
+    goto fail;
+  }
+  if (net->def->has_weights_size && (uint64_t)net->def->weights_size > net->weights_size) {
+    st = mace_error(MACE_INVALID_MODEL,
+                    "the weights hold %zu bytes but the model needs %lld (truncated .data?)",
+                    net->weights_size, (long long)net->def->weights_size);
+    goto fail;
+  }
+  size_t n_tensors = net->def->n_tensors + net->def->n_input_info;
+  for (size_t i = 0; i < net->def->n_op; ++i) n_tensors += net->def->op[i]->n_output;
+  if (n_tensors > (1u << 24)) {
+    st = mace_error(MACE_INVALID_MODEL, "the model has too many tensors (%zu)", n_tensors);
+    goto fail;
+  }
+  net->table_size = (int)(n_tensors * 2 + 1);
+  net->tensors = calloc(n_tensors ? n_tensors : 1, sizeof(mace_tensor));
+  net->name_table = malloc((size_t)net->table_size * sizeof(int));
+  net->n_ops = (int)net->def->n_op;
+  net->ops = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(mace_op));
+  net->scratch_offsets = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(int64_t));
+  net->op_ms = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(double));
+  if (!net->tensors || !net->name_table || !net->ops || !net->scratch_offsets || !net->op_ms) {
+    st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+    goto fail;
+  }
+  for (int i = 0; i < net->table_size; ++i) net->name_table[i] = -1;
+  if ((st = load_consts(net)) != MACE_OK) goto fail;
+  if ((st = load_inputs(net)) != MACE_OK) goto fail;
+  if ((st = convert_args(net)) != MACE_OK) goto fail;
+  {
+    const mace_arg *args = net->args;
+    for (int i = 0; i < net->n_ops; ++i) {
+      if ((st = create_op(net, i, args)) != MACE_OK) goto fail;
+      args += net->def->op[i]->n_arg;
+    }
+  }
+  if ((st = load_outputs(net)) != MACE_OK) goto fail;
+  if ((st = infer_all(net, 1)) != MACE_OK) goto fail;
+  if ((st = plan(net)) != MACE_OK) goto fail;
+  *out = net;
+  return MACE_OK;
+fail:
+  mace_net_destroy(net);
+  return st;
+}
+
+void mace_net_destroy(mace_net *net) {
+  if (!net) return;
+  for (int i = 0; i < net->n_ops; ++i) {
+    mace_op *op = &net->ops[i];
+    if (op->kind && op->kind->release && op->state) op->kind->release(op);
+    free(op->state);
+    free(op->inputs);
+    free(op->outputs);
+  }
+  for (int i = 0; i < net->n_tensors; ++i) {
+    free(net->tensors[i].name);
+    if (net->tensors[i].owns_data) mace_aligned_free(net->tensors[i].data);
+  }
+  for (int i = 0; i < net->n_args; ++i) free((char *)net->args[i].s);
+  free(net->args);
+  free(net->ops);
+  free(net->tensors);
+  free(net->name_table);
+  free(net->inputs);
+  free(net->outputs);
+  free(net->scratch_offsets);
+  free(net->op_ms);
+  mace_aligned_free(net->arena);
+  if (net->def) mace__net_def__free_unpacked(net->def, NULL);
+  free(net);
+}
+
+/* ---- queries --------------------------------------------------------------------------- */
+
+int mace_net_num_inputs(const mace_net *net) { return net->n_inputs; }
+int mace_net_num_outputs(const mace_net *net) { return net->n_outputs; }
+const mace_net_io *mace_net_input(const mace_net *net, int i) { return &net->inputs[i]; }
+const mace_net_io *mace_net_output(const mace_net *net, int i) { return &net->outputs[i]; }
+mace_tensor *mace_net_tensor(mace_net *net, int index) { return &net->tensors[index]; }
+const mace_tensor *mace_net_tensor_const(const mace_net *net, int index) {
+  return &net->tensors[index];
+}
+int mace_net_num_ops(const mace_net *net) { return net->n_ops; }
+const mace_op *mace_net_op(const mace_net *net, int i) { return &net->ops[i]; }
+double mace_net_op_ms(const mace_net *net, int i) { return net->op_ms[i]; }
+void mace_net_set_profiling(mace_net *net, int on) { net->profiling = on; }
+
+void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
+                     int64_t *weights_bytes) {
+  *arena_bytes = net->arena_bytes;
+  *naive_bytes = net->naive_bytes;
+  *weights_bytes = net->weights_bytes;
+}
+
+void mace_net_release_arena(mace_net *net) {
+  mace_aligned_free(net->arena);
+  net->arena = NULL;
+  for (int i = 0; i < net->n_tensors; ++i)
+    if (net->tensors[i].role != MACE_TENSOR_CONST) net->tensors[i].data = NULL;
+  for (int i = 0; i < net->n_ops; ++i) net->ops[i].scratch = NULL;
+}
+
+mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS],
+                             const int *ndims) {
+  for (int i = 0; i < net->n_inputs; ++i) {
+    if (!ndims || ndims[i] < 0) continue;
+    mace_tensor *t = &net->tensors[net->inputs[i].tensor];
+    MACE_RETURN_IF_ERROR(set_dims(t, dims[i], (size_t)ndims[i], "input"));
+  }
+  mace_status st = infer_all(net, 0);
+  if (st != MACE_OK) return mace_error_wrap(MACE_INVALID_INPUT, "new input shape");
+  return plan(net);
+}
+
+/* ---- run ------------------------------------------------------------------------------- */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+mace_status mace_net_run(mace_net *net) {
+  MACE_RETURN_IF_ERROR(mace_net_prepare(net));
+  for (int i = 0; i < net->n_ops; ++i) {
+    mace_op *op = &net->ops[i];
+    double t0 = net->profiling ? now_ms() : 0;
+    mace_status st = op->kind->run(op);
+    if (st != MACE_OK)
+      return mace_error_wrap(st, "op '%s' (%s)", op->name, op->type);
+    if (net->profiling) net->op_ms[i] = now_ms() - t0;
+  }
+  return MACE_OK;
+}

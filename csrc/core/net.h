@@ -1,0 +1,50 @@
+/* The net: a parsed, validated model turned into ops with inferred shapes and one planned
+ * arena for every intermediate tensor. Built once; run many times. */
+#ifndef MACE_CORE_NET_H_
+#define MACE_CORE_NET_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/op.h"
+#include "core/threadpool.h"
+
+typedef struct mace_net mace_net;
+
+typedef struct mace_net_io {
+  int tensor;                 /* index into the net's tensors */
+  mace_data_format format;    /* as the model declares it */
+} mace_net_io;
+
+/* Parses graph bytes (a NetDef), validates it against the weights blob, creates ops, infers
+ * every shape and plans the arena. `weights` is borrowed: it must outlive the net and be
+ * 64-byte aligned (the engine copies it otherwise). `pool` is borrowed. */
+mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
+                            size_t weights_size, mace_threadpool *pool, mace_net **out);
+void mace_net_destroy(mace_net *net);
+
+int mace_net_num_inputs(const mace_net *net);
+int mace_net_num_outputs(const mace_net *net);
+const mace_net_io *mace_net_input(const mace_net *net, int i);
+const mace_net_io *mace_net_output(const mace_net *net, int i);
+mace_tensor *mace_net_tensor(mace_net *net, int index);
+const mace_tensor *mace_net_tensor_const(const mace_net *net, int index);
+
+/* Sets new input shapes (dims per input, NULL keeps the current), re-infers every shape and
+ * re-plans the arena. Plans for earlier shapes are kept and reused when a shape recurs. */
+mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS],
+                             const int *ndims);
+
+/* Makes sure the arena exists (allocates it after a release). */
+mace_status mace_net_prepare(mace_net *net);
+mace_status mace_net_run(mace_net *net);
+void mace_net_release_arena(mace_net *net);
+
+void mace_net_set_profiling(mace_net *net, int on);
+int mace_net_num_ops(const mace_net *net);
+const mace_op *mace_net_op(const mace_net *net, int i);
+double mace_net_op_ms(const mace_net *net, int i);
+void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
+                     int64_t *weights_bytes);
+
+#endif /* MACE_CORE_NET_H_ */

@@ -1,0 +1,37 @@
+/* The op registry: every kind listed in csrc/ops/manifest.inc, looked up by type/device/dtype. */
+#include <string.h>
+
+#include "core/op.h"
+
+#define MACE_OP(sym) extern const mace_op_kind sym;
+#include "ops/manifest.inc"
+#undef MACE_OP
+
+static const mace_op_kind *const g_kinds[] = {
+#define MACE_OP(sym) &sym,
+#include "ops/manifest.inc"
+#undef MACE_OP
+    NULL};
+
+int mace_registry_count(void) { return (int)(sizeof(g_kinds) / sizeof(g_kinds[0])) - 1; }
+
+const mace_op_kind *mace_registry_at(int i) {
+  return i >= 0 && i < mace_registry_count() ? g_kinds[i] : NULL;
+}
+
+const mace_op_kind *mace_registry_find(const char *type, mace_device device, mace_dtype dtype) {
+  const mace_op_kind *any = NULL;
+  for (int i = 0; g_kinds[i]; ++i) {
+    const mace_op_kind *k = g_kinds[i];
+    if (k->device != device || strcmp(k->type, type) != 0) continue;
+    if (k->dtype == dtype) return k;
+    if (k->dtype == MACE_DT_INVALID && !any) any = k;
+  }
+  return any;
+}
+
+int mace_registry_has_type(const char *type) {
+  for (int i = 0; g_kinds[i]; ++i)
+    if (strcmp(g_kinds[i]->type, type) == 0) return 1;
+  return 0;
+}

@@ -1,0 +1,76 @@
+/* Tensor helpers: dtype sizes and names, element counts, aligned allocation. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/tensor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t mace_dtype_size(mace_dtype dtype) {
+  switch (dtype) {
+    case MACE_DT_F32: case MACE_DT_I32: return 4;
+    case MACE_DT_F16: case MACE_DT_BF16: return 2;
+    case MACE_DT_U8: case MACE_DT_I8: case MACE_DT_BOOL: return 1;
+    case MACE_DT_I64: return 8;
+    case MACE_DT_INVALID: break;
+  }
+  return 0;
+}
+
+const char *mace_dtype_name(mace_dtype dtype) {
+  switch (dtype) {
+    case MACE_DT_F32: return "float32";
+    case MACE_DT_I32: return "int32";
+    case MACE_DT_F16: return "float16";
+    case MACE_DT_BF16: return "bfloat16";
+    case MACE_DT_U8: return "uint8";
+    case MACE_DT_I8: return "int8";
+    case MACE_DT_BOOL: return "bool";
+    case MACE_DT_I64: return "int64";
+    case MACE_DT_INVALID: break;
+  }
+  return "invalid";
+}
+
+int64_t mace_tensor_numel(const mace_tensor *t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->ndim; ++i) n *= t->dims[i];
+  return n;
+}
+
+size_t mace_tensor_nbytes(const mace_tensor *t) {
+  return (size_t)mace_tensor_numel(t) * mace_dtype_size(t->dtype);
+}
+
+int64_t mace_tensor_info_numel(const mace_tensor_info *info) {
+  int64_t n = 1;
+  for (int i = 0; i < info->ndim; ++i) n *= info->dims[i];
+  return n;
+}
+
+const char *mace_dims_str(const int64_t *dims, int ndim, char *buf, size_t size) {
+  size_t used = 0;
+  used += (size_t)snprintf(buf, size, "[");
+  for (int i = 0; i < ndim && used < size; ++i)
+    used += (size_t)snprintf(buf + used, size - used, i ? ",%lld" : "%lld", (long long)dims[i]);
+  if (used < size) snprintf(buf + used, size - used, "]");
+  return buf;
+}
+
+int mace_dims_equal(const int64_t *a, int na, const int64_t *b, int nb) {
+  if (na != nb) return 0;
+  for (int i = 0; i < na; ++i)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+void *mace_aligned_alloc(size_t bytes) {
+  if (bytes == 0) bytes = MACE_ALIGN;
+  if (bytes > SIZE_MAX - MACE_ALIGN) return NULL;
+  size_t rounded = (bytes + MACE_ALIGN - 1) / MACE_ALIGN * MACE_ALIGN;
+  void *p = NULL;
+  if (posix_memalign(&p, MACE_ALIGN, rounded) != 0) return NULL;
+  return p;
+}
+
+void mace_aligned_free(void *p) { free(p); }

@@ -1,0 +1,181 @@
+/* Persistent worker threads: a job is a window [0, n) cut into one contiguous chunk per
+ * thread; workers spin briefly for the next job, then sleep on a condition variable. */
+#define _GNU_SOURCE
+#include "core/threadpool.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/status.h"
+
+#define MACE_SPIN_ITERS 20000
+
+struct mace_threadpool {
+  int size;                 /* threads including the caller */
+  pthread_t *workers;       /* owned, size - 1 */
+  pthread_mutex_t mu;
+  pthread_cond_t wake;
+  pthread_cond_t done;
+  atomic_uint_fast64_t generation;
+  atomic_int pending;       /* workers still busy with the current job */
+  atomic_int next_chunk;
+  int stop;
+  /* current job, written by the caller before bumping generation */
+  mace_range_fn fn;
+  void *ctx;
+  int64_t n;
+  int64_t chunk;
+  int n_chunks;
+};
+
+static void run_chunks(mace_threadpool *p) {
+  for (;;) {
+    int c = atomic_fetch_add(&p->next_chunk, 1);
+    if (c >= p->n_chunks) break;
+    int64_t begin = (int64_t)c * p->chunk;
+    int64_t end = begin + p->chunk < p->n ? begin + p->chunk : p->n;
+    if (begin < end) p->fn(p->ctx, begin, end);
+  }
+}
+
+static void *worker_main(void *arg) {
+  mace_threadpool *p = arg;
+  uint64_t seen = 0;
+  for (;;) {
+    int spins = 0;
+    while (atomic_load(&p->generation) == seen && spins < MACE_SPIN_ITERS) ++spins;
+    pthread_mutex_lock(&p->mu);
+    while (atomic_load(&p->generation) == seen && !p->stop) pthread_cond_wait(&p->wake, &p->mu);
+    int stop = p->stop;
+    pthread_mutex_unlock(&p->mu);
+    if (stop) return NULL;
+    seen = atomic_load(&p->generation);
+    run_chunks(p);
+    if (atomic_fetch_sub(&p->pending, 1) == 1) {
+      pthread_mutex_lock(&p->mu);
+      pthread_cond_signal(&p->done);
+      pthread_mutex_unlock(&p->mu);
+    }
+  }
+}
+
+/* Cores sorted by max frequency; BIG_ONLY keeps the fastest, LITTLE_ONLY the slowest. */
+static void pin_thread(pthread_t t, mace_affinity affinity, int index) {
+  if (affinity == MACE_AFFINITY_NONE) return;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  if (ncpu <= 0 || ncpu > 1024) return;
+  long best = -1, worst = -1;
+  long freq[1024];
+  for (long c = 0; c < ncpu; ++c) {
+    char path[128];
+    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/cpufreq/cpuinfo_max_freq", c);
+    FILE *f = fopen(path, "r");
+    freq[c] = 0;
+    if (f) {
+      if (fscanf(f, "%ld", &freq[c]) != 1) freq[c] = 0;
+      fclose(f);
+    }
+    if (best < 0 || freq[c] > best) best = freq[c];
+    if (worst < 0 || freq[c] < worst) worst = freq[c];
+  }
+  long want = affinity == MACE_AFFINITY_BIG_ONLY ? best : worst;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int k = 0, chosen = -1;
+  long count = 0;
+  for (long c = 0; c < ncpu; ++c) count += freq[c] == want;
+  for (long c = 0; c < ncpu; ++c)
+    if (freq[c] == want && k++ == index % (count ? count : 1)) chosen = (int)c;
+  if (chosen < 0) return;
+  CPU_SET(chosen, &set);
+  pthread_setaffinity_np(t, sizeof(set), &set);
+}
+
+mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
+                                   mace_threadpool **out) {
+  *out = NULL;
+  if (num_threads <= 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    num_threads = n > 0 ? (int)n : 1;
+  }
+  if (num_threads > 256) return mace_error(MACE_INVALID_ARGS, "num_threads %d > 256", num_threads);
+  mace_threadpool *p = calloc(1, sizeof(*p));
+  if (!p) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory for the thread pool");
+  p->size = num_threads;
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->wake, NULL);
+  pthread_cond_init(&p->done, NULL);
+  atomic_init(&p->generation, 0);
+  atomic_init(&p->pending, 0);
+  atomic_init(&p->next_chunk, 0);
+  if (num_threads > 1) {
+    p->workers = calloc((size_t)num_threads - 1, sizeof(pthread_t));
+    if (!p->workers) {
+      mace_threadpool_destroy(p);
+      return mace_error(MACE_OUT_OF_RESOURCES, "out of memory for the thread pool");
+    }
+    for (int i = 0; i < num_threads - 1; ++i) {
+      if (pthread_create(&p->workers[i], NULL, worker_main, p) != 0) {
+        p->size = i + 1;
+        mace_threadpool_destroy(p);
+        return mace_error(MACE_OUT_OF_RESOURCES, "could not start worker thread %d", i);
+      }
+      pin_thread(p->workers[i], affinity, i + 1);
+    }
+  }
+  pin_thread(pthread_self(), affinity, 0);
+  *out = p;
+  return MACE_OK;
+}
+
+void mace_threadpool_destroy(mace_threadpool *p) {
+  if (!p) return;
+  if (p->workers) {
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->size - 1; ++i) pthread_join(p->workers[i], NULL);
+    free(p->workers);
+  }
+  pthread_cond_destroy(&p->wake);
+  pthread_cond_destroy(&p->done);
+  pthread_mutex_destroy(&p->mu);
+  free(p);
+}
+
+int mace_threadpool_size(const mace_threadpool *p) { return p ? p->size : 1; }
+
+void mace_threadpool_parallel_for(mace_threadpool *p, int64_t n, int64_t grain,
+                                  mace_range_fn fn, void *ctx) {
+  if (n <= 0) return;
+  if (grain < 1) grain = 1;
+  int threads = p ? p->size : 1;
+  int64_t max_chunks = (n + grain - 1) / grain;
+  int n_chunks = max_chunks < threads ? (int)max_chunks : threads;
+  if (n_chunks <= 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  p->fn = fn;
+  p->ctx = ctx;
+  p->n = n;
+  p->chunk = (n + n_chunks - 1) / n_chunks;
+  p->n_chunks = n_chunks;
+  atomic_store(&p->next_chunk, 0);
+  atomic_store(&p->pending, p->size - 1);
+  pthread_mutex_lock(&p->mu);
+  atomic_fetch_add(&p->generation, 1);
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+  run_chunks(p);
+  int spins = 0;
+  while (atomic_load(&p->pending) > 0 && spins < MACE_SPIN_ITERS) ++spins;
+  pthread_mutex_lock(&p->mu);
+  while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->mu);
+  pthread_mutex_unlock(&p->mu);
+}
