@@ -1,0 +1,150 @@
+"""`convert(...)`: any supported front end -> transforms -> a MaceModel (graph + weights)."""
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any, Callable, Iterable
+
+from mace.errors import UnsupportedError
+
+from . import ir, serialize, transforms
+
+
+def _front_end(module: str, function: str, platform: str) -> Callable[..., ir.Graph]:
+    """A front end imported on first use, so a missing one fails only when asked for."""
+    def run(source, **kw) -> ir.Graph:
+        try:
+            mod = importlib.import_module(f"{__package__}.{module}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__package__}.{module}":
+                raise
+            raise UnsupportedError(f"converting {platform} models is not supported yet") from e
+        return getattr(mod, function)(source, **kw)
+    run.__name__ = function
+    return run
+
+
+# platform name -> fn(source, *, weights, inputs, outputs) -> ir.Graph (before transforms).
+PLATFORMS: dict[str, Callable[..., ir.Graph]] = {
+    "onnx": _front_end("onnx_converter", "convert_onnx", "onnx"),
+    "caffe": _front_end("caffe_converter", "convert_caffe", "caffe"),
+    "tensorflow": _front_end("tf_converter", "convert_tensorflow", "tensorflow"),
+}
+
+_EXTENSIONS = {".onnx": "onnx", ".prototxt": "caffe", ".caffemodel": "caffe",
+               ".pb": "tensorflow"}
+
+
+class MaceModel:
+    """A converted model: the mace graph plus its weights, ready to save or to run.
+
+    >>> import mace
+    >>> model = mace.convert("mobilenet_v2.onnx")                 # doctest: +SKIP
+    >>> model.save("mobilenet_v2.pb", "mobilenet_v2.data")         # doctest: +SKIP
+    >>> sess = mace.Session(model)                                 # doctest: +SKIP
+
+    The graph is treated as frozen once converted: serialization is computed once and
+    cached (call `invalidate()` after editing `graph` by hand).
+    """
+
+    def __init__(self, graph: ir.Graph):
+        self.graph = graph
+        self._serialized: tuple[bytes, bytes] | None = None
+
+    @property
+    def inputs(self) -> list[ir.TensorInfo]:
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self) -> list[ir.TensorInfo]:
+        return list(self.graph.outputs)
+
+    def invalidate(self) -> None:
+        self._serialized = None
+
+    def _bytes(self) -> tuple[bytes, bytes]:
+        if self._serialized is None:
+            self._serialized = serialize.serialize(self.graph)
+        return self._serialized
+
+    def graph_bytes(self) -> bytes:
+        """The serialized NetDef (what goes into model.pb)."""
+        return self._bytes()[0]
+
+    def weights_bytes(self) -> bytes:
+        """The weights blob (what goes into model.data), each tensor 64-byte aligned."""
+        return self._bytes()[1]
+
+    def netdef(self):
+        """The NetDef as a protobuf message (mace.proto.NetDef)."""
+        from mace import proto
+        net = proto.NetDef()
+        net.ParseFromString(self.graph_bytes())
+        return net
+
+    def save(self, pb_path: str | os.PathLike, data_path: str | os.PathLike | None = None
+             ) -> tuple[str, str]:
+        """Writes model.pb and model.data (default: pb_path with the suffix .data)."""
+        pb_path = os.fspath(pb_path)
+        if data_path is None:
+            data_path = os.path.splitext(pb_path)[0] + ".data"
+        data_path = os.fspath(data_path)
+        graph, weights = self._bytes()
+        with open(pb_path, "wb") as f:
+            f.write(graph)
+        with open(data_path, "wb") as f:
+            f.write(weights)
+        return pb_path, data_path
+
+    def save_text(self, path: str | os.PathLike) -> str:
+        """Writes the NetDef in protobuf text format (the manual's .pb_txt, for debugging)."""
+        from google.protobuf import text_format
+        path = os.fspath(path)
+        with open(path, "w") as f:
+            f.write(text_format.MessageToString(self.netdef()))
+        return path
+
+    def __repr__(self) -> str:
+        ins = ", ".join(f"{t.name}{list(t.shape)}" for t in self.graph.inputs)
+        outs = ", ".join(f"{t.name}{list(t.shape)}" for t in self.graph.outputs)
+        return (f"MaceModel({self.graph.name!r}: {len(self.graph.ops)} ops, "
+                f"{len(self.graph.consts)} constants, inputs {ins}; outputs {outs})")
+
+
+def _platform_of(source: Any) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        ext = os.path.splitext(os.fspath(source))[1].lower()
+        if ext in _EXTENSIONS:
+            return _EXTENSIONS[ext]
+        raise UnsupportedError(
+            f"cannot tell the model platform from the extension of '{os.fspath(source)}'; "
+            f"pass platform= one of {sorted(PLATFORMS)}")
+    return "onnx"  # bytes or onnx.ModelProto
+
+
+def convert(source: Any, *, weights: Any = None, platform: str | None = None,
+            inputs: dict[str, Iterable[int]] | None = None,
+            outputs: Iterable[str] | None = None, optimize: bool = True) -> MaceModel:
+    """Converts a model into mace's format.
+
+    source: a path (.onnx), bytes or onnx.ModelProto. weights: the weights file of
+    platforms that keep them apart (Caffe's .caffemodel). platform: "onnx", "caffe" or
+    "tensorflow" (default: from the file extension). inputs: {name: shape} overriding input
+    shapes. outputs: names of the tensors to output instead of the model's outputs.
+
+    >>> import mace, onnx
+    >>> model = mace.convert("model.onnx", inputs={"x": [1, 3, 224, 224]})  # doctest: +SKIP
+    >>> model.save("model.pb", "model.data")                                  # doctest: +SKIP
+    """
+    platform = (platform or _platform_of(source)).lower()
+    if platform not in PLATFORMS:
+        raise UnsupportedError(f"unknown model platform '{platform}' "
+                               f"(supported: {sorted(PLATFORMS)})")
+    graph = PLATFORMS[platform](source, weights=weights,
+                                inputs={k: list(v) for k, v in (inputs or {}).items()},
+                                outputs=list(outputs) if outputs else None)
+    if optimize:
+        transforms.optimize(graph)
+    else:
+        transforms.remove_dead_ops(graph)
+    return MaceModel(graph)

@@ -1,0 +1,517 @@
+"""ONNX front end: ModelProto -> ir.Graph of mace ops (folding, shape inference, handlers).
+
+Steps: load and check the opset; fix the input shapes (symbolic batch -> 1); repeat
+{ONNX shape inference, fold every node computable at convert time (onnx_fold)} until
+nothing more folds; then call one handler per remaining node (onnx_ops.HANDLERS) through
+an `OnnxContext`, in topological order.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable
+
+import numpy as np
+import onnx
+from onnx import AttributeProto, helper, numpy_helper
+
+from mace.errors import InvalidInputError, InvalidModelError, UnsupportedError
+
+from . import ir, onnx_fold, onnx_ops
+
+MIN_OPSET, MAX_OPSET = 7, 21
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+# Constants larger than this go to shape inference as typed inputs, not initializers:
+# inference needs their shapes, and values only of small (shape-like) tensors.
+_INFER_VALUE_LIMIT = 4096
+
+
+def load_onnx(source: Any) -> onnx.ModelProto:
+    """A ModelProto from a path, bytes or ModelProto (the latter is copied, never mutated)."""
+    if isinstance(source, onnx.ModelProto):
+        model = onnx.ModelProto()
+        model.CopyFrom(source)
+        return model
+    try:
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            return onnx.load_from_string(bytes(source))
+        if isinstance(source, (str, os.PathLike)):
+            return onnx.load(os.fspath(source))
+    except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as e:  # type: ignore[attr-defined]
+        raise InvalidModelError(f"cannot load ONNX model: {e}") from e
+    except Exception as e:  # protobuf DecodeError and friends
+        if isinstance(source, (str, os.PathLike)) and not os.path.exists(source):
+            raise
+        raise InvalidModelError(f"cannot parse ONNX model: {e}") from e
+    raise TypeError(f"ONNX source must be a path, bytes or onnx.ModelProto, not {type(source)}")
+
+
+def model_opset(model: onnx.ModelProto) -> int:
+    for imp in model.opset_import:
+        if imp.domain in _DEFAULT_DOMAINS:
+            return int(imp.version)
+    raise InvalidModelError("ONNX model imports no default-domain opset")
+
+
+def _np_dtype(elem_type: int) -> np.dtype | None:
+    if not elem_type:
+        return None
+    try:
+        return np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+    except Exception:  # noqa: BLE001 - e.g. string / exotic float8 types
+        return None
+
+
+def _value_shape(vi: onnx.ValueInfoProto) -> list | None:
+    """Dims of a ValueInfo: ints where known, None per unknown dim; None if rank unknown."""
+    t = vi.type
+    if not t.HasField("tensor_type") or not t.tensor_type.HasField("shape"):
+        return None
+    return [d.dim_value if d.HasField("dim_value") else None for d in t.tensor_type.shape.dim]
+
+
+def decode_attrs(node: onnx.NodeProto) -> dict:
+    out = {}
+    for a in node.attribute:
+        if a.ref_attr_name:
+            continue
+        if a.type == AttributeProto.TENSOR:
+            v = numpy_helper.to_array(a.t)
+        elif a.type == AttributeProto.TENSORS:
+            v = [numpy_helper.to_array(t) for t in a.tensors]
+        elif a.type == AttributeProto.SPARSE_TENSOR:
+            v = onnx_fold._sparse_to_dense(a.sparse_tensor)
+        elif a.type == AttributeProto.STRING:
+            v = a.s.decode("utf-8", "replace")
+        elif a.type == AttributeProto.STRINGS:
+            v = [s.decode("utf-8", "replace") for s in a.strings]
+        elif a.type == AttributeProto.INTS:
+            v = [int(i) for i in a.ints]
+        elif a.type == AttributeProto.FLOATS:
+            v = [float(f) for f in a.floats]
+        elif a.type == AttributeProto.INT:
+            v = int(a.i)
+        elif a.type == AttributeProto.FLOAT:
+            v = float(a.f)
+        else:
+            v = helper.get_attribute_value(a)
+        out[a.name] = v
+    return out
+
+
+def _topo_sort(nodes: list, known: set[str]) -> list:
+    """Nodes in dependency order (stable); outer-scope names used by subgraphs are ignored."""
+    produced = {o for n in nodes for o in n.output if o}
+    done = set(known)
+    order, pending = [], list(nodes)
+    while pending:
+        rest = []
+        for n in pending:
+            if all((not i) or i in done or i not in produced for i in n.input):
+                order.append(n)
+                done.update(o for o in n.output if o)
+            else:
+                rest.append(n)
+        if len(rest) == len(pending):
+            names = ", ".join(f"'{n.name or n.op_type}'" for n in rest[:5])
+            raise InvalidModelError(f"ONNX graph has a cycle or dangling inputs at nodes {names}")
+        pending = rest
+    return order
+
+
+class OnnxContext:
+    """What handlers see (API documented in converters/onnx_ops/__init__.py)."""
+
+    def __init__(self, graph: ir.Graph, opset: int, consts: dict[str, np.ndarray],
+                 shapes: dict[str, list], dtypes: dict[str, np.dtype],
+                 graph_inputs: set[str], graph_outputs: set[str], used_names: set[str]):
+        self.graph = graph
+        self.opset = opset
+        self._consts = consts
+        self._shapes = shapes
+        self._dtypes = dtypes
+        self._graph_inputs = graph_inputs
+        self._graph_outputs = graph_outputs
+        self._names = used_names
+        self._alias: dict[str, str] = {}
+        self._attr_cache: dict[int, dict] = {}
+        self._op_names: set[str] = set()
+
+    # --- reading the ONNX node -----------------------------------------------------
+    def attrs(self, node) -> dict:
+        key = id(node)
+        if key not in self._attr_cache:
+            self._attr_cache[key] = decode_attrs(node)
+        return dict(self._attr_cache[key])
+
+    def resolve(self, name: str) -> str:
+        while name in self._alias:
+            name = self._alias[name]
+        return name
+
+    def input(self, node, i: int) -> str:
+        if i >= len(node.input) or not node.input[i]:
+            return ""
+        return self.resolve(node.input[i])
+
+    def has_input(self, node, i: int) -> bool:
+        return i < len(node.input) and bool(node.input[i])
+
+    def const(self, name: str) -> np.ndarray | None:
+        if not name:
+            return None
+        name = self.resolve(name)
+        if name in self.graph.consts:
+            return self.graph.consts[name]
+        return self._consts.get(name)
+
+    def shape(self, name: str) -> list[int] | None:
+        if not name:
+            return None
+        name = self.resolve(name)
+        c = self.const(name)
+        if c is not None:
+            return list(c.shape)
+        s = self._shapes.get(name)
+        if s is None or any(d is None for d in s):
+            return None
+        return list(s)
+
+    def dtype(self, name: str) -> np.dtype | None:
+        if not name:
+            return None
+        name = self.resolve(name)
+        c = self.const(name)
+        if c is not None:
+            return c.dtype
+        return self._dtypes.get(name)
+
+    # --- writing mace ops ----------------------------------------------------------
+    def unique(self, base: str) -> str:
+        base = base or "t"
+        name, k = base, 0
+        while name in self._names:
+            k += 1
+            name = f"{base}_{k}"
+        self._names.add(name)
+        return name
+
+    def add_const(self, array, name: str | None = None) -> str:
+        name = self.unique(name or "const")
+        self.graph.consts[name] = np.asarray(array)
+        return name
+
+    def emit(self, type: str, inputs: Iterable[str], outputs: Iterable[str],
+             node_or_name, **args) -> ir.Op:
+        if isinstance(node_or_name, str):
+            base = node_or_name
+        elif node_or_name is not None:
+            base = node_or_name.name or f"{node_or_name.op_type}_{node_or_name.output[0]}"
+        else:
+            base = type
+        name = self.unique(base) if base in self._op_names else base
+        self._op_names.add(name)
+        self._names.add(name)
+        ins = [self.resolve(i) if i else "" for i in inputs]
+        while ins and not ins[-1]:
+            ins.pop()
+        for i in ins:
+            if i and i in self._consts and i not in self.graph.consts:
+                self.graph.consts[i] = self._consts[i]
+        outs = list(outputs)
+        self._names.update(outs)
+        op = ir.Op(type=type, name=name, inputs=ins, outputs=outs,
+                   args={k: _plain(v) for k, v in args.items() if v is not None})
+        self.graph.ops.append(op)
+        for o in outs:
+            s = self._shapes.get(o)
+            if s is not None and all(d is not None for d in s):
+                self.graph.shapes[o] = list(s)
+            if o in self._dtypes:
+                self.graph.dtypes[o] = self._dtypes[o]
+        return op
+
+    # --- graph plumbing (Identity / Dropout) ---------------------------------------
+    def forward(self, src: str, dst: str, node=None) -> None:
+        """Makes tensor `dst` the same as `src` without an op where possible."""
+        src = self.resolve(src)
+        if src in self._consts or src in self.graph.consts:
+            if dst in self._graph_outputs:
+                raise UnsupportedError(f"graph output '{dst}' is a constant")
+            self._alias[dst] = src
+            return
+        if dst not in self._graph_outputs:
+            self._alias[dst] = src
+            return
+        producer = next((op for op in self.graph.ops if src in op.outputs), None)
+        if (producer is not None and src not in self._graph_outputs
+                and src not in self._graph_inputs):
+            for op in self.graph.ops:
+                op.inputs = [dst if i == src else i for i in op.inputs]
+                op.outputs = [dst if o == src else o for o in op.outputs]
+            self._alias[src] = dst
+            return
+        # dst must exist as its own tensor (graph input passed through, or two outputs
+        # naming one value): a real copy.
+        self.emit("Identity", [src], [dst], node if node is not None else dst)
+
+
+def _plain(v):
+    """Argument values as plain Python (int, float, str, bool, lists of int/float)."""
+    if isinstance(v, np.ndarray):
+        return [_plain(x) for x in v.reshape(-1).tolist()]
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    return v
+
+
+class OnnxConverter:
+    def __init__(self, source: Any, inputs: dict | None = None,
+                 outputs: Iterable[str] | None = None):
+        model = load_onnx(source)
+        if len(model.functions):
+            from onnx import inliner
+            model = inliner.inline_local_functions(model)
+        self.model = model
+        self.opset = model_opset(model)
+        if not MIN_OPSET <= self.opset <= MAX_OPSET:
+            raise UnsupportedError(
+                f"ONNX opset {self.opset} is not supported (mace converts opsets "
+                f"{MIN_OPSET}..{MAX_OPSET})")
+        self.input_shapes = {k: [int(d) for d in v] for k, v in (inputs or {}).items()}
+        self.output_names = list(outputs) if outputs else None
+
+    # --- stage 1: constants, inputs, outputs ------------------------------------------
+    def _collect(self):
+        g = self.model.graph
+        self.consts: dict[str, np.ndarray] = {}
+        for init in g.initializer:
+            if init.name in self.input_shapes:
+                continue  # the caller feeds it
+            self.consts[init.name] = numpy_helper.to_array(init)
+        for sp in g.sparse_initializer:
+            self.consts[sp.values.name] = onnx_fold._sparse_to_dense(sp)
+
+        self.inputs: list[ir.TensorInfo] = []
+        declared = {vi.name: vi for vi in g.input}
+        for name in self.input_shapes:
+            if name not in declared:
+                raise InvalidInputError(
+                    f"inputs= names '{name}', which is not an input of the ONNX graph "
+                    f"(inputs: {[vi.name for vi in g.input if vi.name not in self.consts]})")
+        for vi in g.input:
+            if vi.name in self.consts:
+                continue  # older exporters list weights as graph inputs
+            dtype = _np_dtype(vi.type.tensor_type.elem_type) or np.dtype(np.float32)
+            if vi.name in self.input_shapes:
+                shape = self.input_shapes[vi.name]
+            else:
+                dims = _value_shape(vi)
+                if dims is None:
+                    raise InvalidInputError(
+                        f"input '{vi.name}' has no shape in the model; give it with "
+                        f"inputs={{'{vi.name}': [...]}}")
+                shape = []
+                for k, d in enumerate(dims):
+                    if d is None or (k == 0 and d == 0):
+                        if k != 0:
+                            raise InvalidInputError(
+                                f"input '{vi.name}' has unknown dimension {k} "
+                                f"({vi.type.tensor_type.shape.dim[k].dim_param or '?'}); give "
+                                f"its shape with inputs={{'{vi.name}': [...]}}")
+                        d = 1
+                    shape.append(int(d))
+            fmt = "NCHW" if len(shape) == 4 else "NONE"
+            self.inputs.append(ir.TensorInfo(vi.name, shape, dtype, fmt))
+
+        self.output_names = self.output_names or [vi.name for vi in g.output]
+        self.declared_out_types = {vi.name: vi.type.tensor_type.elem_type for vi in g.output}
+
+    def _prune(self, nodes: list) -> list:
+        """Only the nodes the requested outputs depend on."""
+        need = set(self.output_names)
+        keep = []
+        for n in reversed(nodes):
+            if any(o in need for o in n.output if o):
+                keep.append(n)
+                need.update(i for i in n.input if i)
+                for a in n.attribute:  # subgraphs may read outer-scope values
+                    if a.type == AttributeProto.GRAPH:
+                        need.update(_outer_names(a.g))
+                    elif a.type == AttributeProto.GRAPHS:
+                        for sg in a.graphs:
+                            need.update(_outer_names(sg))
+        return list(reversed(keep))
+
+    # --- stage 2: shape inference + folding -------------------------------------------
+    def _infer(self, nodes: list) -> tuple[dict, dict]:
+        g = self.model.graph
+        vinfo = helper.make_tensor_value_info
+        inputs = [vinfo(t.name, helper.np_dtype_to_tensor_dtype(t.dtype), t.shape)
+                  for t in self.inputs]
+        inits = []
+        for name, arr in self.consts.items():
+            if arr.dtype == object:
+                continue
+            if arr.size <= _INFER_VALUE_LIMIT:
+                inits.append(numpy_helper.from_array(arr, name))
+            else:
+                inputs.append(vinfo(name, helper.np_dtype_to_tensor_dtype(arr.dtype), arr.shape))
+        outputs = [helper.make_tensor_value_info(o, self.declared_out_types.get(o, 0), None)
+                   for o in self.output_names]
+        graph = helper.make_graph(nodes, g.name or "model", inputs, outputs, initializer=inits)
+        model = helper.make_model(graph, opset_imports=list(self.model.opset_import))
+        model.ir_version = self.model.ir_version
+        try:
+            inferred = onnx.shape_inference.infer_shapes(model, check_type=False,
+                                                         strict_mode=False, data_prop=True)
+        except Exception:  # noqa: BLE001 - inference is best effort; handlers check shapes
+            inferred = model
+        shapes, dtypes = {}, {}
+        ig = inferred.graph
+        for vi in list(ig.value_info) + list(ig.output) + list(ig.input):
+            s = _value_shape(vi)
+            if s is not None:
+                shapes[vi.name] = s
+            dt = _np_dtype(vi.type.tensor_type.elem_type)
+            if dt is not None:
+                dtypes[vi.name] = dt
+        for name, arr in self.consts.items():
+            shapes[name] = list(arr.shape)
+            dtypes[name] = arr.dtype
+        for t in self.inputs:
+            shapes[t.name] = list(t.shape)
+            dtypes[t.name] = t.dtype
+        return shapes, dtypes
+
+    def _fold_pass(self, nodes: list, shapes: dict) -> list:
+        """Folds what can be folded; returns the nodes left."""
+        rest = []
+        for n in nodes:
+            outs = self._try_fold(n, shapes)
+            if outs is None:
+                rest.append(n)
+                continue
+            for name, val in zip(n.output, outs):
+                if name and val is not None:
+                    self.consts[name] = val
+                    shapes[name] = list(val.shape)
+        return rest
+
+    def _try_fold(self, n, shapes: dict):
+        if n.domain not in _DEFAULT_DOMAINS or n.op_type in onnx_fold.NOT_FOLDABLE:
+            return None
+        if n.op_type in ("Shape", "Size") and n.input[0] not in self.consts:
+            s = shapes.get(n.input[0])
+            if s is None or any(d is None for d in s):
+                return None
+            ins = [np.broadcast_to(np.zeros((), np.float32), s)]
+        else:
+            present = [i for i in n.input if i]
+            if not present and n.op_type != "Constant":
+                return None
+            if any(i not in self.consts for i in present):
+                return None
+            if any(a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS) for a in n.attribute):
+                return None
+            ins = [self.consts[i] if i else None for i in n.input]
+        try:
+            outs = onnx_fold.fold(n, ins, decode_attrs(n), self.opset)
+        except Exception as e:  # noqa: BLE001
+            raise InvalidModelError(
+                f"ONNX op '{n.op_type}' (node '{n.name}'): cannot evaluate its constant "
+                f"inputs: {e}") from e
+        if outs is None:
+            return None
+        for name, val in zip(n.output, outs):
+            if name in self.output_names and val is not None:
+                return None  # a graph output must come out of an op; let the handler emit it
+        return outs
+
+    # --- stage 3: handlers --------------------------------------------------------------
+    def convert(self) -> ir.Graph:
+        self._collect()
+        g = self.model.graph
+        for n in g.node:
+            if n.domain not in _DEFAULT_DOMAINS and n.domain != "ai.onnx.ml":
+                raise UnsupportedError(
+                    f"ONNX op '{n.op_type}' (node '{n.name}') of domain '{n.domain}' "
+                    "is not supported")
+        known = set(self.consts) | {t.name for t in self.inputs}
+        nodes = _topo_sort(self._prune(list(g.node)), known)
+        while True:
+            shapes, dtypes = self._infer(nodes)
+            rest = self._fold_pass(nodes, shapes)
+            if len(rest) == len(nodes):
+                break
+            nodes = rest
+
+        graph = ir.Graph(name=g.name or "model")
+        names = {vi.name for vi in g.input} | {vi.name for vi in g.output}
+        names |= {o for n in g.node for o in n.output} | {n.name for n in g.node}
+        names |= set(self.consts)
+        ctx = OnnxContext(graph, self.opset, self.consts, shapes, dtypes,
+                          {t.name for t in self.inputs}, set(self.output_names), names)
+        handlers = onnx_ops.load_all()
+        for n in nodes:
+            fn = handlers.get(n.op_type)
+            if fn is None:
+                raise UnsupportedError(
+                    f"ONNX op '{n.op_type}' (node '{n.name}') is not supported")
+            fn(ctx, n)
+
+        graph.inputs = self.inputs
+        produced = {o for op in graph.ops for o in op.outputs}
+        for name in self.output_names:
+            if name in produced:
+                pass
+            elif name in {t.name for t in self.inputs}:
+                raise UnsupportedError(f"graph output '{name}' is a graph input")
+            elif ctx.const(name) is not None:
+                raise UnsupportedError(f"graph output '{name}' is a constant")
+            else:
+                raise InvalidModelError(f"graph output '{name}' is produced by no node")
+            s = shapes.get(name)
+            shape = [d if d is not None else -1 for d in s] if s is not None else []
+            dtype = dtypes.get(name, np.dtype(np.float32))
+            graph.outputs.append(ir.TensorInfo(name, shape, dtype,
+                                               "NCHW" if len(shape) == 4 else "NONE"))
+        for name, s in shapes.items():
+            if s is not None and all(d is not None for d in s) and name not in self.consts:
+                graph.shapes.setdefault(name, list(s))
+        for name, dt in dtypes.items():
+            if name not in self.consts:
+                graph.dtypes.setdefault(name, dt)
+        graph.remove_unused_consts()
+        return graph
+
+
+def _outer_names(g: onnx.GraphProto) -> set[str]:
+    """Names a subgraph reads from its enclosing scope."""
+    local = {i.name for i in g.input} | {i.name for i in g.initializer}
+    local |= {o for n in g.node for o in n.output}
+    used = set()
+    for n in g.node:
+        used.update(i for i in n.input if i)
+        for a in n.attribute:
+            if a.type == AttributeProto.GRAPH:
+                used |= _outer_names(a.g)
+            elif a.type == AttributeProto.GRAPHS:
+                for sg in a.graphs:
+                    used |= _outer_names(sg)
+    used.update(o.name for o in g.output)
+    return used - local
+
+
+def convert_onnx(source: Any, *, weights: Any = None, inputs: dict | None = None,
+                 outputs: Iterable[str] | None = None) -> ir.Graph:
+    """ONNX model (path, bytes or ModelProto) -> ir.Graph of mace ops (before transforms)."""
+    del weights  # ONNX keeps weights in the model (external data is loaded by onnx.load)
+    return OnnxConverter(source, inputs=inputs, outputs=outputs).convert()

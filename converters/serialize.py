@@ -1,0 +1,143 @@
+"""ir.Graph -> (NetDef bytes, weights blob): every constant 64-byte aligned in one blob."""
+from __future__ import annotations
+
+import numpy as np
+
+from mace import proto
+from mace.errors import UnsupportedError
+
+from . import ir
+
+ALIGN = 64
+
+# numpy dtype name -> (mace DataType name, dtype stored in the blob)
+_DTYPES = {
+    "float32": ("DT_FLOAT", np.float32),
+    "float64": ("DT_FLOAT", np.float32),
+    "float16": ("DT_HALF", np.float16),
+    "bfloat16": ("DT_BFLOAT16", None),
+    "int64": ("DT_INT64", np.int64),
+    "uint64": ("DT_INT64", np.int64),
+    "uint32": ("DT_INT64", np.int64),
+    "int32": ("DT_INT32", np.int32),
+    "int16": ("DT_INT32", np.int32),
+    "uint16": ("DT_INT32", np.int32),
+    "int8": ("DT_INT8", np.int8),
+    "uint8": ("DT_UINT8", np.uint8),
+    "bool": ("DT_BOOL", np.bool_),
+}
+
+_FORMATS = {"NCHW": "NCHW", "NHWC": "NHWC", "NONE": "DF_NONE", "OIHW": "OIHW", "": "DF_NONE"}
+
+
+def data_type(dtype) -> int:
+    """mace DataType number of a numpy dtype (float64 is stored as float32)."""
+    name = np.dtype(dtype).name
+    if name not in _DTYPES:
+        raise UnsupportedError(f"tensors of dtype {name} cannot be stored in a mace model")
+    return proto.DataType[_DTYPES[name][0]]
+
+
+def tensor_bytes(arr: np.ndarray) -> bytes:
+    arr = np.asarray(arr)
+    name = arr.dtype.name
+    if name not in _DTYPES:
+        raise UnsupportedError(f"tensors of dtype {name} cannot be stored in a mace model")
+    store = _DTYPES[name][1]
+    if store is not None and arr.dtype != store:
+        arr = arr.astype(store)
+    if arr.dtype.byteorder == ">":
+        arr = arr.astype(arr.dtype.newbyteorder("<"))
+    return np.ascontiguousarray(arr).tobytes()
+
+
+def _set_arg(arg, name: str, value) -> None:
+    arg.name = name
+    if isinstance(value, (bool, np.bool_)):
+        arg.i = int(value)
+    elif isinstance(value, (int, np.integer)):
+        arg.i = int(value)
+    elif isinstance(value, (float, np.floating)):
+        arg.f = float(value)
+    elif isinstance(value, str):
+        arg.s = value.encode("utf-8")
+    elif isinstance(value, bytes):
+        arg.s = value
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        vals = np.asarray(value).reshape(-1).tolist() if isinstance(value, np.ndarray) else list(value)
+        if all(isinstance(v, (bool, int, np.integer, np.bool_)) for v in vals):
+            arg.ints.extend(int(v) for v in vals)
+        elif all(isinstance(v, (bool, int, float, np.integer, np.floating)) for v in vals):
+            arg.floats.extend(float(v) for v in vals)
+        else:
+            raise UnsupportedError(f"argument '{name}': list of {type(vals[0]).__name__} "
+                                   "cannot be stored")
+    else:
+        raise UnsupportedError(f"argument '{name}': value of type {type(value).__name__} "
+                               "cannot be stored")
+
+
+def _static(shape) -> bool:
+    return shape is not None and all(isinstance(d, (int, np.integer)) and d >= 0 for d in shape)
+
+
+def to_netdef(graph: ir.Graph):
+    """(NetDef message, weights bytes)."""
+    net = proto.NetDef()
+    net.name = graph.name
+    used = []
+    seen = set()
+    for op in graph.ops:
+        for name in op.inputs:
+            if name in graph.consts and name not in seen:
+                seen.add(name)
+                used.append(name)
+    chunks, offset = [], 0
+    for name in used:
+        arr = np.asarray(graph.consts[name])
+        data = tensor_bytes(arr)
+        pad = (-offset) % ALIGN
+        if pad:
+            chunks.append(b"\0" * pad)
+            offset += pad
+        t = net.tensors.add()
+        t.name = name
+        t.dims.extend(int(d) for d in arr.shape)
+        t.data_type = data_type(arr.dtype)
+        t.offset = offset
+        t.data_size = len(data)
+        chunks.append(data)
+        offset += len(data)
+    blob = b"".join(chunks)
+    net.weights_size = len(blob)
+
+    for op in graph.ops:
+        od = net.op.add()
+        od.name = op.name
+        od.type = op.type
+        od.input.extend(op.inputs)
+        od.output.extend(op.outputs)
+        for k, v in op.args.items():
+            if v is None:
+                continue
+            _set_arg(od.arg.add(), k, v)
+        shapes = [graph.shapes.get(o) for o in op.outputs]
+        if op.outputs and all(_static(s) for s in shapes):
+            for s in shapes:
+                od.output_shape.add().dims.extend(int(d) for d in s)
+
+    for infos, field in ((graph.inputs, net.input_info), (graph.outputs, net.output_info)):
+        for t in infos:
+            io = field.add()
+            io.name = t.name
+            if _static(t.shape):
+                io.dims.extend(int(d) for d in t.shape)
+            io.data_type = data_type(t.dtype) if t.dtype is not None else proto.DataType["DT_FLOAT"]
+            io.data_format = proto.DataFormat[_FORMATS.get(t.data_format, "DF_NONE")]
+    return net, blob
+
+
+def serialize(graph: ir.Graph) -> tuple[bytes, bytes]:
+    """(serialized NetDef, weights blob)."""
+    net, blob = to_netdef(graph)
+    return net.SerializeToString(), blob

@@ -1,0 +1,271 @@
+"""Graph rewrites on the ir.Graph of mace ops, run after every front end.
+
+Each transform is `fn(graph) -> bool` (True when it changed something); `optimize` runs the
+list until nothing changes. A fusion never crosses a tensor that is a graph output, and
+never mutates a constant in place (a constant may be shared by several ops).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import ir
+
+ACTIVATION_ARGS = ("activation", "max_limit", "activation_coefficient",
+                   "hardsigmoid_alpha", "hardsigmoid_beta")
+FUSABLE_ACTIVATIONS = {"RELU", "RELUX", "LEAKYRELU", "SIGMOID", "TANH", "HARDSIGMOID",
+                       "HARDSWISH", "ELU"}
+CONV_TYPES = ("Conv2D", "Deconv2D")
+
+
+def _has_activation(op: ir.Op) -> bool:
+    return op.args.get("activation", "NOOP") not in ("NOOP", "", None)
+
+
+def _new_const(graph: ir.Graph, base: str, value: np.ndarray) -> str:
+    name, k = base, 0
+    taken = set(graph.consts) | {t for op in graph.ops for t in op.inputs + op.outputs}
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    graph.consts[name] = np.ascontiguousarray(value)
+    return name
+
+
+class _Matcher:
+    """Producer -> single-consumer pairs, recomputed after every rewrite."""
+
+    def __init__(self, graph: ir.Graph):
+        self.graph = graph
+        self.consumers = graph.consumers()
+        self.outputs = {t.name for t in graph.outputs}
+
+    def sole_consumer(self, op: ir.Op) -> ir.Op | None:
+        """The only consumer of op's single output, unless that output is a graph output."""
+        if len(op.outputs) != 1:
+            return None
+        t = op.outputs[0]
+        if t in self.outputs:
+            return None
+        users = self.consumers.get(t, [])
+        if len(users) != 1:
+            return None
+        return users[0]
+
+
+def _merge(graph: ir.Graph, first: ir.Op, second: ir.Op) -> None:
+    """`first` takes over `second`'s outputs and `second` disappears."""
+    first.outputs = list(second.outputs)
+    graph.ops.remove(second)
+
+
+def _out_channels(graph: ir.Graph, op: ir.Op) -> int | None:
+    w = graph.consts.get(op.inputs[1]) if len(op.inputs) > 1 else None
+    if w is not None:
+        if op.type == "Conv2D" or op.type == "FullyConnected":
+            return int(w.shape[0])
+        if op.type == "Deconv2D" and w.ndim == 4:
+            return int(w.shape[1]) * int(op.args.get("group", 1))
+    s = graph.shapes.get(op.outputs[0])
+    if s is not None and len(s) >= 2:
+        return int(s[1])
+    return None
+
+
+def _float_const(graph: ir.Graph, name: str) -> np.ndarray | None:
+    c = graph.consts.get(name)
+    if c is None or c.dtype.kind != "f":
+        return None
+    return c
+
+
+def _scale_filter(op: ir.Op, w: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Filter with each output channel multiplied by scale (float64 -> float32)."""
+    w64 = w.astype(np.float64)
+    if op.type == "Deconv2D":  # ONNX ConvTranspose layout [C_in, C_out/group, kh, kw]
+        g = int(op.args.get("group", 1))
+        cin, cog = w.shape[0], w.shape[1]
+        out = w64.reshape(g, cin // g, cog, -1) * scale.reshape(g, 1, cog, 1)
+        return out.reshape(w.shape).astype(w.dtype)
+    return (w64 * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype)
+
+
+def fold_batchnorm(graph: ir.Graph) -> bool:
+    """Conv2D/Deconv2D/FullyConnected -> BatchNorm(scale, offset) becomes one op."""
+    m = _Matcher(graph)
+    for op in graph.ops:
+        if op.type not in CONV_TYPES + ("FullyConnected",) or _has_activation(op):
+            continue
+        bn = m.sole_consumer(op)
+        if bn is None or bn.type != "BatchNorm" or len(bn.inputs) != 3:
+            continue
+        w = _float_const(graph, op.inputs[1]) if len(op.inputs) > 1 else None
+        scale, offset = _float_const(graph, bn.inputs[1]), _float_const(graph, bn.inputs[2])
+        if w is None or scale is None or offset is None:
+            continue
+        n = _out_channels(graph, op)
+        if n is None or scale.size != n or offset.size != n:
+            continue
+        if op.type == "FullyConnected" and len(graph.shapes.get(op.outputs[0], [0, 0])) != 2:
+            continue
+        bias = None
+        if len(op.inputs) > 2 and op.inputs[2]:
+            bias = _float_const(graph, op.inputs[2])
+            if bias is None or bias.size != n:
+                continue
+        s64, o64 = scale.astype(np.float64).reshape(-1), offset.astype(np.float64).reshape(-1)
+        new_w = _scale_filter(op, w, s64)
+        b64 = np.zeros(n) if bias is None else bias.astype(np.float64).reshape(-1)
+        new_b = (b64 * s64 + o64).astype(np.float32)
+        op.inputs = [op.inputs[0], _new_const(graph, op.inputs[1] + "_bn", new_w),
+                     _new_const(graph, op.name + "_bias", new_b)]
+        for k in ACTIVATION_ARGS:
+            if k in bn.args:
+                op.args[k] = bn.args[k]
+        _merge(graph, op, bn)
+        return True
+    return False
+
+
+def _channel_vector(c: np.ndarray, rank: int, axis: int, n: int) -> np.ndarray | None:
+    """c as a length-n vector when it broadcasts along `axis` of a rank-`rank` tensor only."""
+    if c.ndim > rank:
+        return None
+    shape = (1,) * (rank - c.ndim) + tuple(c.shape)
+    for i, d in enumerate(shape):
+        if i != axis and d != 1:
+            return None
+    if shape[axis] not in (1, n):
+        return None
+    return np.broadcast_to(c.reshape(-1), (n,)) if c.size == 1 else c.reshape(n)
+
+
+def fuse_bias(graph: ir.Graph) -> bool:
+    """Conv2D/Deconv2D/FullyConnected -> BiasAdd or Eltwise ADD of a per-channel constant."""
+    m = _Matcher(graph)
+    for op in graph.ops:
+        if op.type not in CONV_TYPES + ("FullyConnected",) or _has_activation(op):
+            continue
+        add = m.sole_consumer(op)
+        if add is None or len(add.inputs) != 2:
+            continue
+        t = op.outputs[0]
+        if add.type == "BiasAdd" and add.inputs[0] == t:
+            c = _float_const(graph, add.inputs[1])
+        elif (add.type == "Eltwise" and add.args.get("type") == "ADD"
+              and set(add.args) <= {"type"} | set(ACTIVATION_ARGS)
+              and t in add.inputs and add.inputs[0] != add.inputs[1]):
+            other = add.inputs[1] if add.inputs[0] == t else add.inputs[0]
+            c = _float_const(graph, other)
+        else:
+            continue
+        n = _out_channels(graph, op)
+        if c is None or n is None:
+            continue
+        if op.type == "FullyConnected":
+            rank = len(graph.shapes.get(t, [0, 0]))
+            vec = _channel_vector(c, rank, rank - 1, n) if rank == 2 else None
+        else:
+            rank = len(graph.shapes.get(t, [0, 0, 0, 0]))
+            vec = _channel_vector(c, rank, 1, n)
+        if vec is None:
+            continue
+        b64 = vec.astype(np.float64)
+        if len(op.inputs) > 2 and op.inputs[2]:
+            old = _float_const(graph, op.inputs[2])
+            if old is None or old.size != n:
+                continue
+            b64 = b64 + old.astype(np.float64).reshape(-1)
+        bias = _new_const(graph, op.name + "_bias", b64.astype(np.float32))
+        op.inputs = op.inputs[:2] + [bias]
+        for k in ACTIVATION_ARGS:
+            if k in add.args:
+                op.args[k] = add.args[k]
+        _merge(graph, op, add)
+        return True
+    return False
+
+
+def fuse_activation(graph: ir.Graph) -> bool:
+    """Conv2D/Deconv2D/FullyConnected/MatMul -> Activation becomes a fused activation."""
+    m = _Matcher(graph)
+    for op in graph.ops:
+        if op.type not in CONV_TYPES + ("FullyConnected", "MatMul") or _has_activation(op):
+            continue
+        act = m.sole_consumer(op)
+        if (act is None or act.type != "Activation" or len(act.inputs) != 1
+                or act.args.get("activation") not in FUSABLE_ACTIVATIONS):
+            continue
+        for k in ACTIVATION_ARGS:
+            if k in act.args:
+                op.args[k] = act.args[k]
+        _merge(graph, op, act)
+        return True
+    return False
+
+
+def matmul_add_to_fc(graph: ir.Graph) -> bool:
+    """MatMul(A 2-D, constant B 2-D) -> Eltwise ADD constant bias[N] becomes FullyConnected."""
+    m = _Matcher(graph)
+    for op in graph.ops:
+        if op.type != "MatMul" or len(op.inputs) != 2 or _has_activation(op):
+            continue
+        if op.args.get("transpose_a", 0):
+            continue
+        b = _float_const(graph, op.inputs[1])
+        a_shape = graph.shapes.get(op.inputs[0])
+        if b is None or b.ndim != 2 or a_shape is None or len(a_shape) != 2:
+            continue
+        if op.inputs[0] in graph.consts:
+            continue
+        w = b if op.args.get("transpose_b", 0) else b.T
+        n = w.shape[0]
+        add = m.sole_consumer(op)
+        if (add is None or add.type != "Eltwise" or add.args.get("type") != "ADD"
+                or len(add.inputs) != 2 or not set(add.args) <= {"type"} | set(ACTIVATION_ARGS)):
+            continue
+        t = op.outputs[0]
+        if t not in add.inputs or add.inputs[0] == add.inputs[1]:
+            continue
+        bias = _float_const(graph, add.inputs[1] if add.inputs[0] == t else add.inputs[0])
+        if bias is None or bias.size != n or bias.shape not in ((n,), (1, n)):
+            continue
+        fc = ir.Op("FullyConnected", op.name, [
+            op.inputs[0], _new_const(graph, op.inputs[1] + "_fc", w.astype(np.float32)),
+            _new_const(graph, op.name + "_bias", bias.reshape(n).astype(np.float32))],
+            list(add.outputs), {k: add.args[k] for k in ACTIVATION_ARGS if k in add.args})
+        graph.ops[graph.ops.index(op)] = fc
+        graph.ops.remove(add)
+        return True
+    return False
+
+
+def remove_dead_ops(graph: ir.Graph) -> bool:
+    """Drops ops none of whose outputs is used or a graph output, then unused constants."""
+    need = {t.name for t in graph.outputs}
+    keep = []
+    for op in reversed(graph.ops):
+        if any(o in need for o in op.outputs):
+            keep.append(op)
+            need.update(op.inputs)
+    keep.reverse()
+    changed = len(keep) != len(graph.ops)
+    graph.ops = keep
+    n = len(graph.consts)
+    graph.remove_unused_consts()
+    return changed or n != len(graph.consts)
+
+
+TRANSFORMS = [matmul_add_to_fc, fold_batchnorm, fuse_bias, fuse_activation, remove_dead_ops]
+
+
+def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:
+    """Runs the transforms until none changes the graph (in place; returns graph)."""
+    transforms = TRANSFORMS if transforms is None else transforms
+    for _ in range(100000):
+        changed = False
+        for fn in transforms:
+            while fn(graph):
+                changed = True
+        if not changed:
+            break
+    return graph
