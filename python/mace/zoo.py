@@ -1,0 +1,249 @@
+"""Standard architectures built as ONNX models with random weights, no downloads.
+
+They are written the way torch.onnx (opset 13) exports torchvision models: Constant nodes,
+unfolded BatchNormalization, Clip with min/max as inputs, Flatten->Gemm or a
+Shape->Gather->Unsqueeze->Concat->Reshape chain before the classifier, ReduceMean over the
+spatial axes. Used by the tests, the demo and the benchmarks.
+
+    >>> import mace.zoo
+    >>> model = mace.zoo.build("mobilenet_v2", width=0.25)
+    >>> model.graph.input[0].name
+    'input'
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+class _Builder:
+    """Accumulates nodes and initializers with torch-exporter naming habits."""
+
+    def __init__(self, seed: int = 0, opset: int = 13):
+        self.rng = np.random.default_rng(seed)
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+        self.opset = opset
+        self.count = 0
+
+    def name(self, base: str) -> str:
+        self.count += 1
+        return f"{base}_{self.count}"
+
+    def weight(self, shape, scale=None, base="w") -> str:
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else int(shape[0])
+        scale = scale if scale is not None else np.sqrt(2.0 / max(fan_in, 1))
+        arr = (self.rng.standard_normal(shape) * scale).astype(np.float32)
+        return self.init(arr, base)
+
+    def init(self, arr: np.ndarray, base="c") -> str:
+        n = self.name(base)
+        self.inits.append(numpy_helper.from_array(arr, n))
+        return n
+
+    def constant(self, arr: np.ndarray) -> str:
+        out = self.name("Constant_out")
+        self.nodes.append(helper.make_node("Constant", [], [out], name=self.name("Constant"),
+                                           value=numpy_helper.from_array(arr)))
+        return out
+
+    def node(self, op: str, inputs: list[str], n_out: int = 1, **attrs) -> str | list[str]:
+        outs = [self.name(f"{op}_out") for _ in range(n_out)]
+        self.nodes.append(helper.make_node(op, inputs, outs, name=self.name(op), **attrs))
+        return outs[0] if n_out == 1 else outs
+
+    def conv(self, x, cin, cout, k, stride=1, group=1, bias=False, pad=None) -> str:
+        w = self.weight((cout, cin // group, k, k))
+        ins = [x, w] + ([self.init(self.rng.uniform(-0.1, 0.1, cout).astype(np.float32), "b")]
+                        if bias else [])
+        p = k // 2 if pad is None else pad
+        return self.node("Conv", ins, kernel_shape=[k, k], strides=[stride, stride],
+                         pads=[p, p, p, p], group=group, dilations=[1, 1])
+
+    def bn(self, x, c) -> str:
+        gamma = self.init(self.rng.uniform(0.5, 1.5, c).astype(np.float32), "gamma")
+        beta = self.init(self.rng.uniform(-0.2, 0.2, c).astype(np.float32), "beta")
+        mean = self.init(self.rng.uniform(-0.2, 0.2, c).astype(np.float32), "mean")
+        var = self.init(self.rng.uniform(0.5, 1.5, c).astype(np.float32), "var")
+        return self.node("BatchNormalization", [x, gamma, beta, mean, var], epsilon=1e-5,
+                         momentum=0.9)
+
+    def conv_bn(self, x, cin, cout, k, stride=1, group=1, act="relu") -> str:
+        y = self.bn(self.conv(x, cin, cout, k, stride, group), cout)
+        if act == "relu":
+            y = self.node("Relu", [y])
+        elif act == "relu6":
+            y = self.node("Clip", [y, self.constant(np.array(0, np.float32)),
+                                   self.constant(np.array(6, np.float32))])
+        elif act == "hardswish":
+            y = self.node("HardSwish", [y]) if self.opset >= 14 else self.node(
+                "Mul", [y, self.node("HardSigmoid", [y], alpha=1 / 6, beta=0.5)])
+        return y
+
+    def classifier_reshape(self, x, cin, classes) -> str:
+        """torch's x.view(x.size(0), -1) followed by Linear: Shape->Gather->Unsqueeze->Concat->Reshape."""
+        shape = self.node("Shape", [x])
+        batch = self.node("Gather", [shape, self.constant(np.array(0, np.int64))], axis=0)
+        batch1 = self.node("Unsqueeze", [batch, self.constant(np.array([0], np.int64))])
+        target = self.node("Concat", [batch1, self.constant(np.array([-1], np.int64))], axis=0)
+        flat = self.node("Reshape", [x, target])
+        return self.gemm(flat, cin, classes)
+
+    def gemm(self, x, cin, cout) -> str:
+        w = self.weight((cout, cin), scale=np.sqrt(1.0 / cin))
+        b = self.init(self.rng.uniform(-0.1, 0.1, cout).astype(np.float32), "b")
+        return self.node("Gemm", [x, w, b], alpha=1.0, beta=1.0, transB=1)
+
+    def model(self, x_name, out, input_shape, name, out_shape=None) -> onnx.ModelProto:
+        graph = helper.make_graph(
+            self.nodes, name,
+            [helper.make_tensor_value_info(x_name, TensorProto.FLOAT, input_shape)],
+            [helper.make_tensor_value_info(out, TensorProto.FLOAT, out_shape)], self.inits)
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
+                              producer_name="mace.zoo")
+        m.ir_version = 8
+        return m
+
+
+def _ch(c: int, width: float) -> int:
+    return max(8, int(round(c * width / 8)) * 8)
+
+
+def mobilenet_v1(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    b = _Builder(seed)
+    c = _ch(32, width)
+    x = b.conv_bn("input", 3, c, 3, 2)
+    cfg = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + [(512, 1)] * 5 + \
+          [(1024, 2), (1024, 1)]
+    for out, s in cfg:
+        o = _ch(out, width)
+        x = b.conv_bn(x, c, c, 3, s, group=c)
+        x = b.conv_bn(x, c, o, 1)
+        c = o
+    x = b.node("GlobalAveragePool", [x])
+    x = b.node("Flatten", [x], axis=1)
+    return b.model("input", b.gemm(x, c, classes), [1, 3, size, size], "mobilenet_v1",
+                   [1, classes])
+
+
+def mobilenet_v2(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    b = _Builder(seed)
+    c = _ch(32, width)
+    x = b.conv_bn("input", 3, c, 3, 2, act="relu6")
+    cfg = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
+           (6, 160, 3, 2), (6, 320, 1, 1)]
+    for t, out, n, s in cfg:
+        o = _ch(out, width)
+        for i in range(n):
+            stride = s if i == 0 else 1
+            h = b.conv_bn(x, c, c * t, 1, act="relu6") if t != 1 else x
+            h = b.conv_bn(h, c * t, c * t, 3, stride, group=c * t, act="relu6")
+            h = b.conv_bn(h, c * t, o, 1, act=None)
+            x = b.node("Add", [x, h]) if stride == 1 and c == o else h
+            c = o
+    last = _ch(1280, max(width, 1.0))
+    x = b.conv_bn(x, c, last, 1, act="relu6")
+    x = b.node("ReduceMean", [x], axes=[2, 3], keepdims=0)
+    return b.model("input", b.gemm(x, last, classes), [1, 3, size, size], "mobilenet_v2",
+                   [1, classes])
+
+
+def _fire(b, x, cin, s, e):
+    sq = b.node("Relu", [b.conv(x, cin, s, 1, bias=True)])
+    e1 = b.node("Relu", [b.conv(sq, s, e, 1, bias=True)])
+    e3 = b.node("Relu", [b.conv(sq, s, e, 3, bias=True)])
+    return b.node("Concat", [e1, e3], axis=1), 2 * e
+
+
+def squeezenet(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    b = _Builder(seed)
+    c = _ch(64, width)
+    x = b.node("Relu", [b.conv("input", 3, c, 3, 2, bias=True, pad=0)])
+    x = b.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    for i, (s, e) in enumerate([(16, 64), (16, 64), (32, 128), (32, 128), (48, 192), (48, 192),
+                                (64, 256), (64, 256)]):
+        x, c = _fire(b, x, c, _ch(s, width), _ch(e, width))
+        if i in (1, 3):
+            x = b.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    x = b.node("Relu", [b.conv(x, c, classes, 1, bias=True)])
+    x = b.node("GlobalAveragePool", [x])
+    x = b.node("Flatten", [x], axis=1)
+    return b.model("input", x, [1, 3, size, size], "squeezenet1_1", [1, classes])
+
+
+def _basic_block(b, x, cin, cout, stride):
+    h = b.conv_bn(x, cin, cout, 3, stride)
+    h = b.conv_bn(h, cout, cout, 3, 1, act=None)
+    sc = b.conv_bn(x, cin, cout, 1, stride, act=None) if stride != 1 or cin != cout else x
+    return b.node("Relu", [b.node("Add", [h, sc])])
+
+
+def _bottleneck(b, x, cin, mid, stride):
+    cout = mid * 4
+    h = b.conv_bn(x, cin, mid, 1)
+    h = b.conv_bn(h, mid, mid, 3, stride)
+    h = b.conv_bn(h, mid, cout, 1, act=None)
+    sc = b.conv_bn(x, cin, cout, 1, stride, act=None) if stride != 1 or cin != cout else x
+    return b.node("Relu", [b.node("Add", [h, sc])])
+
+
+def _resnet(blocks, bottleneck, width, size, classes, seed, name):
+    b = _Builder(seed)
+    c = _ch(64, width)
+    x = b.conv_bn("input", 3, c, 7, 2)
+    x = b.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    for stage, n in enumerate(blocks):
+        mid = _ch(64 * 2 ** stage, width)
+        for i in range(n):
+            stride = 2 if stage > 0 and i == 0 else 1
+            if bottleneck:
+                x = _bottleneck(b, x, c, mid, stride)
+                c = mid * 4
+            else:
+                x = _basic_block(b, x, c, mid, stride)
+                c = mid
+    x = b.node("GlobalAveragePool", [x])
+    return b.model("input", b.classifier_reshape(x, c, classes), [1, 3, size, size], name,
+                   [1, classes])
+
+
+def resnet18(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    return _resnet([2, 2, 2, 2], False, width, size, classes, seed, "resnet18")
+
+
+def resnet50(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    return _resnet([3, 4, 6, 3], True, width, size, classes, seed, "resnet50")
+
+
+def lenet(seed=0) -> onnx.ModelProto:
+    """A small MNIST-style CNN (1x1x28x28 -> 10)."""
+    b = _Builder(seed)
+    x = b.node("Relu", [b.conv("input", 1, 8, 5, bias=True, pad=2)])
+    x = b.node("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    x = b.node("Relu", [b.conv(x, 8, 16, 5, bias=True, pad=2)])
+    x = b.node("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    x = b.node("Flatten", [x], axis=1)
+    x = b.node("Relu", [b.gemm(x, 16 * 7 * 7, 64)])
+    x = b.node("Softmax", [b.gemm(x, 64, 10)], axis=1)
+    return b.model("input", x, [1, 1, 28, 28], "lenet", [1, 10])
+
+
+MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
+    "mobilenet_v1": mobilenet_v1,
+    "mobilenet_v2": mobilenet_v2,
+    "squeezenet1_1": squeezenet,
+    "resnet18": resnet18,
+    "resnet50": resnet50,
+}
+
+
+def build(name: str, **kw) -> onnx.ModelProto:
+    """Builds the named architecture (see MODELS) with random weights."""
+    if name == "lenet":
+        return lenet(**kw)
+    if name not in MODELS:
+        raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS) + ['lenet']}")
+    return MODELS[name](**kw)
