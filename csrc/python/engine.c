@@ -1,0 +1,684 @@
+/* mace._mace.Engine: a loaded model (mace_engine) that runs NumPy arrays. */
+#include "python/mace_python.h"
+
+#include <pythread.h>
+#include <string.h>
+
+/* Ownership: `engine` is owned (mace_engine_destroy in close/dealloc). `weights` is a buffer
+ * export of the caller's weights object, held for the engine's life because the engine
+ * borrows it (borrow_weights = 1). `lock` serialises every engine call: a run releases
+ * the GIL, so two Python threads may otherwise enter the engine at once. */
+typedef struct {
+  PyObject_HEAD
+  mace_engine *engine;
+  Py_buffer weights;
+  int has_weights;
+  PyThread_type_lock lock;
+} EngineObject;
+
+static PyTypeObject EngineType;
+
+/* Waits for the engine lock without holding the GIL (a run in another thread holds it). */
+static void engine_lock(EngineObject *self) {
+  if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    Py_END_ALLOW_THREADS
+  }
+}
+
+static void engine_unlock(EngineObject *self) { PyThread_release_lock(self->lock); }
+
+static mace_engine *engine_get(EngineObject *self) {
+  if (self->engine == NULL) {
+    PyErr_SetString(PyExc_ValueError, "mace Engine is closed (or was never created)");
+  }
+  return self->engine;
+}
+
+/* "O&" converter for an optional path: None stays NULL, else a bytes object via os.fspath. */
+static int path_converter(PyObject *obj, void *out) {
+  if (obj == Py_None) return 1;
+  return PyUnicode_FSConverter(obj, out);
+}
+
+/* ---- construction ------------------------------------------------------------------ */
+
+static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"graph", "weights", "graph_path", "weights_path",
+                           "num_threads", "affinity", "device", NULL};
+  PyObject *graph = Py_None, *weights = Py_None;
+  PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
+  int num_threads = -1, affinity = 0;
+  const char *device = "cpu";
+  Py_buffer graph_buf;
+  int has_graph_buf = 0;
+  mace_engine *engine = NULL;
+  mace_status st;
+  int rc = -1;
+
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iis:Engine", kwlist, &graph, &weights,
+                                   path_converter, &graph_path, path_converter, &weights_path,
+                                   &num_threads, &affinity, &device)) {
+    goto finally;
+  }
+  if (self->engine != NULL || self->lock != NULL) {
+    PyErr_SetString(PyExc_RuntimeError, "mace Engine is already initialised");
+    goto finally;
+  }
+  mace_config cfg;
+  mace_config_init(&cfg);
+  cfg.num_threads = num_threads;
+  if (strcmp(device, "cpu") == 0 || strcmp(device, "CPU") == 0) {
+    cfg.device = MACE_DEVICE_CPU;
+  } else if (strcmp(device, "gpu") == 0 || strcmp(device, "GPU") == 0) {
+    cfg.device = MACE_DEVICE_GPU;
+  } else {
+    PyErr_Format(PyExc_ValueError, "device must be 'cpu' or 'gpu', not '%s'", device);
+    goto finally;
+  }
+  if (affinity < MACE_AFFINITY_NONE || affinity > MACE_AFFINITY_LITTLE_ONLY) {
+    PyErr_Format(PyExc_ValueError, "affinity must be 0 (none), 1 (big cores) or 2 (little), not %d",
+                 affinity);
+    goto finally;
+  }
+  cfg.affinity = (mace_affinity)affinity;
+
+  self->lock = PyThread_allocate_lock();
+  if (self->lock == NULL) {
+    PyErr_NoMemory();
+    goto finally;
+  }
+
+  if (graph_path != NULL) {
+    if (graph != Py_None || weights != Py_None) {
+      PyErr_SetString(PyExc_ValueError,
+                      "give the model either as buffers (graph, weights) or as files "
+                      "(graph_path, weights_path), not both");
+      goto finally;
+    }
+    const char *gp = PyBytes_AS_STRING(graph_path);
+    const char *wp = weights_path ? PyBytes_AS_STRING(weights_path) : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mace_engine_create_from_files(gp, wp, &cfg, &engine);
+    Py_END_ALLOW_THREADS
+  } else {
+    if (graph == Py_None) {
+      PyErr_SetString(PyExc_TypeError, "Engine needs `graph` (bytes) or `graph_path`");
+      goto finally;
+    }
+    if (weights_path != NULL) {
+      PyErr_SetString(PyExc_ValueError, "weights_path needs graph_path; with graph bytes pass "
+                                        "`weights` as bytes");
+      goto finally;
+    }
+    if (PyObject_GetBuffer(graph, &graph_buf, PyBUF_SIMPLE) < 0) goto finally;
+    has_graph_buf = 1;
+    if (weights != Py_None) {
+      if (PyObject_GetBuffer(weights, &self->weights, PyBUF_SIMPLE) < 0) goto finally;
+      self->has_weights = 1;
+    }
+    cfg.borrow_weights = 1;
+    const void *wdata = self->has_weights ? self->weights.buf : NULL;
+    size_t wsize = self->has_weights ? (size_t)self->weights.len : 0;
+    Py_BEGIN_ALLOW_THREADS
+    st = mace_engine_create_from_buffers(graph_buf.buf, (size_t)graph_buf.len, wdata, wsize,
+                                         &cfg, &engine);
+    Py_END_ALLOW_THREADS
+  }
+  if (st != MACE_OK) {
+    mace_py_raise(st);
+    goto finally;
+  }
+  if (engine == NULL) {
+    PyErr_SetString(mace_py_MaceError, "mace_engine_create returned no engine");
+    goto finally;
+  }
+  self->engine = engine;
+  rc = 0;
+
+finally:
+  if (rc < 0 && self->has_weights) {
+    PyBuffer_Release(&self->weights);
+    self->has_weights = 0;
+  }
+  if (has_graph_buf) PyBuffer_Release(&graph_buf);
+  Py_XDECREF(graph_path);
+  Py_XDECREF(weights_path);
+  return rc;
+}
+
+/* Destroys the engine once no run is in flight; safe to call twice. */
+static void engine_close(EngineObject *self) {
+  mace_engine *engine = NULL;
+  if (self->lock != NULL) {
+    engine_lock(self);
+    engine = self->engine;
+    self->engine = NULL;
+    engine_unlock(self);
+  } else {
+    engine = self->engine;
+    self->engine = NULL;
+  }
+  if (engine != NULL) {
+    Py_BEGIN_ALLOW_THREADS
+    mace_engine_destroy(engine);
+    Py_END_ALLOW_THREADS
+  }
+  if (self->has_weights) {
+    PyBuffer_Release(&self->weights);
+    self->has_weights = 0;
+  }
+}
+
+static void Engine_dealloc(EngineObject *self) {
+  engine_close(self);
+  if (self->lock != NULL) {
+    PyThread_free_lock(self->lock);
+    self->lock = NULL;
+  }
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Engine_close(EngineObject *self, PyObject *unused) {
+  (void)unused;
+  engine_close(self);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Engine_enter(EngineObject *self, PyObject *unused) {
+  (void)unused;
+  if (engine_get(self) == NULL) return NULL;
+  Py_INCREF(self);
+  return (PyObject *)self;
+}
+
+static PyObject *Engine_exit(EngineObject *self, PyObject *args) {
+  (void)args;
+  engine_close(self);
+  Py_RETURN_FALSE;
+}
+
+/* ---- tensor descriptions ------------------------------------------------------------ */
+
+static PyObject *dims_tuple(int ndim, const int64_t *dims) {
+  PyObject *t = PyTuple_New(ndim < 0 ? 0 : ndim);
+  if (t == NULL) return NULL;
+  for (int i = 0; i < ndim; ++i) {
+    PyObject *d = PyLong_FromLongLong((long long)dims[i]);
+    if (d == NULL) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, i, d);
+  }
+  return t;
+}
+
+/* numpy.dtype of a mace dtype, or None where NumPy has no such type. */
+static PyObject *dtype_object(mace_dtype dtype) {
+  int npy = mace_py_npy_type(dtype);
+  if (npy < 0) Py_RETURN_NONE;
+  return (PyObject *)PyArray_DescrFromType(npy);
+}
+
+/* (name, shape tuple, numpy dtype) */
+static PyObject *info_tuple(const mace_tensor_info *info) {
+  PyObject *shape = dims_tuple(info->ndim, info->dims);
+  PyObject *dtype = dtype_object(info->dtype);
+  PyObject *res = NULL;
+  if (shape != NULL && dtype != NULL) {
+    res = Py_BuildValue("(sOO)", info->name ? info->name : "", shape, dtype);
+  }
+  Py_XDECREF(shape);
+  Py_XDECREF(dtype);
+  return res;
+}
+
+typedef mace_status (*info_fn)(const mace_engine *, int, mace_tensor_info *);
+
+static PyObject *info_list(EngineObject *self, int n, info_fn fn) {
+  PyObject *list = PyList_New(n);
+  if (list == NULL) return NULL;
+  for (int i = 0; i < n; ++i) {
+    mace_tensor_info info;
+    mace_status st = fn(self->engine, i, &info);
+    if (st != MACE_OK) {
+      Py_DECREF(list);
+      return mace_py_raise(st);
+    }
+    PyObject *t = info_tuple(&info);
+    if (t == NULL) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SET_ITEM(list, i, t);
+  }
+  return list;
+}
+
+static PyObject *Engine_inputs(EngineObject *self, PyObject *unused) {
+  (void)unused;
+  if (engine_get(self) == NULL) return NULL;
+  return info_list(self, mace_engine_num_inputs(self->engine), mace_engine_input_info);
+}
+
+static PyObject *Engine_outputs(EngineObject *self, PyObject *unused) {
+  (void)unused;
+  if (engine_get(self) == NULL) return NULL;
+  return info_list(self, mace_engine_num_outputs(self->engine), mace_engine_output_info);
+}
+
+/* "shape (1, 3, 8, 8) float32" for error messages. */
+static PyObject *spec_string(int ndim, const int64_t *dims, PyObject *dtype) {
+  PyObject *shape = dims_tuple(ndim, dims);
+  if (shape == NULL) return NULL;
+  PyObject *s = PyUnicode_FromFormat("shape %S %S", shape, dtype ? dtype : Py_None);
+  Py_DECREF(shape);
+  return s;
+}
+
+/* Lists the model's inputs ("'x' shape (1, 3) float32, ...") for unknown-name errors. */
+static PyObject *inputs_string(EngineObject *self) {
+  PyObject *parts = PyList_New(0), *sep = NULL, *res = NULL;
+  if (parts == NULL) goto finally;
+  int n = mace_engine_num_inputs(self->engine);
+  for (int i = 0; i < n; ++i) {
+    mace_tensor_info info;
+    if (mace_engine_input_info(self->engine, i, &info) != MACE_OK) continue;
+    PyObject *dtype = dtype_object(info.dtype);
+    if (dtype == NULL) goto finally;
+    PyObject *spec = spec_string(info.ndim, info.dims, dtype);
+    Py_DECREF(dtype);
+    if (spec == NULL) goto finally;
+    PyObject *part = PyUnicode_FromFormat("'%s' %U", info.name, spec);
+    Py_DECREF(spec);
+    if (part == NULL || PyList_Append(parts, part) < 0) {
+      Py_XDECREF(part);
+      goto finally;
+    }
+    Py_DECREF(part);
+  }
+  sep = PyUnicode_FromString(", ");
+  if (sep == NULL) goto finally;
+  res = PyUnicode_Join(sep, parts);
+finally:
+  Py_XDECREF(parts);
+  Py_XDECREF(sep);
+  return res;
+}
+
+/* ---- run ------------------------------------------------------------------------------ */
+
+static int dims_match(const mace_tensor_info *info, PyArrayObject *arr) {
+  if (PyArray_NDIM(arr) != info->ndim) return 0;
+  for (int d = 0; d < info->ndim; ++d) {
+    /* a negative model dim is left for the engine to check */
+    if (info->dims[d] >= 0 && (int64_t)PyArray_DIM(arr, d) != info->dims[d]) return 0;
+  }
+  return 1;
+}
+
+static void raise_input_mismatch(const mace_tensor_info *info, int given_ndim,
+                                 const npy_intp *given_dims, PyObject *given_dtype) {
+  int64_t dims[NPY_MAXDIMS];
+  for (int d = 0; d < given_ndim && d < NPY_MAXDIMS; ++d) dims[d] = (int64_t)given_dims[d];
+  PyObject *want_dtype = dtype_object(info->dtype);
+  PyObject *want = want_dtype ? spec_string(info->ndim, info->dims, want_dtype) : NULL;
+  PyObject *got = spec_string(given_ndim < NPY_MAXDIMS ? given_ndim : NPY_MAXDIMS, dims,
+                              given_dtype);
+  if (want != NULL && got != NULL) {
+    PyErr_Format(mace_py_InvalidInputError, "input '%s': got %U, the model expects %U",
+                 info->name, got, want);
+  }
+  Py_XDECREF(want_dtype);
+  Py_XDECREF(want);
+  Py_XDECREF(got);
+}
+
+/* A C-contiguous, aligned array of the model dtype for input `info`, or NULL with
+ * InvalidInputError. float64 arrays feed float32 inputs (converted); any other dtype must
+ * match. Non-array values (lists, scalars) are converted with same-kind casting. */
+static PyArrayObject *input_array(const mace_tensor_info *info, PyObject *value) {
+  PyArrayObject *given = NULL, *res = NULL;
+  int want = mace_py_npy_type(info->dtype);
+  if (want < 0) {
+    PyErr_Format(mace_py_UnsupportedError, "input '%s': mace dtype %d has no NumPy type",
+                 info->name, (int)info->dtype);
+    goto finally;
+  }
+  int from_array = PyArray_Check(value);
+  given = (PyArrayObject *)PyArray_FROM_O(value);
+  if (given == NULL) {
+    PyErr_Clear();
+    PyErr_Format(mace_py_InvalidInputError, "input '%s': %.200s is not an array",
+                 info->name, Py_TYPE(value)->tp_name);
+    goto finally;
+  }
+  int have = PyArray_TYPE(given);
+  int ok_dtype = have == want || (have == NPY_FLOAT64 && want == NPY_FLOAT32);
+  if (!ok_dtype && !from_array) {
+    PyArray_Descr *to = PyArray_DescrFromType(want);
+    ok_dtype = PyArray_CanCastTypeTo(PyArray_DESCR(given), to, NPY_SAME_KIND_CASTING);
+    Py_DECREF(to);
+  }
+  if (!ok_dtype || !dims_match(info, given)) {
+    raise_input_mismatch(info, PyArray_NDIM(given), PyArray_DIMS(given),
+                         (PyObject *)PyArray_DESCR(given));
+    goto finally;
+  }
+  /* steals the descr reference */
+  res = (PyArrayObject *)PyArray_FromAny((PyObject *)given, PyArray_DescrFromType(want), 0, 0,
+                                         NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+finally:
+  Py_XDECREF(given);
+  return res;
+}
+
+static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"inputs", NULL};
+  PyObject *feeds = NULL, *result = NULL, *names = NULL;
+  mace_io *ins = NULL, *outs = NULL;
+  PyArrayObject **in_arrs = NULL, **out_arrs = NULL;
+  int n_in = 0, n_out = 0;
+  mace_status st = MACE_OK;
+  int closed = 0;
+
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!:run", kwlist, &PyDict_Type, &feeds)) {
+    return NULL;
+  }
+  if (engine_get(self) == NULL) return NULL;
+  n_in = mace_engine_num_inputs(self->engine);
+  n_out = mace_engine_num_outputs(self->engine);
+  ins = PyMem_Calloc((size_t)(n_in > 0 ? n_in : 1), sizeof(*ins));
+  outs = PyMem_Calloc((size_t)(n_out > 0 ? n_out : 1), sizeof(*outs));
+  in_arrs = PyMem_Calloc((size_t)(n_in > 0 ? n_in : 1), sizeof(*in_arrs));
+  out_arrs = PyMem_Calloc((size_t)(n_out > 0 ? n_out : 1), sizeof(*out_arrs));
+  if (!ins || !outs || !in_arrs || !out_arrs) {
+    PyErr_NoMemory();
+    goto finally;
+  }
+
+  /* Every key must name a model input. */
+  names = PySet_New(NULL);
+  if (names == NULL) goto finally;
+  for (int i = 0; i < n_in; ++i) {
+    mace_tensor_info info;
+    if ((st = mace_engine_input_info(self->engine, i, &info)) != MACE_OK) {
+      mace_py_raise(st);
+      goto finally;
+    }
+    PyObject *name = PyUnicode_FromString(info.name);
+    if (name == NULL || PySet_Add(names, name) < 0) {
+      Py_XDECREF(name);
+      goto finally;
+    }
+    Py_DECREF(name);
+  }
+  Py_ssize_t pos = 0;
+  PyObject *key, *value;
+  while (PyDict_Next(feeds, &pos, &key, &value)) {
+    int known = PyUnicode_Check(key) ? PySet_Contains(names, key) : 0;
+    if (known < 0) goto finally;
+    if (!known) {
+      PyObject *expected = inputs_string(self);
+      if (expected != NULL) {
+        PyErr_Format(mace_py_InvalidInputError, "unknown input %R; the model's inputs are: %U",
+                     key, expected);
+        Py_DECREF(expected);
+      }
+      goto finally;
+    }
+  }
+
+  /* Inputs: each present, of the right shape and dtype, C-contiguous. */
+  for (int i = 0; i < n_in; ++i) {
+    mace_tensor_info info;
+    if ((st = mace_engine_input_info(self->engine, i, &info)) != MACE_OK) {
+      mace_py_raise(st);
+      goto finally;
+    }
+    PyObject *val = PyDict_GetItemString(feeds, info.name); /* borrowed */
+    if (val == NULL) {
+      PyObject *dtype = dtype_object(info.dtype);
+      PyObject *spec = dtype ? spec_string(info.ndim, info.dims, dtype) : NULL;
+      if (spec != NULL) {
+        PyErr_Format(mace_py_InvalidInputError, "missing input '%s' (the model expects %U)",
+                     info.name, spec);
+      }
+      Py_XDECREF(dtype);
+      Py_XDECREF(spec);
+      goto finally;
+    }
+    in_arrs[i] = input_array(&info, val);
+    if (in_arrs[i] == NULL) goto finally;
+    if (PyArray_NDIM(in_arrs[i]) > MACE_MAX_DIMS) {
+      PyErr_Format(mace_py_InvalidInputError, "input '%s': %d dims, mace supports at most %d",
+                   info.name, PyArray_NDIM(in_arrs[i]), MACE_MAX_DIMS);
+      goto finally;
+    }
+    ins[i].name = info.name;
+    ins[i].data = PyArray_DATA(in_arrs[i]);
+    ins[i].ndim = PyArray_NDIM(in_arrs[i]);
+    for (int d = 0; d < ins[i].ndim; ++d) ins[i].dims[d] = (int64_t)PyArray_DIM(in_arrs[i], d);
+    ins[i].dtype = info.dtype;
+    ins[i].format = info.format; /* the model's own layout: nothing is transposed */
+  }
+
+  /* Outputs: NumPy arrays of the shapes the engine reports. */
+  for (int i = 0; i < n_out; ++i) {
+    mace_tensor_info info;
+    if ((st = mace_engine_output_info(self->engine, i, &info)) != MACE_OK) {
+      mace_py_raise(st);
+      goto finally;
+    }
+    int npy = mace_py_npy_type(info.dtype);
+    if (npy < 0) {
+      PyErr_Format(mace_py_UnsupportedError, "output '%s': mace dtype %d has no NumPy type",
+                   info.name, (int)info.dtype);
+      goto finally;
+    }
+    npy_intp dims[MACE_MAX_DIMS];
+    for (int d = 0; d < info.ndim; ++d) {
+      if (info.dims[d] < 0) {
+        PyErr_Format(mace_py_UnsupportedError, "output '%s': shape unknown before the run",
+                     info.name);
+        goto finally;
+      }
+      dims[d] = (npy_intp)info.dims[d];
+    }
+    out_arrs[i] = (PyArrayObject *)PyArray_SimpleNew(info.ndim, dims, npy);
+    if (out_arrs[i] == NULL) goto finally;
+    outs[i].name = info.name;
+    outs[i].data = PyArray_DATA(out_arrs[i]);
+    outs[i].ndim = info.ndim;
+    memcpy(outs[i].dims, info.dims, sizeof(info.dims));
+    outs[i].dtype = info.dtype;
+    outs[i].format = info.format;
+  }
+
+  engine_lock(self);
+  Py_BEGIN_ALLOW_THREADS
+  if (self->engine == NULL) {
+    closed = 1;
+  } else {
+    st = mace_engine_run(self->engine, ins, n_in, outs, n_out);
+  }
+  Py_END_ALLOW_THREADS
+  engine_unlock(self);
+  if (closed) {
+    PyErr_SetString(PyExc_ValueError, "mace Engine was closed during run");
+    goto finally;
+  }
+  if (st != MACE_OK) {
+    mace_py_raise(st);
+    goto finally;
+  }
+
+  result = PyDict_New();
+  if (result == NULL) goto finally;
+  for (int i = 0; i < n_out; ++i) {
+    PyObject *arr = (PyObject *)out_arrs[i];
+    Py_INCREF(arr);
+    /* The engine reports the shape it produced; same element count, maybe other dims. */
+    int same = outs[i].ndim == PyArray_NDIM(out_arrs[i]);
+    for (int d = 0; same && d < outs[i].ndim; ++d) {
+      same = outs[i].dims[d] == (int64_t)PyArray_DIM(out_arrs[i], d);
+    }
+    if (!same && outs[i].ndim >= 0 && outs[i].ndim <= MACE_MAX_DIMS) {
+      npy_intp dims[MACE_MAX_DIMS];
+      PyArray_Dims shape = {dims, outs[i].ndim};
+      for (int d = 0; d < outs[i].ndim; ++d) dims[d] = (npy_intp)outs[i].dims[d];
+      PyObject *reshaped = PyArray_Newshape(out_arrs[i], &shape, NPY_CORDER);
+      Py_DECREF(arr);
+      if (reshaped == NULL) {
+        Py_CLEAR(result);
+        goto finally;
+      }
+      arr = reshaped;
+    }
+    int rc = PyDict_SetItemString(result, outs[i].name, arr);
+    Py_DECREF(arr);
+    if (rc < 0) {
+      Py_CLEAR(result);
+      goto finally;
+    }
+  }
+
+finally:
+  for (int i = 0; in_arrs && i < n_in; ++i) Py_XDECREF(in_arrs[i]);
+  for (int i = 0; out_arrs && i < n_out; ++i) Py_XDECREF(out_arrs[i]);
+  PyMem_Free(ins);
+  PyMem_Free(outs);
+  PyMem_Free(in_arrs);
+  PyMem_Free(out_arrs);
+  Py_XDECREF(names);
+  return result;
+}
+
+/* ---- profiling and memory ------------------------------------------------------------- */
+
+static PyObject *Engine_set_profiling(EngineObject *self, PyObject *args) {
+  int on = 0;
+  if (!PyArg_ParseTuple(args, "p:set_profiling", &on)) return NULL;
+  if (engine_get(self) == NULL) return NULL;
+  engine_lock(self);
+  mace_status st = mace_engine_set_profiling(self->engine, on);
+  engine_unlock(self);
+  if (st != MACE_OK) return mace_py_raise(st);
+  Py_RETURN_NONE;
+}
+
+static PyObject *Engine_op_stats(EngineObject *self, PyObject *unused) {
+  (void)unused;
+  PyObject *list = NULL, *res = NULL;
+  mace_status st = MACE_OK;
+  if (engine_get(self) == NULL) return NULL;
+  engine_lock(self);
+  int n = mace_engine_num_ops(self->engine);
+  list = PyList_New(0);
+  if (list == NULL) goto finally;
+  for (int i = 0; i < n; ++i) {
+    mace_op_stat stat;
+    if ((st = mace_engine_op_stat(self->engine, i, &stat)) != MACE_OK) {
+      mace_py_raise(st);
+      goto finally;
+    }
+    PyObject *dims = dims_tuple(stat.ndim, stat.out_dims);
+    if (dims == NULL) goto finally;
+    PyObject *d = Py_BuildValue("{s:s,s:s,s:d,s:L,s:N}", "name", stat.name ? stat.name : "",
+                                "type", stat.type ? stat.type : "", "ms", stat.ms, "macs",
+                                (long long)stat.macs, "out_dims", dims);
+    if (d == NULL || PyList_Append(list, d) < 0) {
+      Py_XDECREF(d);
+      goto finally;
+    }
+    Py_DECREF(d);
+  }
+  res = list;
+  list = NULL;
+finally:
+  engine_unlock(self);
+  Py_XDECREF(list);
+  return res;
+}
+
+static PyObject *Engine_memory_stats(EngineObject *self, PyObject *unused) {
+  (void)unused;
+  mace_memory_stat stat;
+  if (engine_get(self) == NULL) return NULL;
+  engine_lock(self);
+  mace_status st = mace_engine_memory_stat(self->engine, &stat);
+  engine_unlock(self);
+  if (st != MACE_OK) return mace_py_raise(st);
+  return Py_BuildValue("{s:L,s:L,s:L}", "arena_bytes", (long long)stat.arena_bytes,
+                       "naive_bytes", (long long)stat.naive_bytes, "weights_bytes",
+                       (long long)stat.weights_bytes);
+}
+
+static PyObject *Engine_release_intermediate_buffers(EngineObject *self, PyObject *unused) {
+  (void)unused;
+  if (engine_get(self) == NULL) return NULL;
+  engine_lock(self);
+  mace_status st = mace_engine_release_intermediate_buffers(self->engine);
+  engine_unlock(self);
+  if (st != MACE_OK) return mace_py_raise(st);
+  Py_RETURN_NONE;
+}
+
+/* ---- type --------------------------------------------------------------------------- */
+
+static PyMethodDef Engine_methods[] = {
+    {"inputs", (PyCFunction)Engine_inputs, METH_NOARGS,
+     "inputs() -> list of (name, shape tuple, numpy dtype)"},
+    {"outputs", (PyCFunction)Engine_outputs, METH_NOARGS,
+     "outputs() -> list of (name, shape tuple, numpy dtype)"},
+    {"run", (PyCFunction)(void (*)(void))Engine_run, METH_VARARGS | METH_KEYWORDS,
+     "run(inputs: dict[str, ndarray]) -> dict[str, ndarray]\n\n"
+     "Every model input must be given with the model's shape. float64 arrays feeding float32\n"
+     "inputs are converted; non-contiguous arrays are copied. Raises InvalidInputError\n"
+     "naming the input and the expected and given shape/dtype."},
+    {"set_profiling", (PyCFunction)Engine_set_profiling, METH_VARARGS,
+     "set_profiling(on: bool): time every op in the following runs"},
+    {"op_stats", (PyCFunction)Engine_op_stats, METH_NOARGS,
+     "op_stats() -> list of dicts (name, type, ms, macs, out_dims) of the last profiled run"},
+    {"memory_stats", (PyCFunction)Engine_memory_stats, METH_NOARGS,
+     "memory_stats() -> dict(arena_bytes, naive_bytes, weights_bytes)"},
+    {"release_intermediate_buffers", (PyCFunction)Engine_release_intermediate_buffers,
+     METH_NOARGS, "release_intermediate_buffers(): free the arena; the next run re-allocates"},
+    {"close", (PyCFunction)Engine_close, METH_NOARGS,
+     "close(): destroy the engine now (also done when the object is collected)"},
+    {"__enter__", (PyCFunction)Engine_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)Engine_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(Engine_doc,
+             "Engine(graph=None, weights=None, graph_path=None, weights_path=None, "
+             "num_threads=-1, affinity=0, device='cpu')\n\n"
+             "A loaded mace model. Give the graph (.pb contents) and weights (.data contents) as\n"
+             "bytes-like objects (the weights are used in place, not copied) or as file paths\n"
+             "(the weights file is mmap'd). num_threads <= 0 uses one thread per core; affinity\n"
+             "is 0 (none), 1 (big cores) or 2 (little cores).");
+
+static PyTypeObject EngineType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mace._mace.Engine",
+    .tp_basicsize = sizeof(EngineObject),
+    .tp_dealloc = (destructor)Engine_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = Engine_doc,
+    .tp_methods = Engine_methods,
+    .tp_init = (initproc)Engine_init,
+    .tp_new = PyType_GenericNew,
+};
+
+int mace_py_engine_module_init(PyObject *module) {
+  if (PyType_Ready(&EngineType) < 0) return -1;
+  Py_INCREF(&EngineType);
+  if (PyModule_AddObject(module, "Engine", (PyObject *)&EngineType) < 0) {
+    Py_DECREF(&EngineType);
+    return -1;
+  }
+  return 0;
+}

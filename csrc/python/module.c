@@ -1,0 +1,110 @@
+/* The mace._mace module: version(), exception mapping from mace_status, dtype tables. */
+#define MACE_PYTHON_IMPORT_ARRAY
+#include "python/mace_python.h"
+
+PyObject *mace_py_MaceError = NULL;
+PyObject *mace_py_InvalidModelError = NULL;
+PyObject *mace_py_InvalidInputError = NULL;
+PyObject *mace_py_UnsupportedError = NULL;
+
+PyObject *mace_py_raise(mace_status status) {
+  PyObject *cls;
+  switch (status) {
+    case MACE_INVALID_MODEL: cls = mace_py_InvalidModelError; break;
+    case MACE_INVALID_INPUT: cls = mace_py_InvalidInputError; break;
+    case MACE_UNSUPPORTED: cls = mace_py_UnsupportedError; break;
+    default: cls = mace_py_MaceError; break;
+  }
+  const char *msg = mace_last_error();
+  if (msg == NULL || msg[0] == '\0') {
+    PyErr_Format(cls, "mace: %s", mace_status_name(status));
+  } else {
+    PyErr_SetString(cls, msg);
+  }
+  return NULL;
+}
+
+int mace_py_npy_type(mace_dtype dtype) {
+  switch (dtype) {
+    case MACE_DT_F32: return NPY_FLOAT32;
+    case MACE_DT_U8: return NPY_UINT8;
+    case MACE_DT_F16: return NPY_FLOAT16;
+    case MACE_DT_I32: return NPY_INT32;
+    case MACE_DT_BF16: return NPY_UINT16; /* NumPy has no bfloat16: the raw bits */
+    case MACE_DT_I8: return NPY_INT8;
+    case MACE_DT_I64: return NPY_INT64;
+    case MACE_DT_BOOL: return NPY_BOOL;
+    default: return -1;
+  }
+}
+
+mace_dtype mace_py_mace_dtype(int npy_type) {
+  switch (npy_type) {
+    case NPY_FLOAT32: return MACE_DT_F32;
+    case NPY_UINT8: return MACE_DT_U8;
+    case NPY_FLOAT16: return MACE_DT_F16;
+    case NPY_INT32: return MACE_DT_I32;
+    case NPY_INT8: return MACE_DT_I8;
+    case NPY_INT64: return MACE_DT_I64;
+    case NPY_BOOL: return MACE_DT_BOOL;
+    default: return MACE_DT_INVALID;
+  }
+}
+
+static PyObject *module_version(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyUnicode_FromString(mace_version());
+}
+
+static PyMethodDef module_methods[] = {
+    {"version", module_version, METH_NOARGS, "version() -> str: the mace C library's version."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* Keeps the exception classes alive for the module's lifetime (they are also module attrs). */
+static int errors_module_init(PyObject *module) {
+  int rc = -1;
+  PyObject *errors = PyImport_ImportModule("mace.errors");
+  if (errors == NULL) goto finally;
+  struct { const char *name; PyObject **slot; } classes[] = {
+      {"MaceError", &mace_py_MaceError},
+      {"InvalidModelError", &mace_py_InvalidModelError},
+      {"InvalidInputError", &mace_py_InvalidInputError},
+      {"UnsupportedError", &mace_py_UnsupportedError},
+  };
+  for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); ++i) {
+    PyObject *cls = PyObject_GetAttrString(errors, classes[i].name);
+    if (cls == NULL) goto finally;
+    Py_XSETREF(*classes[i].slot, cls);
+    Py_INCREF(cls);
+    if (PyModule_AddObject(module, classes[i].name, cls) < 0) {
+      Py_DECREF(cls);
+      goto finally;
+    }
+  }
+  rc = 0;
+finally:
+  Py_XDECREF(errors);
+  return rc;
+}
+
+static struct PyModuleDef mace_module_def = {
+    PyModuleDef_HEAD_INIT,
+    "mace._mace",
+    "The mace C engine (csrc/include/mace/mace.h) for Python: the Engine type and version().",
+    -1,
+    module_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__mace(void) {
+  import_array();
+  PyObject *module = PyModule_Create(&mace_module_def);
+  if (module == NULL) return NULL;
+  if (errors_module_init(module) < 0 || mace_py_engine_module_init(module) < 0) {
+    Py_DECREF(module);
+    return NULL;
+  }
+  return module;
+}

@@ -1,0 +1,31 @@
+"""mace: a C11 deep-learning inference engine with a Python front.
+
+    >>> import mace, numpy as np                                          # doctest: +SKIP
+    >>> sess = mace.Session("mobilenet_v2.onnx", num_threads=2)           # converts in memory
+    >>> y = sess.run(np.random.rand(1, 3, 224, 224).astype(np.float32))
+    >>> m = mace.convert("mobilenet_v2.onnx"); m.save("mnv2.pb", "mnv2.data")
+    >>> sess = mace.Session("mnv2.pb", "mnv2.data")
+
+`import mace` needs only NumPy and protobuf; onnx is imported when something is converted.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import InvalidInputError, InvalidModelError, MaceError, UnsupportedError
+from . import _mace
+from .session import Session, TensorSpec
+
+__version__: str = _mace.version()
+
+__all__ = ["Session", "TensorSpec", "convert", "MaceError", "InvalidModelError",
+           "InvalidInputError", "UnsupportedError", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    # mace.convert is mace.converters.model.convert, imported on first use (it needs onnx).
+    if name == "convert":
+        from .converters.model import convert
+        globals()["convert"] = convert
+        return convert
+    raise AttributeError(f"module 'mace' has no attribute {name!r}")

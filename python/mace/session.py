@@ -1,0 +1,225 @@
+"""mace.Session: load a model (ONNX or mace .pb/.data) and run NumPy arrays through it."""
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, NamedTuple, Sequence, Union
+
+import numpy as np
+
+from . import _mace
+from .errors import InvalidInputError
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_AFFINITY = {None: 0, "none": 0, "big": 1, "big_only": 1, "little": 2, "little_only": 2}
+
+
+class TensorSpec(NamedTuple):
+    """A model input or output: name, shape (tuple of ints) and NumPy dtype."""
+
+    name: str
+    shape: tuple
+    dtype: np.dtype
+
+
+def _is_mace_model(obj: Any) -> bool:
+    return callable(getattr(obj, "graph_bytes", None)) and callable(getattr(obj, "weights_bytes", None))
+
+
+def _is_onnx_model(obj: Any) -> bool:
+    try:
+        import onnx
+    except ImportError:  # no onnx installed: it cannot be a ModelProto
+        return False
+    return isinstance(obj, onnx.ModelProto)
+
+
+def _convert(source: Any, input_shapes: Mapping | None = None):
+    from .converters.model import convert  # lazy: onnx is needed only to convert
+    return convert(source, inputs=input_shapes)
+
+
+def _affinity(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    key = value.lower() if isinstance(value, str) else value
+    if key not in _AFFINITY:
+        raise ValueError(f"affinity must be None, 'big', 'little' or 0/1/2, not {value!r}")
+    return _AFFINITY[key]
+
+
+class Session:
+    """A model loaded into the mace engine, ready to run.
+
+    `model` is one of:
+      * a path to an ONNX model (``.onnx``; converted in memory),
+      * a path to a mace graph (``.pb``) with its weights (``weights``, by default the
+        same path with ``.data``; the weights file is mmap'd),
+      * an ``onnx.ModelProto`` or the serialized bytes of an ONNX model,
+      * mace graph bytes together with ``weights`` bytes,
+      * a converted model (what ``mace.convert`` returns).
+
+    ``num_threads`` <= 0 uses one thread per core; ``affinity`` is None, "big" or "little".
+    ``input_shapes`` ({name: shape}) fixes the input shapes of an ONNX model being converted
+    (needed when its inputs have symbolic dims).
+
+    Example::
+
+        >>> import numpy as np, onnx, mace
+        >>> from onnx import helper, TensorProto
+        >>> g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+        ...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        ...     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+        >>> onnx_model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        >>> sess = mace.Session(onnx_model, num_threads=1)
+        >>> sess.inputs[0].name, sess.inputs[0].shape
+        ('x', (1, 4))
+        >>> sess.run(np.array([[-1, 2, -3, 4]], np.float32))
+        array([[0., 2., 0., 4.]], dtype=float32)
+    """
+
+    def __init__(self, model: Any, weights: Any = None, *, num_threads: int = -1,
+                 device: str = "cpu", affinity: Any = None,
+                 input_shapes: Mapping[str, Sequence[int]] | None = None) -> None:
+        kw = dict(num_threads=int(num_threads), affinity=_affinity(affinity), device=device)
+        self.model = None  # the converted model when this session converted one
+        if isinstance(model, (str, os.PathLike)):
+            path = os.fspath(model)
+            if path.lower().endswith(".onnx"):
+                self.model = _convert(path, input_shapes)
+                self._engine = self._from_model(self.model, kw)
+            else:
+                if weights is None:
+                    guess = os.path.splitext(path)[0] + ".data"
+                    weights = guess if os.path.exists(guess) else None
+                if weights is not None and not isinstance(weights, (str, os.PathLike)):
+                    with open(path, "rb") as f:
+                        graph = f.read()
+                    self._weights = weights
+                    self._engine = _mace.Engine(graph, weights, **kw)
+                else:
+                    self._engine = _mace.Engine(
+                        graph_path=path,
+                        weights_path=None if weights is None else os.fspath(weights), **kw)
+        elif isinstance(model, (bytes, bytearray, memoryview)):
+            if weights is not None:  # mace graph + weights blob
+                self._weights = weights
+                self._engine = _mace.Engine(bytes(model), weights, **kw)
+            else:  # an ONNX model
+                self.model = _convert(bytes(model), input_shapes)
+                self._engine = self._from_model(self.model, kw)
+        elif _is_mace_model(model):
+            self.model = model
+            self._engine = self._from_model(model, kw)
+        elif _is_onnx_model(model):
+            self.model = _convert(model, input_shapes)
+            self._engine = self._from_model(self.model, kw)
+        else:
+            raise TypeError("model must be a path (.onnx or .pb), bytes, an onnx.ModelProto or a "
+                            f"converted mace model, not {type(model).__name__}")
+        self.inputs = [TensorSpec(n, tuple(s), d) for n, s, d in self._engine.inputs()]
+        self.outputs = [TensorSpec(n, tuple(s), d) for n, s, d in self._engine.outputs()]
+
+    def _from_model(self, model: Any, kw: dict):
+        self._weights = model.weights_bytes()  # the engine reads it in place: keep it alive
+        return _mace.Engine(model.graph_bytes(), self._weights or None, **kw)
+
+    # ---- running -----------------------------------------------------------------------
+
+    def _feeds(self, x: Any) -> dict:
+        if isinstance(x, Mapping):
+            return dict(x)
+        if len(self.inputs) != 1:
+            names = ", ".join(repr(i.name) for i in self.inputs)
+            raise InvalidInputError(f"the model has {len(self.inputs)} inputs ({names}): "
+                                    "pass a dict name -> array")
+        return {self.inputs[0].name: x}
+
+    def run(self, x: Any) -> Any:
+        """Runs the model.
+
+        ``x`` is one array (for a model with one input) or a dict name -> array. With one
+        array in, one array comes back when the model has one output, else a tuple in the
+        order of ``outputs``; a dict in gives a dict name -> array out.
+
+        Inputs must have the model's shape. float64 arrays are converted to float32 for
+        float32 inputs, and non-contiguous arrays (slices, transposes) are copied to
+        contiguous ones; other dtype mismatches raise InvalidInputError, as do a wrong shape,
+        a missing input or an unknown name (the message names the input and the expected
+        and given shape and dtype).
+
+        Example::
+
+            >>> y = sess.run(np.zeros(sess.inputs[0].shape, np.float32))    # doctest: +SKIP
+            >>> ys = sess.run({"x": np.zeros((1, 4))})                        # doctest: +SKIP
+        """
+        as_dict = isinstance(x, Mapping)
+        out = self._engine.run(self._feeds(x))
+        if as_dict:
+            return out
+        if len(self.outputs) == 1:
+            return out[self.outputs[0].name]
+        return tuple(out[o.name] for o in self.outputs)
+
+    __call__ = run
+
+    def profile(self, x: Any, rounds: int = 10, warmup: int = 1) -> list[dict]:
+        """Per-op statistics averaged over ``rounds`` runs of ``x`` (after ``warmup`` runs).
+
+        Returns a list in execution order of dicts: name, type, ms (mean wall time),
+        min_ms, max_ms, macs, out_dims.
+
+        Example::
+
+            >>> for s in sess.profile(x, rounds=5):                          # doctest: +SKIP
+            ...     print(f"{s['name']:20s} {s['type']:12s} {s['ms']:.3f} ms")
+        """
+        if rounds < 1:
+            raise ValueError("rounds must be >= 1")
+        feeds = self._feeds(x)
+        for _ in range(warmup):
+            self._engine.run(feeds)
+        self._engine.set_profiling(True)
+        try:
+            stats: list[dict] = []
+            for r in range(rounds):
+                self._engine.run(feeds)
+                for i, s in enumerate(self._engine.op_stats()):
+                    if r == 0:
+                        s = dict(s, min_ms=s["ms"], max_ms=s["ms"])
+                        stats.append(s)
+                    else:
+                        acc = stats[i]
+                        acc["ms"] += s["ms"]
+                        acc["min_ms"] = min(acc["min_ms"], s["ms"])
+                        acc["max_ms"] = max(acc["max_ms"], s["ms"])
+            for s in stats:
+                s["ms"] /= rounds
+            return stats
+        finally:
+            self._engine.set_profiling(False)
+
+    # ---- memory and lifetime -------------------------------------------------------------
+
+    def memory_stats(self) -> dict:
+        """dict(arena_bytes, naive_bytes, weights_bytes): planned vs. unplanned intermediates."""
+        return self._engine.memory_stats()
+
+    def release_intermediate_buffers(self) -> None:
+        """Frees the intermediate arena now; the next run allocates it again."""
+        self._engine.release_intermediate_buffers()
+
+    def close(self) -> None:
+        """Destroys the engine (unmaps the weights file); the session cannot run afterwards."""
+        self._engine.close()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        def fmt(specs: Sequence[TensorSpec]) -> str:
+            return ", ".join(f"{s.name}{list(s.shape)}:{s.dtype}" for s in specs)
+        return f"<mace.Session inputs=({fmt(self.inputs)}) outputs=({fmt(self.outputs)})>"
