@@ -1,0 +1,81 @@
+"""Whole networks against onnxruntime: zoo architectures at 224x224 and the real MNIST model."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+
+from helpers import assert_close, run_ort
+
+import mace
+from mace import zoo
+
+TESTDATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "testdata")
+
+
+def _input_shape(model):
+    return [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+
+
+# Widths keep CI time sane on 2 cores while keeping every layer type and the 224x224 size.
+@pytest.mark.parametrize("name,width", [
+    ("mobilenet_v2", 1.0),
+    ("mobilenet_v1", 0.5),
+    ("squeezenet1_1", 1.0),
+    ("resnet18", 0.5),
+    ("resnet50", 0.25),
+])
+def test_zoo_network_matches_onnxruntime(name, width):
+    model = zoo.build(name, width=width)
+    x = np.random.default_rng(1).uniform(0, 1, _input_shape(model)).astype(np.float32)
+    ref = run_ort(model, {"input": x})[0]
+    sess = mace.Session(model, num_threads=2)
+    got = sess.run(x)
+    assert_close(got, ref, what=name)
+
+
+def test_converted_mobilenet_fuses_bn_and_activations():
+    model = mace.convert(zoo.build("mobilenet_v2", width=0.25, size=64))
+    types = [op.type for op in model.graph.ops]
+    assert "BatchNorm" not in types, "BatchNormalization should fold into the convolutions"
+    assert "Activation" not in types, "Clip(0,6) should fuse into the convolutions as RELUX"
+    assert types.count("Conv2D") == 52
+    assert "FullyConnected" in types
+
+
+def test_dynamic_input_shapes_replan():
+    model = zoo.build("mobilenet_v2", width=0.25, size=224)
+    sess = mace.Session(model, num_threads=2)
+    rng = np.random.default_rng(3)
+    for shape in ([1, 3, 224, 224], [1, 3, 160, 320], [2, 3, 224, 224], [1, 3, 224, 224]):
+        x = rng.uniform(0, 1, shape).astype(np.float32)
+        ref = run_ort(model, {"input": x})[0]
+        assert_close(sess.run(x), ref, what=str(shape))
+
+
+def test_mnist_model_from_the_zoo_of_onnx():
+    path = os.path.join(TESTDATA, "onnx_mnist", "model.onnx")
+    if not os.path.exists(path):
+        pytest.skip("../shared/testdata/onnx_mnist is absent")
+    model = onnx.load(path)
+    ds = os.path.join(TESTDATA, "onnx_mnist", "test_data_set_0")
+    x = numpy_helper.to_array(onnx.load_tensor(os.path.join(ds, "input_0.pb")))
+    expected = numpy_helper.to_array(onnx.load_tensor(os.path.join(ds, "output_0.pb")))
+    sess = mace.Session(path)
+    got = sess.run(x)
+    ref = run_ort(model, {model.graph.input[0].name: x})[0]
+    assert_close(got, ref, what="mnist vs onnxruntime")
+    assert_close(got, expected, rel=1e-3, what="mnist vs the model zoo's stored output")
+    assert int(np.argmax(got)) == int(np.argmax(expected))
+
+
+def test_saved_model_runs_from_files(tmp_path):
+    onnx_model = zoo.lenet()
+    m = mace.convert(onnx_model)
+    m.save(str(tmp_path / "lenet.pb"), str(tmp_path / "lenet.data"))
+    sess = mace.Session(str(tmp_path / "lenet.pb"), str(tmp_path / "lenet.data"))
+    x = np.random.default_rng(0).uniform(0, 1, (1, 1, 28, 28)).astype(np.float32)
+    assert_close(sess.run(x), run_ort(onnx_model, {"input": x})[0], what="lenet from files")
