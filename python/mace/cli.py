@@ -1,0 +1,113 @@
+"""The `mace` command line: `mace run MODEL [--round N] [--num_threads T]` (more subcommands plug in).
+
+Each subcommand is a function `add_<name>(subparsers)` registering its parser with
+`set_defaults(func=...)`; `func(args)` returns the exit status. Add one by appending it
+to SUBCOMMANDS.
+
+    $ mace run mobilenet_v2.onnx --round 10 --num_threads 2
+    $ python -m mace run model.pb --weights model.data
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Callable, Sequence
+
+import numpy as np
+
+
+def _random_input(shape: tuple, dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:
+    shape = tuple(max(int(d), 1) for d in shape)
+    if dtype is None:
+        dtype = np.dtype(np.float32)
+    if np.issubdtype(dtype, np.floating):
+        return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    return np.zeros(shape, dtype)  # indices and shape-like inputs: 0 is always in range
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import mace
+    try:
+        sess = mace.Session(args.model, args.weights, num_threads=args.num_threads,
+                            affinity=args.affinity)
+    except mace.MaceError as e:
+        print(f"mace run: cannot load {args.model}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    rng = np.random.default_rng(args.seed)
+    feeds = {i.name: _random_input(i.shape, i.dtype, rng) for i in sess.inputs}
+    for i in sess.inputs:
+        print(f"input  {i.name}: {list(i.shape)} {i.dtype}")
+    try:
+        for _ in range(args.warmup):
+            sess.run(feeds)
+        times = []
+        for _ in range(args.round):
+            t0 = time.perf_counter()
+            out = sess.run(feeds)
+            times.append((time.perf_counter() - t0) * 1e3)
+    except mace.MaceError as e:
+        print(f"mace run: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    for o in sess.outputs:
+        y = out[o.name]
+        print(f"output {o.name}: {list(y.shape)} {y.dtype}")
+    t = np.array(times)
+    print(f"latency over {len(t)} rounds: mean {t.mean():.3f} ms, min {t.min():.3f} ms, "
+          f"max {t.max():.3f} ms (num_threads={args.num_threads})")
+    if args.profile:
+        stats = sess.profile(feeds, rounds=args.round, warmup=0)
+        total = sum(s["ms"] for s in stats) or 1.0
+        print(f"{'op':32s} {'type':16s} {'ms':>9s} {'%':>6s} {'MMACs':>9s}  output")
+        for s in stats:
+            print(f"{s['name'][:32]:32s} {s['type'][:16]:16s} {s['ms']:9.3f} "
+                  f"{100 * s['ms'] / total:6.1f} {s['macs'] / 1e6:9.3f}  {list(s['out_dims'])}")
+    return 0
+
+
+def add_run(sub) -> None:
+    p = sub.add_parser("run", help="run a model on random inputs; print output shapes and latency",
+                       description="Loads MODEL (.onnx, or .pb with its .data), feeds random inputs "
+                                   "and prints the output shapes and the latency per run.")
+    p.add_argument("model", help="model.onnx or model.pb")
+    p.add_argument("--weights", default=None, help="weights file of a .pb (default: MODEL.data)")
+    p.add_argument("--round", type=int, default=1, help="timed runs (default 1)")
+    p.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
+    p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
+    p.add_argument("--affinity", choices=["none", "big", "little"], default=None)
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--profile", action="store_true", help="also print per-op times")
+    p.set_defaults(func=cmd_run)
+
+
+SUBCOMMANDS: list[Callable] = [add_run]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mace", description="mace deep-learning inference engine")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in SUBCOMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        import mace
+        print(f"mace {mace.__version__}")
+        return 0
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    if getattr(args, "round", 1) < 1:
+        parser.error("--round must be >= 1")
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
