@@ -26,31 +26,13 @@ typedef struct conv2d_state {
   mace_conv2d_shape shape;
 } conv2d_state;
 
-/* Reads an int list argument of exactly n values (or keeps the defaults when absent). */
-static mace_status read_ints(const mace_op *op, const char *name, int n, int64_t *vals,
-                             int64_t min) {
-  const int64_t *v;
-  int got = mace_op_arg_ints(op, name, &v);
-  if (got < 0) return MACE_OK;
-  if (got != n)
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): argument %s has %d values, expects %d",
-                      op->name, op->type, name, got, n);
-  for (int i = 0; i < n; ++i) {
-    if (v[i] < min)
-      return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): argument %s[%d] = %lld, must be >= %lld",
-                        op->name, op->type, name, i, (long long)v[i], (long long)min);
-    vals[i] = v[i];
-  }
-  return MACE_OK;
-}
-
 static mace_status conv2d_init(mace_op *op) {
   conv2d_state *st = op->state;
   st->strides[0] = st->strides[1] = 1;
   st->dilations[0] = st->dilations[1] = 1;
-  MACE_RETURN_IF_ERROR(read_ints(op, "strides", 2, st->strides, 1));
-  MACE_RETURN_IF_ERROR(read_ints(op, "dilations", 2, st->dilations, 1));
-  MACE_RETURN_IF_ERROR(read_ints(op, "padding_values", 4, st->pads, 0));
+  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "strides", 2, st->strides, 1));
+  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "dilations", 2, st->dilations, 1));
+  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "padding_values", 4, st->pads, 0));
   const char *pad = mace_op_arg_str(op, "padding", "EXPLICIT");
   if (!mace_pad_mode_parse(pad, &st->mode))
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Conv2D): unknown padding \"%s\"", op->name,

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/op.h"
+
 /* The "padding" argument: EXPLICIT uses padding_values; SAME_* pad so that
  * out = ceil(in / stride), the odd pixel at the end (UPPER) or the start (LOWER). */
 typedef enum mace_pad_mode {
@@ -48,6 +50,26 @@ static inline int64_t mace_window_out_size(int64_t in, int64_t k, int64_t stride
   int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
   if (ceil_mode && (out - 1) * stride >= in + *pad_begin) --out;
   return out;
+}
+
+/* Reads int-list argument `name` into vals[0..n) when present (else leaves the defaults),
+ * checking it has exactly n values, each >= min. */
+static inline mace_status mace_conv_read_ints(const mace_op *op, const char *name, int n,
+                                              int64_t *vals, int64_t min) {
+  const int64_t *v;
+  int got = mace_op_arg_ints(op, name, &v);
+  if (got < 0) return MACE_OK;
+  if (got != n)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): argument %s has %d values, expects %d",
+                      op->name, op->type, name, got, n);
+  for (int i = 0; i < n; ++i) {
+    if (v[i] < min)
+      return mace_error(MACE_INVALID_MODEL,
+                        "op '%s' (%s): argument %s[%d] = %lld, must be >= %lld", op->name,
+                        op->type, name, i, (long long)v[i], (long long)min);
+    vals[i] = v[i];
+  }
+  return MACE_OK;
 }
 
 #endif /* MACE_OPS_CONV_PAD_H_ */

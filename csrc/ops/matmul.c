@@ -1,0 +1,155 @@
+/* MatMul: batched matrix product with NumPy broadcasting of batch dims (ONNX MatMul), f32, on the CPU. */
+/*
+ * Inputs:  0 a  [..., M, K] (or [K, M] when transpose_a); rank 1 [K] is a row vector
+ *          1 b  [..., K, N] (or [N, K] when transpose_b); rank 1 [K] is a column vector
+ * Output:  0 y  [broadcast(a batch dims, b batch dims)..., M, N], without the M (N) axis when
+ *               a (b) has rank 1, as numpy.matmul
+ * Arguments:
+ *   transpose_a, transpose_b  int 0 (default) | 1; ignored for a rank-1 operand
+ *   activation, max_limit, activation_coefficient, hardsigmoid_alpha/beta
+ *                             the fused activation (ops/fused_activation.h)
+ */
+#include "core/op.h"
+#include "kernels/cpu/ref/gemm.h"
+#include "ops/fused_activation.h"
+
+#define MATMUL_BLOCK_N 64
+
+typedef struct matmul_state {
+  int transpose_a, transpose_b;
+  mace_activation act;
+  int64_t m, n, k, n_blocks, batch;
+  int nb;                                  /* number of output batch dims */
+  int64_t out_batch[MACE_MAX_DIMS];
+  int64_t a_bstride[MACE_MAX_DIMS], b_bstride[MACE_MAX_DIMS];  /* 0 where broadcast */
+  int64_t a_rs, a_cs, b_rs, b_cs;
+} matmul_state;
+
+static mace_status matmul_init(mace_op *op) {
+  matmul_state *st = op->state;
+  st->transpose_a = mace_op_arg_int(op, "transpose_a", 0) != 0;
+  st->transpose_b = mace_op_arg_int(op, "transpose_b", 0) != 0;
+  return mace_fused_activation_parse(op, &st->act);
+}
+
+static mace_status matmul_infer(mace_op *op) {
+  matmul_state *st = op->state;
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 2, 2, 1));
+  const mace_tensor *a = op->inputs[0], *b = op->inputs[1];
+  MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, a, MACE_DT_F32));
+  MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, b, MACE_DT_F32));
+  if (a->ndim < 1 || b->ndim < 1)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (MatMul): operands must have rank >= 1",
+                      op->name);
+  int64_t ka, kb;
+  if (a->ndim == 1) {
+    st->m = 1;
+    ka = a->dims[0];
+    st->a_rs = ka;
+    st->a_cs = 1;
+  } else {
+    const int64_t r = a->dims[a->ndim - 2], c = a->dims[a->ndim - 1];
+    st->m = st->transpose_a ? c : r;
+    ka = st->transpose_a ? r : c;
+    st->a_rs = st->transpose_a ? 1 : c;
+    st->a_cs = st->transpose_a ? c : 1;
+  }
+  if (b->ndim == 1) {
+    st->n = 1;
+    kb = b->dims[0];
+    st->b_rs = 1;
+    st->b_cs = 1;
+  } else {
+    const int64_t r = b->dims[b->ndim - 2], c = b->dims[b->ndim - 1];
+    st->n = st->transpose_b ? r : c;
+    kb = st->transpose_b ? c : r;
+    st->b_rs = st->transpose_b ? 1 : c;
+    st->b_cs = st->transpose_b ? c : 1;
+  }
+  if (ka != kb)
+    return mace_error(MACE_INVALID_MODEL,
+                      "op '%s' (MatMul): inner dimensions differ (%lld vs %lld)", op->name,
+                      (long long)ka, (long long)kb);
+  st->k = ka;
+  const int abd = a->ndim > 2 ? a->ndim - 2 : 0, bbd = b->ndim > 2 ? b->ndim - 2 : 0;
+  st->nb = abd > bbd ? abd : bbd;
+  int64_t a_mat = a->ndim == 1 ? ka : a->dims[a->ndim - 2] * a->dims[a->ndim - 1];
+  int64_t b_mat = b->ndim == 1 ? kb : b->dims[b->ndim - 2] * b->dims[b->ndim - 1];
+  /* Walk batch dims from the innermost outwards, aligning them at the right. */
+  st->batch = 1;
+  for (int i = st->nb - 1; i >= 0; --i) {
+    const int ai = i - (st->nb - abd), bi = i - (st->nb - bbd);
+    const int64_t ad = ai >= 0 ? a->dims[ai] : 1, bd = bi >= 0 ? b->dims[bi] : 1;
+    if (ad != bd && ad != 1 && bd != 1) {
+      char sa[96], sb[96];
+      return mace_error(MACE_INVALID_MODEL,
+                        "op '%s' (MatMul): batch dims of %s and %s do not broadcast", op->name,
+                        mace_dims_str(a->dims, a->ndim, sa, sizeof(sa)),
+                        mace_dims_str(b->dims, b->ndim, sb, sizeof(sb)));
+    }
+    st->out_batch[i] = ad == 1 ? bd : ad;
+    st->a_bstride[i] = ad == 1 ? 0 : a_mat;
+    st->b_bstride[i] = bd == 1 ? 0 : b_mat;
+    a_mat *= ad;
+    b_mat *= bd;
+    st->batch *= st->out_batch[i];
+  }
+  int64_t dims[MACE_MAX_DIMS];
+  int nd = 0;
+  for (int i = 0; i < st->nb; ++i) dims[nd++] = st->out_batch[i];
+  if (a->ndim > 1) dims[nd++] = st->m;
+  if (b->ndim > 1) dims[nd++] = st->n;
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, dims, nd));
+  st->n_blocks = (st->n + MATMUL_BLOCK_N - 1) / MATMUL_BLOCK_N;
+  op->macs = st->batch * st->m * st->n * st->k;
+  op->scratch_bytes = 0;
+  return MACE_OK;
+}
+
+typedef struct matmul_ctx {
+  const matmul_state *st;
+  const float *a, *b;
+  float *y;
+} matmul_ctx;
+
+/* Items are (batch, row, block of MATMUL_BLOCK_N columns), row-major in that order. */
+static void matmul_range(void *p, int64_t begin, int64_t end) {
+  const matmul_ctx *c = p;
+  const matmul_state *st = c->st;
+  const int64_t per_batch = st->m * st->n_blocks;
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t bidx = item / per_batch, r = item % per_batch;
+    const int64_t m = r / st->n_blocks;
+    const int64_t n0 = (r % st->n_blocks) * MATMUL_BLOCK_N;
+    const int64_t n1 = n0 + MATMUL_BLOCK_N < st->n ? n0 + MATMUL_BLOCK_N : st->n;
+    int64_t aoff = 0, boff = 0, rem = bidx;
+    for (int i = st->nb - 1; i >= 0; --i) {
+      const int64_t d = rem % st->out_batch[i];
+      rem /= st->out_batch[i];
+      aoff += d * st->a_bstride[i];
+      boff += d * st->b_bstride[i];
+    }
+    float *y = c->y + bidx * st->m * st->n;
+    mace_f32_gemm__ref(st->k, c->a + aoff, st->a_rs, st->a_cs, c->b + boff, st->b_rs, st->b_cs,
+                       y, st->n, m, m + 1, n0, n1);
+    if (st->act.kind != MACE_ACT_NONE) {
+      float *row = y + m * st->n + n0;
+      mace_f32_activation__ref(&st->act, row, row, n1 - n0);
+    }
+  }
+}
+
+static mace_status matmul_run(mace_op *op) {
+  const matmul_state *st = op->state;
+  matmul_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data, op->outputs[0]->data};
+  mace_threadpool_parallel_for(op->pool, st->batch * st->m * st->n_blocks, 1, matmul_range, &c);
+  return MACE_OK;
+}
+
+const mace_op_kind mace_op_matmul_f32 = {.type = "MatMul",
+                                         .device = MACE_DEVICE_CPU,
+                                         .dtype = MACE_DT_F32,
+                                         .state_size = sizeof(matmul_state),
+                                         .init = matmul_init,
+                                         .infer = matmul_infer,
+                                         .run = matmul_run};

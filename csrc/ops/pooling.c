@@ -1,0 +1,134 @@
+/* Pooling: 2-D max / average pooling (ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool), f32, NCHW, on the CPU. */
+/*
+ * Inputs:  0 x  [N, C, H, W]
+ * Output:  0 y  [N, C, H_out, W_out]
+ * Arguments:
+ *   pooling_type       "MAX" | "AVG" (required)
+ *   kernels            ints [kH, kW] (required unless global)
+ *   strides            ints [sH, sW], default [1, 1]
+ *   dilations          ints [dH, dW], default [1, 1]
+ *   padding_values     ints [top, left, bottom, right], default zeros (used when EXPLICIT)
+ *   padding            "EXPLICIT" (default) | "SAME_UPPER" | "SAME_LOWER" | "VALID"
+ *   count_include_pad  int 0 (default) | 1: AVG divides by the window size including padding
+ *   ceil_mode          int 0 (default) | 1: output size rounded up (a last window starting
+ *                      in the end padding is dropped, as ONNX Runtime does)
+ *   global             int 0 (default) | 1: one window over the whole plane (1x1 output);
+ *                      the other geometry arguments are then ignored
+ */
+#include <string.h>
+
+#include "core/op.h"
+#include "kernels/cpu/ref/pooling.h"
+#include "ops/conv_pad.h"
+
+typedef struct pooling_state {
+  int is_max, global, count_include_pad, ceil_mode;
+  int64_t kernels[2], strides[2], dilations[2], pads[4];
+  mace_pad_mode mode;
+  mace_pool2d_shape shape;
+} pooling_state;
+
+static mace_status pooling_init(mace_op *op) {
+  pooling_state *st = op->state;
+  const char *type = mace_op_arg_str(op, "pooling_type", "");
+  if (strcmp(type, "MAX") == 0) st->is_max = 1;
+  else if (strcmp(type, "AVG") != 0)
+    return mace_error(MACE_INVALID_MODEL,
+                      "op '%s' (Pooling): pooling_type \"%s\", expects \"MAX\" or \"AVG\"",
+                      op->name, type);
+  st->global = mace_op_arg_int(op, "global", 0) != 0;
+  st->count_include_pad = mace_op_arg_int(op, "count_include_pad", 0) != 0;
+  st->ceil_mode = mace_op_arg_int(op, "ceil_mode", 0) != 0;
+  st->strides[0] = st->strides[1] = 1;
+  st->dilations[0] = st->dilations[1] = 1;
+  if (st->global) return MACE_OK;
+  st->kernels[0] = st->kernels[1] = 0;
+  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "kernels", 2, st->kernels, 1));
+  if (st->kernels[0] < 1)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pooling): argument kernels [kH, kW] missing",
+                      op->name);
+  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "strides", 2, st->strides, 1));
+  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "dilations", 2, st->dilations, 1));
+  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "padding_values", 4, st->pads, 0));
+  const char *pad = mace_op_arg_str(op, "padding", "EXPLICIT");
+  if (!mace_pad_mode_parse(pad, &st->mode))
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pooling): unknown padding \"%s\"", op->name,
+                      pad);
+  return MACE_OK;
+}
+
+static mace_status pooling_infer(mace_op *op) {
+  pooling_state *st = op->state;
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
+  const mace_tensor *x = op->inputs[0];
+  MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, x, MACE_DT_F32));
+  if (x->ndim != 4)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pooling): input has rank %d, expects 4 (NCHW)",
+                      op->name, x->ndim);
+  const int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3];
+  mace_pool2d_shape *s = &st->shape;
+  *s = (mace_pool2d_shape){.batch = n, .channels = c, .in_h = h, .in_w = w,
+                           .stride_h = st->strides[0], .stride_w = st->strides[1],
+                           .dilation_h = st->dilations[0], .dilation_w = st->dilations[1]};
+  if (st->global) {
+    if (h < 1 || w < 1)
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (Pooling): global pooling of an empty plane",
+                        op->name);
+    s->k_h = h;
+    s->k_w = w;
+    s->out_h = s->out_w = 1;
+  } else {
+    int64_t pads[4] = {st->pads[0], st->pads[1], st->pads[2], st->pads[3]};
+    s->k_h = st->kernels[0];
+    s->k_w = st->kernels[1];
+    s->out_h = mace_window_out_size(h, s->k_h, s->stride_h, s->dilation_h, st->mode,
+                                    st->ceil_mode, &pads[0], &pads[2]);
+    s->out_w = mace_window_out_size(w, s->k_w, s->stride_w, s->dilation_w, st->mode,
+                                    st->ceil_mode, &pads[1], &pads[3]);
+    if (s->out_h <= 0 || s->out_w <= 0)
+      return mace_error(MACE_INVALID_MODEL,
+                        "op '%s' (Pooling): output size %lldx%lld is not positive (input "
+                        "%lldx%lld, kernel %lldx%lld)", op->name, (long long)s->out_h,
+                        (long long)s->out_w, (long long)h, (long long)w, (long long)s->k_h,
+                        (long long)s->k_w);
+    s->pad_top = pads[0];
+    s->pad_left = pads[1];
+    s->pad_bottom = pads[2];
+    s->pad_right = pads[3];
+  }
+  const int64_t dims[4] = {n, c, s->out_h, s->out_w};
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, dims, 4));
+  op->macs = n * c * s->out_h * s->out_w * s->k_h * s->k_w;
+  op->scratch_bytes = 0;
+  return MACE_OK;
+}
+
+typedef struct pooling_ctx {
+  const pooling_state *st;
+  const float *x;
+  float *y;
+} pooling_ctx;
+
+static void pooling_range(void *p, int64_t begin, int64_t end) {
+  const pooling_ctx *c = p;
+  if (c->st->is_max)
+    mace_f32_maxpool2d__ref(&c->st->shape, c->x, c->y, begin, end);
+  else
+    mace_f32_avgpool2d__ref(&c->st->shape, c->st->count_include_pad, c->x, c->y, begin, end);
+}
+
+static mace_status pooling_run(mace_op *op) {
+  const pooling_state *st = op->state;
+  pooling_ctx c = {st, op->inputs[0]->data, op->outputs[0]->data};
+  mace_threadpool_parallel_for(op->pool, st->shape.batch * st->shape.channels, 1, pooling_range,
+                               &c);
+  return MACE_OK;
+}
+
+const mace_op_kind mace_op_pooling_f32 = {.type = "Pooling",
+                                          .device = MACE_DEVICE_CPU,
+                                          .dtype = MACE_DT_F32,
+                                          .state_size = sizeof(pooling_state),
+                                          .init = pooling_init,
+                                          .infer = pooling_infer,
+                                          .run = pooling_run};
