@@ -235,9 +235,10 @@ class OnnxContext:
         """Makes tensor `dst` the same as `src` without an op where possible."""
         src = self.resolve(src)
         if src in self._consts or src in self.graph.consts:
-            if dst in self._graph_outputs:
-                raise UnsupportedError(f"graph output '{dst}' is a constant")
-            self._alias[dst] = src
+            if dst in self._graph_outputs:  # the runtime outputs constants as they are
+                self.graph.consts[dst] = self.const(src)
+            else:
+                self._alias[dst] = src
             return
         if dst not in self._graph_outputs:
             self._alias[dst] = src
@@ -430,9 +431,6 @@ class OnnxConverter:
                 f"inputs: {e}") from e
         if outs is None:
             return None
-        for name, val in zip(n.output, outs):
-            if name in self.output_names and val is not None:
-                return None  # a graph output must come out of an op; let the handler emit it
         return outs
 
     # --- stage 3: handlers --------------------------------------------------------------
@@ -469,14 +467,11 @@ class OnnxConverter:
 
         graph.inputs = self.inputs
         produced = {o for op in graph.ops for o in op.outputs}
+        produced |= {t.name for t in self.inputs}
         for name in self.output_names:
-            if name in produced:
-                pass
-            elif name in {t.name for t in self.inputs}:
-                raise UnsupportedError(f"graph output '{name}' is a graph input")
-            elif ctx.const(name) is not None:
-                raise UnsupportedError(f"graph output '{name}' is a constant")
-            else:
+            if name in self.consts and name not in produced:
+                graph.consts[name] = self.consts[name]  # output folded to a constant
+            elif name not in produced:
                 raise InvalidModelError(f"graph output '{name}' is produced by no node")
             s = shapes.get(name)
             shape = [d if d is not None else -1 for d in s] if s is not None else []

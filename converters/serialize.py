@@ -87,11 +87,11 @@ def to_netdef(graph: ir.Graph):
     net.name = graph.name
     used = []
     seen = set()
-    for op in graph.ops:
-        for name in op.inputs:
-            if name in graph.consts and name not in seen:
-                seen.add(name)
-                used.append(name)
+    # Constants in order of first use; a graph output may itself be a constant.
+    for name in [i for op in graph.ops for i in op.inputs] + [t.name for t in graph.outputs]:
+        if name in graph.consts and name not in seen:
+            seen.add(name)
+            used.append(name)
     chunks, offset = [], 0
     for name in used:
         arr = np.asarray(graph.consts[name])

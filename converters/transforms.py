@@ -55,7 +55,7 @@ class _Matcher:
 def _merge(graph: ir.Graph, first: ir.Op, second: ir.Op) -> None:
     """`first` takes over `second`'s outputs and `second` disappears."""
     first.outputs = list(second.outputs)
-    graph.ops.remove(second)
+    graph.ops = [o for o in graph.ops if o is not second]
 
 
 def _out_channels(graph: ir.Graph, op: ir.Op) -> int | None:
@@ -233,8 +233,7 @@ def matmul_add_to_fc(graph: ir.Graph) -> bool:
             op.inputs[0], _new_const(graph, op.inputs[1] + "_fc", w.astype(np.float32)),
             _new_const(graph, op.name + "_bias", bias.reshape(n).astype(np.float32))],
             list(add.outputs), {k: add.args[k] for k in ACTIVATION_ARGS if k in add.args})
-        graph.ops[graph.ops.index(op)] = fc
-        graph.ops.remove(add)
+        graph.ops = [fc if o is op else o for o in graph.ops if o is not add]
         return True
     return False
 
