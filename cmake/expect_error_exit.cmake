@@ -1,13 +1,17 @@
 # ctest helper: runs EXE with the arguments after `-P <this file>` and passes only when the program fails
 # cleanly: exit status 1..125 (not a signal, not a timeout), stderr starting a line with "<PREFIX>: ",
 # and no AddressSanitizer/UndefinedBehaviorSanitizer report.
-#   cmake -DEXE=/path/mace_run -DPREFIX=mace_run -P expect_error_exit.cmake [args...]
+#   cmake -DEXE=/path/mace_run -DPREFIX=mace_run -P expect_error_exit.cmake -- [args...]
 set(args)
 set(after_script OFF)
 math(EXPR last "${CMAKE_ARGC} - 1")
 foreach(i RANGE 1 ${last})
   if(after_script)
-    list(APPEND args "${CMAKE_ARGV${i}}")
+    if(NOT (skipped_dashdash OR NOT CMAKE_ARGV${i} STREQUAL "--"))
+      set(skipped_dashdash ON)
+    else()
+      list(APPEND args "${CMAKE_ARGV${i}}")
+    endif()
   elseif(CMAKE_ARGV${i} STREQUAL "-P")
     math(EXPR next "${i} + 1")
     set(skip ${next})
