@@ -1,0 +1,40 @@
+"""ONNX ReduceMean/Max/Min/Sum -> mace Reduce (axes as attribute or constant input)."""
+from __future__ import annotations
+
+import numpy as np
+
+from mace.errors import UnsupportedError
+
+from . import register
+
+_TYPES = {"ReduceMean": "MEAN", "ReduceMax": "MAX", "ReduceMin": "MIN", "ReduceSum": "SUM"}
+# First opset where `axes` moved from the attribute to input 1.
+_AXES_INPUT_OPSET = {"ReduceSum": 13, "ReduceMean": 18, "ReduceMax": 18, "ReduceMin": 18}
+
+
+def _fail(node, why: str):
+    raise UnsupportedError(f"ONNX op '{node.op_type}' (node '{node.name}'): {why}")
+
+
+@register(*_TYPES)
+def reduce(ctx, node):
+    a = ctx.attrs(node)
+    x = ctx.input(node, 0)
+    dt = ctx.dtype(x)
+    if dt is not None and dt not in (np.float32, np.int32, np.int64):
+        _fail(node, f"input dtype {dt} is not supported")
+    if ctx.opset >= _AXES_INPUT_OPSET[node.op_type]:
+        axes = []
+        if ctx.has_input(node, 1):
+            c = ctx.const(ctx.input(node, 1))
+            if c is None:
+                _fail(node, "axes (input 1) must be a constant")
+            axes = [int(v) for v in np.asarray(c).reshape(-1)]
+    else:
+        axes = [int(v) for v in a.get("axes", [])]
+    args = {"reduce_type": _TYPES[node.op_type], "keepdims": int(a.get("keepdims", 1))}
+    if axes:
+        args["axis"] = axes
+    elif int(a.get("noop_with_empty_axes", 0)):
+        args["noop_with_empty_axes"] = 1
+    ctx.emit("Reduce", [x], [node.output[0]], node, **args)
