@@ -200,14 +200,15 @@ class OnnxContext:
         self.graph.consts[name] = np.asarray(array)
         return name
 
-    def emit(self, type: str, inputs: Iterable[str], outputs: Iterable[str],
-             node_or_name, **args) -> ir.Op:
+    def emit(self, op_type: str, inputs: Iterable[str], outputs: Iterable[str],
+             node_or_name, /, **args) -> ir.Op:
+        # Positional-only: mace argument names such as "type" (Eltwise) go into **args.
         if isinstance(node_or_name, str):
             base = node_or_name
         elif node_or_name is not None:
             base = node_or_name.name or f"{node_or_name.op_type}_{node_or_name.output[0]}"
         else:
-            base = type
+            base = op_type
         name = self.unique(base) if base in self._op_names else base
         self._op_names.add(name)
         self._names.add(name)
@@ -219,7 +220,7 @@ class OnnxContext:
                 self.graph.consts[i] = self._consts[i]
         outs = list(outputs)
         self._names.update(outs)
-        op = ir.Op(type=type, name=name, inputs=ins, outputs=outs,
+        op = ir.Op(type=op_type, name=name, inputs=ins, outputs=outs,
                    args={k: _plain(v) for k, v in args.items() if v is not None})
         self.graph.ops.append(op)
         for o in outs:

@@ -125,6 +125,9 @@ def to_netdef(graph: ir.Graph):
         if op.outputs and all(_static(s) for s in shapes):
             for s in shapes:
                 od.output_shape.add().dims.extend(int(d) for d in s)
+        dts = [graph.dtypes.get(o) for o in op.outputs]
+        if op.outputs and all(d is not None and np.dtype(d).name in _DTYPES for d in dts):
+            od.output_type.extend(data_type(d) for d in dts)
 
     for infos, field in ((graph.inputs, net.input_info), (graph.outputs, net.output_info)):
         for t in infos:
