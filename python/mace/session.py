@@ -222,4 +222,5 @@ class Session:
     def __repr__(self) -> str:
         def fmt(specs: Sequence[TensorSpec]) -> str:
             return ", ".join(f"{s.name}{list(s.shape)}:{s.dtype}" for s in specs)
-        return f"<mace.Session inputs=({fmt(self.inputs)}) outputs=({fmt(self.outputs)})>"
+        ins, outs = getattr(self, "inputs", []), getattr(self, "outputs", [])
+        return f"<mace.Session inputs=({fmt(ins)}) outputs=({fmt(outs)})>"

@@ -1,0 +1,254 @@
+"""mace.Session and mace._mace.Engine end to end: the forms of run, inputs/outputs, input
+conversion, saving/loading, profiling, threads, the CLI."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import mace
+from mace import _mace
+
+import tiny_models as tm
+from helpers import assert_close
+
+
+def test_version():
+    assert isinstance(mace.__version__, str) and mace.__version__
+    assert mace.__version__ == _mace.version()
+
+
+def test_array_in_array_out():
+    sess = mace.Session(tm.relu_model(), num_threads=1)
+    x = tm.rand_x()
+    y = sess.run(x)
+    assert isinstance(y, np.ndarray) and y.dtype == np.float32
+    assert_close(y, tm.relu_ref(x))
+    assert_close(sess(x), tm.relu_ref(x))  # __call__ is run
+
+
+def test_inputs_outputs():
+    sess = mace.Session(tm.two_output_model())
+    assert [i.name for i in sess.inputs] == ["x"]
+    assert sess.inputs[0].shape == tuple(tm.SHAPE)
+    assert sess.inputs[0].dtype == np.float32
+    assert [(o.name, o.shape, o.dtype) for o in sess.outputs] == [
+        ("y", tuple(tm.SHAPE), np.dtype(np.float32)), ("z", tuple(tm.SHAPE), np.dtype(np.float32))]
+    assert "x" in repr(sess) and "z" in repr(sess)
+
+
+def test_multi_output_tuple_and_dict():
+    sess = mace.Session(tm.two_output_model(), num_threads=2)
+    x = tm.rand_x(1)
+    ry, rz = tm.two_output_ref(x)
+    y, z = sess.run(x)  # array in, several outputs: a tuple in output order
+    assert_close(y, ry)
+    assert_close(z, rz)
+    out = sess.run({"x": x})  # dict in, dict out
+    assert set(out) == {"y", "z"}
+    assert_close(out["y"], ry)
+    assert_close(out["z"], rz)
+
+
+def test_chain_with_intermediates():
+    sess = mace.Session(tm.chain_model(), num_threads=2)
+    for seed in range(3):
+        x = tm.rand_x(seed)
+        assert_close(sess.run(x), tm.chain_ref(x))
+
+
+def test_two_inputs_need_a_dict():
+    sess = mace.Session(tm.two_input_model())
+    a, b = tm.rand_x(1), tm.rand_x(2)
+    assert_close(sess.run({"a": a, "b": b})["y"], a + b)
+    with pytest.raises(mace.InvalidInputError, match="'a'.*'b'"):
+        sess.run(a)
+
+
+def test_float64_is_converted():
+    sess = mace.Session(tm.relu_model())
+    x = tm.rand_x(3, dtype=np.float64)
+    y = sess.run(x)
+    assert y.dtype == np.float32
+    assert_close(y, tm.relu_ref(x).astype(np.float32))
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: np.asfortranarray(x),
+    lambda x: np.ascontiguousarray(np.transpose(x, (3, 2, 1, 0))).transpose(3, 2, 1, 0),
+    lambda x: np.repeat(x, 2, axis=3)[..., ::2],
+    lambda x: x.astype(np.float64)[:, :, ::-1, :][:, :, ::-1, :],
+], ids=["fortran", "transposed", "strided", "float64-reversed"])
+def test_non_contiguous_is_converted(make):
+    sess = mace.Session(tm.relu_model())
+    x = tm.rand_x(4)
+    v = make(x)
+    np.testing.assert_array_equal(np.asarray(v, np.float32), x)
+    assert_close(sess.run(v), tm.relu_ref(x))
+    assert_close(sess.run(x), tm.relu_ref(x))  # the caller's array is not modified
+
+
+def test_nested_list_input():
+    sess = mace.Session(tm.relu_model())
+    x = tm.rand_x(5)
+    assert_close(sess.run(x.tolist()), tm.relu_ref(x))
+
+
+def test_save_and_load_files(tmp_path):
+    model = tm.two_output_model()
+    pb, data = model.save(tmp_path / "m.pb")
+    assert data == str(tmp_path / "m.data")
+    x = tm.rand_x(6)
+    ry, rz = tm.two_output_ref(x)
+    sessions = [
+        mace.Session(pb),                               # .data found next to the .pb
+        mace.Session(pb, data),                         # explicit weights path
+        mace.Session(str(pb), weights=open(data, "rb").read()),  # path + weights bytes
+        mace.Session(open(pb, "rb").read(), open(data, "rb").read()),  # bytes + bytes
+    ]
+    for sess in sessions:
+        y, z = sess.run(x)
+        assert_close(y, ry)
+        assert_close(z, rz)
+    eng = _mace.Engine(graph_path=pb, weights_path=data, num_threads=1)
+    out = eng.run({"x": x})
+    assert_close(out["y"], ry)
+    assert eng.inputs() == [("x", tuple(tm.SHAPE), np.dtype(np.float32))]
+
+
+def test_engine_keeps_borrowed_weights_alive():
+    model = tm.two_output_model()
+    graph, weights = model.graph_bytes(), bytearray(model.weights_bytes())
+    eng = _mace.Engine(graph, weights)
+    with pytest.raises(BufferError):  # the engine holds an export of the buffer
+        weights.extend(b"\0" * 4096)
+    x = tm.rand_x(7)
+    assert_close(eng.run({"x": x})["y"], tm.two_output_ref(x)[0])
+    eng.close()
+    weights.extend(b"\0" * 4096)  # released with the engine
+    with pytest.raises(ValueError, match="closed"):
+        eng.run({"x": x})
+
+
+def test_profile_and_memory():
+    sess = mace.Session(tm.chain_model(), num_threads=1)
+    x = tm.rand_x(8)
+    stats = sess.profile(x, rounds=3)
+    assert [s["type"] for s in stats] == ["Eltwise", "Activation", "Eltwise"]
+    for s in stats:
+        assert set(s) >= {"name", "type", "ms", "macs", "out_dims", "min_ms", "max_ms"}
+        assert s["ms"] >= 0 and s["min_ms"] <= s["ms"] <= s["max_ms"]
+        assert s["out_dims"] == tuple(tm.SHAPE)
+    mem = sess.memory_stats()
+    assert set(mem) == {"arena_bytes", "naive_bytes", "weights_bytes"}
+    assert mem["weights_bytes"] >= tm.W.nbytes
+    sess.release_intermediate_buffers()
+    assert_close(sess.run(x), tm.chain_ref(x))  # the arena comes back
+
+
+def test_threads_share_one_session():
+    sess = mace.Session(tm.chain_model(), num_threads=2)
+    xs = [tm.rand_x(s) for s in range(4)]
+    errors = []
+
+    def work(x):
+        try:
+            for _ in range(50):
+                assert_close(sess.run(x), tm.chain_ref(x))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(x,)) for x in xs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_close_and_context_manager():
+    with mace.Session(tm.relu_model()) as sess:
+        sess.run(tm.rand_x())
+    with pytest.raises(ValueError, match="closed"):
+        sess.run(tm.rand_x())
+    sess.close()  # twice is fine
+
+
+def test_engine_arguments():
+    g = tm.relu_model().graph_bytes()
+    with pytest.raises(ValueError, match="device"):
+        _mace.Engine(g, device="tpu")
+    with pytest.raises(ValueError, match="affinity"):
+        _mace.Engine(g, affinity=7)
+    with pytest.raises(TypeError):
+        _mace.Engine()
+    with pytest.raises(ValueError, match="not both"):
+        _mace.Engine(g, graph_path="m.pb")
+    with pytest.raises(ValueError, match="affinity"):
+        mace.Session(tm.relu_model(), affinity="medium")
+    with pytest.raises(TypeError, match="model must be"):
+        mace.Session(12)
+    mace.Session(tm.relu_model(), affinity="little", num_threads=2).run(tm.rand_x())
+
+
+def test_missing_file_is_an_error(tmp_path):
+    with pytest.raises(mace.MaceError):
+        mace.Session(tmp_path / "nope.pb")
+
+
+def _onnx_ops_available(*ops):
+    from mace.converters.onnx_ops import load_all
+    return all(op in load_all() for op in ops)
+
+
+def test_onnx_end_to_end(tmp_path):
+    pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    if not _onnx_ops_available("Add", "Relu"):
+        pytest.skip("ONNX Add/Relu handlers not there yet")
+    from helpers import check_model, run_ort
+    model = tm.onnx_add_relu()
+    x = tm.rand_x(9)
+    check_model(model, {"x": x})
+    ref = run_ort(model, {"x": x})[0]
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    for source in (model, model.SerializeToString(), str(path), path, mace.convert(model)):
+        assert_close(mace.Session(source).run(x), ref)
+    converted = mace.convert(path)
+    pb, _ = converted.save(tmp_path / "m.pb")
+    assert_close(mace.Session(pb).run(x), ref)
+
+
+def test_cli_run(tmp_path, capsys):
+    from mace import cli
+    pb, _ = tm.two_output_model().save(tmp_path / "m.pb")
+    assert cli.main(["run", str(pb), "--round", "3", "--num_threads", "1", "--profile"]) == 0
+    out = capsys.readouterr().out
+    assert "output y: [2, 3, 4, 5] float32" in out and "output z" in out
+    assert "latency over 3 rounds" in out and "Activation" in out
+    assert cli.main(["run", str(tmp_path / "missing.pb")]) == 1
+
+
+def test_cli_module_entry(tmp_path):
+    pb, _ = tm.relu_model().save(tmp_path / "m.pb")
+    res = subprocess.run([sys.executable, "-m", "mace", "run", str(pb), "--round", "2"],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert "output y: [2, 3, 4, 5]" in res.stdout
+
+
+def test_import_without_onnx():
+    code = ("import sys; sys.modules['onnx'] = None\n"
+            "import mace, numpy as np\n"
+            "sys.path.insert(0, %r)\n"
+            "import tiny_models as tm\n"
+            "s = mace.Session(tm.relu_model())\n"
+            "print(float(s.run(np.ones(tm.SHAPE, np.float32)).sum()))\n"
+            % os.path.dirname(os.path.abspath(__file__)))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert float(res.stdout) == float(np.prod(tm.SHAPE))
