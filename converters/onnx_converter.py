@@ -253,8 +253,10 @@ class OnnxContext:
             self._alias[src] = dst
             return
         # dst must exist as its own tensor (graph input passed through, or two outputs
-        # naming one value): a real copy.
-        self.emit("Identity", [src], [dst], node if node is not None else dst)
+        # naming one value): a real copy, as a Cast to the same dtype.
+        from .serialize import data_type
+        dt = self.dtype(src) or self._dtypes.get(dst) or np.dtype(np.float32)
+        self.emit("Cast", [src], [dst], node if node is not None else dst, to=data_type(dt))
 
 
 def _plain(v):

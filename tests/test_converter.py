@@ -509,3 +509,11 @@ def test_onnx_matmul_add_becomes_fc():
     m = make_model(nodes, [("x", np.float32, [2, 5])], [("y", np.float32, [2, 3])],
                    [("w", rand(5, 3)), ("b", rand(3, seed=1))])
     assert types(convert(m).graph) == ["FullyConnected"]
+
+
+def test_identity_of_input_to_output_is_a_copy():
+    nodes = [helper.make_node("Identity", ["x"], ["y"])]
+    m = make_model(nodes, [("x", np.int64, [2, 3])], [("y", np.int64, [2, 3])])
+    g = convert_onnx(m)
+    assert [(op.type, op.inputs, op.outputs, op.args) for op in g.ops] == \
+        [("Cast", ["x"], ["y"], {"to": proto.DataType["DT_INT64"]})]
