@@ -1,0 +1,55 @@
+"""ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool -> mace Pooling (2-D, NCHW)."""
+from __future__ import annotations
+
+import numpy as np
+
+from mace.errors import UnsupportedError
+
+from . import register
+from .conv import conv_geometry
+
+
+def _fail(node, why: str) -> UnsupportedError:
+    return UnsupportedError(f"ONNX op '{node.op_type}' (node '{node.name}'): {why}")
+
+
+def _check_input(ctx, node) -> str:
+    x = ctx.input(node, 0)
+    shape = ctx.shape(x)
+    rank = len(shape) if shape is not None else None
+    if rank is None:
+        ks = ctx.attrs(node).get("kernel_shape")
+        rank = len(ks) + 2 if ks is not None else 4
+    if rank != 4:
+        raise _fail(node, "only 2-D pooling (4-D NCHW input) is supported")
+    dt = ctx.dtype(x)
+    if dt is not None and np.dtype(dt) != np.float32:
+        raise _fail(node, f"dtype {np.dtype(dt).name} is not supported (float32 only)")
+    if len(node.output) > 1 and node.output[1]:
+        raise _fail(node, "the Indices output is not supported")
+    return x
+
+
+@register("MaxPool", "AveragePool")
+def pool(ctx, node):
+    x = _check_input(ctx, node)
+    a = ctx.attrs(node)
+    if "kernel_shape" not in a or len(a["kernel_shape"]) != 2:
+        raise _fail(node, "kernel_shape must name 2 dims")
+    args = conv_geometry(ctx, node)
+    if node.op_type == "MaxPool":
+        args["pooling_type"] = "MAX"
+    else:
+        args["pooling_type"] = "AVG"
+        args["count_include_pad"] = int(a.get("count_include_pad", 0))
+        if args["dilations"] != [1, 1] and ctx.opset < 19:
+            raise _fail(node, "dilations need opset 19")
+    ctx.emit("Pooling", [x], [node.output[0]], node, kernels=list(a["kernel_shape"]),
+             ceil_mode=int(a.get("ceil_mode", 0)), **args)
+
+
+@register("GlobalMaxPool", "GlobalAveragePool")
+def global_pool(ctx, node):
+    x = _check_input(ctx, node)
+    ctx.emit("Pooling", [x], [node.output[0]], node,
+             pooling_type="MAX" if node.op_type == "GlobalMaxPool" else "AVG", **{"global": 1})
