@@ -430,7 +430,7 @@ class OnnxConverter:
             outs = onnx_fold.fold(n, ins, decode_attrs(n), self.opset)
         except Exception as e:  # noqa: BLE001
             raise InvalidModelError(
-                f"ONNX op '{n.op_type}' (node '{n.name}'): cannot evaluate its constant "
+                f"ONNX op '{n.op_type}' (node '{_label(n)}'): cannot evaluate its constant "
                 f"inputs: {e}") from e
         if outs is None:
             return None
@@ -443,7 +443,7 @@ class OnnxConverter:
         for n in g.node:
             if n.domain not in _DEFAULT_DOMAINS and n.domain != "ai.onnx.ml":
                 raise UnsupportedError(
-                    f"ONNX op '{n.op_type}' (node '{n.name}') of domain '{n.domain}' "
+                    f"ONNX op '{n.op_type}' (node '{_label(n)}') of domain '{n.domain}' "
                     "is not supported")
         known = set(self.consts) | {t.name for t in self.inputs}
         nodes = _topo_sort(self._prune(list(g.node)), known)
@@ -465,7 +465,7 @@ class OnnxConverter:
             fn = handlers.get(n.op_type)
             if fn is None:
                 raise UnsupportedError(
-                    f"ONNX op '{n.op_type}' (node '{n.name}') is not supported")
+                    f"ONNX op '{n.op_type}' (node '{_label(n)}') is not supported")
             fn(ctx, n)
 
         graph.inputs = self.inputs
@@ -489,6 +489,11 @@ class OnnxConverter:
                 graph.dtypes.setdefault(name, dt)
         graph.remove_unused_consts()
         return graph
+
+
+def _label(node) -> str:
+    """A node's name, or for unnamed nodes the name of what it computes."""
+    return node.name or (f"<unnamed> -> {node.output[0]}" if node.output else "<unnamed>")
 
 
 def _outer_names(g: onnx.GraphProto) -> set[str]:
