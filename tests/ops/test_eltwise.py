@@ -1,0 +1,148 @@
+"""Eltwise: ONNX Add/Sub/Mul/Div/Pow/Min/Max/Sum/Neg/Abs against onnxruntime."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers import check_model, make_model, rand  # noqa: E402
+
+# Every rank combination that broadcasts: scalar, 1-D vs N-D, [N,1,H,1] vs [1,C,1,W], ...
+SHAPE_PAIRS = [
+    ((2, 3, 4, 5), (2, 3, 4, 5)),
+    ((2, 3, 4, 5), ()),
+    ((), (2, 3, 4, 5)),
+    ((2, 3, 4, 5), (1,)),
+    ((2, 3, 4, 5), (5,)),
+    ((5,), (2, 3, 4, 5)),
+    ((2, 3, 4, 5), (3, 1, 1)),
+    ((2, 3, 4, 5), (1, 3, 1, 1)),
+    ((2, 1, 4, 1), (1, 3, 1, 5)),
+    ((3, 1), (1, 4)),
+    ((4, 5), (2, 3, 1, 5)),
+    ((1, 1, 1, 1), (2, 3, 4, 5)),
+    ((2, 3, 1, 1), (4, 5)),
+    ((7,), (7,)),
+    ((1,), ()),
+    ((), ()),
+    ((2, 1, 3, 1, 4), (3, 5, 1)),
+    ((1, 3, 1, 5, 1, 2), (2, 1, 4, 1, 1, 1)),
+    ((1, 17, 1), (33, 1, 129)),  # big enough to split across threads
+    ((3, 0), (1, 0)),             # empty
+]
+
+BINARY = ["Add", "Sub", "Mul", "Div", "Min", "Max", "Pow"]
+
+
+def _operands(op, sa, sb, seed):
+    a = np.asarray(rand(*sa, seed=seed))
+    b = np.asarray(rand(*sb, seed=seed + 1))
+    if op == "Div":  # keep denominators away from zero
+        b = np.where(b < 0, b - 0.5, b + 0.5).astype(np.float32)
+    if op == "Pow":
+        a = (np.abs(a) + 0.1).astype(np.float32)
+        b = (b * 3).astype(np.float32)
+    return np.asarray(a, np.float32), np.asarray(b, np.float32)
+
+
+def _binary_model(op, sa, sb, dtype=np.float32, opset=13):
+    out = np.broadcast_shapes(sa, sb)
+    return make_model([helper.make_node(op, ["a", "b"], ["y"])],
+                      [("a", dtype, list(sa)), ("b", dtype, list(sb))],
+                      [("y", dtype, list(out))], opset=opset)
+
+
+@pytest.mark.parametrize("op", BINARY)
+@pytest.mark.parametrize("sa,sb", SHAPE_PAIRS, ids=lambda s: "x".join(map(str, s)) or "scalar")
+def test_binary_broadcast(op, sa, sb):
+    a, b = _operands(op, sa, sb, seed=len(sa) * 7 + len(sb))
+    check_model(_binary_model(op, sa, sb), {"a": a, "b": b})
+
+
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Div", "Min", "Max"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+@pytest.mark.parametrize("sa,sb", [((2, 3, 4), (2, 3, 4)), ((2, 3, 4), ()), ((3, 1), (1, 4)),
+                                   ((2, 1, 4, 1), (1, 3, 1, 5)), ((5,), (2, 5))])
+def test_binary_int(op, dtype, sa, sb):
+    rng = np.random.default_rng(3)
+    a = np.asarray(rng.integers(-100, 100, size=sa), dtype)
+    b = np.asarray(rng.integers(1, 9, size=sb) * rng.choice([-1, 1], size=sb), dtype)
+    check_model(_binary_model(op, sa, sb, dtype), {"a": a, "b": b})
+
+
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Div", "Pow", "Min", "Max"])
+@pytest.mark.parametrize("const_first", [False, True])
+@pytest.mark.parametrize("cshape", [(), (1,), (1, 3, 1, 1), (4,)])
+def test_constant_operand(op, const_first, cshape):
+    x = (np.abs(rand(2, 3, 5, 4, seed=5)) + 0.5).astype(np.float32)
+    c = np.asarray(np.abs(rand(*cshape, seed=6)) + 0.5, np.float32).reshape(cshape)
+    ins = ["c", "x"] if const_first else ["x", "c"]
+    m = make_model([helper.make_node(op, ins, ["y"])], [("x", np.float32, [2, 3, 5, 4])],
+                   [("y", np.float32, [2, 3, 5, 4])], initializers=[("c", c)])
+    check_model(m, {"x": x})
+
+
+@pytest.mark.parametrize("op", ["Min", "Max", "Sum"])
+@pytest.mark.parametrize("shapes", [[(2, 3, 4)], [(2, 3, 4), (3, 1), (4,)],
+                                    [(1, 3, 1), (2, 1, 4), (), (2, 3, 4)]])
+def test_variadic(op, shapes):
+    names = [f"i{k}" for k in range(len(shapes))]
+    out = np.broadcast_shapes(*shapes)
+    m = make_model([helper.make_node(op, names, ["y"])],
+                   [(n, np.float32, list(s)) for n, s in zip(names, shapes)],
+                   [("y", np.float32, list(out))])
+    check_model(m, {n: np.asarray(rand(*s, seed=k)) for k, (n, s) in
+                    enumerate(zip(names, shapes))})
+
+
+@pytest.mark.parametrize("op", ["Neg", "Abs"])
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (2, 3, 4, 5), (1, 1, 1, 1), (3, 100, 70)])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.int32])
+def test_unary(op, shape, dtype):
+    x = np.asarray(np.asarray(rand(*shape, seed=2)) * 50, dtype)
+    m = make_model([helper.make_node(op, ["x"], ["y"])], [("x", dtype, list(shape))],
+                   [("y", dtype, list(shape))])
+    check_model(m, {"x": x})
+
+
+@pytest.mark.parametrize("opset", [7, 12, 13])
+def test_opsets(opset):
+    a, b = _operands("Mul", (2, 3, 4, 5), (3, 1, 1), seed=1)
+    check_model(_binary_model("Mul", (2, 3, 4, 5), (3, 1, 1), opset=opset), {"a": a, "b": b})
+
+
+@pytest.mark.parametrize("exp_dtype", [np.int64, np.int32])
+def test_pow_integer_exponent(exp_dtype):
+    x = rand(2, 3, 4, seed=4)
+    m = make_model([helper.make_node("Pow", ["x", "e"], ["y"])], [("x", np.float32, [2, 3, 4])],
+                   [("y", np.float32, [2, 3, 4])],
+                   initializers=[("e", np.asarray([2, 3, 1, 0], exp_dtype))])
+    check_model(m, {"x": x})
+
+
+def test_chain_mixed_with_activation():
+    """(a - b) * (a - b) (squared difference) followed by a Relu, in one graph."""
+    nodes = [helper.make_node("Sub", ["a", "b"], ["d"]),
+             helper.make_node("Mul", ["d", "d"], ["s"]),
+             helper.make_node("Sub", ["s", "c"], ["t"]),
+             helper.make_node("Relu", ["t"], ["y"])]
+    m = make_model(nodes, [("a", np.float32, [2, 3, 4, 5]), ("b", np.float32, [1, 3, 1, 1])],
+                   [("y", np.float32, [2, 3, 4, 5])],
+                   initializers=[("c", np.asarray(0.3, np.float32))])
+    check_model(m, {"a": rand(2, 3, 4, 5, seed=1), "b": rand(1, 3, 1, 1, seed=2)})
+
+
+def test_integer_shape_arithmetic_survives_folding():
+    """Shape -> Mul/Div/Add on int64 computed at convert time, result used by Reshape."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Div", ["s", "two"], ["h"]),
+             helper.make_node("Mul", ["h", "two"], ["s2"]),
+             helper.make_node("Reshape", ["x", "s2"], ["r"]),
+             helper.make_node("Add", ["r", "x"], ["y"])]
+    m = make_model(nodes, [("x", np.float32, [2, 4, 6])], [("y", np.float32, [2, 4, 6])],
+                   initializers=[("two", np.asarray([2], np.int64))])
+    check_model(m, {"x": rand(2, 4, 6)})
