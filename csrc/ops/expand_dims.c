@@ -1,0 +1,72 @@
+/* ExpandDims: inserts size-1 dims (any dtype); ONNX Unsqueeze and TF ExpandDims. */
+/*
+ * Inputs:  0 X (any dtype, any rank).
+ * Output:  0 Y, X with a 1 inserted at every axis.
+ * Arguments (one of):
+ *   axes  ints: positions in the OUTPUT (rank r + len(axes)), negative counts from that rank
+ *         (ONNX Unsqueeze); must be distinct
+ *   axis  int: one position, same convention (TF ExpandDims: -1 appends)
+ */
+#include "core/op.h"
+#include "kernels/cpu/ref/copy.h"
+
+#define EXPAND_DIMS_GRAIN_BYTES 65536
+
+static mace_status expand_dims_infer(mace_op *op) {
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
+  const mace_tensor *x = op->inputs[0];
+  if (mace_dtype_size(x->dtype) == 0)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (ExpandDims): input '%s' has no dtype",
+                      op->name, x->name);
+  const int64_t *axes = NULL;
+  int64_t one_axis;
+  int n = mace_op_arg_ints(op, "axes", &axes);
+  if (n < 0 || (n == 0 && mace_op_arg(op, "axis"))) {
+    if (!mace_op_arg(op, "axis"))
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (ExpandDims): needs 'axes' or 'axis'",
+                        op->name);
+    one_axis = mace_op_arg_int(op, "axis", 0);
+    axes = &one_axis;
+    n = 1;
+  }
+  const int out_nd = x->ndim + n;
+  if (out_nd > MACE_MAX_DIMS)
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (ExpandDims): rank %d exceeds %d", op->name,
+                      out_nd, MACE_MAX_DIMS);
+  int ins[MACE_MAX_DIMS] = {0};
+  for (int i = 0; i < n; ++i) {
+    int64_t a = axes[i] < 0 ? axes[i] + out_nd : axes[i];
+    if (a < 0 || a >= out_nd || ins[a])
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (ExpandDims): axis %lld out of range or "
+                        "repeated for output rank %d", op->name, (long long)axes[i], out_nd);
+    ins[a] = 1;
+  }
+  int64_t dims[MACE_MAX_DIMS];
+  for (int d = 0, k = 0; d < out_nd; ++d) dims[d] = ins[d] ? 1 : x->dims[k++];
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, out_nd));
+  op->macs = 0;
+  op->scratch_bytes = 0;
+  return MACE_OK;
+}
+
+typedef struct {
+  const void *in;
+  void *out;
+} expand_dims_job;
+
+static void expand_dims_range(void *ctx, int64_t begin, int64_t end) {
+  const expand_dims_job *j = (const expand_dims_job *)ctx;
+  mace_x_copy__ref(j->in, j->out, begin, end);
+}
+
+static mace_status expand_dims_run(mace_op *op) {
+  expand_dims_job job = {op->inputs[0]->data, op->outputs[0]->data};
+  int64_t n = (int64_t)mace_tensor_nbytes(op->inputs[0]);
+  if (n == 0 || job.in == job.out) return MACE_OK;
+  mace_threadpool_parallel_for(op->pool, n, EXPAND_DIMS_GRAIN_BYTES, expand_dims_range, &job);
+  return MACE_OK;
+}
+
+const mace_op_kind mace_op_expand_dims = {.type = "ExpandDims", .device = MACE_DEVICE_CPU,
+                                          .dtype = MACE_DT_INVALID, .state_size = 0,
+                                          .infer = expand_dims_infer, .run = expand_dims_run};

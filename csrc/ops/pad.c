@@ -1,0 +1,101 @@
+/* Pad: constant / reflect / symmetric / edge padding of any rank (any dtype). */
+/*
+ * Inputs:  0 X (any dtype, rank 1..8).
+ * Output:  0 Y with Y.dims[k] = X.dims[k] + paddings[2k] + paddings[2k+1].
+ * Arguments:
+ *   paddings        ints, 2 * rank, interleaved (MACE's order): before_0, after_0, before_1, ...;
+ *                   negative values crop
+ *   pad_type        int: 0 CONSTANT (default), 1 REFLECT (edge not repeated),
+ *                   2 SYMMETRIC (edge repeated), 3 EDGE (ONNX "edge")
+ *   constant_value  float (default 0), converted to X's dtype (integers: truncated toward 0;
+ *                   bool: != 0); f16/bf16 only with 0
+ */
+#include <string.h>
+
+#include "core/op.h"
+#include "kernels/cpu/ref/pad.h"
+
+#define PAD_GRAIN_ELEMS 16384
+
+typedef struct pad_state {
+  mace_pad_mode mode;
+  int64_t before[MACE_MAX_DIMS];
+  int64_t rows, row_len;
+  unsigned char value[16];
+} pad_state;
+
+static mace_status pad_infer(mace_op *op) {
+  pad_state *s = (pad_state *)op->state;
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
+  const mace_tensor *x = op->inputs[0];
+  const size_t es = mace_dtype_size(x->dtype);
+  if (es == 0 || es > sizeof s->value || x->ndim < 1)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): input '%s' has no dtype or rank 0",
+                      op->name, x->name);
+  const int64_t type = mace_op_arg_int(op, "pad_type", 0);
+  if (type < 0 || type > 3)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): pad_type %lld is not 0..3", op->name,
+                      (long long)type);
+  s->mode = (mace_pad_mode)type;
+  const int64_t *p = NULL;
+  int n = mace_op_arg_ints(op, "paddings", &p);
+  if (n != 2 * x->ndim)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): %d paddings for rank %d (needs %d)",
+                      op->name, n, x->ndim, 2 * x->ndim);
+  int64_t dims[MACE_MAX_DIMS];
+  for (int d = 0; d < x->ndim; ++d) {
+    s->before[d] = p[2 * d];
+    dims[d] = x->dims[d] + p[2 * d] + p[2 * d + 1];
+    if (dims[d] < 0)
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): paddings crop dim %d below 0",
+                        op->name, d);
+    if (dims[d] > 0 && x->dims[d] == 0 && s->mode != MACE_PAD_CONSTANT)
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): cannot %s-pad an empty dim",
+                        op->name, s->mode == MACE_PAD_EDGE ? "edge" : "reflect");
+  }
+  const float v = mace_op_arg_float(op, "constant_value", 0.0f);
+  memset(s->value, 0, sizeof s->value);
+  switch (x->dtype) {
+    case MACE_DT_F32: memcpy(s->value, &v, 4); break;
+    case MACE_DT_I32: { int32_t t = (int32_t)v; memcpy(s->value, &t, 4); break; }
+    case MACE_DT_I64: { int64_t t = (int64_t)v; memcpy(s->value, &t, 8); break; }
+    case MACE_DT_I8: { int8_t t = (int8_t)v; memcpy(s->value, &t, 1); break; }
+    case MACE_DT_U8: { uint8_t t = (uint8_t)v; memcpy(s->value, &t, 1); break; }
+    case MACE_DT_BOOL: s->value[0] = v != 0.0f; break;
+    default:
+      if (v != 0.0f)
+        return mace_error(MACE_UNSUPPORTED, "op '%s' (Pad): constant_value %g on %s", op->name,
+                          (double)v, mace_dtype_name(x->dtype));
+  }
+  s->row_len = dims[x->ndim - 1];
+  s->rows = 1;
+  for (int d = 0; d + 1 < x->ndim; ++d) s->rows *= dims[d];
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, x->ndim));
+  op->macs = 0;
+  op->scratch_bytes = 0;
+  return MACE_OK;
+}
+
+typedef struct {
+  const pad_state *s;
+  const mace_tensor *x, *y;
+} pad_job;
+
+static void pad_range(void *ctx, int64_t begin, int64_t end) {
+  const pad_job *j = (const pad_job *)ctx;
+  mace_x_pad__ref(j->s->mode, j->x->data, j->x->dims, j->x->ndim, j->s->before, j->y->dims,
+                  j->s->value, mace_dtype_size(j->x->dtype), j->y->data, begin, end);
+}
+
+static mace_status pad_run(mace_op *op) {
+  const pad_state *s = (const pad_state *)op->state;
+  if (s->rows == 0 || s->row_len == 0) return MACE_OK;
+  pad_job job = {s, op->inputs[0], op->outputs[0]};
+  int64_t grain = PAD_GRAIN_ELEMS / (s->row_len + 1);
+  mace_threadpool_parallel_for(op->pool, s->rows, grain > 0 ? grain : 1, pad_range, &job);
+  return MACE_OK;
+}
+
+const mace_op_kind mace_op_pad = {.type = "Pad", .device = MACE_DEVICE_CPU,
+                                  .dtype = MACE_DT_INVALID, .state_size = sizeof(pad_state),
+                                  .infer = pad_infer, .run = pad_run};

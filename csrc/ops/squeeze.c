@@ -1,0 +1,67 @@
+/* Squeeze: removes size-1 dims (any dtype). */
+/*
+ * Inputs:  0 X (any dtype, any rank).
+ * Output:  0 Y, X without the squeezed dims.
+ * Arguments:
+ *   axes  ints (optional): dims to remove, negative counts from the rank; each must be 1.
+ *         Absent or empty: every dim of size 1 is removed.
+ */
+#include "core/op.h"
+#include "kernels/cpu/ref/copy.h"
+
+#define SQUEEZE_GRAIN_BYTES 65536
+
+static mace_status squeeze_infer(mace_op *op) {
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
+  const mace_tensor *x = op->inputs[0];
+  if (mace_dtype_size(x->dtype) == 0)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Squeeze): input '%s' has no dtype",
+                      op->name, x->name);
+  const int64_t *axes = NULL;
+  int n = mace_op_arg_ints(op, "axes", &axes);
+  int drop[MACE_MAX_DIMS] = {0};
+  if (n <= 0) {
+    for (int d = 0; d < x->ndim; ++d) drop[d] = x->dims[d] == 1;
+  } else {
+    for (int i = 0; i < n; ++i) {
+      int64_t a = axes[i] < 0 ? axes[i] + x->ndim : axes[i];
+      if (a < 0 || a >= x->ndim)
+        return mace_error(MACE_INVALID_MODEL, "op '%s' (Squeeze): axis %lld out of range for "
+                          "rank %d", op->name, (long long)axes[i], x->ndim);
+      if (x->dims[a] != 1)
+        return mace_error(MACE_INVALID_MODEL, "op '%s' (Squeeze): dim %lld of '%s' is %lld, "
+                          "not 1", op->name, (long long)a, x->name, (long long)x->dims[a]);
+      drop[a] = 1;
+    }
+  }
+  int64_t dims[MACE_MAX_DIMS];
+  int nd = 0;
+  for (int d = 0; d < x->ndim; ++d)
+    if (!drop[d]) dims[nd++] = x->dims[d];
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, nd));
+  op->macs = 0;
+  op->scratch_bytes = 0;
+  return MACE_OK;
+}
+
+typedef struct {
+  const void *in;
+  void *out;
+} squeeze_job;
+
+static void squeeze_range(void *ctx, int64_t begin, int64_t end) {
+  const squeeze_job *j = (const squeeze_job *)ctx;
+  mace_x_copy__ref(j->in, j->out, begin, end);
+}
+
+static mace_status squeeze_run(mace_op *op) {
+  squeeze_job job = {op->inputs[0]->data, op->outputs[0]->data};
+  int64_t n = (int64_t)mace_tensor_nbytes(op->inputs[0]);
+  if (n == 0 || job.in == job.out) return MACE_OK;
+  mace_threadpool_parallel_for(op->pool, n, SQUEEZE_GRAIN_BYTES, squeeze_range, &job);
+  return MACE_OK;
+}
+
+const mace_op_kind mace_op_squeeze = {.type = "Squeeze", .device = MACE_DEVICE_CPU,
+                                      .dtype = MACE_DT_INVALID, .state_size = 0,
+                                      .infer = squeeze_infer, .run = squeeze_run};
