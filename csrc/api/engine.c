@@ -242,17 +242,13 @@ static mace_status reshape_inputs(mace_net *net, int64_t (*dims)[MACE_MAX_DIMS],
   return mace_error(MACE_INVALID_INPUT, "%s (the model cannot run this shape: %s)", given, reason);
 }
 
-mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inputs,
-                            mace_io *outputs, int num_outputs) {
-  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
-  mace_net *net = eng->net;
+/* Matches `inputs` to the model's inputs by name, checks dtypes and ranks, and re-infers the
+ * net when a shape differs. order[i] is the index in `inputs` of model input i. */
+static mace_status match_inputs(mace_net *net, const mace_io *inputs, int num_inputs,
+                                int order[256]) {
   int n_in = mace_net_num_inputs(net);
   if (num_inputs != n_in || (num_inputs && !inputs))
     return mace_error(MACE_INVALID_INPUT, "the model has %d inputs, %d given", n_in, num_inputs);
-  if (num_outputs < 0 || (num_outputs && !outputs))
-    return mace_error(MACE_INVALID_ARGS, "bad outputs array");
-  /* Match inputs by name and check dtypes; collect shapes. */
-  int order[256];
   int64_t dims[256][MACE_MAX_DIMS];
   int ndims[256];
   int reshape = 0;
@@ -292,6 +288,24 @@ mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inp
     if (!mace_dims_equal(dims[i], ndims[i], t->dims, t->ndim)) reshape = 1;
   }
   if (reshape) MACE_RETURN_IF_ERROR(reshape_inputs(net, dims, ndims));
+  return MACE_OK;
+}
+
+mace_status mace_engine_resize(mace_engine *eng, const mace_io *inputs, int num_inputs) {
+  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
+  int order[256];
+  return match_inputs(eng->net, inputs, num_inputs, order);
+}
+
+mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inputs,
+                            mace_io *outputs, int num_outputs) {
+  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
+  mace_net *net = eng->net;
+  if (num_outputs < 0 || (num_outputs && !outputs))
+    return mace_error(MACE_INVALID_ARGS, "bad outputs array");
+  int order[256];
+  MACE_RETURN_IF_ERROR(match_inputs(net, inputs, num_inputs, order));
+  int n_in = mace_net_num_inputs(net);
   MACE_RETURN_IF_ERROR(mace_net_prepare(net));
   for (int i = 0; i < n_in; ++i) {
     const mace_net_io *io = mace_net_input(net, i);

@@ -312,10 +312,8 @@ finally:
 
 static int dims_match(const mace_tensor_info *info, PyArrayObject *arr) {
   if (PyArray_NDIM(arr) != info->ndim) return 0;
-  for (int d = 0; d < info->ndim; ++d) {
-    /* a negative model dim is left for the engine to check */
-    if (info->dims[d] >= 0 && (int64_t)PyArray_DIM(arr, d) != info->dims[d]) return 0;
-  }
+  /* Same rank is enough here: the engine re-infers for new sizes (dynamic shapes) and
+   * raises InvalidInputError itself, naming expected and given shapes, if it cannot. */
   return 1;
 }
 
@@ -463,6 +461,23 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
     for (int d = 0; d < ins[i].ndim; ++d) ins[i].dims[d] = (int64_t)PyArray_DIM(in_arrs[i], d);
     ins[i].dtype = info.dtype;
     ins[i].format = info.format; /* the model's own layout: nothing is transposed */
+  }
+
+  /* New input sizes: re-infer before asking for output shapes. */
+  engine_lock(self);
+  if (self->engine == NULL) {
+    closed = 1;
+  } else {
+    st = mace_engine_resize(self->engine, ins, n_in);
+  }
+  engine_unlock(self);
+  if (closed) {
+    PyErr_SetString(PyExc_ValueError, "mace Engine is closed");
+    goto finally;
+  }
+  if (st != MACE_OK) {
+    mace_py_raise(st);
+    goto finally;
   }
 
   /* Outputs: NumPy arrays of the shapes the engine reports. */

@@ -151,6 +151,13 @@ mace_status mace_engine_output_info(const mace_engine *engine, int index, mace_t
 mace_status mace_engine_run(mace_engine *engine, const mace_io *inputs, int num_inputs,
                             mace_io *outputs, int num_outputs);
 
+/* Dynamic shapes: prepares the engine for the inputs' shapes (same names, dtypes and ranks as
+ * the model's; batch, height, width may change) without running, so that output_info tells
+ * the output sizes to allocate. mace_engine_run does the same by itself; shapes seen before
+ * reuse their plan. A shape the model cannot take is MACE_INVALID_INPUT naming the input, the
+ * expected and the given shape, and the engine keeps its previous shapes. */
+mace_status mace_engine_resize(mace_engine *engine, const mace_io *inputs, int num_inputs);
+
 /* Frees the intermediate arena; the next run plans and allocates it again. */
 mace_status mace_engine_release_intermediate_buffers(mace_engine *engine);
 
