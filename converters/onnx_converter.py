@@ -31,17 +31,15 @@ def load_onnx(source: Any) -> onnx.ModelProto:
         model = onnx.ModelProto()
         model.CopyFrom(source)
         return model
+    if isinstance(source, (str, os.PathLike)) and not os.path.isfile(source):
+        raise FileNotFoundError(f"no such model file: '{os.fspath(source)}'")
     try:
         if isinstance(source, (bytes, bytearray, memoryview)):
             return onnx.load_from_string(bytes(source))
         if isinstance(source, (str, os.PathLike)):
             return onnx.load(os.fspath(source))
-    except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as e:  # type: ignore[attr-defined]
-        raise InvalidModelError(f"cannot load ONNX model: {e}") from e
-    except Exception as e:  # protobuf DecodeError and friends
-        if isinstance(source, (str, os.PathLike)) and not os.path.exists(source):
-            raise
-        raise InvalidModelError(f"cannot parse ONNX model: {e}") from e
+    except Exception as e:  # protobuf DecodeError, missing external data, ...
+        raise InvalidModelError(f"cannot load the ONNX model: {e}") from e
     raise TypeError(f"ONNX source must be a path, bytes or onnx.ModelProto, not {type(source)}")
 
 

@@ -517,3 +517,41 @@ def test_identity_of_input_to_output_is_a_copy():
     g = convert_onnx(m)
     assert [(op.type, op.inputs, op.outputs, op.args) for op in g.ops] == \
         [("Cast", ["x"], ["y"], {"to": proto.DataType["DT_INT64"]})]
+
+
+def test_opset9_attribute_forms_fold(fake_handlers):
+    """Older exporters: Slice/Squeeze/Unsqueeze take attributes, weights are graph inputs."""
+    fake_handlers("Reshape", "Relu")
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Shape", ["r"], ["s"]),
+             helper.make_node("Slice", ["s"], ["s0"], starts=[0], ends=[1], axes=[0]),
+             helper.make_node("Squeeze", ["s0"], ["b"], axes=[0]),
+             helper.make_node("Unsqueeze", ["b"], ["bu"], axes=[0]),
+             helper.make_node("Concat", ["bu", "m1"], ["shp"], axis=0),
+             helper.make_node("Reshape", ["r", "shp"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "old",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 5]),
+         helper.make_tensor_value_info("m1", TensorProto.INT64, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 15])],
+        initializer=[numpy_helper.from_array(np.array([-1], np.int64), "m1")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)])
+    m.ir_version = 4
+    g = convert_onnx(m, inputs={"x": [2, 3, 5]})
+    assert [t.name for t in g.inputs] == ["x"]
+    assert types(g) == ["onnx.Relu", "onnx.Reshape"]
+    np.testing.assert_array_equal(g.consts[g.ops[1].inputs[1]], [2, -1])
+    assert g.outputs[0].shape == [2, 15]
+
+
+def test_outputs_override_cuts_the_graph(fake_handlers):
+    fake_handlers("Relu", "Neg")
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Neg", ["a"], ["y"])]
+    m = make_model(nodes, [("x", np.float32, [1, 4])], [("y", np.float32, [1, 4])])
+    g = convert(m, outputs=["a"]).graph
+    assert types(g) == ["onnx.Relu"] and [(t.name, t.shape) for t in g.outputs] == [("a", [1, 4])]
+
+
+def test_missing_file():
+    with pytest.raises(FileNotFoundError):
+        convert("/no/such/model.onnx")
