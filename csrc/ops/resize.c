@@ -228,9 +228,11 @@ static mace_status resize_bilinear_run(mace_op *op) {
   return MACE_OK;
 }
 
+/* Registered for any dtype: intermediates' dtypes are not known when the net picks
+ * kinds; infer checks for f32. */
 const mace_op_kind mace_op_resize_bilinear = {.type = "ResizeBilinear",
                                               .device = MACE_DEVICE_CPU,
-                                              .dtype = MACE_DT_F32,
+                                              .dtype = MACE_DT_INVALID,
                                               .state_size = sizeof(resize_state),
                                               .infer = resize_bilinear_infer,
                                               .run = resize_bilinear_run};
