@@ -16,7 +16,7 @@
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha/beta
  *                   the fused activation (ops/fused_activation.h)
  * Sizes follow ONNX Runtime: full = stride * (in - 1) + output_padding + dilation * (k - 1) + 1;
- * EXPLICIT: out = full - pad_begin - pad_end. SAME_*: out = in * stride. With an out given
+ * EXPLICIT: out = full - pad_begin - pad_end. SAME_*: out = min(in * stride, full). With an out given
  * (output_shape or SAME), total = full - out is split with the odd pixel at the end for
  * SAME_UPPER and at the start otherwise.
  */
@@ -64,7 +64,8 @@ static int64_t deconv_axis(const deconv2d_state *st, int a, int64_t in, int64_t 
   const int64_t full = s * (in - 1) + st->out_pad[a] + st->dilations[a] * (k - 1) + 1;
   int64_t out;
   if (st->has_out_shape) out = st->out_shape[a];
-  else if (st->mode == MACE_PAD_SAME_UPPER || st->mode == MACE_PAD_SAME_LOWER) out = in * s;
+  else if (st->mode == MACE_PAD_SAME_UPPER || st->mode == MACE_PAD_SAME_LOWER)
+    out = in * s < full ? in * s : full;  /* never negative padding (ONNX Runtime) */
   else if (st->mode == MACE_PAD_VALID) out = full;
   else {
     *pad_begin = st->pads[a];
