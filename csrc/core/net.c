@@ -57,9 +57,25 @@ static int find_tensor(const mace_net *net, const char *name) {
   return -1;
 }
 
+/* Names are protobuf strings, which must be UTF-8; a corrupt byte would otherwise surface
+ * later (in a binding that decodes names) instead of at load. */
+static int valid_utf8(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    int n = *p < 0x80 ? 0 : (*p >> 5) == 0x6 ? 1 : (*p >> 4) == 0xE ? 2 : (*p >> 3) == 0x1E ? 3 : -1;
+    if (n < 0 || (n == 1 && *p < 0xC2)) return 0;
+    ++p;
+    for (int k = 0; k < n; ++k, ++p)
+      if ((*p & 0xC0) != 0x80) return 0;
+  }
+  return 1;
+}
+
 /* Adds a tensor named `name`; fails when the name exists already. */
 static mace_status add_tensor(mace_net *net, const char *name, mace_tensor_role role, int *index) {
   if (!name || !*name) return mace_error(MACE_INVALID_MODEL, "a tensor has an empty name");
+  if (!valid_utf8(name))
+    return mace_error(MACE_INVALID_MODEL, "a tensor name is not valid UTF-8 (corrupt model?)");
   if (find_tensor(net, name) >= 0)
     return mace_error(MACE_INVALID_MODEL, "tensor '%s' is defined more than once", name);
   int idx = net->n_tensors++;
@@ -201,6 +217,9 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
   op->args = args;
   op->n_args = (int)od->n_arg;
   op->pool = net->pool;
+  if (!valid_utf8(op->name) || !valid_utf8(op->type))
+    return mace_error(MACE_INVALID_MODEL, "op %d: name or type is not valid UTF-8 (corrupt model?)",
+                      index);
   if (!*op->type)
     return mace_error(MACE_INVALID_MODEL, "op %d ('%s') has no type", index, op->name);
   if (od->n_input > 1024 || od->n_output > 1024 || od->n_output == 0)
