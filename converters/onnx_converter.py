@@ -370,7 +370,7 @@ class OnnxConverter:
                    for o in self.output_names]
         graph = helper.make_graph(nodes, g.name or "model", inputs, outputs, initializer=inits)
         model = helper.make_model(graph, opset_imports=list(self.model.opset_import))
-        model.ir_version = self.model.ir_version
+        model.ir_version = max(self.model.ir_version, 4)  # initializers need not be inputs
         try:
             inferred = onnx.shape_inference.infer_shapes(model, check_type=False,
                                                          strict_mode=False, data_prop=True)
@@ -438,13 +438,13 @@ class OnnxConverter:
     def convert(self) -> ir.Graph:
         self._collect()
         g = self.model.graph
-        for n in g.node:
+        known = set(self.consts) | {t.name for t in self.inputs}
+        nodes = _topo_sort(self._prune(list(g.node)), known)
+        for n in nodes:
             if n.domain not in _DEFAULT_DOMAINS and n.domain != "ai.onnx.ml":
                 raise UnsupportedError(
                     f"ONNX op '{n.op_type}' (node '{_label(n)}') of domain '{n.domain}' "
                     "is not supported")
-        known = set(self.consts) | {t.name for t in self.inputs}
-        nodes = _topo_sort(self._prune(list(g.node)), known)
         while True:
             shapes, dtypes = self._infer(nodes)
             rest = self._fold_pass(nodes, shapes)
