@@ -1,0 +1,94 @@
+"""Reduce: ONNX ReduceMean/Max/Min/Sum (axes as attribute or input, keepdims,
+noop_with_empty_axes) against onnxruntime."""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+
+import numpy as np
+import pytest
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers import check_model, make_model, rand  # noqa: E402
+
+OPS = ["ReduceMean", "ReduceMax", "ReduceMin", "ReduceSum"]
+AXES_INPUT_OPSET = {"ReduceSum": 13, "ReduceMean": 18, "ReduceMax": 18, "ReduceMin": 18}
+
+
+def _out_shape(shape, axes, keepdims):
+    axes = {a % len(shape) for a in axes} if axes else set(range(len(shape)))
+    return [1 if d in axes else n for d, n in enumerate(shape) if keepdims or d not in axes]
+
+
+def _model(op, shape, axes, keepdims, opset, dtype=np.float32, noop=None):
+    attrs = {"keepdims": keepdims}
+    if noop is not None:
+        attrs["noop_with_empty_axes"] = noop
+    inits, ins = [], ["x"]
+    if opset >= AXES_INPUT_OPSET[op]:
+        if axes is not None:
+            inits.append(("axes", np.asarray(axes, np.int64)))
+            ins.append("axes")
+    elif axes is not None:
+        attrs["axes"] = list(axes)
+    out = list(shape) if noop and not axes else _out_shape(shape, axes, keepdims)
+    return make_model([helper.make_node(op, ins, ["y"], **attrs)],
+                      [("x", dtype, list(shape))], [("y", dtype, out)],
+                      initializers=inits, opset=opset)
+
+
+def _axes_sets(rank):
+    """Every subset of axes for rank <= 3; a selection (with negatives) for rank 4."""
+    if rank <= 3:
+        return [list(c) for r in range(1, rank + 1) for c in itertools.combinations(range(rank), r)]
+    return [[0], [1], [-1], [2, 3], [-2, -1], [1, 2], [0, 2], [1, 3], [0, 1, 2, 3], [-3, 3]]
+
+
+CASES = [(s, a) for s in [(6,), (3, 5), (2, 3, 4), (2, 3, 4, 5), (1, 3, 1, 5)]
+         for a in _axes_sets(len(s))] + [((2, 3, 4), None), ((4, 40, 130), [1]),
+                                          ((4, 40, 130), [0, 2])]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("shape,axes", CASES, ids=str)
+def test_reduce(op, keepdims, shape, axes):
+    opset = 13 if op != "ReduceSum" else 11
+    x = rand(*shape, seed=len(shape))
+    check_model(_model(op, shape, axes, keepdims, opset), {"x": x})
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("opset", [11, 13, 18])
+@pytest.mark.parametrize("axes", [[1], [-1, 0], None], ids=str)
+def test_opsets(op, opset, axes):
+    shape = (2, 3, 4)
+    check_model(_model(op, shape, axes, 1, opset), {"x": rand(*shape)})
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("noop", [0, 1])
+def test_empty_axes(op, noop):
+    """No axes: reduce everything, or with noop_with_empty_axes pass through."""
+    shape = (2, 3, 4)
+    opset = AXES_INPUT_OPSET[op]
+    check_model(_model(op, shape, None, 1, opset, noop=noop), {"x": rand(*shape)})
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+@pytest.mark.parametrize("axes", [[1], [0, 2], None], ids=str)
+def test_reduce_int(op, dtype, axes):
+    shape = (3, 4, 5)
+    x = np.random.default_rng(1).integers(-50, 50, size=shape).astype(dtype)
+    check_model(_model(op, shape, axes, 0, 13, dtype), {"x": x})
+
+
+def test_after_intermediate():
+    m = make_model([helper.make_node("Add", ["x", "x"], ["s"]),
+                    helper.make_node("ReduceMean", ["s"], ["y"], axes=[2, 3], keepdims=1)],
+                   [("x", np.float32, [2, 3, 4, 5])], [("y", np.float32, [2, 3, 1, 1])],
+                   opset=13)
+    check_model(m, {"x": rand(2, 3, 4, 5)})
