@@ -262,33 +262,35 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
   return MACE_OK;
 }
 
-/* Runs every op's infer in order; at load also checks the shapes the model declares
- * (after a reshape those no longer apply). */
-static mace_status infer_all(mace_net *net, int check_declared) {
-  for (int i = 0; i < net->n_ops; ++i) {
-    mace_op *op = &net->ops[i];
-    op->macs = 0;
-    op->scratch_bytes = 0;
-    mace_status st = op->kind->infer(op);
-    if (st != MACE_OK) return st;
-    const Mace__OperatorDef *od = net->def->op[i];
-    for (int k = 0; k < op->n_outputs; ++k) {
-      const mace_tensor *t = op->outputs[k];
-      if (t->dtype == MACE_DT_INVALID)
-        return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s) did not set output %d", op->name,
-                          op->type, k);
-      if (check_declared && (size_t)k < od->n_output_shape &&
-          !mace_dims_equal(t->dims, t->ndim, od->output_shape[k]->dims,
-                           (int)od->output_shape[k]->n_dims)) {
-        char a[160], b[160];
-        return mace_error(MACE_INVALID_MODEL,
-                          "op '%s' (%s): output '%s' is %s by inference but the model says %s",
-                          op->name, op->type, t->name, mace_dims_str(t->dims, t->ndim, a, 160),
-                          mace_dims_str(od->output_shape[k]->dims,
-                                        (int)od->output_shape[k]->n_dims, b, 160));
-      }
+/* Runs op i's infer; at load also checks the output shapes the model declares (after a
+ * reshape those no longer apply). */
+static mace_status infer_op(mace_net *net, int i, int check_declared) {
+  mace_op *op = &net->ops[i];
+  op->macs = 0;
+  op->scratch_bytes = 0;
+  MACE_RETURN_IF_ERROR(op->kind->infer(op));
+  const Mace__OperatorDef *od = net->def->op[i];
+  for (int k = 0; k < op->n_outputs; ++k) {
+    const mace_tensor *t = op->outputs[k];
+    if (t->dtype == MACE_DT_INVALID)
+      return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s) did not set output %d", op->name,
+                        op->type, k);
+    if (check_declared && (size_t)k < od->n_output_shape &&
+        !mace_dims_equal(t->dims, t->ndim, od->output_shape[k]->dims,
+                         (int)od->output_shape[k]->n_dims)) {
+      char a[160], b[160];
+      return mace_error(MACE_INVALID_MODEL,
+                        "op '%s' (%s): output '%s' is %s by inference but the model says %s",
+                        op->name, op->type, t->name, mace_dims_str(t->dims, t->ndim, a, 160),
+                        mace_dims_str(od->output_shape[k]->dims, (int)od->output_shape[k]->n_dims,
+                                      b, 160));
     }
   }
+  return MACE_OK;
+}
+
+static mace_status infer_all(mace_net *net) {
+  for (int i = 0; i < net->n_ops; ++i) MACE_RETURN_IF_ERROR(infer_op(net, i, 0));
   return MACE_OK;
 }
 
@@ -416,12 +418,13 @@ mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t 
   {
     const mace_arg *args = net->args;
     for (int i = 0; i < net->n_ops; ++i) {
+      /* Created and inferred in order: an op's kernel is chosen by its inputs' dtypes. */
       if ((st = create_op(net, i, args)) != MACE_OK) goto fail;
+      if ((st = infer_op(net, i, 1)) != MACE_OK) goto fail;
       args += net->def->op[i]->n_arg;
     }
   }
   if ((st = load_outputs(net)) != MACE_OK) goto fail;
-  if ((st = infer_all(net, 1)) != MACE_OK) goto fail;
   if ((st = plan(net)) != MACE_OK) goto fail;
   *out = net;
   return MACE_OK;
@@ -494,7 +497,7 @@ mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS]
     mace_tensor *t = &net->tensors[net->inputs[i].tensor];
     MACE_RETURN_IF_ERROR(set_dims(t, dims[i], (size_t)ndims[i], "input"));
   }
-  mace_status st = infer_all(net, 0);
+  mace_status st = infer_all(net);
   if (st != MACE_OK) return mace_error_wrap(MACE_INVALID_INPUT, "new input shape");
   return plan(net);
 }
