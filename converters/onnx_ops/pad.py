@@ -1,0 +1,64 @@
+"""ONNX Pad -> mace Pad (pads attr < 11 or constant input >= 11; constant/reflect/edge)."""
+from __future__ import annotations
+
+import numpy as np
+
+from mace.errors import UnsupportedError
+
+from . import register
+
+_MODES = {"constant": 0, "reflect": 1, "edge": 3}
+
+
+def _fail(node, why: str) -> UnsupportedError:
+    return UnsupportedError(f"ONNX op 'Pad' (node '{node.name}'): {why}")
+
+
+@register("Pad")
+def pad(ctx, node):
+    a = ctx.attrs(node)
+    x = ctx.input(node, 0)
+    mode = a.get("mode", "constant")
+    if mode not in _MODES:
+        raise _fail(node, f"mode '{mode}' is not supported")
+    value = 0.0
+    axes = None
+    if ctx.opset < 11:
+        pads = list(a.get("pads", a.get("paddings", [])))
+        value = float(a.get("value", 0.0))
+    else:
+        v = ctx.const(ctx.input(node, 1))
+        if v is None:
+            raise _fail(node, "pads must be a constant")
+        pads = [int(p) for p in np.asarray(v).reshape(-1)]
+        if ctx.has_input(node, 2):
+            cv = ctx.const(ctx.input(node, 2))
+            if cv is None:
+                raise _fail(node, "constant_value must be a constant")
+            cv = np.asarray(cv).reshape(-1)
+            value = float(cv[0]) if cv.size else 0.0
+        if ctx.has_input(node, 3):
+            av = ctx.const(ctx.input(node, 3))
+            if av is None:
+                raise _fail(node, "axes must be a constant")
+            axes = [int(i) for i in np.asarray(av).reshape(-1)]
+    if axes is None:
+        if len(pads) % 2:
+            raise _fail(node, f"{len(pads)} pads is not an even number")
+        rank = len(pads) // 2
+        axes = list(range(rank))
+    else:
+        shape = ctx.shape(x)
+        if shape is None:
+            raise _fail(node, "axes need the input's rank")
+        rank = len(shape)
+        axes = [ax + rank if ax < 0 else ax for ax in axes]
+        if len(pads) != 2 * len(axes):
+            raise _fail(node, f"{len(pads)} pads for {len(axes)} axes")
+    n = len(axes)
+    paddings = [0] * (2 * rank)
+    for k, ax in enumerate(axes):
+        paddings[2 * ax] = pads[k]
+        paddings[2 * ax + 1] = pads[n + k]
+    ctx.emit("Pad", [x], [node.output[0]], node, paddings=paddings, pad_type=_MODES[mode],
+             constant_value=value if mode == "constant" else None)

@@ -1,0 +1,125 @@
+"""ONNX Resize and Upsample -> mace ResizeNearestNeighbor / ResizeBilinear.
+
+Scales or sizes must be constants; they become the `scales` / `sizes` arguments, and the
+ONNX coordinate_transformation_mode / nearest_mode strings pass through unchanged.
+Upsample and Resize-10 use asymmetric coordinates and the "simple" nearest rounding
+(what ONNX Runtime does for them).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mace.errors import UnsupportedError
+
+from . import register
+
+_COORD = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
+          "tf_half_pixel_for_nn", "half_pixel_symmetric"}
+_NEAREST = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}
+
+
+def _fail(node, why: str) -> UnsupportedError:
+    return UnsupportedError(f"ONNX op '{node.op_type}' (node '{node.name}'): {why}")
+
+
+def _const(ctx, node, i: int, what: str):
+    """Value of optional input i; None when absent or empty."""
+    if not ctx.has_input(node, i):
+        return None
+    v = ctx.const(ctx.input(node, i))
+    if v is None:
+        raise _fail(node, f"{what} must be a constant")
+    v = np.asarray(v).reshape(-1)
+    return v if v.size else None
+
+
+def _emit(ctx, node, x, mode, coord, nearest, scales=None, sizes=None):
+    shape = ctx.shape(x)
+    rank = len(shape) if shape is not None else len(scales if scales is not None else sizes)
+    if mode == "nearest":
+        ctx.emit("ResizeNearestNeighbor", [x], [node.output[0]], node, scales=scales,
+                 sizes=sizes, coordinate_transformation_mode=coord, nearest_mode=nearest)
+        return
+    if mode != "linear":
+        raise _fail(node, f"mode '{mode}' is not supported")
+    if rank < 2:
+        raise _fail(node, "linear resize needs rank >= 2")
+    if scales is not None:
+        outer = [float(s) != 1.0 for s in scales[:-2]]
+    elif shape is not None:
+        outer = [int(s) != int(d) for s, d in zip(sizes[:-2], shape[:-2])]
+    else:
+        outer = [False]
+    if any(outer):
+        raise _fail(node, "linear resize only of the last two dims (H, W of NCHW)")
+    if ctx.dtype(x) is not None and np.dtype(ctx.dtype(x)) != np.float32:
+        raise _fail(node, "linear resize needs float32")
+    ctx.emit("ResizeBilinear", [x], [node.output[0]], node, scales=scales, sizes=sizes,
+             coordinate_transformation_mode=coord)
+
+
+@register("Upsample")
+def upsample(ctx, node):
+    a = ctx.attrs(node)
+    x = ctx.input(node, 0)
+    if ctx.opset < 9:
+        scales = a.get("scales")
+        if scales is None:
+            raise _fail(node, "scales missing")
+    else:
+        scales = _const(ctx, node, 1, "scales")
+        if scales is None:
+            raise _fail(node, "scales missing")
+    mode = a.get("mode", "nearest")
+    if mode == "bilinear":
+        mode = "linear"
+    _emit(ctx, node, x, mode, "asymmetric", "simple",
+          scales=[float(s) for s in scales])
+
+
+@register("Resize")
+def resize(ctx, node):
+    a = ctx.attrs(node)
+    x = ctx.input(node, 0)
+    mode = a.get("mode", "nearest")
+    if ctx.opset < 11:
+        scales = _const(ctx, node, 1, "scales")
+        if scales is None:
+            raise _fail(node, "scales missing")
+        _emit(ctx, node, x, mode, "asymmetric", "simple", scales=[float(s) for s in scales])
+        return
+    coord = a.get("coordinate_transformation_mode", "half_pixel")
+    nearest = a.get("nearest_mode", "round_prefer_floor")
+    if coord not in _COORD:
+        raise _fail(node, f"coordinate_transformation_mode '{coord}' is not supported")
+    if nearest not in _NEAREST:
+        raise _fail(node, f"nearest_mode '{nearest}' is not supported")
+    if int(a.get("antialias", 0)):
+        raise _fail(node, "antialias is not supported")
+    if a.get("keep_aspect_ratio_policy", "stretch") != "stretch":
+        raise _fail(node, "keep_aspect_ratio_policy other than 'stretch' is not supported")
+    scales = _const(ctx, node, 2, "scales")
+    sizes = _const(ctx, node, 3, "sizes")
+    axes = a.get("axes")
+    if axes is not None:
+        shape = ctx.shape(x)
+        if shape is None:
+            raise _fail(node, "axes need the input's static shape")
+        rank = len(shape)
+        axes = [ax + rank if ax < 0 else ax for ax in axes]
+        if scales is not None:
+            full = [1.0] * rank
+            for ax, s in zip(axes, scales):
+                full[ax] = float(s)
+            scales = full
+        if sizes is not None:
+            full = list(shape)
+            for ax, s in zip(axes, sizes):
+                full[ax] = int(s)
+            sizes = full
+    if sizes is not None:
+        _emit(ctx, node, x, mode, coord, nearest, sizes=[int(s) for s in sizes])
+    elif scales is not None:
+        _emit(ctx, node, x, mode, coord, nearest, scales=[float(s) for s in scales])
+    else:
+        raise _fail(node, "needs constant scales or sizes")

@@ -1,0 +1,35 @@
+"""ONNX Squeeze -> mace Squeeze, Unsqueeze -> mace ExpandDims (axes attr < 13, input >= 13)."""
+from __future__ import annotations
+
+import numpy as np
+
+from mace.errors import UnsupportedError
+
+from . import register
+
+
+def _axes(ctx, node):
+    if ctx.opset < 13:
+        return ctx.attrs(node).get("axes")
+    if not ctx.has_input(node, 1):
+        return None
+    v = ctx.const(ctx.input(node, 1))
+    if v is None:
+        raise UnsupportedError(f"ONNX op '{node.op_type}' (node '{node.name}'): axes must be "
+                               "a constant")
+    return [int(a) for a in np.asarray(v).reshape(-1)]
+
+
+@register("Squeeze")
+def squeeze(ctx, node):
+    axes = _axes(ctx, node)
+    ctx.emit("Squeeze", [ctx.input(node, 0)], [node.output[0]], node,
+             axes=list(axes) if axes else None)
+
+
+@register("Unsqueeze")
+def unsqueeze(ctx, node):
+    axes = _axes(ctx, node)
+    if not axes:
+        raise UnsupportedError(f"ONNX op 'Unsqueeze' (node '{node.name}'): axes missing")
+    ctx.emit("ExpandDims", [ctx.input(node, 0)], [node.output[0]], node, axes=list(axes))
