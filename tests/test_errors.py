@@ -50,7 +50,8 @@ def test_new_shape_is_accepted_when_the_graph_allows_it():
         np.testing.assert_array_equal(sess.run(x), np.maximum(x, 0))
 
 
-def test_wrong_rank(relu):
+def test_wrong_rank():
+    relu = mace.Session(tm.relu_model(), num_threads=1)
     with pytest.raises(mace.InvalidInputError, match=r"'x'.*\(3, 4, 5\).*\(2, 3, 4, 5\)"):
         relu.run(np.zeros((3, 4, 5), np.float32))
     with pytest.raises(mace.InvalidInputError, match="'x'"):

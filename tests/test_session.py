@@ -169,6 +169,41 @@ def test_threads_share_one_session():
     assert not errors, errors[0]
 
 
+def test_threads_with_different_shapes():
+    # Each run resizes the engine to its inputs; runs of other shapes in other threads must
+    # not change the output sizes between one run's resize and its run.
+    sess = mace.Session(tm.relu_model(), num_threads=2)
+    shapes = [(2, 3, 4, 5), (1, 3, 9, 2), (4, 3, 2, 2), (1, 3, 1, 1)]
+    errors = []
+
+    def work(shape, seed):
+        try:
+            x = tm.rand_x(seed, shape=shape)
+            for _ in range(100):
+                y = sess.run(x)
+                assert y.shape == shape
+                assert_close(y, tm.relu_ref(x))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(s, i)) for i, s in enumerate(shapes)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_dynamic_shape_updates_inputs_outputs():
+    sess = mace.Session(tm.two_output_model())
+    with pytest.raises(mace.InvalidInputError):  # W is [3,4,5]: x + W cannot take [1,3,4,6]
+        sess.run(tm.rand_x(shape=(1, 3, 4, 6)))
+    x = tm.rand_x(shape=(1, 3, 4, 5))
+    y, z = sess.run(x)
+    assert y.shape == z.shape == (1, 3, 4, 5)
+    assert_close(y, x + tm.W)
+    assert sess.inputs[0].shape == sess.outputs[1].shape == (1, 3, 4, 5)
+
+
 def test_close_and_context_manager():
     with mace.Session(tm.relu_model()) as sess:
         sess.run(tm.rand_x())

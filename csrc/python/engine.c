@@ -228,7 +228,7 @@ static PyObject *info_tuple(const mace_tensor_info *info) {
   PyObject *dtype = dtype_object(info->dtype);
   PyObject *res = NULL;
   if (shape != NULL && dtype != NULL) {
-    res = Py_BuildValue("(sOO)", info->name ? info->name : "", shape, dtype);
+    res = Py_BuildValue("(NOO)", mace_py_str(info->name), shape, dtype);
   }
   Py_XDECREF(shape);
   Py_XDECREF(dtype);
@@ -380,7 +380,7 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
   PyArrayObject **in_arrs = NULL, **out_arrs = NULL;
   int n_in = 0, n_out = 0;
   mace_status st = MACE_OK;
-  int closed = 0;
+  int locked = 0;
 
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!:run", kwlist, &PyDict_Type, &feeds)) {
     return NULL;
@@ -406,7 +406,7 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
       mace_py_raise(st);
       goto finally;
     }
-    PyObject *name = PyUnicode_FromString(info.name);
+    PyObject *name = mace_py_str(info.name);
     if (name == NULL || PySet_Add(names, name) < 0) {
       Py_XDECREF(name);
       goto finally;
@@ -436,7 +436,11 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
       mace_py_raise(st);
       goto finally;
     }
-    PyObject *val = PyDict_GetItemString(feeds, info.name); /* borrowed */
+    PyObject *key_obj = mace_py_str(info.name);
+    if (key_obj == NULL) goto finally;
+    PyObject *val = PyDict_GetItemWithError(feeds, key_obj); /* borrowed */
+    Py_DECREF(key_obj);
+    if (val == NULL && PyErr_Occurred()) goto finally;
     if (val == NULL) {
       PyObject *dtype = dtype_object(info.dtype);
       PyObject *spec = dtype ? spec_string(info.ndim, info.dims, dtype) : NULL;
@@ -463,18 +467,16 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
     ins[i].format = info.format; /* the model's own layout: nothing is transposed */
   }
 
-  /* New input sizes: re-infer before asking for output shapes. */
+  /* One locked section from resize to run: another thread must not resize the engine
+   * between our reading the output shapes and the run filling buffers of those sizes. */
   engine_lock(self);
+  locked = 1;
   if (self->engine == NULL) {
-    closed = 1;
-  } else {
-    st = mace_engine_resize(self->engine, ins, n_in);
-  }
-  engine_unlock(self);
-  if (closed) {
     PyErr_SetString(PyExc_ValueError, "mace Engine is closed");
     goto finally;
   }
+  /* New input sizes: re-infer before asking for output shapes. */
+  st = mace_engine_resize(self->engine, ins, n_in);
   if (st != MACE_OK) {
     mace_py_raise(st);
     goto finally;
@@ -491,6 +493,10 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
     if (npy < 0) {
       PyErr_Format(mace_py_UnsupportedError, "output '%s': mace dtype %d has no NumPy type",
                    info.name, (int)info.dtype);
+      goto finally;
+    }
+    if (info.ndim < 0 || info.ndim > MACE_MAX_DIMS) {
+      PyErr_Format(mace_py_MaceError, "output '%s': rank %d", info.name, info.ndim);
       goto finally;
     }
     npy_intp dims[MACE_MAX_DIMS];
@@ -512,19 +518,11 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
     outs[i].format = info.format;
   }
 
-  engine_lock(self);
   Py_BEGIN_ALLOW_THREADS
-  if (self->engine == NULL) {
-    closed = 1;
-  } else {
-    st = mace_engine_run(self->engine, ins, n_in, outs, n_out);
-  }
+  st = mace_engine_run(self->engine, ins, n_in, outs, n_out);
   Py_END_ALLOW_THREADS
   engine_unlock(self);
-  if (closed) {
-    PyErr_SetString(PyExc_ValueError, "mace Engine was closed during run");
-    goto finally;
-  }
+  locked = 0;
   if (st != MACE_OK) {
     mace_py_raise(st);
     goto finally;
@@ -552,7 +550,9 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
       }
       arr = reshaped;
     }
-    int rc = PyDict_SetItemString(result, outs[i].name, arr);
+    PyObject *key_obj = mace_py_str(outs[i].name);
+    int rc = key_obj ? PyDict_SetItem(result, key_obj, arr) : -1;
+    Py_XDECREF(key_obj);
     Py_DECREF(arr);
     if (rc < 0) {
       Py_CLEAR(result);
@@ -561,6 +561,7 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
   }
 
 finally:
+  if (locked) engine_unlock(self);
   for (int i = 0; in_arrs && i < n_in; ++i) Py_XDECREF(in_arrs[i]);
   for (int i = 0; out_arrs && i < n_out; ++i) Py_XDECREF(out_arrs[i]);
   PyMem_Free(ins);
@@ -601,8 +602,8 @@ static PyObject *Engine_op_stats(EngineObject *self, PyObject *unused) {
     }
     PyObject *dims = dims_tuple(stat.ndim, stat.out_dims);
     if (dims == NULL) goto finally;
-    PyObject *d = Py_BuildValue("{s:s,s:s,s:d,s:L,s:N}", "name", stat.name ? stat.name : "",
-                                "type", stat.type ? stat.type : "", "ms", stat.ms, "macs",
+    PyObject *d = Py_BuildValue("{s:N,s:N,s:d,s:L,s:N}", "name", mace_py_str(stat.name),
+                                "type", mace_py_str(stat.type), "ms", stat.ms, "macs",
                                 (long long)stat.macs, "out_dims", dims);
     if (d == NULL || PyList_Append(list, d) < 0) {
       Py_XDECREF(d);

@@ -26,6 +26,10 @@ extern PyObject *mace_py_UnsupportedError;
  * thread that got the failing status (the message is per thread). */
 PyObject *mace_py_raise(mace_status status);
 
+/* A str from a C string of the engine (tensor/op names, messages). Corrupt models can hold
+ * bytes that are not UTF-8: those decode with surrogateescape instead of failing. NULL -> "". */
+PyObject *mace_py_str(const char *s);
+
 /* NumPy type number of a mace dtype (-1 if NumPy has none); mace dtype of a NumPy type. */
 int mace_py_npy_type(mace_dtype dtype);
 mace_dtype mace_py_mace_dtype(int npy_type);

@@ -2,10 +2,17 @@
 #define MACE_PYTHON_IMPORT_ARRAY
 #include "python/mace_python.h"
 
+#include <string.h>
+
 PyObject *mace_py_MaceError = NULL;
 PyObject *mace_py_InvalidModelError = NULL;
 PyObject *mace_py_InvalidInputError = NULL;
 PyObject *mace_py_UnsupportedError = NULL;
+
+PyObject *mace_py_str(const char *s) {
+  if (s == NULL) s = "";
+  return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
+}
 
 PyObject *mace_py_raise(mace_status status) {
   PyObject *cls;
@@ -19,7 +26,11 @@ PyObject *mace_py_raise(mace_status status) {
   if (msg == NULL || msg[0] == '\0') {
     PyErr_Format(cls, "mace: %s", mace_status_name(status));
   } else {
-    PyErr_SetString(cls, msg);
+    PyObject *text = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "backslashreplace");
+    if (text != NULL) {
+      PyErr_SetObject(cls, text);
+      Py_DECREF(text);
+    }
   }
   return NULL;
 }

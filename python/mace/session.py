@@ -117,8 +117,22 @@ class Session:
         else:
             raise TypeError("model must be a path (.onnx or .pb), bytes, an onnx.ModelProto or a "
                             f"converted mace model, not {type(model).__name__}")
-        self.inputs = [TensorSpec(n, tuple(s), d) for n, s, d in self._engine.inputs()]
-        self.outputs = [TensorSpec(n, tuple(s), d) for n, s, d in self._engine.outputs()]
+
+    @property
+    def inputs(self) -> list[TensorSpec]:
+        """The model's inputs (name, shape, dtype); shapes are those of the latest run."""
+        return [TensorSpec(n, tuple(s), d) for n, s, d in self._engine.inputs()]
+
+    @property
+    def outputs(self) -> list[TensorSpec]:
+        """The model's outputs (name, shape, dtype); shapes are those of the latest run."""
+        return [TensorSpec(n, tuple(s), d) for n, s, d in self._engine.outputs()]
+
+    @property
+    def _output_names(self) -> list[str]:
+        if not hasattr(self, "_out_names"):
+            self._out_names = [o[0] for o in self._engine.outputs()]
+        return self._out_names
 
     def _from_model(self, model: Any, kw: dict):
         self._weights = model.weights_bytes()  # the engine reads it in place: keep it alive
@@ -129,11 +143,12 @@ class Session:
     def _feeds(self, x: Any) -> dict:
         if isinstance(x, Mapping):
             return dict(x)
-        if len(self.inputs) != 1:
-            names = ", ".join(repr(i.name) for i in self.inputs)
-            raise InvalidInputError(f"the model has {len(self.inputs)} inputs ({names}): "
+        inputs = self.inputs
+        if len(inputs) != 1:
+            names = ", ".join(repr(i.name) for i in inputs)
+            raise InvalidInputError(f"the model has {len(inputs)} inputs ({names}): "
                                     "pass a dict name -> array")
-        return {self.inputs[0].name: x}
+        return {inputs[0].name: x}
 
     def run(self, x: Any) -> Any:
         """Runs the model.
@@ -142,7 +157,8 @@ class Session:
         array in, one array comes back when the model has one output, else a tuple in the
         order of ``outputs``; a dict in gives a dict name -> array out.
 
-        Inputs must have the model's shape. float64 arrays are converted to float32 for
+        Inputs must have the model's rank; other sizes (batch, height, width) are accepted
+        when the graph can take them (the engine re-infers its shapes). float64 arrays are converted to float32 for
         float32 inputs, and non-contiguous arrays (slices, transposes) are copied to
         contiguous ones; other dtype mismatches raise InvalidInputError, as do a wrong shape,
         a missing input or an unknown name (the message names the input and the expected
@@ -157,9 +173,10 @@ class Session:
         out = self._engine.run(self._feeds(x))
         if as_dict:
             return out
-        if len(self.outputs) == 1:
-            return out[self.outputs[0].name]
-        return tuple(out[o.name] for o in self.outputs)
+        names = self._output_names
+        if len(names) == 1:
+            return out[names[0]]
+        return tuple(out[n] for n in names)
 
     __call__ = run
 
@@ -222,5 +239,8 @@ class Session:
     def __repr__(self) -> str:
         def fmt(specs: Sequence[TensorSpec]) -> str:
             return ", ".join(f"{s.name}{list(s.shape)}:{s.dtype}" for s in specs)
-        ins, outs = getattr(self, "inputs", []), getattr(self, "outputs", [])
+        try:
+            ins, outs = self.inputs, self.outputs
+        except (AttributeError, ValueError):  # not created, or closed
+            return "<mace.Session (closed)>"
         return f"<mace.Session inputs=({fmt(ins)}) outputs=({fmt(outs)})>"
