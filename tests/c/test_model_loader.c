@@ -1,0 +1,446 @@
+/* Unit test of model loading: a NetDef built in C with protobuf-c, run for correctness, then
+ * truncated, bit-flipped and made inconsistent in many ways; every bad model must be refused
+ * with a message (or, for a harmless change, run), never crash (ASan checks the reads). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mace.pb-c.h"
+#include "mace/mace.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      failures++;                                                     \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fprintf(stderr, "\n");                                          \
+    }                                                                 \
+  } while (0)
+
+/* ---- the tiny model: y = relu(x + b), x [1,3,4,4] NCHW, b [1,3,1,1] constant -------------- */
+
+enum variant {
+  V_OK,
+  V_UNKNOWN_OP,
+  V_BAD_OUTPUT_SHAPE,
+  V_CYCLE,            /* op 0 reads the output of op 1 */
+  V_DUP_TENSOR,       /* op 1 writes a name that exists */
+  V_NO_OUTPUTS,
+  V_OUTPUT_MISSING,   /* output_info names a tensor nobody produces */
+  V_CONST_SIZE,       /* data_size disagrees with dims */
+  V_CONST_UNALIGNED,  /* offset not a multiple of 64 */
+  V_CONST_PAST_END,   /* offset + size past the weights */
+  V_BAD_DTYPE,        /* input with data type 77 */
+  V_RANK9,            /* input of rank 9 */
+  V_NEGATIVE_DIM,
+  V_BROADCAST_MISMATCH, /* b [1,5,1,1] cannot broadcast against x */
+  V_EMPTY_TYPE,
+  V_MISSING_INPUT,    /* op reads a tensor that does not exist */
+  V_WEIGHTS_SIZE,     /* NetDef.weights_size larger than the blob */
+  V_COUNT,
+  V_NO_WEIGHTS_SIZE   /* valid, without NetDef.weights_size: only the offsets guard the blob */
+};
+
+static const char *const kWant[V_COUNT] = {
+    [V_UNKNOWN_OP] = "NoSuchOp",     [V_BAD_OUTPUT_SHAPE] = "the model says",
+    [V_CYCLE] = "cycle",            [V_DUP_TENSOR] = "more than once",
+    [V_NO_OUTPUTS] = "no outputs",  [V_OUTPUT_MISSING] = "ghost",
+    [V_CONST_SIZE] = "data_size",   [V_CONST_UNALIGNED] = "aligned",
+    [V_CONST_PAST_END] = "past the end", [V_BAD_DTYPE] = "data type",
+    [V_RANK9] = "rank",             [V_NEGATIVE_DIM] = "dim",
+    [V_BROADCAST_MISMATCH] = "",    [V_EMPTY_TYPE] = "no type",
+    [V_MISSING_INPUT] = "nothing_here", [V_WEIGHTS_SIZE] = "weights",
+};
+
+#define WEIGHTS_BYTES 128
+
+static float g_bias[3] = {0.5f, -0.25f, 2.0f};
+
+static uint8_t *build_model(enum variant v, size_t *size) {
+  int64_t xdims[9] = {1, 3, 4, 4, 1, 1, 1, 1, 1};
+  int64_t bdims[4] = {1, 3, 1, 1};
+  int64_t ydims[4] = {1, 3, 4, 4};
+
+  Mace__InputOutputInfo in = MACE__INPUT_OUTPUT_INFO__INIT;
+  in.name = "x";
+  in.n_dims = v == V_RANK9 ? 9 : 4;
+  in.dims = xdims;
+  in.has_data_type = 1;
+  in.data_type = v == V_BAD_DTYPE ? (Mace__DataType)77 : MACE__DATA_TYPE__DT_FLOAT;
+  in.has_data_format = 1;
+  in.data_format = MACE__DATA_FORMAT__NCHW;
+  if (v == V_NEGATIVE_DIM) xdims[2] = -4;
+
+  Mace__InputOutputInfo out = MACE__INPUT_OUTPUT_INFO__INIT;
+  out.name = v == V_OUTPUT_MISSING ? "ghost" : "y";
+  out.n_dims = 4;
+  out.dims = ydims;
+  out.has_data_type = 1;
+  out.data_type = MACE__DATA_TYPE__DT_FLOAT;
+
+  Mace__ConstTensor b = MACE__CONST_TENSOR__INIT;
+  b.name = "b";
+  b.n_dims = 4;
+  b.dims = bdims;
+  b.has_data_type = 1;
+  b.data_type = MACE__DATA_TYPE__DT_FLOAT;
+  b.has_offset = 1;
+  b.offset = v == V_CONST_UNALIGNED ? 4 : v == V_CONST_PAST_END ? 2 * WEIGHTS_BYTES : 64;
+  b.has_data_size = 1;
+  b.data_size = v == V_CONST_SIZE ? 16 : 12;
+  if (v == V_BROADCAST_MISMATCH) {
+    bdims[1] = 5;
+    b.data_size = 20;
+  }
+
+  /* op 0: t1 = Eltwise ADD(x, b); op 1: y = Activation RELU(t1) */
+  char *in0[2] = {"x", "b"}, *out0[1] = {"t1"};
+  char *in1[1] = {"t1"}, *out1[1] = {"y"};
+  if (v == V_CYCLE) in0[0] = "y";
+  if (v == V_MISSING_INPUT) in1[0] = "nothing_here";
+  if (v == V_DUP_TENSOR) out1[0] = "t1";
+  Mace__Argument etype = MACE__ARGUMENT__INIT;
+  etype.name = "type";
+  etype.has_s = 1;
+  etype.s.data = (uint8_t *)"ADD";
+  etype.s.len = 3;
+  Mace__Argument act = MACE__ARGUMENT__INIT;
+  act.name = "activation";
+  act.has_s = 1;
+  act.s.data = (uint8_t *)"RELU";
+  act.s.len = 4;
+  Mace__Argument *args0[1] = {&etype}, *args1[1] = {&act};
+
+  Mace__OutputShape shape0 = MACE__OUTPUT_SHAPE__INIT;
+  int64_t t1dims[4] = {1, 3, 4, v == V_BAD_OUTPUT_SHAPE ? 5 : 4};
+  shape0.n_dims = 4;
+  shape0.dims = t1dims;
+  Mace__OutputShape *shapes0[1] = {&shape0};
+
+  Mace__OperatorDef op0 = MACE__OPERATOR_DEF__INIT, op1 = MACE__OPERATOR_DEF__INIT;
+  op0.name = "add";
+  op0.type = v == V_UNKNOWN_OP ? "NoSuchOp" : v == V_EMPTY_TYPE ? "" : "Eltwise";
+  op0.n_input = 2;
+  op0.input = in0;
+  op0.n_output = 1;
+  op0.output = out0;
+  op0.n_arg = 1;
+  op0.arg = args0;
+  op0.n_output_shape = 1;
+  op0.output_shape = shapes0;
+  op1.name = "relu";
+  op1.type = "Activation";
+  op1.n_input = 1;
+  op1.input = in1;
+  op1.n_output = 1;
+  op1.output = out1;
+  op1.n_arg = 1;
+  op1.arg = args1;
+
+  Mace__OperatorDef *ops[2] = {&op0, &op1};
+  Mace__ConstTensor *consts[1] = {&b};
+  Mace__InputOutputInfo *ins[1] = {&in}, *outs[1] = {&out};
+  Mace__NetDef net = MACE__NET_DEF__INIT;
+  net.name = "tiny";
+  net.n_op = 2;
+  net.op = ops;
+  net.n_tensors = 1;
+  net.tensors = consts;
+  net.n_input_info = 1;
+  net.input_info = ins;
+  net.n_output_info = v == V_NO_OUTPUTS ? 0 : 1;
+  net.output_info = outs;
+  net.has_weights_size = v != V_NO_WEIGHTS_SIZE;
+  net.weights_size = v == V_WEIGHTS_SIZE ? 4 * WEIGHTS_BYTES : WEIGHTS_BYTES;
+
+  *size = mace__net_def__get_packed_size(&net);
+  uint8_t *buf = malloc(*size);
+  if (buf) mace__net_def__pack(&net, buf);
+  return buf;
+}
+
+static uint8_t *build_weights(void) {
+  uint8_t *w = calloc(1, WEIGHTS_BYTES);
+  if (w) memcpy(w + 64, g_bias, sizeof(g_bias));
+  return w;
+}
+
+static uint64_t g_rng = 12345;
+static float rnd(void) {
+  g_rng = g_rng * 6364136223846793005ull + 1442695040888963407ull;
+  return (float)((double)(g_rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
+/* Runs whatever loaded with random inputs of its declared shapes; returns the status. Skips
+ * (returns MACE_OK) models whose inputs would be huge. */
+static mace_status run_any(mace_engine *eng) {
+  int n_in = mace_engine_num_inputs(eng), n_out = mace_engine_num_outputs(eng);
+  if (n_in > 16 || n_out > 16) return MACE_OK;
+  mace_io in[16], out[16];
+  memset(in, 0, sizeof(in));
+  memset(out, 0, sizeof(out));
+  mace_status st = MACE_OK;
+  for (int i = 0; i < n_in; ++i) {
+    mace_tensor_info info;
+    if ((st = mace_engine_input_info(eng, i, &info)) != MACE_OK) goto done;
+    int64_t n = mace_tensor_info_numel(&info);
+    size_t es = mace_dtype_size(info.dtype);
+    if (n < 0 || n > (1 << 20) || es == 0) goto done;
+    in[i].name = info.name;
+    in[i].ndim = info.ndim;
+    memcpy(in[i].dims, info.dims, sizeof(info.dims));
+    in[i].dtype = info.dtype;
+    in[i].format = info.format;
+    in[i].data = calloc((size_t)n + 1, es);
+    if (!in[i].data) goto done;
+  }
+  if ((st = mace_engine_run(eng, in, n_in, NULL, 0)) != MACE_OK) goto done;
+  for (int i = 0; i < n_out; ++i) {
+    mace_tensor_info info;
+    if ((st = mace_engine_output_info(eng, i, &info)) != MACE_OK) goto done;
+    int64_t n = mace_tensor_info_numel(&info);
+    size_t es = mace_dtype_size(info.dtype);
+    if (n < 0 || n > (1 << 22) || es == 0) goto done;
+    out[i].name = info.name;
+    out[i].data = calloc((size_t)n + 1, es);
+    if (!out[i].data) goto done;
+  }
+  st = mace_engine_run(eng, in, n_in, out, n_out);
+done:
+  for (int i = 0; i < 16; ++i) {
+    free(in[i].data);
+    free(out[i].data);
+  }
+  return st;
+}
+
+static void test_valid_model(void) {
+  size_t size;
+  uint8_t *g = build_model(V_OK, &size), *w = build_weights();
+  mace_engine *eng = NULL;
+  mace_status st = mace_engine_create_from_buffers(g, size, w, WEIGHTS_BYTES, NULL, &eng);
+  CHECK(st == MACE_OK, "valid model refused: %s", mace_last_error());
+  if (st != MACE_OK) goto done;
+  CHECK(mace_engine_num_inputs(eng) == 1 && mace_engine_num_outputs(eng) == 1 && mace_engine_num_ops(eng) == 2,
+        "counts %d %d %d", mace_engine_num_inputs(eng), mace_engine_num_outputs(eng), mace_engine_num_ops(eng));
+  mace_tensor_info ii, oi;
+  CHECK(mace_engine_input_info(eng, 0, &ii) == MACE_OK && strcmp(ii.name, "x") == 0 && ii.ndim == 4 &&
+            ii.dims[3] == 4 && ii.dtype == MACE_DT_F32,
+        "input info");
+  CHECK(mace_engine_output_info(eng, 0, &oi) == MACE_OK && strcmp(oi.name, "y") == 0 &&
+            mace_tensor_info_numel(&oi) == 48,
+        "output info");
+  CHECK(mace_engine_input_info(eng, 1, &ii) != MACE_OK, "input 1 exists");
+  CHECK(mace_engine_output_info(eng, -1, &oi) != MACE_OK, "output -1 exists");
+
+  /* Two shapes: the declared one and a reshape to [2,3,5,7], then back. */
+  int64_t shapes[3][4] = {{1, 3, 4, 4}, {2, 3, 5, 7}, {1, 3, 4, 4}};
+  for (int s = 0; s < 3; ++s) {
+    int64_t n = shapes[s][0] * shapes[s][1] * shapes[s][2] * shapes[s][3];
+    float *x = malloc((size_t)n * sizeof(float)), *y = malloc((size_t)n * sizeof(float));
+    for (int64_t i = 0; i < n; ++i) x[i] = rnd();
+    mace_io in = {"x", x, 4, {0}, MACE_DT_F32, MACE_DF_NCHW};
+    memcpy(in.dims, shapes[s], sizeof(shapes[s]));
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW};
+    st = mace_engine_run(eng, &in, 1, NULL, 0); /* reshape first, so output_info is current */
+    CHECK(st == MACE_OK, "shape %d: %s", s, mace_last_error());
+    st = mace_engine_output_info(eng, 0, &oi);
+    CHECK(st == MACE_OK && mace_tensor_info_numel(&oi) == n, "output numel after reshape %lld vs %lld",
+          (long long)mace_tensor_info_numel(&oi), (long long)n);
+    st = mace_engine_run(eng, &in, 1, &out, 1);
+    CHECK(st == MACE_OK, "shape %d: %s", s, mace_last_error());
+    if (st == MACE_OK) {
+      CHECK(out.ndim == 4 && memcmp(out.dims, shapes[s], sizeof(shapes[s])) == 0, "output dims");
+      int64_t hw = shapes[s][2] * shapes[s][3], bad = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        float want = x[i] + g_bias[(i / hw) % 3];
+        if (want < 0) want = 0;
+        if (y[i] != want) ++bad;
+      }
+      CHECK(bad == 0, "shape %d: %lld wrong values", s, (long long)bad);
+    }
+    free(x);
+    free(y);
+  }
+
+  /* Bad run requests are refused with a message. */
+  float x[48] = {0}, y[48];
+  mace_io in = {"x", x, 4, {1, 3, 4, 4}, MACE_DT_I32, MACE_DF_NCHW};
+  mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW};
+  CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_INVALID_INPUT && strstr(mace_last_error(), "dtype"),
+        "wrong dtype: %s", mace_last_error());
+  in.dtype = MACE_DT_F32;
+  in.name = "z";
+  CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_INVALID_INPUT && strstr(mace_last_error(), "'x'"),
+        "wrong name: %s", mace_last_error());
+  in.name = "x";
+  in.ndim = 3;
+  CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_INVALID_INPUT, "wrong rank: %s", mace_last_error());
+  in.ndim = 4;
+  in.dims[1] = 5; /* b has 3 channels: cannot broadcast */
+  CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_INVALID_INPUT, "bad channels accepted");
+  in.dims[1] = 3;
+  CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_OK, "the engine does not recover after a bad shape: %s",
+        mace_last_error());
+  out.name = "t9";
+  CHECK(mace_engine_run(eng, &in, 1, &out, 1) != MACE_OK, "unknown output accepted");
+  CHECK(mace_engine_run(eng, &in, 0, NULL, 0) != MACE_OK, "missing inputs accepted");
+
+  /* Profiling and memory statistics. */
+  out.name = "y";
+  CHECK(mace_engine_set_profiling(eng, 1) == MACE_OK, "set_profiling");
+  CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_OK, "%s", mace_last_error());
+  mace_op_stat os;
+  CHECK(mace_engine_op_stat(eng, 0, &os) == MACE_OK && strcmp(os.type, "Eltwise") == 0 && os.ms >= 0,
+        "op stat 0");
+  CHECK(mace_engine_op_stat(eng, 2, &os) != MACE_OK, "op stat 2 exists");
+  mace_memory_stat ms;
+  CHECK(mace_engine_memory_stat(eng, &ms) == MACE_OK && ms.weights_bytes == 12 && ms.arena_bytes > 0 &&
+            ms.arena_bytes <= ms.naive_bytes + 64 * 8,
+        "memory stat arena %lld naive %lld weights %lld", (long long)ms.arena_bytes,
+        (long long)ms.naive_bytes, (long long)ms.weights_bytes);
+  CHECK(mace_engine_release_intermediate_buffers(eng) == MACE_OK, "release");
+  CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_OK, "run after release: %s", mace_last_error());
+done:
+  mace_engine_destroy(eng);
+  free(g);
+  free(w);
+}
+
+static void test_bad_models(void) {
+  uint8_t *w = build_weights();
+  for (int v = V_OK + 1; v < V_COUNT; ++v) {
+    size_t size;
+    uint8_t *g = build_model((enum variant)v, &size);
+    mace_engine *eng = NULL;
+    mace_status st = mace_engine_create_from_buffers(g, size, w, WEIGHTS_BYTES, NULL, &eng);
+    if (st == MACE_OK) {
+      /* Only allowed when the problem shows at run time; it must then be an error status. */
+      mace_status rs = run_any(eng);
+      CHECK(rs != MACE_OK, "variant %d loaded and ran", v);
+      mace_engine_destroy(eng);
+      free(g);
+      continue;
+    }
+    CHECK(eng == NULL, "variant %d: engine set on failure", v);
+    const char *msg = mace_last_error();
+    CHECK(msg && *msg && strstr(msg, kWant[v]) != NULL, "variant %d: message '%s' does not mention '%s'", v,
+          msg ? msg : "(null)", kWant[v]);
+    printf("variant %2d refused (%s): %s\n", v, mace_status_name(st), msg);
+    free(g);
+  }
+  /* Weights shorter than the constant's offsets need (no weights_size in the graph to warn). */
+  size_t size;
+  uint8_t *g = build_model(V_NO_WEIGHTS_SIZE, &size);
+  mace_engine *eng = NULL;
+  for (size_t wsize = 0; wsize < 76; wsize += 4) {
+    mace_status st = mace_engine_create_from_buffers(g, size, w, wsize, NULL, &eng);
+    CHECK(st != MACE_OK && strstr(mace_last_error(), "'b'"), "weights of %zu bytes: %s", wsize,
+          st == MACE_OK ? "accepted" : mace_last_error());
+    if (st == MACE_OK) {
+      mace_engine_destroy(eng);
+      eng = NULL;
+    }
+  }
+  CHECK(mace_engine_create_from_buffers(g, size, w, 76, NULL, &eng) == MACE_OK, "76 bytes: %s",
+        mace_last_error());
+  mace_engine_destroy(eng);
+  eng = NULL;
+  CHECK(mace_engine_create_from_buffers(g, size, NULL, 0, NULL, &eng) != MACE_OK, "no weights accepted");
+  CHECK(mace_engine_create_from_buffers(NULL, 0, w, WEIGHTS_BYTES, NULL, &eng) != MACE_OK, "NULL graph");
+  CHECK(mace_engine_create_from_buffers(g, size, w, WEIGHTS_BYTES, NULL, NULL) != MACE_OK, "NULL out");
+  CHECK(mace_engine_create_from_buffers(g, 0, w, WEIGHTS_BYTES, NULL, &eng) != MACE_OK, "empty graph");
+  CHECK(mace_engine_create_from_files("/nonexistent/m.pb", "/nonexistent/m.data", NULL, &eng) != MACE_OK &&
+            strstr(mace_last_error(), "/nonexistent/m.pb"),
+        "missing file: %s", mace_last_error());
+  mace_config cfg;
+  mace_config_init(&cfg);
+  cfg.device = MACE_DEVICE_GPU;
+  mace_status st = mace_engine_create_from_buffers(g, size, w, WEIGHTS_BYTES, &cfg, &eng);
+  if (st == MACE_OK) mace_engine_destroy(eng);
+  else CHECK(*mace_last_error() != '\0', "GPU refusal without a message");
+  /* Borrowed weights work and are used in place (the buffer is 64-byte aligned). */
+  cfg.device = MACE_DEVICE_CPU;
+  cfg.borrow_weights = 1;
+  cfg.num_threads = 3;
+  uint8_t *aligned = NULL;
+  if (posix_memalign((void **)&aligned, 64, WEIGHTS_BYTES) == 0) {
+    memcpy(aligned, w, WEIGHTS_BYTES);
+    eng = NULL;
+    CHECK(mace_engine_create_from_buffers(g, size, aligned, WEIGHTS_BYTES, &cfg, &eng) == MACE_OK,
+          "borrowed: %s", mace_last_error());
+    if (eng) CHECK(run_any(eng) == MACE_OK, "borrowed run: %s", mace_last_error());
+    mace_engine_destroy(eng);
+    free(aligned);
+  }
+  free(g);
+  free(w);
+}
+
+/* Every truncation and every single-bit flip of the graph: load fails with a message, or the
+ * model loads and runs (or fails to run) with a status; never a crash or a sanitizer report. */
+static void test_corruptions(void) {
+  size_t size;
+  uint8_t *g = build_model(V_OK, &size), *w = build_weights();
+  int loaded = 0, refused = 0, ran = 0;
+  for (size_t len = 0; len < size; ++len) {
+    uint8_t *copy = malloc(len ? len : 1); /* exact size: ASan sees overreads */
+    memcpy(copy, g, len);
+    mace_engine *eng = NULL;
+    if (mace_engine_create_from_buffers(copy, len, w, WEIGHTS_BYTES, NULL, &eng) == MACE_OK) {
+      ++loaded;
+      if (run_any(eng) == MACE_OK) ++ran;
+      mace_engine_destroy(eng);
+    } else {
+      ++refused;
+      CHECK(*mace_last_error() != '\0', "truncation to %zu: no message", len);
+    }
+    free(copy);
+  }
+  printf("truncations: %zu, loaded %d (ran %d), refused %d\n", size, loaded, ran, refused);
+  loaded = refused = ran = 0;
+  for (size_t bit = 0; bit < size * 8; ++bit) {
+    uint8_t *copy = malloc(size);
+    memcpy(copy, g, size);
+    copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+    mace_engine *eng = NULL;
+    if (mace_engine_create_from_buffers(copy, size, w, WEIGHTS_BYTES, NULL, &eng) == MACE_OK) {
+      ++loaded;
+      if (run_any(eng) == MACE_OK) ++ran;
+      mace_engine_destroy(eng);
+    } else {
+      ++refused;
+      CHECK(*mace_last_error() != '\0', "bit flip %zu: no message", bit);
+    }
+    free(copy);
+  }
+  printf("bit flips: %zu, loaded %d (ran %d), refused %d\n", size * 8, loaded, ran, refused);
+  /* Corrupt weights only change values: the model still loads and runs. */
+  uint8_t *w2 = build_weights();
+  memset(w2 + 64, 0xff, 12); /* NaN bias */
+  mace_engine *eng = NULL;
+  CHECK(mace_engine_create_from_buffers(g, size, w2, WEIGHTS_BYTES, NULL, &eng) == MACE_OK, "%s",
+        mace_last_error());
+  if (eng) CHECK(run_any(eng) == MACE_OK, "NaN weights: %s", mace_last_error());
+  mace_engine_destroy(eng);
+  free(w2);
+  free(g);
+  free(w);
+}
+
+int main(void) {
+  printf("mace %s\n", mace_version());
+  test_valid_model();
+  test_bad_models();
+  test_corruptions();
+  if (failures) {
+    fprintf(stderr, "test_model_loader: %d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("test_model_loader: all checks passed\n");
+  return 0;
+}

@@ -1,0 +1,135 @@
+/* Unit test of the thread pool: parallel_for covers [0, n) exactly once in few contiguous chunks for
+ * many n / grain / thread counts; pools are created and destroyed repeatedly; errors are reported. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/threadpool.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      failures++;                                                     \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fprintf(stderr, "\n");                                          \
+    }                                                                 \
+  } while (0)
+
+typedef struct cover {
+  atomic_int *hits;      /* per index */
+  atomic_int calls;
+  atomic_int empty_calls;
+  atomic_int out_of_range;
+  int64_t n;
+} cover;
+
+static void mark(void *ctx, int64_t begin, int64_t end) {
+  cover *c = ctx;
+  atomic_fetch_add(&c->calls, 1);
+  if (begin >= end) atomic_fetch_add(&c->empty_calls, 1);
+  if (begin < 0 || end > c->n) {
+    atomic_fetch_add(&c->out_of_range, 1);
+    return;
+  }
+  for (int64_t i = begin; i < end; ++i) atomic_fetch_add(&c->hits[i], 1);
+}
+
+static void check_cover(mace_threadpool *pool, int threads, int64_t n, int64_t grain) {
+  cover c;
+  c.n = n;
+  c.hits = calloc((size_t)(n > 0 ? n : 1), sizeof(atomic_int));
+  atomic_init(&c.calls, 0);
+  atomic_init(&c.empty_calls, 0);
+  atomic_init(&c.out_of_range, 0);
+  for (int64_t i = 0; i < n; ++i) atomic_init(&c.hits[i], 0);
+  mace_threadpool_parallel_for(pool, n, grain, mark, &c);
+  int64_t wrong = 0, first = -1;
+  for (int64_t i = 0; i < n; ++i)
+    if (atomic_load(&c.hits[i]) != 1) {
+      if (first < 0) first = i;
+      ++wrong;
+    }
+  CHECK(wrong == 0, "threads %d n %lld grain %lld: %lld indices not covered exactly once (first %lld hit %d times)",
+        threads, (long long)n, (long long)grain, (long long)wrong, (long long)first,
+        first >= 0 ? atomic_load(&c.hits[first]) : 0);
+  int calls = atomic_load(&c.calls);
+  int64_t g = grain < 1 ? 1 : grain;
+  int64_t max_chunks = n <= 0 ? 0 : (n + g - 1) / g;
+  int64_t limit = max_chunks < threads ? max_chunks : threads;
+  CHECK(calls <= limit, "threads %d n %lld grain %lld: %d calls, at most %lld expected", threads, (long long)n,
+        (long long)grain, calls, (long long)limit);
+  CHECK(n <= 0 || calls >= 1, "n %lld: no call", (long long)n);
+  CHECK(atomic_load(&c.empty_calls) == 0, "threads %d n %lld grain %lld: empty ranges passed", threads,
+        (long long)n, (long long)grain);
+  CHECK(atomic_load(&c.out_of_range) == 0, "threads %d n %lld: range outside [0, n)", threads, (long long)n);
+  free(c.hits);
+}
+
+/* Many small jobs back to back: the pool must not lose or repeat a job between generations. */
+static void sum_range(void *ctx, int64_t begin, int64_t end) {
+  atomic_llong *sum = ctx;
+  long long s = 0;
+  for (int64_t i = begin; i < end; ++i) s += i;
+  atomic_fetch_add(sum, s);
+}
+
+int main(void) {
+  static const int kThreads[] = {1, 2, 3, 4, 7, 8, 16};
+  static const int64_t kN[] = {0, 1, 2, 3, 5, 7, 8, 15, 16, 17, 100, 1000, 4097, 100003};
+  static const int64_t kGrain[] = {0, 1, 2, 3, 16, 1000, 1 << 20};
+  for (size_t t = 0; t < sizeof(kThreads) / sizeof(kThreads[0]); ++t) {
+    mace_threadpool *pool = NULL;
+    mace_status st = mace_threadpool_create(kThreads[t], MACE_AFFINITY_NONE, &pool);
+    CHECK(st == MACE_OK && pool, "create(%d): %s", kThreads[t], mace_last_error());
+    if (!pool) continue;
+    CHECK(mace_threadpool_size(pool) == kThreads[t], "size %d != %d", mace_threadpool_size(pool), kThreads[t]);
+    for (size_t i = 0; i < sizeof(kN) / sizeof(kN[0]); ++i)
+      for (size_t g = 0; g < sizeof(kGrain) / sizeof(kGrain[0]); ++g) check_cover(pool, kThreads[t], kN[i], kGrain[g]);
+    check_cover(pool, kThreads[t], -5, 1); /* negative n: nothing to do */
+    for (int rep = 0; rep < 2000; ++rep) {
+      atomic_llong sum;
+      atomic_init(&sum, 0);
+      int64_t n = 1 + rep % 97;
+      mace_threadpool_parallel_for(pool, n, 1, sum_range, &sum);
+      if (atomic_load(&sum) != n * (n - 1) / 2) {
+        CHECK(0, "threads %d rep %d: sum %lld, want %lld", kThreads[t], rep, (long long)atomic_load(&sum),
+              (long long)(n * (n - 1) / 2));
+        break;
+      }
+    }
+    mace_threadpool_destroy(pool);
+  }
+  /* NULL pool runs inline; default size is at least one thread. */
+  check_cover(NULL, 1, 1000, 1);
+  CHECK(mace_threadpool_size(NULL) == 1, "size(NULL) = %d", mace_threadpool_size(NULL));
+  mace_threadpool *pool = NULL;
+  CHECK(mace_threadpool_create(0, MACE_AFFINITY_NONE, &pool) == MACE_OK && mace_threadpool_size(pool) >= 1,
+        "default pool: %s", mace_last_error());
+  if (pool) check_cover(pool, mace_threadpool_size(pool), 12345, 7);
+  mace_threadpool_destroy(pool);
+  mace_threadpool_destroy(NULL);
+  /* Too many threads is an error with a message, not a crash. */
+  pool = NULL;
+  mace_status st = mace_threadpool_create(100000, MACE_AFFINITY_NONE, &pool);
+  CHECK(st != MACE_OK && pool == NULL && *mace_last_error(), "100000 threads accepted");
+  if (pool) mace_threadpool_destroy(pool);
+  /* Create and destroy repeatedly, with and without work, with affinity requests. */
+  for (int rep = 0; rep < 200; ++rep) {
+    pool = NULL;
+    mace_affinity aff = rep % 3 == 0 ? MACE_AFFINITY_NONE : rep % 3 == 1 ? MACE_AFFINITY_BIG_ONLY : MACE_AFFINITY_LITTLE_ONLY;
+    st = mace_threadpool_create(1 + rep % 6, aff, &pool);
+    CHECK(st == MACE_OK, "rep %d: %s", rep, mace_last_error());
+    if (!pool) break;
+    if (rep % 2) check_cover(pool, 1 + rep % 6, 1 + rep, 1);
+    mace_threadpool_destroy(pool);
+  }
+  if (failures) {
+    fprintf(stderr, "test_threadpool: %d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("test_threadpool: all checks passed\n");
+  return 0;
+}
