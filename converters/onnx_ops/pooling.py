@@ -44,8 +44,22 @@ def pool(ctx, node):
         args["count_include_pad"] = int(a.get("count_include_pad", 0))
         if args["dilations"] != [1, 1] and ctx.opset < 19:
             raise _fail(node, "dilations need opset 19")
+    ceil_mode = int(a.get("ceil_mode", 0))
     ctx.emit("Pooling", [x], [node.output[0]], node, kernels=list(a["kernel_shape"]),
-             ceil_mode=int(a.get("ceil_mode", 0)), **args)
+             ceil_mode=ceil_mode, **args)
+    shape = ctx.shape(x)
+    if ceil_mode and args["padding"] == "EXPLICIT" and shape is not None:
+        # ONNX shape inference (onnx 1.23) keeps a last window that starts in the end
+        # padding; ONNX Runtime and onnx.reference drop it, and so does the runtime.
+        out = list(shape[:2])
+        for i in range(2):
+            dk = (a["kernel_shape"][i] - 1) * args["dilations"][i] + 1
+            pb, pe, s = args["padding_values"][i], args["padding_values"][i + 2], args["strides"][i]
+            n = -(-(shape[i + 2] + pb + pe - dk) // s) + 1
+            if (n - 1) * s >= shape[i + 2] + pb:
+                n -= 1
+            out.append(n)
+        ctx.graph.shapes[node.output[0]] = out
 
 
 @register("GlobalMaxPool", "GlobalAveragePool")
