@@ -146,3 +146,55 @@ def test_integer_shape_arithmetic_survives_folding():
     m = make_model(nodes, [("x", np.float32, [2, 4, 6])], [("y", np.float32, [2, 4, 6])],
                    initializers=[("two", np.asarray([2], np.int64))])
     check_model(m, {"x": rand(2, 4, 6)})
+
+
+def _run_direct(op_args, shapes, inputs):
+    """A one-op mace graph (no ONNX op maps to it) run through the runtime."""
+    import mace
+    from converters import ir
+    from converters.model import MaceModel
+    out = list(np.broadcast_shapes(*shapes))
+    names = [f"i{k}" for k in range(len(shapes))]
+    g = ir.Graph(
+        ops=[ir.Op("Eltwise", "e", names, ["y"], dict(op_args))],
+        inputs=[ir.TensorInfo(n, list(s), np.dtype(np.float32), "NONE")
+                for n, s in zip(names, shapes)],
+        outputs=[ir.TensorInfo("y", out, np.dtype(np.float32), "NONE")],
+        shapes={"y": out}, dtypes={"y": np.dtype(np.float32)})
+    sess = mace.Session(MaceModel(g))
+    return sess.run(dict(zip(names, inputs)))["y"]
+
+
+# Oracle: NumPy (float64) for mace-only behaviour.
+_ACT_REF = {
+    "RELU": lambda v: np.maximum(v, 0),
+    "RELUX": lambda v: np.clip(v, 0, 0.5),
+    "LEAKYRELU": lambda v: np.where(v >= 0, v, 0.2 * v),
+    "SIGMOID": lambda v: 1 / (1 + np.exp(-v)),
+    "TANH": np.tanh,
+    "HARDSIGMOID": lambda v: np.clip(0.3 * v + 0.4, 0, 1),
+    "HARDSWISH": lambda v: v * np.clip(v / 6 + 0.5, 0, 1),
+    "ELU": lambda v: np.where(v >= 0, v, 0.7 * np.expm1(np.minimum(v, 0))),
+}
+_ACT_ARGS = {"RELUX": {"max_limit": 0.5}, "LEAKYRELU": {"activation_coefficient": 0.2},
+             "HARDSIGMOID": {"hardsigmoid_alpha": 0.3, "hardsigmoid_beta": 0.4},
+             "ELU": {"activation_coefficient": 0.7}}
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3, 4), (2, 3, 4)), ((2, 1, 4, 1), (1, 3, 1, 5)),
+                                   ((5,), ()), ((3, 40, 300), (40, 1))], ids=str)
+def test_sqr_diff(sa, sb):
+    from helpers import assert_close
+    a, b = np.asarray(rand(*sa, seed=1)), np.asarray(rand(*sb, seed=2))
+    got = _run_direct({"type": "SQR_DIFF"}, [sa, sb], [a, b])
+    assert_close(np.asarray(got), np.square(a.astype(np.float64) - b), what="SQR_DIFF")
+
+
+@pytest.mark.parametrize("act", sorted(_ACT_REF))
+def test_fused_activation(act):
+    from helpers import assert_close
+    sa, sb = (2, 3, 4, 5), (3, 1, 1)
+    a, b = np.asarray(rand(*sa, seed=1)) * 4, np.asarray(rand(*sb, seed=2)) * 4
+    got = _run_direct({"type": "ADD", "activation": act, **_ACT_ARGS.get(act, {})},
+                      [sa, sb], [a, b])
+    assert_close(np.asarray(got), _ACT_REF[act](a.astype(np.float64) + b), what=act)
