@@ -11,6 +11,20 @@
 #include "core/status.h"
 #include "mace.pb-c.h"
 
+/* A plan for one set of input shapes: every tensor's arena offset and each op's scratch. */
+#define MACE_MAX_PLANS 8
+typedef struct mace_plan {
+  int64_t *input_dims;        /* owned: n_inputs * MACE_MAX_DIMS, then n_inputs ranks */
+  int64_t *offsets;           /* owned: n_tensors tensor offsets, then n_ops scratch offsets */
+  int64_t arena_bytes, naive_bytes;
+} mace_plan;
+
+typedef struct mace_plan_cache {
+  mace_plan items[MACE_MAX_PLANS];
+  int count;
+  int next;                   /* round-robin slot to replace when full */
+} mace_plan_cache;
+
 struct mace_net {
   Mace__NetDef *def;          /* owned (protobuf-c); names and args borrow from it */
   const uint8_t *weights;     /* borrowed */
@@ -28,8 +42,10 @@ struct mace_net {
   mace_net_io *outputs;       /* owned */
   int n_outputs;
   int64_t *scratch_offsets;   /* owned, per op */
-  uint8_t *arena;             /* owned, arena_bytes */
-  int64_t arena_bytes;
+  uint8_t *arena;             /* owned, arena_capacity bytes */
+  int64_t arena_capacity;
+  int64_t arena_bytes;        /* what the current plan needs (<= capacity once allocated) */
+  mace_plan_cache plans;      /* plans of the input shapes seen so far */
   int64_t naive_bytes;
   int64_t weights_bytes;
   mace_threadpool *pool;      /* borrowed */
@@ -294,8 +310,74 @@ static mace_status infer_all(mace_net *net) {
   return MACE_OK;
 }
 
-/* Plans offsets for inputs, intermediates and scratch; sets arena_bytes and naive_bytes. */
+/* Fills key with the current input dims and ranks (n_inputs * (MACE_MAX_DIMS + 1)). */
+static void input_key(const mace_net *net, int64_t *key) {
+  for (int i = 0; i < net->n_inputs; ++i) {
+    const mace_tensor *t = &net->tensors[net->inputs[i].tensor];
+    for (int d = 0; d < MACE_MAX_DIMS; ++d) key[i * MACE_MAX_DIMS + d] = d < t->ndim ? t->dims[d] : 0;
+    key[net->n_inputs * MACE_MAX_DIMS + i] = t->ndim;
+  }
+}
+
+static size_t key_len(const mace_net *net) {
+  return (size_t)net->n_inputs * (MACE_MAX_DIMS + 1);
+}
+
+static void apply_plan(mace_net *net, const mace_plan *p) {
+  for (int i = 0; i < net->n_tensors; ++i) net->tensors[i].arena_offset = p->offsets[i];
+  for (int i = 0; i < net->n_ops; ++i) net->scratch_offsets[i] = p->offsets[net->n_tensors + i];
+  net->arena_bytes = p->arena_bytes;
+  net->naive_bytes = p->naive_bytes;
+  if (net->arena && net->arena_bytes > net->arena_capacity) mace_net_release_arena(net);
+}
+
+/* The cached plan for the current input shapes, or NULL. */
+static const mace_plan *find_plan(const mace_net *net) {
+  size_t n = key_len(net);
+  int64_t key[256 * (MACE_MAX_DIMS + 1)];
+  if (n > sizeof(key) / sizeof(key[0])) return NULL;
+  input_key(net, key);
+  for (int k = 0; k < net->plans.count; ++k)
+    if (memcmp(net->plans.items[k].input_dims, key, n * sizeof(int64_t)) == 0)
+      return &net->plans.items[k];
+  return NULL;
+}
+
+static void free_plan(mace_plan *p) {
+  free(p->input_dims);
+  free(p->offsets);
+  memset(p, 0, sizeof(*p));
+}
+
+/* Remembers the current plan (best effort: a failed allocation only skips caching). */
+static void store_plan(mace_net *net) {
+  size_t n = key_len(net);
+  if (n > 256 * (MACE_MAX_DIMS + 1)) return;
+  int slot = net->plans.count < MACE_MAX_PLANS ? net->plans.count++ : net->plans.next;
+  if (net->plans.count == MACE_MAX_PLANS) net->plans.next = (slot + 1) % MACE_MAX_PLANS;
+  mace_plan *p = &net->plans.items[slot];
+  free_plan(p);
+  p->input_dims = malloc((n ? n : 1) * sizeof(int64_t));
+  p->offsets = malloc((size_t)(net->n_tensors + net->n_ops + 1) * sizeof(int64_t));
+  if (!p->input_dims || !p->offsets) {
+    free_plan(p);
+    return;
+  }
+  input_key(net, p->input_dims);
+  for (int i = 0; i < net->n_tensors; ++i) p->offsets[i] = net->tensors[i].arena_offset;
+  for (int i = 0; i < net->n_ops; ++i) p->offsets[net->n_tensors + i] = net->scratch_offsets[i];
+  p->arena_bytes = net->arena_bytes;
+  p->naive_bytes = net->naive_bytes;
+}
+
+/* Plans offsets for inputs, intermediates and scratch; sets arena_bytes and naive_bytes.
+ * Input shapes seen before reuse their plan; the arena only grows. */
 static mace_status plan(mace_net *net) {
+  const mace_plan *cached = find_plan(net);
+  if (cached) {
+    apply_plan(net, cached);
+    return MACE_OK;
+  }
   int n_items = net->n_tensors + net->n_ops;
   mace_arena_item *items = calloc((size_t)n_items, sizeof(mace_arena_item));
   int64_t *offsets = calloc((size_t)n_items, sizeof(int64_t));
@@ -324,9 +406,10 @@ static mace_status plan(mace_net *net) {
   if (st != MACE_OK) goto cleanup;
   for (int i = 0; i < net->n_tensors; ++i) net->tensors[i].arena_offset = offsets[i];
   for (int i = 0; i < net->n_ops; ++i) net->scratch_offsets[i] = offsets[net->n_tensors + i];
-  if (peak > net->arena_bytes) mace_net_release_arena(net);
+  if (net->arena && peak > net->arena_capacity) mace_net_release_arena(net);
   net->arena_bytes = peak;
   net->naive_bytes = naive;
+  store_plan(net);
 cleanup:
   free(items);
   free(offsets);
@@ -345,6 +428,7 @@ static void bind_arena(mace_net *net) {
 mace_status mace_net_prepare(mace_net *net) {
   if (!net->arena) {
     net->arena = mace_aligned_alloc((size_t)net->arena_bytes);
+    net->arena_capacity = net->arena_bytes;
     if (!net->arena)
       return mace_error(MACE_OUT_OF_RESOURCES, "could not allocate the %lld-byte arena",
                         (long long)net->arena_bytes);
@@ -456,6 +540,7 @@ void mace_net_destroy(mace_net *net) {
   free(net->scratch_offsets);
   free(net->op_ms);
   mace_aligned_free(net->arena);
+  for (int k = 0; k < net->plans.count; ++k) free_plan(&net->plans.items[k]);
   if (net->def) mace__net_def__free_unpacked(net->def, NULL);
   free(net);
 }
@@ -485,6 +570,7 @@ void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_b
 void mace_net_release_arena(mace_net *net) {
   mace_aligned_free(net->arena);
   net->arena = NULL;
+  net->arena_capacity = 0;
   for (int i = 0; i < net->n_tensors; ++i)
     if (net->tensors[i].role != MACE_TENSOR_CONST) net->tensors[i].data = NULL;
   for (int i = 0; i < net->n_ops; ++i) net->ops[i].scratch = NULL;
