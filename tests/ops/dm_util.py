@@ -1,0 +1,48 @@
+"""Shared helpers of the data-movement op tests (Concat, Slice, Transpose, Pad, Resize, ...)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers import assert_close, check_model, rand, run_mace, run_ort  # noqa: E402,F401
+
+# dtypes every data-movement op must move unchanged (element sizes 1, 4, 8 and bool).
+DTYPES = [np.float32, np.int64, np.int32, np.uint8, np.bool_]
+
+
+def build(nodes, inputs, outputs, inits=(), opset=13):
+    """Like helpers.make_model, but outputs are (name, dtype) with the shape left to inference."""
+    def tt(t):
+        return helper.np_dtype_to_tensor_dtype(np.dtype(t))
+    graph = helper.make_graph(
+        list(nodes), "test",
+        [helper.make_tensor_value_info(n, tt(t), list(s)) for n, t, s in inputs],
+        [helper.make_tensor_value_info(n, tt(t), None) for n, t in outputs],
+        initializer=[numpy_helper.from_array(np.asarray(a), n) for n, a in inits])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = min(model.ir_version, 8)
+    # No onnx.checker: it insists on output shapes, which inference fills in.
+    return model
+
+
+def data(shape, dtype=np.float32, seed=0):
+    """Random values of any dtype (distinct enough that misplaced elements show)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float32:
+        return rand(*shape, seed=seed)
+    rng = np.random.default_rng(seed)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype == np.uint8:
+        return rng.integers(0, 256, size=shape).astype(np.uint8)
+    return rng.integers(-1000, 1000, size=shape).astype(dtype)
+
+
+def check(nodes, inputs, outputs, feeds, inits=(), opset=13):
+    """Builds the model and compares mace with onnxruntime on every output."""
+    return check_model(build(nodes, inputs, outputs, inits, opset), feeds)

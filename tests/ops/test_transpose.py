@@ -1,0 +1,45 @@
+"""Transpose: ONNX Transpose (every permutation of ranks 1..3, samples of 4..5, default perm,
+every dtype) against onnxruntime."""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+
+import numpy as np
+import pytest
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dm_util import DTYPES, check, data  # noqa: E402
+
+SHAPES = {1: (5,), 2: (3, 7), 3: (2, 3, 5), 4: (2, 3, 1, 5), 5: (2, 1, 3, 4, 3)}
+PERMS = [(r, p) for r in (1, 2, 3) for p in itertools.permutations(range(r))]
+PERMS += [(4, (0, 2, 3, 1)), (4, (0, 3, 1, 2)), (4, (3, 2, 1, 0)), (4, (1, 0, 3, 2)),
+          (4, (0, 1, 2, 3)), (5, (0, 4, 1, 3, 2)), (5, (4, 3, 2, 1, 0)), (5, (0, 1, 3, 2, 4))]
+
+
+def _run(shape, perm, dtype=np.float32, opset=13):
+    kw = {} if perm is None else {"perm": list(perm)}
+    check([helper.make_node("Transpose", ["x"], ["y"], **kw)], [("x", dtype, shape)],
+          [("y", dtype)], {"x": data(shape, dtype)}, opset=opset)
+
+
+@pytest.mark.parametrize("rank,perm", PERMS, ids=lambda v: str(v))
+def test_transpose_perm(rank, perm):
+    _run(SHAPES[rank], perm)
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3, 4, 5])
+def test_transpose_default_reverses(rank):
+    _run(SHAPES[rank], None)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_transpose_dtypes(dtype):
+    _run((2, 3, 5, 3), (0, 2, 3, 1), dtype)
+
+
+def test_transpose_opset7_and_big():
+    _run((3, 4, 5), (2, 0, 1), opset=7)
+    _run((1, 33, 65, 17), (0, 3, 1, 2))  # big enough to split across threads
