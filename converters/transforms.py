@@ -186,10 +186,14 @@ def fuse_bias(graph: ir.Graph) -> bool:
 
 
 def fuse_activation(graph: ir.Graph) -> bool:
-    """Conv2D/Deconv2D/FullyConnected/MatMul -> Activation becomes a fused activation."""
+    """Conv2D/Deconv2D/FullyConnected/MatMul (and f32 Eltwise, e.g. ResNet's Add + Relu)
+    -> Activation becomes a fused activation."""
     m = _Matcher(graph)
     for op in graph.ops:
-        if op.type not in CONV_TYPES + ("FullyConnected", "MatMul") or _has_activation(op):
+        if op.type == "Eltwise":
+            if graph.dtypes.get(op.outputs[0]) != np.float32 or _has_activation(op):
+                continue  # Eltwise applies fused activations to f32 results only
+        elif op.type not in CONV_TYPES + ("FullyConnected", "MatMul") or _has_activation(op):
             continue
         act = m.sole_consumer(op)
         if (act is None or act.type != "Activation" or len(act.inputs) != 1

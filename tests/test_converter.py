@@ -555,3 +555,70 @@ def test_outputs_override_cuts_the_graph(fake_handlers):
 def test_missing_file():
     with pytest.raises(FileNotFoundError):
         convert("/no/such/model.onnx")
+
+
+@pytest.mark.parametrize("dtype,fused", [(np.float32, True), (np.int64, False), (None, False)])
+def test_eltwise_activation_fused_only_for_f32(dtype, fused):
+    g = ir.Graph()
+    g.inputs = [ir.TensorInfo("a", [2, 3]), ir.TensorInfo("b", [2, 3])]
+    g.ops = [ir.Op("Eltwise", "add", ["a", "b"], ["s"], {"type": "ADD"}),
+             ir.Op("Activation", "r", ["s"], ["y"], {"activation": "RELU"})]
+    if dtype is not None:
+        g.dtypes["s"] = np.dtype(dtype)
+    g.outputs = [ir.TensorInfo("y", [2, 3])]
+    transforms.optimize(g)
+    if fused:
+        assert types(g) == ["Eltwise"] and g.ops[0].args == {"type": "ADD", "activation": "RELU"}
+    else:
+        assert types(g) == ["Eltwise", "Activation"]
+
+
+# --- fused graphs against onnxruntime (needs the engine and the op handlers) ------------
+
+def _need_engine():
+    try:
+        import mace._mace  # noqa: F401
+    except ImportError:
+        pytest.skip("mace extension not built")
+
+
+def test_fused_residual_block_matches_onnxruntime():
+    _need_engine()
+    _need("Conv", "BatchNormalization", "Relu", "Add", "Clip")
+    from helpers import check_model
+    c = 4
+    inits = [("w1", rand(c, c, 3, 3, seed=1)), ("w2", rand(c, c, 3, 3, seed=2)),
+             ("w3", rand(c, c, 1, 1, seed=3)), ("b3", rand(c, seed=4)),
+             ("k", rand(1, c, 1, 1, seed=5)), ("lo", np.array(0, np.float32)),
+             ("hi", np.array(6, np.float32))]
+    for i in (1, 2):
+        inits += [(f"g{i}", rand(c, seed=10 + i, low=0.5, high=2)), (f"be{i}", rand(c, seed=20 + i)),
+                  (f"mu{i}", rand(c, seed=30 + i)), (f"v{i}", rand(c, seed=40 + i, low=0.2, high=1))]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c1", "g1", "be1", "mu1", "v1"], ["n1"]),
+             helper.make_node("Relu", ["n1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c2", "g2", "be2", "mu2", "v2"], ["n2"]),
+             helper.make_node("Add", ["n2", "x"], ["s"]),
+             helper.make_node("Relu", ["s"], ["r2"]),
+             helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"]),
+             helper.make_node("Add", ["k", "c3"], ["a3"]),
+             helper.make_node("Clip", ["a3", "lo", "hi"], ["y"])]
+    m = make_model(nodes, [("x", np.float32, ["N", c, 5, 6])], [("y", np.float32, ["N", c, 5, 6])],
+                   inits)
+    g = convert(m).graph
+    assert types(g) == ["Conv2D", "Conv2D", "Eltwise", "Conv2D"]
+    assert [op.args.get("activation") for op in g.ops] == ["RELU", None, "RELU", "RELUX"]
+    check_model(m, {"x": rand(1, c, 5, 6, seed=7, low=-3, high=3)})
+
+
+def test_fused_matmul_add_relu_matches_onnxruntime():
+    _need_engine()
+    _need("MatMul", "Add", "Relu")
+    from helpers import check_model
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["b", "m"], ["a"]),
+             helper.make_node("Relu", ["a"], ["y"])]
+    m = make_model(nodes, [("x", np.float32, [3, 5])], [("y", np.float32, [3, 4])],
+                   [("w", rand(5, 4, seed=1)), ("b", rand(4, seed=2))])
+    assert types(convert(m).graph) == ["FullyConnected"]
+    check_model(m, {"x": rand(3, 5, seed=3)})
