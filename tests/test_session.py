@@ -258,6 +258,16 @@ def test_onnx_end_to_end(tmp_path):
     assert_close(mace.Session(pb).run(x), ref)
 
 
+def test_docstring_examples_run():
+    pytest.importorskip("onnx")
+    if not _onnx_ops_available("Relu"):
+        pytest.skip("ONNX Relu handler not there yet")
+    import doctest
+    from mace import session
+    res = doctest.testmod(session, extraglobs={"mace": mace}, optionflags=doctest.ELLIPSIS)
+    assert res.attempted > 0 and res.failed == 0
+
+
 def test_cli_run(tmp_path, capsys):
     from mace import cli
     pb, _ = tm.two_output_model().save(tmp_path / "m.pb")

@@ -1,10 +1,13 @@
 """mace: a C11 deep-learning inference engine with a Python front.
 
-    >>> import mace, numpy as np                                          # doctest: +SKIP
-    >>> sess = mace.Session("mobilenet_v2.onnx", num_threads=2)           # converts in memory
-    >>> y = sess.run(np.random.rand(1, 3, 224, 224).astype(np.float32))
-    >>> m = mace.convert("mobilenet_v2.onnx"); m.save("mnv2.pb", "mnv2.data")
-    >>> sess = mace.Session("mnv2.pb", "mnv2.data")
+Usage (mace.Session's docstring has a self-contained runnable example)::
+
+    import mace, numpy as np
+    sess = mace.Session("mobilenet_v2.onnx", num_threads=2)       # converts in memory
+    y = sess.run(np.random.rand(1, 3, 224, 224).astype(np.float32))
+    model = mace.convert("mobilenet_v2.onnx")
+    model.save("mnv2.pb", "mnv2.data")
+    sess = mace.Session("mnv2.pb", "mnv2.data")                   # weights file is mmap'd
 
 `import mace` needs only NumPy and protobuf; onnx is imported when something is converted.
 """
