@@ -311,6 +311,10 @@ class OnnxConverter:
         for vi in g.input:
             if vi.name in self.consts:
                 continue  # older exporters list weights as graph inputs
+            kind = vi.type.WhichOneof("value")
+            if kind not in (None, "tensor_type"):
+                raise UnsupportedError(f"input '{vi.name}' is of ONNX type '{kind}'; mace "
+                                       "takes tensor inputs only")
             dtype = _np_dtype(vi.type.tensor_type.elem_type) or np.dtype(np.float32)
             if vi.name in self.input_shapes:
                 shape = self.input_shapes[vi.name]

@@ -74,8 +74,18 @@ def run_case(case_dir: str) -> tuple[str, str]:
     init_names = {i.name for i in model.graph.initializer}
     in_names = [i.name for i in model.graph.input if i.name not in init_names]
     out_names = [o.name for o in model.graph.output]
+    # Inputs without a static shape in the model take the first data set's shapes.
+    ds0 = os.path.join(case_dir, "test_data_set_0")
+    shapes = {}
+    for i, name in enumerate(in_names):
+        path = os.path.join(ds0, f"input_{i}.pb")
+        if os.path.exists(path):
+            try:
+                shapes[name] = list(numpy_helper.to_array(onnx.load_tensor(path)).shape)
+            except Exception:  # noqa: BLE001 - sequences/optionals: the converter decides
+                pass
     try:
-        sess = mace.Session(model, num_threads=1)
+        sess = mace.Session(model, num_threads=1, input_shapes=shapes or None)
     except mace.UnsupportedError as e:
         return "unsupported", str(e).splitlines()[0][:200]
     except Exception as e:  # noqa: BLE001 - reported per case
