@@ -315,7 +315,14 @@ class OnnxConverter:
             if kind not in (None, "tensor_type"):
                 raise UnsupportedError(f"input '{vi.name}' is of ONNX type '{kind}'; mace "
                                        "takes tensor inputs only")
-            dtype = _np_dtype(vi.type.tensor_type.elem_type) or np.dtype(np.float32)
+            if not vi.type.HasField("tensor_type"):
+                raise UnsupportedError(
+                    f"input '{vi.name}' is a {vi.type.WhichOneof('value') or 'untyped'} value; "
+                    "mace takes tensor inputs only")
+            dtype = _np_dtype(vi.type.tensor_type.elem_type)
+            if dtype is None:
+                raise UnsupportedError(f"input '{vi.name}' has an unsupported element type "
+                                       f"{vi.type.tensor_type.elem_type}")
             if vi.name in self.input_shapes:
                 shape = self.input_shapes[vi.name]
             else:
