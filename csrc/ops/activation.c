@@ -96,10 +96,8 @@ static mace_status activation_run(mace_op *op) {
   return MACE_OK;
 }
 
-/* The f32 kind also takes inputs whose dtype is not known when the net picks kinds
- * (intermediates); infer checks the real dtype and run dispatches on it. */
 const mace_op_kind mace_op_activation_f32 = {.type = "Activation", .device = MACE_DEVICE_CPU,
-                                             .dtype = MACE_DT_INVALID,
+                                             .dtype = MACE_DT_F32,
                                              .state_size = sizeof(activation_state),
                                              .init = activation_init,
                                              .infer = activation_infer,

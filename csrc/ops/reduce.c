@@ -137,12 +137,10 @@ static mace_status reduce_run(mace_op *op) {
   return MACE_OK;
 }
 
-/* The f32 kind also takes inputs whose dtype is not known when the net picks kinds
- * (intermediates); infer checks the real dtype and run dispatches on it. */
 #define REDUCE_KIND(sym, dt)                                                          \
   const mace_op_kind sym = {.type = "Reduce", .device = MACE_DEVICE_CPU, .dtype = dt,  \
                             .state_size = sizeof(reduce_state), .init = reduce_init, \
                             .infer = reduce_infer, .run = reduce_run}
-REDUCE_KIND(mace_op_reduce_f32, MACE_DT_INVALID);
+REDUCE_KIND(mace_op_reduce_f32, MACE_DT_F32);
 REDUCE_KIND(mace_op_reduce_i32, MACE_DT_I32);
 REDUCE_KIND(mace_op_reduce_i64, MACE_DT_I64);

@@ -81,10 +81,8 @@ static mace_status softmax_run(mace_op *op) {
   return MACE_OK;
 }
 
-/* The f32 kind also takes inputs whose dtype is not known when the net picks kinds
- * (intermediates); infer checks the real dtype and run dispatches on it. */
 const mace_op_kind mace_op_softmax_f32 = {.type = "Softmax", .device = MACE_DEVICE_CPU,
-                                          .dtype = MACE_DT_INVALID,
+                                          .dtype = MACE_DT_F32,
                                           .state_size = sizeof(softmax_state),
                                           .init = softmax_init, .infer = softmax_infer,
                                           .run = softmax_run};
