@@ -466,10 +466,14 @@ def test_convert_front_door_and_platforms(tmp_path, fake_handlers):
         net.ParseFromString(model.graph_bytes())
         assert [op.type for op in net.op] == ["onnx.Reshape", "onnx.Relu"]
         assert net.weights_size == len(model.weights_bytes())
+    from mace.converters.model import PLATFORMS, _platform_of
+    assert {"onnx", "caffe", "tensorflow"} <= set(PLATFORMS)
+    assert [_platform_of(p) for p in ("a.onnx", "a.prototxt", "a.pb")] == \
+        ["onnx", "caffe", "tensorflow"]
     with pytest.raises(UnsupportedError):
-        convert("model.prototxt", weights="model.caffemodel")
+        convert("model.xyz")
     with pytest.raises(UnsupportedError):
-        convert("frozen.pb")
+        convert(path.read_bytes(), platform="mxnet")
 
 
 # --- with the real op handlers (skipped until they exist) -------------------------------
