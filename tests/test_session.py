@@ -98,6 +98,35 @@ def test_nested_list_input():
     assert_close(sess.run(x.tolist()), tm.relu_ref(x))
 
 
+def test_int64_model():
+    sess = mace.Session(tm.int64_model())
+    assert sess.inputs[0].dtype == np.int64 and sess.outputs[0].dtype == np.int64
+    i = np.arange(6, dtype=np.int64).reshape(2, 3) * 10**12
+    y = sess.run(i)
+    assert y.dtype == np.int64
+    np.testing.assert_array_equal(y, i - np.array([1, 2, 3]))
+    np.testing.assert_array_equal(sess.run([[1, 2, 3], [4, 5, 6]]), [[0, 0, 0], [3, 3, 3]])
+    with pytest.raises(mace.InvalidInputError, match="'i'.*int32.*int64"):
+        sess.run(i.astype(np.int32))  # arrays of another dtype are not cast silently
+    with pytest.raises(mace.InvalidInputError, match="'i'.*float64.*int64"):
+        sess.run(i.astype(np.float64))
+
+
+def test_onnx_symbolic_dims_with_input_shapes():
+    pytest.importorskip("onnx")
+    if not _onnx_ops_available("Add", "Relu"):
+        pytest.skip("ONNX Add/Relu handlers not there yet")
+    from onnx import helper
+    from helpers import make_model
+    nodes = [helper.make_node("Add", ["x", "w"], ["t"]), helper.make_node("Relu", ["t"], ["y"])]
+    model = make_model(nodes, [("x", np.float32, ["N", 3, 4, 5])],
+                       [("y", np.float32, ["N", 3, 4, 5])], initializers=[("w", tm.W)])
+    sess = mace.Session(model, input_shapes={"x": [3, 3, 4, 5]})
+    assert sess.inputs[0].shape == (3, 3, 4, 5)
+    x = tm.rand_x(shape=(3, 3, 4, 5))
+    assert_close(sess.run(x), np.maximum(x + tm.W, 0))
+
+
 def test_save_and_load_files(tmp_path):
     model = tm.two_output_model()
     pb, data = model.save(tmp_path / "m.pb")

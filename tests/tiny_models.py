@@ -11,16 +11,16 @@ SHAPE = [2, 3, 4, 5]
 W = (np.arange(3 * 4 * 5, dtype=np.float32).reshape(3, 4, 5) / 10.0 - 2.0)
 
 
-def _graph(ops, inputs, outputs, consts=None, shapes=None) -> MaceModel:
+def _graph(ops, inputs, outputs, consts=None, shapes=None, dtype=np.float32) -> MaceModel:
     g = ir.Graph(name="tiny")
     g.ops = ops
     g.consts = dict(consts or {})
-    g.inputs = [ir.TensorInfo(n, list(s)) for n, s in inputs]
-    g.outputs = [ir.TensorInfo(n, list(s)) for n, s in outputs]
+    g.inputs = [ir.TensorInfo(n, list(s), np.dtype(dtype)) for n, s in inputs]
+    g.outputs = [ir.TensorInfo(n, list(s), np.dtype(dtype)) for n, s in outputs]
     g.shapes = dict(shapes or {})
     for n, s in inputs + outputs:
         g.shapes[n] = list(s)
-    g.dtypes = {t: np.dtype(np.float32) for op in ops for t in op.outputs}
+    g.dtypes = {t: np.dtype(dtype) for op in ops for t in op.outputs}
     return MaceModel(g)
 
 
@@ -62,6 +62,13 @@ def two_input_model() -> MaceModel:
     """a[2,3,4,5] + b[2,3,4,5] -> y."""
     return _graph([ir.Op("Eltwise", "add", ["a", "b"], ["y"], {"type": "ADD"})],
                   [("a", SHAPE), ("b", SHAPE)], [("y", SHAPE)])
+
+
+def int64_model() -> MaceModel:
+    """i[2,3] (int64) - K (int64 constant) -> y (int64)."""
+    return _graph([ir.Op("Eltwise", "sub", ["i", "k"], ["y"], {"type": "SUB"})],
+                  [("i", [2, 3])], [("y", [2, 3])], {"k": np.array([1, 2, 3], np.int64)},
+                  dtype=np.int64)
 
 
 def onnx_add_relu():
