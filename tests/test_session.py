@@ -92,6 +92,18 @@ def test_non_contiguous_is_converted(make):
     assert_close(sess.run(x), tm.relu_ref(x))  # the caller's array is not modified
 
 
+def test_nhwc_data_format():
+    sess = mace.Session(tm.chain_model())
+    x = tm.rand_x(11)  # NCHW
+    x_nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    y = sess.run(x_nhwc, data_format="NHWC")
+    assert y.shape == (2, 4, 5, 3)
+    assert_close(y, tm.chain_ref(x).transpose(0, 2, 3, 1))
+    assert_close(sess.run({"x": x}, data_format="NCHW")["y"], tm.chain_ref(x))
+    with pytest.raises(ValueError, match="data_format"):
+        sess.run(x, data_format="CHWN")
+
+
 def test_nested_list_input():
     sess = mace.Session(tm.relu_model())
     x = tm.rand_x(5)

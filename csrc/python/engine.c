@@ -374,16 +374,30 @@ finally:
 }
 
 static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"inputs", NULL};
+  static char *kwlist[] = {"inputs", "data_format", NULL};
   PyObject *feeds = NULL, *result = NULL, *names = NULL;
+  const char *data_format = NULL;
+  int df = -1; /* -1: every tensor in the model's own format */
   mace_io *ins = NULL, *outs = NULL;
   PyArrayObject **in_arrs = NULL, **out_arrs = NULL;
   int n_in = 0, n_out = 0;
   mace_status st = MACE_OK;
   int locked = 0;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!:run", kwlist, &PyDict_Type, &feeds)) {
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|z:run", kwlist, &PyDict_Type, &feeds,
+                                   &data_format)) {
     return NULL;
+  }
+  if (data_format != NULL) {
+    if (strcmp(data_format, "NHWC") == 0) {
+      df = MACE_DF_NHWC;
+    } else if (strcmp(data_format, "NCHW") == 0) {
+      df = MACE_DF_NCHW;
+    } else {
+      PyErr_Format(PyExc_ValueError, "data_format must be 'NHWC', 'NCHW' or None, not '%s'",
+                   data_format);
+      return NULL;
+    }
   }
   if (engine_get(self) == NULL) return NULL;
   n_in = mace_engine_num_inputs(self->engine);
@@ -464,7 +478,8 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
     ins[i].ndim = PyArray_NDIM(in_arrs[i]);
     for (int d = 0; d < ins[i].ndim; ++d) ins[i].dims[d] = (int64_t)PyArray_DIM(in_arrs[i], d);
     ins[i].dtype = info.dtype;
-    ins[i].format = info.format; /* the model's own layout: nothing is transposed */
+    /* the model's own layout unless the caller gives 4-D tensors in another (transposed) */
+    ins[i].format = (df >= 0 && ins[i].ndim == 4) ? (mace_data_format)df : info.format;
   }
 
   /* One locked section from resize to run: another thread must not resize the engine
@@ -515,7 +530,7 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
     outs[i].ndim = info.ndim;
     memcpy(outs[i].dims, info.dims, sizeof(info.dims));
     outs[i].dtype = info.dtype;
-    outs[i].format = info.format;
+    outs[i].format = (df >= 0 && info.ndim == 4) ? (mace_data_format)df : info.format;
   }
 
   Py_BEGIN_ALLOW_THREADS
@@ -650,10 +665,11 @@ static PyMethodDef Engine_methods[] = {
     {"outputs", (PyCFunction)Engine_outputs, METH_NOARGS,
      "outputs() -> list of (name, shape tuple, numpy dtype)"},
     {"run", (PyCFunction)(void (*)(void))Engine_run, METH_VARARGS | METH_KEYWORDS,
-     "run(inputs: dict[str, ndarray]) -> dict[str, ndarray]\n\n"
+     "run(inputs: dict[str, ndarray], data_format=None) -> dict[str, ndarray]\n\n"
      "Every model input must be given with the model's shape. float64 arrays feeding float32\n"
      "inputs are converted; non-contiguous arrays are copied. Raises InvalidInputError\n"
-     "naming the input and the expected and given shape/dtype."},
+     "naming the input and the expected and given shape/dtype. data_format='NHWC' gives and\n"
+     "returns 4-D tensors of an NCHW model in NHWC (the engine transposes them)."},
     {"set_profiling", (PyCFunction)Engine_set_profiling, METH_VARARGS,
      "set_profiling(on: bool): time every op in the following runs"},
     {"op_stats", (PyCFunction)Engine_op_stats, METH_NOARGS,

@@ -150,7 +150,7 @@ class Session:
                                     "pass a dict name -> array")
         return {inputs[0].name: x}
 
-    def run(self, x: Any) -> Any:
+    def run(self, x: Any, *, data_format: str | None = None) -> Any:
         """Runs the model.
 
         ``x`` is one array (for a model with one input) or a dict name -> array. With one
@@ -164,13 +164,16 @@ class Session:
         a missing input or an unknown name (the message names the input and the expected
         and given shape and dtype).
 
+        ``data_format="NHWC"`` passes and returns 4-D tensors of an NCHW model in NHWC (the
+        engine transposes them); by default every tensor is in the model's own format.
+
         Example::
 
             >>> y = sess.run(np.zeros(sess.inputs[0].shape, np.float32))    # doctest: +SKIP
             >>> ys = sess.run({"x": np.zeros((1, 4))})                        # doctest: +SKIP
         """
         as_dict = isinstance(x, Mapping)
-        out = self._engine.run(self._feeds(x))
+        out = self._engine.run(self._feeds(x), data_format)
         if as_dict:
             return out
         names = self._output_names
