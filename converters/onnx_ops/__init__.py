@@ -18,6 +18,7 @@ Context (converters/onnx_converter.py, class OnnxContext):
     ctx.add_const(array, name=None) -> str   new constant tensor, returns its name
     ctx.emit(type, inputs, outputs, node_or_name, **args) -> ir.Op
     ctx.unique(base) -> str            a fresh tensor/op name
+    ctx.forward(src, dst, node=None)   make `dst` an alias of `src` (Identity-like ops emit nothing)
 Raise mace.errors.UnsupportedError(...) naming the op type and node for what cannot be done.
 
 Every module in this package is imported by `load_all()`, so adding an op is one file
