@@ -26,7 +26,13 @@ PROTO = os.path.join("proto", "mace.proto")
 APT_HINT = "apt-get install protobuf-c-compiler libprotobuf-c-dev protobuf-compiler"
 
 
-class BuildError(RuntimeError):
+try:  # setuptools prints these as "error: <message>" without a traceback
+    from setuptools.errors import BaseError as _SetupError
+except ImportError:  # older setuptools
+    from distutils.errors import DistutilsError as _SetupError
+
+
+class BuildError(_SetupError):
     pass
 
 
