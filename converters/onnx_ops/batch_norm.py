@@ -28,16 +28,23 @@ def batch_norm(ctx, node):
     shape = ctx.shape(x)
     if shape is not None and len(shape) < 2:
         raise _fail(node, f"input of rank {len(shape)} is not supported (needs [N, C, ...])")
-    params = [ctx.const(ctx.input(node, i)) for i in range(1, 5)]
-    if any(p is None for p in params):
-        raise _fail(node, "scale, bias, mean and var must be constants")
-    gamma, beta, mean, var = (np.asarray(p, np.float64).reshape(-1) for p in params)
     eps = float(a.get("epsilon", 1e-5))
+    names = [ctx.input(node, i) for i in range(1, 5)]
+    params = [ctx.const(n) for n in names]
+    out = node.output[0]
+    if any(p is None for p in params):
+        # Statistics fed at run time: the op derives scale/offset itself.
+        for n in names:
+            dt = ctx.dtype(n)
+            if dt is not None and np.dtype(dt) != np.float32:
+                raise _fail(node, f"dtype {np.dtype(dt).name} is not supported (float32 only)")
+        ctx.emit("BatchNorm", [x] + names, [out], node, epsilon=eps)
+        return
+    gamma, beta, mean, var = (np.asarray(p, np.float64).reshape(-1) for p in params)
     if not (gamma.size == beta.size == mean.size == var.size):
         raise _fail(node, "scale, bias, mean and var differ in length")
     scale = gamma / np.sqrt(var + eps)
     offset = beta - mean * scale
-    out = node.output[0]
     ctx.emit("BatchNorm", [x, ctx.add_const(scale.astype(np.float32), out + "_scale"),
                            ctx.add_const(offset.astype(np.float32), out + "_offset")],
              [out], node)

@@ -73,12 +73,27 @@ def test_deconv_batch_norm_folded():
     check_model(model, {"x": rand(1, 4, 3, 3, seed=1)})
 
 
-def test_batch_norm_fed_params_unsupported():
+@pytest.mark.parametrize("fed", [("m",), ("s", "bb", "m", "v")])
+def test_batch_norm_fed_params(fed):
+    """Statistics fed at run time: BatchNorm's 5-input form derives scale/offset per run."""
+    shape = (2, 3, 4, 4)
+    params = dict(_params(3))
+    model = make_model([helper.make_node("BatchNormalization", ["x", "s", "bb", "m", "v"], ["y"],
+                                         epsilon=0.01)],
+                       [("x", np.float32, list(shape))] + [(n, np.float32, [3]) for n in fed],
+                       [("y", np.float32, list(shape))],
+                       [(n, a) for n, a in params.items() if n not in fed])
+    feeds = {"x": rand(*shape, seed=1)}
+    feeds.update({n: params[n] for n in fed})
+    check_model(model, feeds)
+
+
+def test_batch_norm_training_unsupported():
     import mace
     shape = (1, 3, 4, 4)
-    model = make_model([helper.make_node("BatchNormalization", ["x", "s", "bb", "m", "v"], ["y"])],
-                       [("x", np.float32, list(shape)), ("m", np.float32, [3])],
-                       [("y", np.float32, list(shape))],
-                       [p for p in _params(3) if p[0] != "m"])
+    model = make_model([helper.make_node("BatchNormalization", ["x", "s", "bb", "m", "v"], ["y"],
+                                         training_mode=1)],
+                       [("x", np.float32, list(shape))], [("y", np.float32, list(shape))],
+                       _params(3), opset=15)
     with pytest.raises(mace.errors.UnsupportedError, match="BatchNormalization"):
         mace.Session(model)
