@@ -10,10 +10,13 @@ from . import register
 # ONNX op -> mace Eltwise type; variadic ops are chained pairwise.
 _BINARY = {"Add": "ADD", "Sub": "SUB", "Mul": "PROD", "Div": "DIV", "Pow": "POW",
            "Min": "MIN", "Max": "MAX", "Sum": "ADD"}
-_UNARY = {"Neg": "NEG", "Abs": "ABS"}
+_UNARY = {"Neg": "NEG", "Abs": "ABS", "Sign": "SIGN", "Exp": "EXP", "Log": "LOG",
+          "Sqrt": "SQRT", "Reciprocal": "RECIPROCAL", "Floor": "FLOOR", "Ceil": "CEIL",
+          "Round": "ROUND", "Erf": "ERF", "Sin": "SIN", "Cos": "COS", "Softplus": "SOFTPLUS",
+          "Softsign": "SOFTSIGN"}
 _VARIADIC = {"Min", "Max", "Sum"}
 _DTYPES = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int64))
-_INT_TYPES = {"ADD", "SUB", "PROD", "DIV", "MIN", "MAX", "NEG", "ABS"}
+_INT_TYPES = {"ADD", "SUB", "PROD", "DIV", "MIN", "MAX", "POW", "NEG", "ABS", "SIGN"}
 
 
 def _fail(node, why: str):
@@ -69,7 +72,13 @@ def binary(ctx, node):
         ctx.forward(ins[0], out, node)
         return
     if node.op_type == "Pow":
-        ins[1] = _same_dtype_operand(ctx, node, ins[1], ctx.dtype(ins[0]))
+        base_t, exp_t = ctx.dtype(ins[0]), ctx.dtype(ins[1])
+        if (base_t is not None and exp_t is not None and base_t.kind in "iu"
+                and exp_t.kind == "f"):
+            c = ctx.const(ins[1])
+            if c is None or not np.all(np.round(c) == c):
+                _fail(node, f"integer base with a fractional {exp_t} exponent is not supported")
+        ins[1] = _same_dtype_operand(ctx, node, ins[1], base_t)
     acc = ins[0]
     for k, other in enumerate(ins[1:]):
         last = k == len(ins) - 2

@@ -5,9 +5,11 @@
  *          scalar operand is an ordinary (constant) 1-element input.
  * Output:  0 broadcast(A, B), dtype of A.
  * Arguments:
- *   type        "ADD" | "SUB" | "PROD" | "DIV" | "MIN" | "MAX" | "POW" | "SQR_DIFF"
- *               (binary) | "NEG" | "ABS" (unary). POW is f32 only; integer DIV truncates
- *               toward zero (as ONNX Runtime does).
+ *   type        binary: "ADD" | "SUB" | "PROD" | "DIV" | "MIN" | "MAX" | "POW" | "SQR_DIFF";
+ *               unary: "NEG" | "ABS" | "SIGN", and f32 only "EXP" | "LOG" | "SQRT" |
+ *               "RSQRT" | "RECIPROCAL" | "FLOOR" | "CEIL" | "ROUND" (half to even) | "ERF" |
+ *               "SIN" | "COS" | "SOFTPLUS" | "SOFTSIGN". Integer DIV truncates toward zero
+ *               (as ONNX Runtime does); integer POW is exact (negative exponents truncate).
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha, hardsigmoid_beta
  *               fused activation applied to the result (f32 only), see fused_activation.h.
  */
@@ -21,8 +23,9 @@
 #define ELTWISE_GRAIN 16384
 
 typedef struct eltwise_state {
+  const char *type_name;
   mace_eltwise_type type;
-  int unary;
+  int unary, f32_only;
   mace_activation act;
   mace_eltwise_shape shape;
 } eltwise_state;
@@ -31,15 +34,24 @@ typedef struct {
   const char *name;
   mace_eltwise_type type;
   int unary;
+  int f32_only;
 } eltwise_name;
 
 static const eltwise_name kEltwiseNames[] = {
-    {"ADD", MACE_ELTWISE_ADD, 0},   {"SUM", MACE_ELTWISE_ADD, 0},
-    {"SUB", MACE_ELTWISE_SUB, 0},   {"PROD", MACE_ELTWISE_PROD, 0},
-    {"DIV", MACE_ELTWISE_DIV, 0},   {"MIN", MACE_ELTWISE_MIN, 0},
-    {"MAX", MACE_ELTWISE_MAX, 0},   {"POW", MACE_ELTWISE_POW, 0},
-    {"SQR_DIFF", MACE_ELTWISE_SQR_DIFF, 0},
-    {"NEG", MACE_ELTWISE_NEG, 1},   {"ABS", MACE_ELTWISE_ABS, 1},
+    {"ADD", MACE_ELTWISE_ADD, 0, 0},   {"SUM", MACE_ELTWISE_ADD, 0, 0},
+    {"SUB", MACE_ELTWISE_SUB, 0, 0},   {"PROD", MACE_ELTWISE_PROD, 0, 0},
+    {"DIV", MACE_ELTWISE_DIV, 0, 0},   {"MIN", MACE_ELTWISE_MIN, 0, 0},
+    {"MAX", MACE_ELTWISE_MAX, 0, 0},   {"POW", MACE_ELTWISE_POW, 0, 0},
+    {"SQR_DIFF", MACE_ELTWISE_SQR_DIFF, 0, 0},
+    {"NEG", MACE_ELTWISE_NEG, 1, 0},   {"ABS", MACE_ELTWISE_ABS, 1, 0},
+    {"SIGN", MACE_ELTWISE_SIGN, 1, 0},
+    {"EXP", MACE_ELTWISE_EXP, 1, 1},          {"LOG", MACE_ELTWISE_LOG, 1, 1},
+    {"SQRT", MACE_ELTWISE_SQRT, 1, 1},        {"RSQRT", MACE_ELTWISE_RSQRT, 1, 1},
+    {"RECIPROCAL", MACE_ELTWISE_RECIPROCAL, 1, 1},
+    {"FLOOR", MACE_ELTWISE_FLOOR, 1, 1},      {"CEIL", MACE_ELTWISE_CEIL, 1, 1},
+    {"ROUND", MACE_ELTWISE_ROUND, 1, 1},      {"ERF", MACE_ELTWISE_ERF, 1, 1},
+    {"SIN", MACE_ELTWISE_SIN, 1, 1},          {"COS", MACE_ELTWISE_COS, 1, 1},
+    {"SOFTPLUS", MACE_ELTWISE_SOFTPLUS, 1, 1}, {"SOFTSIGN", MACE_ELTWISE_SOFTSIGN, 1, 1},
 };
 
 static mace_status eltwise_init(mace_op *op) {
@@ -57,8 +69,10 @@ static mace_status eltwise_init(mace_op *op) {
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Eltwise): unknown type \"%s\"", op->name,
                       t);
   }
+  s->type_name = kEltwiseNames[i].name;
   s->type = kEltwiseNames[i].type;
   s->unary = kEltwiseNames[i].unary;
+  s->f32_only = kEltwiseNames[i].f32_only;
   MACE_RETURN_IF_ERROR(mace_fused_activation_parse(op, &s->act));
   return MACE_OK;
 }
@@ -77,9 +91,9 @@ static mace_status eltwise_infer(mace_op *op) {
                       op->name, mace_dtype_name(a->dtype));
   }
   if (b != NULL) MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, b, a->dtype));
-  if (a->dtype != MACE_DT_F32 && s->type == MACE_ELTWISE_POW) {
-    return mace_error(MACE_UNSUPPORTED, "op '%s' (Eltwise): POW on %s is not supported",
-                      op->name, mace_dtype_name(a->dtype));
+  if (a->dtype != MACE_DT_F32 && s->f32_only) {
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (Eltwise): %s on %s is not supported",
+                      op->name, s->type_name, mace_dtype_name(a->dtype));
   }
   if (a->dtype != MACE_DT_F32 && s->act.kind != MACE_ACT_NONE) {
     return mace_error(MACE_UNSUPPORTED,

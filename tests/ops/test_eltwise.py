@@ -109,6 +109,44 @@ def test_unary(op, shape, dtype):
     check_model(m, {"x": x})
 
 
+# ONNX unary math -> Eltwise (f32): (op, input range, min opset)
+UNARY_MATH = [("Exp", (-10, 10), 13), ("Log", (0.01, 100), 13), ("Sqrt", (0, 100), 13),
+              ("Reciprocal", (0.1, 10), 13), ("Floor", (-10, 10), 13), ("Ceil", (-10, 10), 13),
+              ("Round", (-10, 10), 11), ("Erf", (-4, 4), 13), ("Sin", (-7, 7), 7),
+              ("Cos", (-7, 7), 7), ("Softplus", (-30, 30), 7), ("Softsign", (-30, 30), 7),
+              ("Sign", (-5, 5), 13)]
+
+
+@pytest.mark.parametrize("op,rng,opset", UNARY_MATH, ids=[u[0] for u in UNARY_MATH])
+@pytest.mark.parametrize("shape", [(), (7,), (2, 3, 4, 5), (3, 100, 70)], ids=str)
+def test_unary_math(op, rng, opset, shape):
+    x = np.asarray(rand(*shape, seed=3, low=rng[0], high=rng[1]), np.float32)
+    if op in ("Round", "Sign"):
+        x.reshape(-1)[::5] = np.round(x.reshape(-1)[::5]) + 0.5 * (op == "Round")  # ties, zeros
+    m = make_model([helper.make_node(op, ["x"], ["y"])], [("x", np.float32, list(shape))],
+                   [("y", np.float32, list(shape))], opset=opset)
+    check_model(m, {"x": x})
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_sign_int(dtype):
+    x = np.arange(-5, 7, dtype=dtype).reshape(3, 4)
+    m = make_model([helper.make_node("Sign", ["x"], ["y"])], [("x", dtype, [3, 4])],
+                   [("y", dtype, [3, 4])])
+    check_model(m, {"x": x})
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+@pytest.mark.parametrize("exp_dtype", [np.int64, np.int32, np.float32])
+def test_pow_integer_base(dtype, exp_dtype):
+    rng = np.random.default_rng(5)
+    x = rng.integers(-6, 7, size=(3, 4)).astype(dtype)
+    e = np.asarray([0, 1, 2, 3], exp_dtype)
+    m = make_model([helper.make_node("Pow", ["x", "e"], ["y"])], [("x", dtype, [3, 4])],
+                   [("y", dtype, [3, 4])], initializers=[("e", e)], opset=15)
+    check_model(m, {"x": x})
+
+
 @pytest.mark.parametrize("opset", [7, 12, 13])
 def test_opsets(opset):
     a, b = _operands("Mul", (2, 3, 4, 5), (3, 1, 1), seed=1)

@@ -43,9 +43,20 @@
           out[i] = d * d;                                                                 \
         }                                                                                 \
         break;                                                                            \
+      case MACE_ELTWISE_SIGN:                                                             \
+        for (i = 0; i < n; ++i) out[i] = (T)((a[i * sa] > 0) - (a[i * sa] < 0));         \
+        break;                                                                            \
         BINOPS                                                                            \
     }                                                                                     \
   }
+
+#define MACE_ELTWISE_F32_UNARY(NAME, EXPR)                                   \
+  case MACE_ELTWISE_##NAME:                                                  \
+    for (i = 0; i < n; ++i) {                                                \
+      const float x = a[i * sa];                                             \
+      out[i] = EXPR;                                                         \
+    }                                                                        \
+    break;
 
 #define MACE_ELTWISE_F32_OPS                                                 \
   case MACE_ELTWISE_DIV:                                                     \
@@ -59,7 +70,20 @@
       float x = a[i * sa];                                                   \
       out[i] = x >= 0.0f ? x : x * b[i * sb];                                \
     }                                                                        \
-    break;
+    break;                                                                   \
+  MACE_ELTWISE_F32_UNARY(EXP, expf(x))                                       \
+  MACE_ELTWISE_F32_UNARY(LOG, logf(x))                                       \
+  MACE_ELTWISE_F32_UNARY(SQRT, sqrtf(x))                                     \
+  MACE_ELTWISE_F32_UNARY(RSQRT, 1.0f / sqrtf(x))                             \
+  MACE_ELTWISE_F32_UNARY(RECIPROCAL, 1.0f / x)                               \
+  MACE_ELTWISE_F32_UNARY(FLOOR, floorf(x))                                   \
+  MACE_ELTWISE_F32_UNARY(CEIL, ceilf(x))                                     \
+  MACE_ELTWISE_F32_UNARY(ROUND, rintf(x))                                    \
+  MACE_ELTWISE_F32_UNARY(ERF, erff(x))                                       \
+  MACE_ELTWISE_F32_UNARY(SIN, sinf(x))                                       \
+  MACE_ELTWISE_F32_UNARY(COS, cosf(x))                                       \
+  MACE_ELTWISE_F32_UNARY(SOFTPLUS, x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x))) \
+  MACE_ELTWISE_F32_UNARY(SOFTSIGN, x / (1.0f + fabsf(x)))
 
 #define MACE_ELTWISE_INT_OPS                                                 \
   case MACE_ELTWISE_DIV:                                                     \
@@ -69,9 +93,23 @@
     }                                                                        \
     break;                                                                   \
   case MACE_ELTWISE_POW:                                                     \
-  case MACE_ELTWISE_PRELU:                                                   \
+    for (i = 0; i < n; ++i) out[i] = (T)eltwise_ipow((int64_t)a[i * sa], (int64_t)b[i * sb]); \
+    break;                                                                   \
+  default: /* f32-only types */                                              \
     for (i = 0; i < n; ++i) out[i] = 0;                                      \
     break;
+
+/* base^exp by squaring in wrapping unsigned arithmetic; negative exponents truncate. */
+static int64_t eltwise_ipow(int64_t base, int64_t exp) {
+  uint64_t r = 1, b = (uint64_t)base;
+  if (exp < 0) return base == 1 ? 1 : (base == -1 ? ((exp & 1) ? -1 : 1) : 0);
+  while (exp > 0) {
+    if (exp & 1) r *= b;
+    b *= b;
+    exp >>= 1;
+  }
+  return (int64_t)r;
+}
 
 MACE_ELTWISE_ROW(float, eltwise_row_f32, MACE_ELTWISE_F32_OPS)
 #define T int32_t

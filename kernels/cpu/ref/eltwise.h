@@ -18,7 +18,22 @@ typedef enum mace_eltwise_type {
   MACE_ELTWISE_ABS = 7,      /* unary: |a| */
   MACE_ELTWISE_SQR_DIFF = 8, /* (a - b)^2 */
   MACE_ELTWISE_POW = 9,
-  MACE_ELTWISE_PRELU = 100   /* a >= 0 ? a : a * b (f32 only; used by Activation PRELU) */
+  MACE_ELTWISE_SIGN = 13,       /* unary: -1, 0 or 1 */
+  MACE_ELTWISE_PRELU = 100,     /* a >= 0 ? a : a * b (f32 only; used by Activation PRELU) */
+  /* Unary math, f32 only. */
+  MACE_ELTWISE_EXP = 101,
+  MACE_ELTWISE_LOG = 102,
+  MACE_ELTWISE_SQRT = 103,
+  MACE_ELTWISE_RSQRT = 104,
+  MACE_ELTWISE_RECIPROCAL = 105,
+  MACE_ELTWISE_FLOOR = 106,
+  MACE_ELTWISE_CEIL = 107,
+  MACE_ELTWISE_ROUND = 108,     /* half to even */
+  MACE_ELTWISE_ERF = 109,
+  MACE_ELTWISE_SIN = 110,
+  MACE_ELTWISE_COS = 111,
+  MACE_ELTWISE_SOFTPLUS = 112,  /* log(1 + exp(a)) */
+  MACE_ELTWISE_SOFTSIGN = 113   /* a / (1 + |a|) */
 } mace_eltwise_type;
 
 /* The broadcast iteration space: output dims (row-major) and, per dim, the element
@@ -43,7 +58,8 @@ int mace_eltwise_shape_init(mace_eltwise_shape *shape, const int64_t *a_dims, in
 
 /* Computes output elements [begin, end) (flat row-major indices) of out = a <type> b.
  * For unary types b is ignored (may be NULL). Integer DIV truncates toward zero and gives
- * 0 for a zero divisor; integer POW is not supported (writes 0). */
+ * 0 for a zero divisor; integer POW computes exact powers (wrapping on overflow) and
+ * truncates negative exponents (0 unless |a| == 1); f32-only types write 0 for integers. */
 void mace_f32_eltwise__ref(mace_eltwise_type type, const mace_eltwise_shape *shape,
                            const float *a, const float *b, float *out, int64_t begin,
                            int64_t end);
