@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, NamedTuple, Sequence, Union
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from . import _mace
 from .errors import InvalidInputError
-
-PathLike = Union[str, "os.PathLike[str]"]
 
 _AFFINITY = {None: 0, "none": 0, "big": 1, "big_only": 1, "little": 2, "little_only": 2}
 
