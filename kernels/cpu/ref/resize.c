@@ -16,11 +16,12 @@ float mace_resize_source_coord(mace_resize_coord mode, float x, float scale, int
     case MACE_RESIZE_TF_HALF_PIXEL_FOR_NN:
       return (x + 0.5f) / scale;
     case MACE_RESIZE_HALF_PIXEL_SYMMETRIC: {
+      /* ONNX Runtime evaluates the last step in double. */
       const float out_width = scale * (float)in_len;
       const float adjustment = (float)out_len / out_width;
       const float center = (float)in_len / 2.0f;
       const float offset = center * (1.0f - adjustment);
-      return offset + (x + 0.5f) / scale - 0.5f;
+      return (float)(offset + ((double)x + 0.5) / scale - 0.5);
     }
     case MACE_RESIZE_HALF_PIXEL:
     default:

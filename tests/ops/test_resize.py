@@ -1,0 +1,127 @@
+"""Resize and Upsample (mace ResizeNearestNeighbor / ResizeBilinear) against onnxruntime:
+nearest with every nearest_mode x coordinate_transformation_mode, linear (bilinear on H, W)
+with every coordinate mode, scales (integer, fractional, downscaling) or sizes, axes of
+opset 18, Resize-10 and Upsample-7/9, nearest on other ranks and dtypes."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dm_util import check, data  # noqa: E402
+
+COORDS = ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"]
+NEAREST = ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"]
+X = (1, 2, 5, 7)
+# (scales, sizes): up, fractional up, down, fractional down, mixed, 1x1 output
+RESIZES = [
+    ([1, 1, 2, 2], None),
+    ([1, 1, 1.5, 2.5], None),
+    ([1, 1, 0.5, 0.5], None),
+    ([1, 1, 0.6, 0.75], None),
+    (None, [1, 2, 9, 5]),  # (7 -> 4 would put asymmetric on an exact .5 tie)
+    (None, [1, 2, 1, 1]),
+    (None, [1, 2, 11, 13]),
+]
+
+
+def _resize(shape, scales=None, sizes=None, opset=13, dtype=np.float32, axes=None, **attrs):
+    ins, inits = ["x", ""], []
+    if scales is not None:
+        ins.append("scales")
+        inits.append(("scales", np.array(scales, np.float32)))
+    else:
+        ins += ["", "sizes"]
+        inits.append(("sizes", np.array(sizes, np.int64)))
+    if opset < 13:  # roi is required (may be empty) before opset 13
+        ins[1] = "roi"
+        inits.append(("roi", np.array([], np.float32)))
+        if sizes is not None:
+            ins[2] = "sc"
+            inits.append(("sc", np.array([], np.float32)))
+    if axes is not None:
+        attrs["axes"] = axes
+    check([helper.make_node("Resize", ins, ["y"], **attrs)], [("x", dtype, shape)],
+          [("y", dtype)], {"x": data(shape, dtype)}, inits, opset=opset)
+
+
+@pytest.mark.parametrize("coord", COORDS)
+@pytest.mark.parametrize("nearest", NEAREST)
+@pytest.mark.parametrize("scales,sizes", RESIZES, ids=str)
+def test_resize_nearest(scales, sizes, nearest, coord):
+    _resize(X, scales, sizes, mode="nearest", nearest_mode=nearest,
+            coordinate_transformation_mode=coord)
+
+
+@pytest.mark.parametrize("coord", COORDS)
+@pytest.mark.parametrize("scales,sizes", RESIZES, ids=str)
+def test_resize_linear(scales, sizes, coord):
+    _resize(X, scales, sizes, mode="linear", coordinate_transformation_mode=coord)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_resize_other_coordinate_modes(mode):
+    _resize(X, [1, 1, 2, 3], mode=mode, coordinate_transformation_mode="tf_half_pixel_for_nn"
+            if mode == "nearest" else "half_pixel")
+    _resize(X, [1, 1, 1.7, 0.7], mode=mode, coordinate_transformation_mode="half_pixel_symmetric",
+            opset=19)
+
+
+@pytest.mark.parametrize("opset", [11, 13, 18])
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_resize_opsets(opset, mode):
+    _resize((2, 3, 4, 6), [1, 1, 2, 0.5], mode=mode, opset=opset)
+    _resize((2, 3, 4, 6), sizes=[2, 3, 3, 9], mode=mode, opset=opset,
+            coordinate_transformation_mode="align_corners")
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_resize_axes_opset18(mode):
+    _resize((1, 2, 4, 6), [2.0, 1.5], axes=[2, 3], mode=mode, opset=18)
+    _resize((1, 2, 4, 6), sizes=[3, 8], axes=[-2, -1], mode=mode, opset=18)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_resize_opset10(mode):
+    check([helper.make_node("Resize", ["x", "s"], ["y"], mode=mode)], [("x", np.float32, X)],
+          [("y", np.float32)], {"x": data(X)}, [("s", np.array([1, 1, 2, 1.5], np.float32))],
+          opset=10)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+@pytest.mark.parametrize("opset", [7, 9])
+def test_upsample(mode, opset):
+    scales = [1.0, 1.0, 2.0, 3.0]
+    if opset < 9:
+        node = helper.make_node("Upsample", ["x"], ["y"], mode=mode, scales=scales)
+        inits = []
+    else:
+        node = helper.make_node("Upsample", ["x", "s"], ["y"], mode=mode)
+        inits = [("s", np.array(scales, np.float32))]
+    check([node], [("x", np.float32, X)], [("y", np.float32)], {"x": data(X)}, inits,
+          opset=opset)
+
+
+@pytest.mark.parametrize("shape,scales", [((5,), [2.0]), ((3, 4), [1.5, 0.5]),
+                                          ((2, 3, 4), [1.0, 2.0, 1.25]),
+                                          ((1, 2, 2, 3, 2), [1.0, 1.0, 2.0, 1.5, 3.0])], ids=str)
+def test_resize_nearest_other_ranks(shape, scales):
+    _resize(shape, scales, mode="nearest")
+
+
+def test_resize_linear_2d():
+    _resize((5, 7), [1.5, 2.0], mode="linear")
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int8], ids=lambda d: np.dtype(d).name)
+def test_resize_nearest_dtypes(dtype):
+    _resize((1, 2, 3, 4), [1, 1, 2, 1.5], mode="nearest", dtype=dtype)
+
+
+def test_resize_big():
+    _resize((1, 3, 32, 40), [1, 1, 2, 2], mode="linear")
+    _resize((1, 3, 32, 40), [1, 1, 2, 2], mode="nearest")
