@@ -13,7 +13,7 @@ _BINARY = {"Add": "ADD", "Sub": "SUB", "Mul": "PROD", "Div": "DIV", "Pow": "POW"
 _UNARY = {"Neg": "NEG", "Abs": "ABS", "Sign": "SIGN", "Exp": "EXP", "Log": "LOG",
           "Sqrt": "SQRT", "Reciprocal": "RECIPROCAL", "Floor": "FLOOR", "Ceil": "CEIL",
           "Round": "ROUND", "Erf": "ERF", "Sin": "SIN", "Cos": "COS", "Softplus": "SOFTPLUS",
-          "Softsign": "SOFTSIGN"}
+          "Softsign": "SOFTSIGN", "Mish": "MISH"}
 _VARIADIC = {"Min", "Max", "Sum"}
 _DTYPES = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int64))
 _INT_TYPES = {"ADD", "SUB", "PROD", "DIV", "MIN", "MAX", "POW", "NEG", "ABS", "SIGN"}
@@ -94,3 +94,36 @@ def unary(ctx, node):
     x = ctx.input(node, 0)
     _check_dtype(ctx, node, x, mace_type)
     emit_eltwise(ctx, [x], node.output[0], node, mace_type)
+
+
+@register("Gelu")
+def gelu(ctx, node):
+    approx = ctx.attrs(node).get("approximate", "none")
+    if approx not in ("none", "tanh"):
+        _fail(node, f"approximate='{approx}' is not supported")
+    x = ctx.input(node, 0)
+    _check_dtype(ctx, node, x, "GELU")
+    emit_eltwise(ctx, [x], node.output[0], node, "GELU" if approx == "none" else "GELU_TANH")
+
+
+@register("Mean")
+def mean(ctx, node):
+    """Variadic mean: a chain of ADDs, then PROD by the constant 1/n."""
+    ins = [ctx.input(node, i) for i in range(len(node.input)) if ctx.has_input(node, i)]
+    if not ins:
+        _fail(node, "no inputs")
+    _check_dtype(ctx, node, ins[0], "DIV")
+    out = node.output[0]
+    if len(ins) == 1:
+        ctx.forward(ins[0], out, node)
+        return
+    acc = ins[0]
+    for k, other in enumerate(ins[1:]):
+        dst = ctx.unique(f"{out}_sum{k}")
+        emit_eltwise(ctx, [acc, other], dst, ctx.unique(f"{node.name or out}_sum{k}"), "ADD")
+        acc = dst
+    dt = ctx.dtype(ins[0]) or np.dtype(np.float32)
+    if dt != np.float32:
+        _fail(node, f"input dtype {dt} is not supported (float32)")
+    inv = ctx.add_const(np.asarray(1.0 / len(ins), np.float32), f"{out}_inv_n")
+    emit_eltwise(ctx, [acc, inv], out, node, "PROD")

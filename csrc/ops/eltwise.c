@@ -1,6 +1,6 @@
 /* Eltwise: broadcasting element-wise binary and unary arithmetic (f32, i32, i64). */
 /*
- * Inputs:  0 A (f32 | i32 | i64), 1 B (same dtype as A; absent for the unary NEG/ABS).
+ * Inputs:  0 A (f32 | i32 | i64), 1 B (same dtype as A; absent for the unary types).
  *          A and B broadcast against each other by NumPy rules, any ranks; a constant
  *          scalar operand is an ordinary (constant) 1-element input.
  * Output:  0 broadcast(A, B), dtype of A.
@@ -8,7 +8,8 @@
  *   type        binary: "ADD" | "SUB" | "PROD" | "DIV" | "MIN" | "MAX" | "POW" | "SQR_DIFF";
  *               unary: "NEG" | "ABS" | "SIGN", and f32 only "EXP" | "LOG" | "SQRT" |
  *               "RSQRT" | "RECIPROCAL" | "FLOOR" | "CEIL" | "ROUND" (half to even) | "ERF" |
- *               "SIN" | "COS" | "SOFTPLUS" | "SOFTSIGN". Integer DIV truncates toward zero
+ *               "SIN" | "COS" | "SOFTPLUS" | "SOFTSIGN" | "GELU" | "GELU_TANH" | "MISH".
+ *               Integer DIV truncates toward zero
  *               (as ONNX Runtime does); integer POW is exact (negative exponents truncate).
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha, hardsigmoid_beta
  *               fused activation applied to the result (f32 only), see fused_activation.h.
@@ -52,6 +53,8 @@ static const eltwise_name kEltwiseNames[] = {
     {"ROUND", MACE_ELTWISE_ROUND, 1, 1},      {"ERF", MACE_ELTWISE_ERF, 1, 1},
     {"SIN", MACE_ELTWISE_SIN, 1, 1},          {"COS", MACE_ELTWISE_COS, 1, 1},
     {"SOFTPLUS", MACE_ELTWISE_SOFTPLUS, 1, 1}, {"SOFTSIGN", MACE_ELTWISE_SOFTSIGN, 1, 1},
+    {"GELU", MACE_ELTWISE_GELU, 1, 1},        {"GELU_TANH", MACE_ELTWISE_GELU_TANH, 1, 1},
+    {"MISH", MACE_ELTWISE_MISH, 1, 1},
 };
 
 static mace_status eltwise_init(mace_op *op) {

@@ -114,7 +114,7 @@ UNARY_MATH = [("Exp", (-10, 10), 13), ("Log", (0.01, 100), 13), ("Sqrt", (0, 100
               ("Reciprocal", (0.1, 10), 13), ("Floor", (-10, 10), 13), ("Ceil", (-10, 10), 13),
               ("Round", (-10, 10), 11), ("Erf", (-4, 4), 13), ("Sin", (-7, 7), 7),
               ("Cos", (-7, 7), 7), ("Softplus", (-30, 30), 7), ("Softsign", (-30, 30), 7),
-              ("Sign", (-5, 5), 13)]
+              ("Sign", (-5, 5), 13), ("Mish", (-30, 30), 18)]
 
 
 @pytest.mark.parametrize("op,rng,opset", UNARY_MATH, ids=[u[0] for u in UNARY_MATH])
@@ -126,6 +126,27 @@ def test_unary_math(op, rng, opset, shape):
     m = make_model([helper.make_node(op, ["x"], ["y"])], [("x", np.float32, list(shape))],
                    [("y", np.float32, list(shape))], opset=opset)
     check_model(m, {"x": x})
+
+
+@pytest.mark.parametrize("approximate", [None, "none", "tanh"])
+@pytest.mark.parametrize("shape", [(7,), (2, 3, 4, 5)], ids=str)
+def test_gelu(approximate, shape):
+    attrs = {} if approximate is None else {"approximate": approximate}
+    m = make_model([helper.make_node("Gelu", ["x"], ["y"], **attrs)],
+                   [("x", np.float32, list(shape))], [("y", np.float32, list(shape))], opset=20)
+    check_model(m, {"x": np.asarray(rand(*shape, seed=1, low=-6, high=6))})
+
+
+@pytest.mark.parametrize("shapes", [[(2, 3, 4)], [(2, 3, 4), (3, 1)],
+                                    [(1, 3, 1), (2, 1, 4), (), (2, 3, 4)]], ids=str)
+def test_mean(shapes):
+    names = [f"i{k}" for k in range(len(shapes))]
+    out = np.broadcast_shapes(*shapes)
+    m = make_model([helper.make_node("Mean", names, ["y"])],
+                   [(n, np.float32, list(s)) for n, s in zip(names, shapes)],
+                   [("y", np.float32, list(out))])
+    check_model(m, {n: np.asarray(rand(*s, seed=k)) for k, (n, s) in
+                    enumerate(zip(names, shapes))})
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32])

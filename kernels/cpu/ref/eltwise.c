@@ -82,8 +82,12 @@
   MACE_ELTWISE_F32_UNARY(ERF, erff(x))                                       \
   MACE_ELTWISE_F32_UNARY(SIN, sinf(x))                                       \
   MACE_ELTWISE_F32_UNARY(COS, cosf(x))                                       \
-  MACE_ELTWISE_F32_UNARY(SOFTPLUS, x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x))) \
-  MACE_ELTWISE_F32_UNARY(SOFTSIGN, x / (1.0f + fabsf(x)))
+  MACE_ELTWISE_F32_UNARY(SOFTPLUS, softplusf_(x))                            \
+  MACE_ELTWISE_F32_UNARY(SOFTSIGN, x / (1.0f + fabsf(x)))                    \
+  MACE_ELTWISE_F32_UNARY(GELU, 0.5f * x * (1.0f + erff(x * 0.70710678118654752f))) \
+  MACE_ELTWISE_F32_UNARY(GELU_TANH, 0.5f * x * (1.0f + tanhf(0.79788456080286536f * \
+                                    (x + 0.044715f * x * x * x))))        \
+  MACE_ELTWISE_F32_UNARY(MISH, x * tanhf(softplusf_(x)))
 
 #define MACE_ELTWISE_INT_OPS                                                 \
   case MACE_ELTWISE_DIV:                                                     \
@@ -98,6 +102,10 @@
   default: /* f32-only types */                                              \
     for (i = 0; i < n; ++i) out[i] = 0;                                      \
     break;
+
+static inline float softplusf_(float x) {
+  return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
+}
 
 /* base^exp by squaring in wrapping unsigned arithmetic; negative exponents truncate. */
 static int64_t eltwise_ipow(int64_t base, int64_t exp) {

@@ -33,7 +33,10 @@ typedef enum mace_eltwise_type {
   MACE_ELTWISE_SIN = 110,
   MACE_ELTWISE_COS = 111,
   MACE_ELTWISE_SOFTPLUS = 112,  /* log(1 + exp(a)) */
-  MACE_ELTWISE_SOFTSIGN = 113   /* a / (1 + |a|) */
+  MACE_ELTWISE_SOFTSIGN = 113,  /* a / (1 + |a|) */
+  MACE_ELTWISE_GELU = 114,      /* a * (1 + erf(a / sqrt(2))) / 2 */
+  MACE_ELTWISE_GELU_TANH = 115, /* a * (1 + tanh(sqrt(2 / pi) * (a + 0.044715 a^3))) / 2 */
+  MACE_ELTWISE_MISH = 116       /* a * tanh(softplus(a)) */
 } mace_eltwise_type;
 
 /* The broadcast iteration space: output dims (row-major) and, per dim, the element
