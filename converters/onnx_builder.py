@@ -49,12 +49,12 @@ class OnnxBuilder:
         if arr.dtype == np.float64 and dtype is None:
             arr = arr.astype(np.float32)
         name = self.unique(base)
-        self.inits[name] = np.ascontiguousarray(arr)
+        self.inits[name] = np.array(arr, order="C")
         return name
 
     def set_const(self, name: str, value) -> None:
         self.names.add(name)
-        self.inits[name] = np.ascontiguousarray(np.asarray(value))
+        self.inits[name] = np.array(value, order="C")
 
     def node(self, op: str, inputs: list[str], outputs=1, name: str | None = None,
              **attrs) -> list[str]:

@@ -213,7 +213,6 @@ class TfConverter:
                 raise InvalidInputError(f"outputs= names '{o}', which is no tensor of the "
                                         "GraphDef")
         order = self._needed(nodes, by_name, outputs)
-        self.b.reserve(self.out(n, k) for n in nodes for k in range(4))
         formats = {}
         for n in order:
             if n in placeholders:
