@@ -46,3 +46,22 @@ def data(shape, dtype=np.float32, seed=0):
 def check(nodes, inputs, outputs, feeds, inits=(), opset=13):
     """Builds the model and compares mace with onnxruntime on every output."""
     return check_model(build(nodes, inputs, outputs, inits, opset), feeds)
+
+
+def run_mace_ops(ops, feeds: dict, outputs, consts=None):
+    """Runs hand-built mace ops (type, inputs, outputs, args) with no ONNX in between:
+    an ir.Graph serialized to the mace.proto NetDef + weights blob the engine loads."""
+    import mace
+    from mace.converters import ir
+    from mace.converters.serialize import serialize
+    g = ir.Graph(name="handmade")
+    for k, (typ, ins, outs, args) in enumerate(ops):
+        g.ops.append(ir.Op(type=typ, name=f"{typ.lower()}_{k}", inputs=list(ins),
+                           outputs=list(outs), args=dict(args)))
+    g.consts = {k: np.asarray(v) for k, v in (consts or {}).items()}
+    g.inputs = [ir.TensorInfo(n, list(a.shape), a.dtype, "NONE") for n, a in feeds.items()]
+    g.outputs = [ir.TensorInfo(n, [], dt, "NONE") for n, dt in outputs]
+    graph, weights = serialize(g)
+    sess = mace.Session(graph, weights)
+    out = sess.run(dict(feeds))
+    return [out[n] for n, _ in outputs]
