@@ -110,7 +110,8 @@ static mace_status conv2d_run(mace_op *op) {
   const conv2d_state *st = op->state;
   conv2d_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data,
                   op->n_inputs > 2 ? op->inputs[2]->data : NULL, op->outputs[0]->data};
-  mace_threadpool_parallel_for(op->pool, st->shape.batch * st->shape.out_c, 1, conv2d_range, &c);
+  mace_threadpool_parallel_for(op->pool, mace_f32_conv2d_window__ref(&st->shape), 1,
+                               conv2d_range, &c);
   return MACE_OK;
 }
 

@@ -18,9 +18,12 @@ typedef struct mace_conv2d_shape {
   int64_t group;
 } mace_conv2d_shape;
 
-/* Window: batch * out_c output planes; computes planes [begin, end) of `output`
- * (item i is image i / out_c, channel i % out_c). bias may be NULL; act may be NULL
- * (no activation) and is applied to each finished plane. */
+/* Number of items in the window: (image, group, block of up to 4 output channels of the
+ * group), in that order. */
+int64_t mace_f32_conv2d_window__ref(const mace_conv2d_shape *s);
+
+/* Computes items [begin, end) of the window: whole output planes of `output`. bias may be
+ * NULL; act may be NULL (no activation) and is applied to each finished plane. */
 void mace_f32_conv2d__ref(const mace_conv2d_shape *s, const float *input, const float *filter,
                           const float *bias, const mace_activation *act, float *output,
                           int64_t begin, int64_t end);
