@@ -50,10 +50,18 @@ def load_net(prototxt) -> Any:
     if isinstance(prototxt, caffe_pb.NetParameter):
         return prototxt
     net = caffe_pb.NetParameter()
+    raw = _read(prototxt, True) if not isinstance(prototxt, str) or os.path.exists(prototxt) \
+        else prototxt.encode()
     try:
-        text_format.Parse(_read(prototxt, False), net, allow_unknown_field=True)
-    except text_format.ParseError as e:
-        raise InvalidModelError(f"cannot parse Caffe prototxt: {e}") from e
+        text_format.Parse(raw.decode("utf-8"), net, allow_unknown_field=True)
+    except (UnicodeDecodeError, text_format.ParseError) as e:
+        try:  # a binary NetParameter (e.g. a net built in Python) also describes the net
+            net = caffe_pb.NetParameter()
+            net.ParseFromString(raw)
+            if not len(net.layer) and not len(net.layers):
+                raise ValueError("no layers")
+        except Exception:  # noqa: BLE001
+            raise InvalidModelError(f"cannot parse Caffe prototxt: {e}") from e
     return net
 
 
@@ -142,6 +150,7 @@ class CaffeConverter:
         self.b = OnnxBuilder(self.net.name or "caffe_model")
         self.cur: dict[str, str] = {}      # caffe blob -> current SSA tensor name
         self.rank: dict[str, int] = {}     # SSA tensor -> rank
+        self._clipped_pool = False
 
     # --- helpers -------------------------------------------------------------------
     def _w(self, layer: _Layer, count: int) -> list[np.ndarray]:
@@ -244,7 +253,15 @@ class CaffeConverter:
         else:
             outputs = [v for k, v in self.cur.items() if v not in consumed and k not in names]
             outputs = list(dict.fromkeys(outputs))
-        return b.to_graph(outputs)
+        graph = b.to_graph(outputs)
+        if self._clipped_pool:
+            # ONNX shape inference ignores Caffe's (and mace's) rule that a last pooling
+            # window starting in the end padding is dropped: let the runtime infer shapes.
+            ins = {t.name for t in graph.inputs}
+            graph.shapes = {k: v for k, v in graph.shapes.items() if k in ins}
+            for t in graph.outputs:
+                t.shape = [-1] * len(t.shape)
+        return graph
 
     def _alias(self, tops: list[str], src: str) -> list[str]:
         """Tops that are `src` itself (Split, Dropout): an Identity keeps names SSA."""
@@ -301,6 +318,7 @@ class CaffeConverter:
             else [int(p.pad_h), int(p.pad_w)]
         if not p.HasField("kernel_size") and not p.HasField("kernel_h"):
             raise self._fail(l, "no kernel size")
+        self._clipped_pool |= any(pad) and p.round_mode == 0
         attrs = dict(kernel_shape=k, strides=s, pads=[pad[0], pad[1], pad[0], pad[1]],
                      ceil_mode=1 if p.round_mode == 0 else 0)
         if p.pool == 1:
