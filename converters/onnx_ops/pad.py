@@ -1,4 +1,4 @@
-"""ONNX Pad -> mace Pad (pads attr < 11 or constant input >= 11; constant/reflect/edge)."""
+"""ONNX Pad -> mace Pad (pads attr < 11 or constant input >= 11; constant/reflect/edge/wrap)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ from mace.errors import UnsupportedError
 
 from . import register
 
-_MODES = {"constant": 0, "reflect": 1, "edge": 3}
+_MODES = {"constant": 0, "reflect": 1, "edge": 3, "wrap": 4}
 
 
 def _fail(node, why: str) -> UnsupportedError:

@@ -6,7 +6,7 @@
  *   paddings        ints, 2 * rank, interleaved (MACE's order): before_0, after_0, before_1, ...;
  *                   negative values crop
  *   pad_type        int: 0 CONSTANT (default), 1 REFLECT (edge not repeated),
- *                   2 SYMMETRIC (edge repeated), 3 EDGE (ONNX "edge")
+ *                   2 SYMMETRIC (edge repeated), 3 EDGE (ONNX "edge"), 4 WRAP (ONNX "wrap")
  *   constant_value  float (default 0), converted to X's dtype (integers: truncated toward 0;
  *                   bool: != 0); f16/bf16 only with 0
  */
@@ -33,8 +33,8 @@ static mace_status pad_infer(mace_op *op) {
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): input '%s' has no dtype or rank 0",
                       op->name, x->name);
   const int64_t type = mace_op_arg_int(op, "pad_type", 0);
-  if (type < 0 || type > 3)
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): pad_type %lld is not 0..3", op->name,
+  if (type < 0 || type > 4)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): pad_type %lld is not 0..4", op->name,
                       (long long)type);
   s->mode = (mace_pad_mode)type;
   const int64_t *p = NULL;
@@ -50,8 +50,8 @@ static mace_status pad_infer(mace_op *op) {
       return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): paddings crop dim %d below 0",
                         op->name, d);
     if (dims[d] > 0 && x->dims[d] == 0 && s->mode != MACE_PAD_CONSTANT)
-      return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): cannot %s-pad an empty dim",
-                        op->name, s->mode == MACE_PAD_EDGE ? "edge" : "reflect");
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): only constant padding can grow "
+                        "an empty dim", op->name);
   }
   const float v = mace_op_arg_float(op, "constant_value", 0.0f);
   memset(s->value, 0, sizeof s->value);

@@ -81,3 +81,10 @@ def test_pad_dtypes(dtype, mode):
     if mode == "constant" and np.dtype(dtype) != np.bool_:
         value = 3
     _run((2, 3, 4), [0, 1, 2, 1, 2, 1], mode, value=value, dtype=dtype)
+
+
+@pytest.mark.parametrize("shape,pads", [((5,), [2, 3]), ((3, 4), [1, 2, 2, 1]),
+                                        ((2, 3, 4, 5), [0, 1, 2, 3, 1, 0, 1, 2]),
+                                        ((3, 4), [3, 0, 0, 4])], ids=str)
+def test_pad_wrap_opset19(shape, pads):
+    _run(shape, pads, "wrap", opset=19)

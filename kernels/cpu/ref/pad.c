@@ -25,6 +25,9 @@ int64_t mace_pad_source_index(mace_pad_mode mode, int64_t o, int64_t before, int
     }
     case MACE_PAD_EDGE:
       return i < 0 ? 0 : n - 1;
+    case MACE_PAD_WRAP:
+      i %= n;
+      return i < 0 ? i + n : i;
     case MACE_PAD_CONSTANT:
     default:
       return -1;

@@ -9,7 +9,8 @@ typedef enum mace_pad_mode {
   MACE_PAD_CONSTANT = 0,   /* outside -> value */
   MACE_PAD_REFLECT = 1,    /* mirror without repeating the edge: 2 1 | 0 1 2 | 1 0 */
   MACE_PAD_SYMMETRIC = 2,  /* mirror repeating the edge:         1 0 | 0 1 2 | 2 1 */
-  MACE_PAD_EDGE = 3        /* repeat the edge:                   0 0 | 0 1 2 | 2 2 */
+  MACE_PAD_EDGE = 3,       /* repeat the edge:                   0 0 | 0 1 2 | 2 2 */
+  MACE_PAD_WRAP = 4        /* periodic (ONNX "wrap"):            1 2 | 0 1 2 | 0 1 */
 } mace_pad_mode;
 
 /* Maps output index o of a dimension of length n padded by `before` to the input index,
