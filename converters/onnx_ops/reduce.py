@@ -1,4 +1,5 @@
-"""ONNX ReduceMean/Max/Min/Sum -> mace Reduce (axes as attribute or constant input)."""
+"""ONNX Reduce* (Mean/Max/Min/Sum/Prod/SumSquare/L1/L2/LogSum/LogSumExp) -> mace Reduce
+(axes as attribute or constant input)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,9 +8,12 @@ from mace.errors import UnsupportedError
 
 from . import register
 
-_TYPES = {"ReduceMean": "MEAN", "ReduceMax": "MAX", "ReduceMin": "MIN", "ReduceSum": "SUM"}
-# First opset where `axes` moved from the attribute to input 1.
-_AXES_INPUT_OPSET = {"ReduceSum": 13, "ReduceMean": 18, "ReduceMax": 18, "ReduceMin": 18}
+_TYPES = {"ReduceMean": "MEAN", "ReduceMax": "MAX", "ReduceMin": "MIN", "ReduceSum": "SUM",
+          "ReduceProd": "PROD", "ReduceSumSquare": "SUM_SQUARE", "ReduceL1": "L1",
+          "ReduceL2": "L2", "ReduceLogSum": "LOG_SUM", "ReduceLogSumExp": "LOG_SUM_EXP"}
+_F32_ONLY = {"L2", "LOG_SUM", "LOG_SUM_EXP"}
+# First opset where `axes` moved from the attribute to input 1 (18 for all but ReduceSum).
+_AXES_INPUT_OPSET = {"ReduceSum": 13}
 
 
 def _fail(node, why: str):
@@ -23,7 +27,9 @@ def reduce(ctx, node):
     dt = ctx.dtype(x)
     if dt is not None and dt not in (np.float32, np.int32, np.int64):
         _fail(node, f"input dtype {dt} is not supported")
-    if ctx.opset >= _AXES_INPUT_OPSET[node.op_type]:
+    if dt is not None and dt != np.float32 and _TYPES[node.op_type] in _F32_ONLY:
+        _fail(node, f"input dtype {dt} is not supported (float32 only)")
+    if ctx.opset >= _AXES_INPUT_OPSET.get(node.op_type, 18):
         axes = []
         if ctx.has_input(node, 1):
             c = ctx.const(ctx.input(node, 1))

@@ -1,9 +1,11 @@
-/* Reduce: mean/max/min/sum over a set of axes (f32, i32, i64). */
+/* Reduce: mean/max/min/sum/prod/norms/log-sums over a set of axes (f32, i32, i64). */
 /*
  * Inputs:  0 X (f32 | i32 | i64).
  * Output:  0 Y, dtype of X; the reduced dims are kept as 1 (keepdims) or dropped.
  * Arguments:
- *   reduce_type            "MEAN" | "MAX" | "MIN" | "SUM" (or MACE's numbers 0|2|1|4)
+ *   reduce_type            "MEAN" | "MAX" | "MIN" | "SUM" | "PROD" | "SUM_SQUARE" | "L1"
+ *                          (any dtype) | "L2" | "LOG_SUM" | "LOG_SUM_EXP" (f32 only);
+ *                          or MACE's numbers 0 MEAN, 1 MIN, 2 MAX, 3 PROD, 4 SUM
  *   axis                   ints, negative counts from the end; absent or empty: all
  *                          dims (unless noop_with_empty_axes)
  *   keepdims               int 0|1 (default 1)
@@ -18,11 +20,24 @@
 
 typedef struct reduce_state {
   mace_reduce_type type;
+  int f32_only;
   int keepdims, noop;
   int n_axes;
   int64_t axes[MACE_MAX_DIMS];
   mace_reduce_shape shape;
 } reduce_state;
+
+static const struct {
+  const char *name;
+  mace_reduce_type type;
+  int f32_only;
+} kReduceNames[] = {
+    {"MEAN", MACE_REDUCE_MEAN, 0},       {"MAX", MACE_REDUCE_MAX, 0},
+    {"MIN", MACE_REDUCE_MIN, 0},         {"SUM", MACE_REDUCE_SUM, 0},
+    {"PROD", MACE_REDUCE_PROD, 0},       {"SUM_SQUARE", MACE_REDUCE_SUM_SQUARE, 0},
+    {"L1", MACE_REDUCE_L1, 0},           {"L2", MACE_REDUCE_L2, 1},
+    {"LOG_SUM", MACE_REDUCE_LOG_SUM, 1}, {"LOG_SUM_EXP", MACE_REDUCE_LOG_SUM_EXP, 1},
+};
 
 static mace_status reduce_init(mace_op *op) {
   reduce_state *s = (reduce_state *)op->state;
@@ -30,21 +45,18 @@ static mace_status reduce_init(mace_op *op) {
   const int64_t *axes = NULL;
   int n = mace_op_arg_ints(op, "axis", &axes), i;
   if (t != NULL && t->has_s) {
-    if (strcmp(t->s, "MEAN") == 0) {
-      s->type = MACE_REDUCE_MEAN;
-    } else if (strcmp(t->s, "MAX") == 0) {
-      s->type = MACE_REDUCE_MAX;
-    } else if (strcmp(t->s, "MIN") == 0) {
-      s->type = MACE_REDUCE_MIN;
-    } else if (strcmp(t->s, "SUM") == 0) {
-      s->type = MACE_REDUCE_SUM;
-    } else {
+    for (i = 0; i < (int)(sizeof(kReduceNames) / sizeof(kReduceNames[0])); ++i) {
+      if (strcmp(t->s, kReduceNames[i].name) == 0) break;
+    }
+    if (i == (int)(sizeof(kReduceNames) / sizeof(kReduceNames[0]))) {
       return mace_error(MACE_UNSUPPORTED, "op '%s' (Reduce): reduce_type \"%s\" not supported",
                         op->name, t->s);
     }
+    s->type = kReduceNames[i].type;
+    s->f32_only = kReduceNames[i].f32_only;
   } else if (t != NULL && t->has_i &&
              (t->i == MACE_REDUCE_MEAN || t->i == MACE_REDUCE_MAX || t->i == MACE_REDUCE_MIN ||
-              t->i == MACE_REDUCE_SUM)) {
+              t->i == MACE_REDUCE_PROD || t->i == MACE_REDUCE_SUM)) {
     s->type = (mace_reduce_type)t->i;
   } else {
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Reduce): missing or bad reduce_type",
@@ -71,6 +83,11 @@ static mace_status reduce_infer(mace_op *op) {
   if (x->dtype != MACE_DT_F32 && x->dtype != MACE_DT_I32 && x->dtype != MACE_DT_I64) {
     return mace_error(MACE_UNSUPPORTED, "op '%s' (Reduce): dtype %s is not supported",
                       op->name, mace_dtype_name(x->dtype));
+  }
+  if (s->f32_only && x->dtype != MACE_DT_F32) {
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (Reduce): %s on %s is not supported",
+                      op->name, mace_op_arg_str(op, "reduce_type", "?"),
+                      mace_dtype_name(x->dtype));
   }
   if (s->n_axes == 0) {
     for (d = 0; d < x->ndim; ++d) reduced[d] = !s->noop;

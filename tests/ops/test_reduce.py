@@ -14,7 +14,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from helpers import check_model, make_model, rand  # noqa: E402
 
 OPS = ["ReduceMean", "ReduceMax", "ReduceMin", "ReduceSum"]
-AXES_INPUT_OPSET = {"ReduceSum": 13, "ReduceMean": 18, "ReduceMax": 18, "ReduceMin": 18}
+MORE_OPS = ["ReduceProd", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum",
+            "ReduceLogSumExp"]
+AXES_INPUT_OPSET = {op: 18 for op in OPS + MORE_OPS}
+AXES_INPUT_OPSET["ReduceSum"] = 13
 
 
 def _out_shape(shape, axes, keepdims):
@@ -92,3 +95,29 @@ def test_after_intermediate():
                    [("x", np.float32, [2, 3, 4, 5])], [("y", np.float32, [2, 3, 1, 1])],
                    opset=13)
     check_model(m, {"x": rand(2, 3, 4, 5)})
+
+
+@pytest.mark.parametrize("op", MORE_OPS)
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("shape,axes", [((6,), [0]), ((2, 3, 4), [1]), ((2, 3, 4), [0, 2]),
+                                        ((2, 3, 4), None), ((2, 3, 4, 5), [-2, -1]),
+                                        ((1, 3, 1, 5), [0, 1])], ids=str)
+@pytest.mark.parametrize("opset", [13, 18])
+def test_more_reductions(op, keepdims, shape, axes, opset):
+    x = np.asarray(rand(*shape, seed=2, low=0.5, high=1.5))  # positive: LogSum is defined
+    if op in ("ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp"):
+        x = x * np.where(rand(*shape, seed=3) < 0, -3, 3).astype(np.float32)
+    check_model(_model(op, shape, axes, keepdims, opset), {"x": x})
+
+
+def test_log_sum_exp_large():
+    x = np.asarray([[1000, 1001, 999], [-1000, -1001, -999], [0, 0, 0]], np.float32)
+    check_model(_model("ReduceLogSumExp", (3, 3), [1], 0, 13), {"x": x})
+
+
+@pytest.mark.parametrize("op", ["ReduceProd", "ReduceSumSquare", "ReduceL1"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_more_reductions_int(op, dtype):
+    shape = (3, 4, 5)
+    x = np.random.default_rng(4).integers(-4, 5, size=shape).astype(dtype)
+    check_model(_model(op, shape, [1], 1, 13, dtype), {"x": x})
