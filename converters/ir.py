@@ -43,6 +43,9 @@ class Graph:
     # Shapes and dtypes known at convert time (inputs, outputs, intermediates).
     shapes: dict[str, list[int]] = field(default_factory=dict)
     dtypes: dict[str, np.dtype] = field(default_factory=dict)
+    # False when a front end knows its shape inference went wrong somewhere (e.g. ONNX's
+    # ceil_mode pooling rule): then no op declares output shapes and the runtime infers them.
+    declare_shapes: bool = True
 
     def producers(self) -> dict[str, Op]:
         return {out: op for op in self.ops for out in op.outputs}

@@ -122,7 +122,7 @@ def to_netdef(graph: ir.Graph):
                 continue
             _set_arg(od.arg.add(), k, v)
         shapes = [graph.shapes.get(o) for o in op.outputs]
-        if op.outputs and all(_static(s) for s in shapes):
+        if graph.declare_shapes and op.outputs and all(_static(s) for s in shapes):
             for s in shapes:
                 od.output_shape.add().dims.extend(int(d) for d in s)
         dts = [graph.dtypes.get(o) for o in op.outputs]

@@ -626,3 +626,17 @@ def test_fused_matmul_add_relu_matches_onnxruntime():
                    [("w", rand(5, 4, seed=1)), ("b", rand(4, seed=2))])
     assert types(convert(m).graph) == ["FullyConnected"]
     check_model(m, {"x": rand(3, 5, seed=3)})
+
+
+def test_ceil_mode_pool_whose_last_window_starts_in_padding_then_more_ops():
+    """ONNX shape inference keeps a last pooling window that starts in the end padding;
+    onnxruntime and mace drop it. The ops after it must still load and match."""
+    import sys
+    sys.path.insert(0, __import__("os").path.dirname(__file__))
+    from helpers import check_model, make_model, rand
+    from onnx import helper as h
+    m = make_model([h.make_node("MaxPool", ["x"], ["p"], kernel_shape=[2, 2], strides=[2, 2],
+                                pads=[1, 1, 1, 1], ceil_mode=1),
+                    h.make_node("Relu", ["p"], ["y"])],
+                   [("x", np.float32, [1, 2, 7, 7])], [("y", np.float32, [1, 2, 4, 4])])
+    check_model(m, {"x": rand(1, 2, 7, 7)})
