@@ -257,3 +257,11 @@ def test_fused_activation(act):
     got = _run_direct({"type": "ADD", "activation": act, **_ACT_ARGS.get(act, {})},
                       [sa, sb], [a, b])
     assert_close(np.asarray(got), _ACT_REF[act](a.astype(np.float64) + b), what=act)
+
+
+@pytest.mark.parametrize("threads", [1, 3, 4])
+def test_threads(threads):
+    """Chunks of the output split across threads start mid-row of the broadcast."""
+    sa, sb = (1, 17, 1, 33), (5, 1, 129, 1)
+    a, b = _operands("Add", sa, sb, seed=11)
+    check_model(_binary_model("Add", sa, sb), {"a": a, "b": b}, num_threads=threads)

@@ -121,3 +121,11 @@ def test_more_reductions_int(op, dtype):
     shape = (3, 4, 5)
     x = np.random.default_rng(4).integers(-4, 5, size=shape).astype(dtype)
     check_model(_model(op, shape, [1], 1, 13, dtype), {"x": x})
+
+
+@pytest.mark.parametrize("threads", [1, 3, 4])
+@pytest.mark.parametrize("axes", [[1], [0, 2], [2]], ids=str)
+def test_threads(threads, axes):
+    shape = (40, 50, 60)
+    check_model(_model("ReduceSum", shape, axes, 1, 11), {"x": rand(*shape, seed=5)},
+                num_threads=threads)

@@ -53,3 +53,12 @@ def test_after_intermediate():
                     helper.make_node("Softmax", ["s"], ["y"], axis=1)],
                    [("x", np.float32, [2, 5, 3])], [("y", np.float32, [2, 5, 3])], opset=13)
     check_model(m, {"x": rand(2, 5, 3)})
+
+
+@pytest.mark.parametrize("threads", [1, 3, 4])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_threads(threads, axis):
+    shape = (40, 50, 60)
+    m = make_model([helper.make_node("Softmax", ["x"], ["y"], axis=axis)],
+                   [("x", np.float32, list(shape))], [("y", np.float32, list(shape))], opset=13)
+    check_model(m, {"x": rand(*shape, seed=5)}, num_threads=threads)
