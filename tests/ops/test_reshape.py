@@ -61,3 +61,15 @@ def test_flatten_every_axis(shape):
 def test_flatten_default_axis(opset, dtype):
     check([helper.make_node("Flatten", ["x"], ["y"])], [("x", dtype, (2, 3, 4))], [("y", dtype)],
           {"x": data((2, 3, 4), dtype)}, opset=opset)
+
+
+def test_reshape_handmade_shape_input_and_flatten_axis():
+    from dm_util import run_mace_ops
+    x = data((2, 3, 4))
+    for dt in (np.int32, np.int64):
+        (y,) = run_mace_ops([("Reshape", ["x", "s"], ["y"], {})], {"x": x},
+                            [("y", np.dtype(np.float32))], {"s": np.array([0, -1, 2], dt)})
+        np.testing.assert_array_equal(y, x.reshape(2, 6, 2))
+    (y,) = run_mace_ops([("Reshape", ["x"], ["y"], {"flatten_axis": -1})], {"x": x},
+                        [("y", np.dtype(np.float32))])
+    np.testing.assert_array_equal(y, x.reshape(6, 4))

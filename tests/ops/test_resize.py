@@ -125,3 +125,31 @@ def test_resize_nearest_dtypes(dtype):
 def test_resize_big():
     _resize((1, 3, 32, 40), [1, 1, 2, 2], mode="linear")
     _resize((1, 3, 32, 40), [1, 1, 2, 2], mode="nearest")
+
+
+@pytest.mark.parametrize("op", ["ResizeBilinear", "ResizeNearestNeighbor"])
+@pytest.mark.parametrize("tf_args,onnx_attrs", [
+    ({"align_corners": 1}, {"coordinate_transformation_mode": "align_corners"}),
+    ({"half_pixel_centers": 1}, None),
+    ({}, {"coordinate_transformation_mode": "asymmetric"}),
+], ids=str)
+def test_resize_mace_size_args_handmade(op, tf_args, onnx_attrs):
+    """The MACE / TensorFlow argument form (size = [H, W], align_corners, half_pixel_centers)."""
+    from dm_util import build, run_mace_ops, run_ort
+    nearest = op == "ResizeNearestNeighbor"
+    if onnx_attrs is None:
+        onnx_attrs = {"coordinate_transformation_mode":
+                      "tf_half_pixel_for_nn" if nearest else "half_pixel"}
+    attrs = dict(onnx_attrs, mode="nearest" if nearest else "linear")
+    if nearest:
+        attrs["nearest_mode"] = "round_prefer_ceil" if "align_corners" in tf_args else "floor"
+    args = dict(tf_args, size=[7, 5])
+    if nearest:
+        args["nearest_mode"] = attrs["nearest_mode"]
+    x = data(X)
+    model = build([helper.make_node("Resize", ["x", "", "", "s"], ["y"], **attrs)],
+                  [("x", np.float32, X)], [("y", np.float32)],
+                  [("s", np.array([1, 2, 7, 5], np.int64))])
+    ref = run_ort(model, {"x": x})[0]
+    (y,) = run_mace_ops([(op, ["x"], ["y"], args)], {"x": x}, [("y", np.dtype(np.float32))])
+    np.testing.assert_allclose(y, ref, rtol=0, atol=1e-4 * max(1.0, float(np.abs(ref).max())))

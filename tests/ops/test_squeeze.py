@@ -63,3 +63,12 @@ def test_unsqueeze(shape, axes, opset):
 def test_squeeze_unsqueeze_dtypes(dtype):
     _run("Squeeze", (2, 1, 3), [1], dtype=dtype)
     _run("Unsqueeze", (2, 3), [1, -1], dtype=dtype)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+def test_expand_dims_tf_axis_handmade(axis):
+    from dm_util import run_mace_ops
+    x = data((3, 4))
+    (y,) = run_mace_ops([("ExpandDims", ["x"], ["y"], {"axis": axis})], {"x": x},
+                        [("y", np.dtype(np.float32))])
+    np.testing.assert_array_equal(y, np.expand_dims(x, axis))
