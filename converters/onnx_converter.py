@@ -18,7 +18,7 @@ from mace.errors import InvalidInputError, InvalidModelError, UnsupportedError
 
 from . import ir, onnx_fold, onnx_ops
 
-MIN_OPSET, MAX_OPSET = 7, 21
+MIN_OPSET, MAX_OPSET = 7, 22
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 # Constants larger than this go to shape inference as typed inputs, not initializers:
 # inference needs their shapes, and values only of small (shape-like) tensors.
@@ -483,7 +483,7 @@ class OnnxConverter:
         for name in self.output_names:
             if name in self.consts and name not in produced:
                 graph.consts[name] = self.consts[name]  # output folded to a constant
-            elif name not in produced:
+            elif name not in produced and name not in graph.consts:
                 raise InvalidModelError(f"graph output '{name}' is produced by no node")
             s = shapes.get(name)
             shape = [d if d is not None else -1 for d in s] if s is not None else []
