@@ -43,9 +43,10 @@ def data(shape, dtype=np.float32, seed=0):
     return rng.integers(-1000, 1000, size=shape).astype(dtype)
 
 
-def check(nodes, inputs, outputs, feeds, inits=(), opset=13):
-    """Builds the model and compares mace with onnxruntime on every output."""
-    return check_model(build(nodes, inputs, outputs, inits, opset), feeds)
+def check(nodes, inputs, outputs, feeds, inits=(), opset=13, **session_kw):
+    """Builds the model and compares mace with onnxruntime on every output
+    (session_kw, e.g. num_threads, go to mace.Session)."""
+    return check_model(build(nodes, inputs, outputs, inits, opset), feeds, **session_kw)
 
 
 def run_mace_ops(ops, feeds: dict, outputs, consts=None):

@@ -53,3 +53,12 @@ def test_concat_constant_input_and_old_opset():
     _run(4, 1, [2, 3, 1], const_idx=(1,))
     _run(3, 2, [2, 3], opset=7)
     _run(2, 0, [40, 50, 3])
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_concat_threads(threads):
+    check([helper.make_node("Concat", ["a", "b", "c"], ["y"], axis=1)],
+          [("a", np.float32, (5, 1, 7, 9)), ("b", np.float32, (5, 30, 7, 9)),
+           ("c", np.float32, (5, 2, 7, 9))], [("y", np.float32)],
+          {"a": data((5, 1, 7, 9)), "b": data((5, 30, 7, 9), seed=1),
+           "c": data((5, 2, 7, 9), seed=2)}, num_threads=threads)

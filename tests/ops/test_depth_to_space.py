@@ -48,3 +48,16 @@ def test_depth_space_dtypes(dtype):
     model = build([helper.make_node("SpaceToDepth", ["x"], ["y"], blocksize=2)],
                   [("x", dtype, shape)], [("y", dtype)])
     np.testing.assert_array_equal(run_mace(model, {"x": x})[0], ref)
+
+
+@pytest.mark.parametrize("threads", [1, 3, 8])
+def test_depth_to_space_threads(threads):
+    shape = (2, 36, 13, 11)
+    for node in (helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=3, mode="CRD"),
+                 helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2, mode="DCR")):
+        check([node], [("x", np.float32, shape)], [("y", np.float32)], {"x": data(shape)},
+              num_threads=threads)
+    shape = (2, 4, 26, 22)
+    check([helper.make_node("SpaceToDepth", ["x"], ["y"], blocksize=2)],
+          [("x", np.float32, shape)], [("y", np.float32)], {"x": data(shape)},
+          num_threads=threads)

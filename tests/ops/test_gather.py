@@ -74,3 +74,12 @@ def test_gather_out_of_range_is_an_error(bad):
                   [("i", np.array([bad], np.int32))])
     with pytest.raises(mace.MaceError):
         run_mace(model, {"x": data((2, 5, 3))})
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_gather_threads(threads):
+    shape = (6, 50, 33)
+    idx = _indices(50, (7, 5), np.int64)
+    check([helper.make_node("Gather", ["x", "i"], ["y"], axis=1)],
+          [("x", np.float32, shape), ("i", np.int64, idx.shape)], [("y", np.float32)],
+          {"x": data(shape), "i": idx}, num_threads=threads)

@@ -88,3 +88,12 @@ def test_pad_dtypes(dtype, mode):
                                         ((3, 4), [3, 0, 0, 4])], ids=str)
 def test_pad_wrap_opset19(shape, pads):
     _run(shape, pads, "wrap", opset=19)
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "edge"])
+@pytest.mark.parametrize("threads", [1, 3, 8])
+def test_pad_threads(threads, mode):
+    shape = (2, 9, 31, 17)
+    check([helper.make_node("Pad", ["x", "p"], ["y"], mode=mode)], [("x", np.float32, shape)],
+          [("y", np.float32)], {"x": data(shape)},
+          [("p", np.array([0, 1, 3, 2, 0, 2, 5, 4], np.int64))], num_threads=threads)

@@ -153,3 +153,12 @@ def test_resize_mace_size_args_handmade(op, tf_args, onnx_attrs):
     ref = run_ort(model, {"x": x})[0]
     (y,) = run_mace_ops([(op, ["x"], ["y"], args)], {"x": x}, [("y", np.dtype(np.float32))])
     np.testing.assert_allclose(y, ref, rtol=0, atol=1e-4 * max(1.0, float(np.abs(ref).max())))
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+@pytest.mark.parametrize("threads", [1, 3, 8])
+def test_resize_threads(threads, mode):
+    shape = (2, 5, 17, 23)
+    check([helper.make_node("Resize", ["x", "", "s"], ["y"], mode=mode)],
+          [("x", np.float32, shape)], [("y", np.float32)], {"x": data(shape)},
+          [("s", np.array([1, 1, 2.5, 1.5], np.float32))], num_threads=threads)

@@ -83,3 +83,13 @@ def test_slice_opset10_and_11():
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_slice_dtypes(dtype):
     _run((3, 4, 5), [2, 1], [0, 5], [0, 2], [-1, 2], dtype=dtype)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_slice_threads(threads):
+    shape = (3, 40, 50)
+    check([helper.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"])],
+          [("x", np.float32, shape)], [("y", np.float32)], {"x": data(shape)},
+          [("s", np.array([-1, 2], np.int64)), ("e", np.array([SMALL, 49], np.int64)),
+           ("a", np.array([1, 2], np.int64)), ("st", np.array([-1, 3], np.int64))],
+          num_threads=threads)

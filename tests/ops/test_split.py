@@ -59,3 +59,11 @@ def test_split_num_outputs_opset18(shape, axis, n):
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_split_dtypes(dtype):
     _run((3, 7, 2), 1, 3, [3, 1, 3], dtype=dtype)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_split_threads(threads):
+    shape = (7, 40, 9)
+    check([helper.make_node("Split", ["x", "s"], ["a", "b", "c"], axis=1)],
+          [("x", np.float32, shape)], [("a", np.float32), ("b", np.float32), ("c", np.float32)],
+          {"x": data(shape)}, [("s", np.array([1, 30, 9], np.int64))], num_threads=threads)

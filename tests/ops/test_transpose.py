@@ -43,3 +43,11 @@ def test_transpose_dtypes(dtype):
 def test_transpose_opset7_and_big():
     _run((3, 4, 5), (2, 0, 1), opset=7)
     _run((1, 33, 65, 17), (0, 3, 1, 2))  # big enough to split across threads
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_transpose_threads(threads):
+    shape = (2, 17, 33, 9)
+    check([helper.make_node("Transpose", ["x"], ["y"], perm=[0, 2, 3, 1])],
+          [("x", np.float32, shape)], [("y", np.float32)], {"x": data(shape)},
+          num_threads=threads)
