@@ -1,4 +1,4 @@
-"""ONNX Resize and Upsample -> mace ResizeNearestNeighbor / ResizeBilinear.
+"""ONNX Resize and Upsample -> mace ResizeNearestNeighbor / ResizeBilinear / ResizeBicubic.
 
 Scales or sizes must be constants; they become the `scales` / `sizes` arguments, and the
 ONNX coordinate_transformation_mode / nearest_mode strings pass through unchanged.
@@ -33,17 +33,17 @@ def _const(ctx, node, i: int, what: str):
     return v if v.size else None
 
 
-def _emit(ctx, node, x, mode, coord, nearest, scales=None, sizes=None):
+def _emit(ctx, node, x, mode, coord, nearest, scales=None, sizes=None, cubic=None):
     shape = ctx.shape(x)
     rank = len(shape) if shape is not None else len(scales if scales is not None else sizes)
     if mode == "nearest":
         ctx.emit("ResizeNearestNeighbor", [x], [node.output[0]], node, scales=scales,
                  sizes=sizes, coordinate_transformation_mode=coord, nearest_mode=nearest)
         return
-    if mode != "linear":
+    if mode not in ("linear", "cubic"):
         raise _fail(node, f"mode '{mode}' is not supported")
     if rank < 2:
-        raise _fail(node, "linear resize needs rank >= 2")
+        raise _fail(node, f"{mode} resize needs rank >= 2")
     if scales is not None:
         outer = [float(s) != 1.0 for s in scales[:-2]]
     elif shape is not None:
@@ -51,9 +51,13 @@ def _emit(ctx, node, x, mode, coord, nearest, scales=None, sizes=None):
     else:
         outer = [False]
     if any(outer):
-        raise _fail(node, "linear resize only of the last two dims (H, W of NCHW)")
+        raise _fail(node, f"{mode} resize only of the last two dims (H, W of NCHW)")
     if ctx.dtype(x) is not None and np.dtype(ctx.dtype(x)) != np.float32:
-        raise _fail(node, "linear resize needs float32")
+        raise _fail(node, f"{mode} resize needs float32")
+    if mode == "cubic":
+        ctx.emit("ResizeBicubic", [x], [node.output[0]], node, scales=scales, sizes=sizes,
+                 coordinate_transformation_mode=coord, **(cubic or {}))
+        return
     ctx.emit("ResizeBilinear", [x], [node.output[0]], node, scales=scales, sizes=sizes,
              coordinate_transformation_mode=coord)
 
@@ -98,6 +102,8 @@ def resize(ctx, node):
         raise _fail(node, "antialias is not supported")
     if a.get("keep_aspect_ratio_policy", "stretch") != "stretch":
         raise _fail(node, "keep_aspect_ratio_policy other than 'stretch' is not supported")
+    cubic = {"cubic_coeff_a": float(a.get("cubic_coeff_a", -0.75)),
+             "exclude_outside": int(a.get("exclude_outside", 0))}
     scales = _const(ctx, node, 2, "scales")
     sizes = _const(ctx, node, 3, "sizes")
     axes = a.get("axes")
@@ -118,8 +124,8 @@ def resize(ctx, node):
                 full[ax] = int(s)
             sizes = full
     if sizes is not None:
-        _emit(ctx, node, x, mode, coord, nearest, sizes=[int(s) for s in sizes])
+        _emit(ctx, node, x, mode, coord, nearest, sizes=[int(s) for s in sizes], cubic=cubic)
     elif scales is not None:
-        _emit(ctx, node, x, mode, coord, nearest, scales=[float(s) for s in scales])
+        _emit(ctx, node, x, mode, coord, nearest, scales=[float(s) for s in scales], cubic=cubic)
     else:
         raise _fail(node, "needs constant scales or sizes")

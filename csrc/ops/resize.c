@@ -1,7 +1,8 @@
-/* ResizeNearestNeighbor (any dtype, any rank) and ResizeBilinear (f32, last two dims). */
+/* ResizeNearestNeighbor (any dtype, any rank), ResizeBilinear and ResizeBicubic (f32, last two
+ * dims). */
 /*
- * Inputs:  0 X (ResizeNearestNeighbor: any dtype, rank 1..8; ResizeBilinear: f32, rank >= 2,
- *          resized on the last two dims only, e.g. H, W of NCHW).
+ * Inputs:  0 X (ResizeNearestNeighbor: any dtype, rank 1..8; ResizeBilinear / ResizeBicubic: f32,
+ *          rank >= 2, resized on the last two dims only, e.g. H, W of NCHW).
  * Output:  0 Y, dtype of X.
  * Arguments (the output size, one of):
  *   sizes   ints, one per dim: output dims; scale = out / in (float)
@@ -17,6 +18,9 @@
  *   nearest_mode  string (nearest only): "round_prefer_floor" (default), "round_prefer_ceil",
  *           "floor", "ceil", "simple" (ONNX Upsample / Resize-10: truncate, ceil when
  *           downscaling)
+ *   cubic_coeff_a    float (bicubic only, default -0.75): Keys' a
+ *   exclude_outside  int 0|1 (bicubic only, default 0): taps outside the input get weight 0
+ *                    and the others are renormalized (else edge pixels repeat)
  */
 #include <string.h>
 
@@ -29,7 +33,11 @@ typedef struct resize_state {
   mace_resize_coord coord;
   mace_resize_nearest rounding;
   float scales[MACE_MAX_DIMS];
+  float cubic_a;
+  int exclude_outside;
 } resize_state;
+
+enum { RESIZE_NEAREST = 0, RESIZE_BILINEAR = 1, RESIZE_BICUBIC = 2 };
 
 static const char *const kCoordNames[] = {"half_pixel", "asymmetric", "align_corners",
                                           "pytorch_half_pixel", "tf_half_pixel_for_nn",
@@ -38,6 +46,7 @@ static const char *const kNearestNames[] = {"round_prefer_floor", "round_prefer_
                                             "ceil", "simple"};
 
 static mace_status resize_parse(mace_op *op, int bilinear) {
+  /* bilinear: nonzero for the interpolating kinds (bilinear, bicubic). */
   resize_state *s = (resize_state *)op->state;
   const char *mode = mace_op_arg_str(op, "coordinate_transformation_mode", NULL);
   if (!mode) {
@@ -70,8 +79,11 @@ static mace_status resize_parse(mace_op *op, int bilinear) {
   return MACE_OK;
 }
 
-static mace_status resize_infer_common(mace_op *op, int bilinear) {
+static mace_status resize_infer_common(mace_op *op, int method) {
   resize_state *s = (resize_state *)op->state;
+  const int bilinear = method != RESIZE_NEAREST;
+  s->cubic_a = mace_op_arg_float(op, "cubic_coeff_a", -0.75f);
+  s->exclude_outside = mace_op_arg_int(op, "exclude_outside", 0) != 0;
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
   MACE_RETURN_IF_ERROR(resize_parse(op, bilinear));
   const mace_tensor *x = op->inputs[0];
@@ -118,11 +130,14 @@ static mace_status resize_infer_common(mace_op *op, int bilinear) {
     if (!scales) s->scales[d] = x->dims[d] ? (float)dims[d] / (float)x->dims[d] : 1.0f;
     if (bilinear && d < nd - 2 && dims[d] != x->dims[d])
       return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): only the last two dims can be "
-                        "resized bilinearly", op->name, op->type);
+                        "interpolated", op->name, op->type);
   }
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, nd));
   op->macs = 0;
-  if (bilinear) {
+  if (method == RESIZE_BICUBIC) {
+    const int64_t rows = dims[nd - 2] + dims[nd - 1];
+    op->scratch_bytes = (size_t)rows * 4 * (sizeof(int64_t) + sizeof(float));
+  } else if (bilinear) {
     const int64_t rows = dims[nd - 2] + dims[nd - 1];
     op->scratch_bytes = (size_t)rows * (2 * sizeof(int64_t) + 2 * sizeof(float));
   } else {
@@ -133,9 +148,20 @@ static mace_status resize_infer_common(mace_op *op, int bilinear) {
   return MACE_OK;
 }
 
+/* Output dims equal to the input's: a plain copy whatever the scales say (as ONNX Runtime
+ * does, e.g. for a scale of 1.1 on a dim of 5). Returns 1 when it copied. */
+static int resize_copy_if_same(const mace_op *op) {
+  const mace_tensor *x = op->inputs[0], *y = op->outputs[0];
+  if (!mace_dims_equal(x->dims, x->ndim, y->dims, y->ndim)) return 0;
+  if (x->data != y->data) memcpy(y->data, x->data, mace_tensor_nbytes(x));
+  return 1;
+}
+
 /* ---- nearest ---------------------------------------------------------------------- */
 
-static mace_status resize_nearest_infer(mace_op *op) { return resize_infer_common(op, 0); }
+static mace_status resize_nearest_infer(mace_op *op) {
+  return resize_infer_common(op, RESIZE_NEAREST);
+}
 
 typedef struct {
   const mace_tensor *x, *y;
@@ -152,6 +178,7 @@ static mace_status resize_nearest_run(mace_op *op) {
   const resize_state *s = (const resize_state *)op->state;
   const mace_tensor *x = op->inputs[0], *y = op->outputs[0];
   if (mace_tensor_numel(y) == 0) return MACE_OK;
+  if (resize_copy_if_same(op)) return MACE_OK;
   const int nd = x->ndim;
   const int64_t *index[MACE_MAX_DIMS];
   int64_t *table = (int64_t *)op->scratch;
@@ -179,7 +206,7 @@ const mace_op_kind mace_op_resize_nearest = {.type = "ResizeNearestNeighbor",
 /* ---- bilinear --------------------------------------------------------------------- */
 
 static mace_status resize_bilinear_infer(mace_op *op) {
-  MACE_RETURN_IF_ERROR(resize_infer_common(op, 1));
+  MACE_RETURN_IF_ERROR(resize_infer_common(op, RESIZE_BILINEAR));
   return mace_op_check_dtype(op, op->inputs[0], MACE_DT_F32);
 }
 
@@ -202,6 +229,7 @@ static mace_status resize_bilinear_run(mace_op *op) {
   const resize_state *s = (const resize_state *)op->state;
   const mace_tensor *x = op->inputs[0], *y = op->outputs[0];
   if (mace_tensor_numel(y) == 0) return MACE_OK;
+  if (resize_copy_if_same(op)) return MACE_OK;
   const int nd = x->ndim;
   const int64_t oh = y->dims[nd - 2], ow = y->dims[nd - 1];
   resize_bilinear_job job;
@@ -236,3 +264,53 @@ const mace_op_kind mace_op_resize_bilinear = {.type = "ResizeBilinear",
                                               .state_size = sizeof(resize_state),
                                               .infer = resize_bilinear_infer,
                                               .run = resize_bilinear_run};
+
+/* ---- bicubic ---------------------------------------------------------------------- */
+
+static mace_status resize_bicubic_infer(mace_op *op) {
+  MACE_RETURN_IF_ERROR(resize_infer_common(op, RESIZE_BICUBIC));
+  return mace_op_check_dtype(op, op->inputs[0], MACE_DT_F32);
+}
+
+typedef struct {
+  const mace_tensor *x, *y;
+  const int64_t *yidx, *xidx;
+  const float *yw, *xw;
+} resize_bicubic_job;
+
+static void resize_bicubic_range(void *ctx, int64_t begin, int64_t end) {
+  const resize_bicubic_job *j = (const resize_bicubic_job *)ctx;
+  const int nd = j->x->ndim;
+  mace_f32_resize_bicubic__ref((const float *)j->x->data, j->x->dims[nd - 2],
+                               j->x->dims[nd - 1], j->y->dims[nd - 2], j->y->dims[nd - 1],
+                               j->yidx, j->yw, j->xidx, j->xw, (float *)j->y->data, begin, end);
+}
+
+static mace_status resize_bicubic_run(mace_op *op) {
+  const resize_state *s = (const resize_state *)op->state;
+  const mace_tensor *x = op->inputs[0], *y = op->outputs[0];
+  if (mace_tensor_numel(y) == 0) return MACE_OK;
+  if (resize_copy_if_same(op)) return MACE_OK;
+  const int nd = x->ndim;
+  const int64_t oh = y->dims[nd - 2], ow = y->dims[nd - 1];
+  int64_t *it = (int64_t *)op->scratch;
+  float *ft = (float *)(it + 4 * (oh + ow));
+  resize_bicubic_job job = {x, y, it, it + 4 * oh, ft, ft + 4 * oh};
+  mace_resize_cubic_table(s->coord, s->scales[nd - 2], oh, x->dims[nd - 2], s->cubic_a,
+                          s->exclude_outside, it, ft);
+  mace_resize_cubic_table(s->coord, s->scales[nd - 1], ow, x->dims[nd - 1], s->cubic_a,
+                          s->exclude_outside, it + 4 * oh, ft + 4 * oh);
+  const int64_t rows = mace_tensor_numel(y) / ow;
+  int64_t grain = RESIZE_GRAIN_ELEMS / (16 * ow + 1);
+  mace_threadpool_parallel_for(op->pool, rows, grain > 0 ? grain : 1, resize_bicubic_range,
+                               &job);
+  return MACE_OK;
+}
+
+/* Any dtype at kind selection (see ResizeBilinear); infer checks for f32. */
+const mace_op_kind mace_op_resize_bicubic = {.type = "ResizeBicubic",
+                                             .device = MACE_DEVICE_CPU,
+                                             .dtype = MACE_DT_INVALID,
+                                             .state_size = sizeof(resize_state),
+                                             .infer = resize_bicubic_infer,
+                                             .run = resize_bicubic_run};

@@ -162,3 +162,22 @@ def test_resize_threads(threads, mode):
     check([helper.make_node("Resize", ["x", "", "s"], ["y"], mode=mode)],
           [("x", np.float32, shape)], [("y", np.float32)], {"x": data(shape)},
           [("s", np.array([1, 1, 2.5, 1.5], np.float32))], num_threads=threads)
+
+
+@pytest.mark.parametrize("coord", COORDS + ["half_pixel_symmetric"])
+@pytest.mark.parametrize("scales,sizes", RESIZES, ids=str)
+def test_resize_cubic(scales, sizes, coord):
+    _resize(X, scales, sizes, mode="cubic", coordinate_transformation_mode=coord, opset=19)
+
+
+@pytest.mark.parametrize("a,exclude", [(-0.5, 0), (-0.75, 1), (-0.5, 1)], ids=str)
+@pytest.mark.parametrize("scales", [[1, 1, 2, 1.5], [1, 1, 0.6, 0.8], [1, 1, 3, 3]], ids=str)
+def test_resize_cubic_coeff_and_exclude_outside(scales, a, exclude):
+    _resize((2, 3, 5, 4), scales, mode="cubic", cubic_coeff_a=a, exclude_outside=exclude)
+
+
+def test_resize_cubic_2d_and_same_size():
+    _resize((6, 5), [1.5, 0.5], mode="cubic")
+    _resize(X, [1, 1, 1.1, 1.05], mode="cubic")   # output dims unchanged: a copy
+    _resize(X, [1, 1, 1.1, 1.05], mode="linear")
+    _resize(X, [1, 1, 1.1, 1.05], mode="nearest", coordinate_transformation_mode="asymmetric")

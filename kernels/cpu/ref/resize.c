@@ -1,4 +1,4 @@
-/* Reference (portable C) resize: N-d nearest (dtype-generic) and 4-D NCHW bilinear (f32). */
+/* Reference (portable C) resize: N-d nearest (dtype-generic), bilinear and bicubic (f32). */
 #include "kernels/cpu/ref/resize.h"
 
 #include <math.h>
@@ -128,6 +128,59 @@ void mace_f32_resize_bilinear__ref(const float *in, int64_t ih, int64_t iw, int6
       const float top = wx0[x] * r0[x0[x]] + wx1[x] * r0[x1[x]];
       const float bot = wx0[x] * r1[x0[x]] + wx1[x] * r1[x1[x]];
       dst[x] = a * top + b * bot;
+    }
+  }
+}
+
+void mace_resize_cubic_table(mace_resize_coord mode, float scale, int64_t out_len,
+                             int64_t in_len, float a, int exclude_outside, int64_t *idx,
+                             float *w) {
+  for (int64_t o = 0; o < out_len; ++o) {
+    const float x = mace_resize_source_coord(mode, (float)o, scale, out_len, in_len);
+    const float fl = floorf(x);
+    const int64_t base = (int64_t)fl;
+    const float t = fabsf(x - fl);
+    float c[4];
+    c[0] = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a;
+    c[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
+    c[2] = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1;
+    c[3] = ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a;
+    float sum = 1.0f;
+    if (exclude_outside) {
+      sum = 0.0f;
+      for (int k = 0; k < 4; ++k) {
+        const int64_t i = base - 1 + k;
+        if (i < 0 || i >= in_len) c[k] = 0.0f;
+        sum += c[k];
+      }
+    }
+    for (int k = 0; k < 4; ++k) {
+      int64_t i = base - 1 + k;
+      i = i < 0 ? 0 : (i > in_len - 1 ? in_len - 1 : i);
+      idx[4 * o + k] = i;
+      w[4 * o + k] = c[k] / sum;
+    }
+  }
+}
+
+void mace_f32_resize_bicubic__ref(const float *in, int64_t ih, int64_t iw, int64_t oh,
+                                  int64_t ow, const int64_t *yidx, const float *yw,
+                                  const int64_t *xidx, const float *xw, float *out,
+                                  int64_t begin, int64_t end) {
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t p = row / oh, y = row % oh;
+    const float *plane = in + p * ih * iw;
+    float *dst = out + row * ow;
+    for (int64_t x = 0; x < ow; ++x) {
+      const int64_t *xi = xidx + 4 * x;
+      const float *wx = xw + 4 * x;
+      float acc = 0.0f;
+      for (int k = 0; k < 4; ++k) {
+        const float *r = plane + yidx[4 * y + k] * iw;
+        const float v = wx[0] * r[xi[0]] + wx[1] * r[xi[1]] + wx[2] * r[xi[2]] + wx[3] * r[xi[3]];
+        acc += v * yw[4 * y + k];
+      }
+      dst[x] = acc;
     }
   }
 }

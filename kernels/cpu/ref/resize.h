@@ -1,4 +1,4 @@
-/* Reference (portable C) resize: N-d nearest (dtype-generic) and 4-D NCHW bilinear (f32),
+/* Reference (portable C) resize: N-d nearest (dtype-generic), bilinear and bicubic (f32),
  * with ONNX Resize's coordinate transformation and nearest rounding modes. */
 #ifndef MACE_KERNELS_CPU_REF_RESIZE_H_
 #define MACE_KERNELS_CPU_REF_RESIZE_H_
@@ -49,5 +49,19 @@ void mace_f32_resize_bilinear__ref(const float *in, int64_t ih, int64_t iw, int6
                                    const float *wy0, const float *wy1, const int64_t *x0,
                                    const int64_t *x1, const float *wx0, const float *wx1,
                                    float *out, int64_t begin, int64_t end);
+
+/* Bicubic taps (Keys, coefficient a; ONNX Runtime's arithmetic) for every output index:
+ * idx[4o..4o+4) are the source indices (clamped into [0, in_len)), w[4o..4o+4) their weights;
+ * with exclude_outside, taps outside the input get weight 0 and the rest are renormalized. */
+void mace_resize_cubic_table(mace_resize_coord mode, float scale, int64_t out_len,
+                             int64_t in_len, float a, int exclude_outside, int64_t *idx,
+                             float *w);
+
+/* Bicubic over planes of [ih, iw] -> [oh, ow] with tables from mace_resize_cubic_table.
+ * Computes output rows [begin, end) of all planes (row r is row r % oh of plane r / oh). */
+void mace_f32_resize_bicubic__ref(const float *in, int64_t ih, int64_t iw, int64_t oh,
+                                  int64_t ow, const int64_t *yidx, const float *yw,
+                                  const int64_t *xidx, const float *xw, float *out,
+                                  int64_t begin, int64_t end);
 
 #endif /* MACE_KERNELS_CPU_REF_RESIZE_H_ */
