@@ -62,6 +62,23 @@ def _emit(ctx, node, x, mode, coord, nearest, scales=None, sizes=None, cubic=Non
              coordinate_transformation_mode=coord)
 
 
+def _keep_aspect_ratio(policy, shape, sizes, axes):
+    """Output dims and scales of ONNX Resize's not_larger / not_smaller (float32, as ONNX
+    Runtime computes them: one scale for every resized axis, dims rounded half away)."""
+    f32 = np.float32
+    ratios = [f32(sizes[ax]) / f32(shape[ax]) for ax in axes]
+    scale = min(ratios) if policy == "not_larger" else max(ratios)
+    out = list(sizes)
+    scales = [1.0] * len(shape)
+    for ax in axes:
+        out[ax] = int(np.floor(f32(scale) * f32(shape[ax]) + f32(0.5)))
+        scales[ax] = float(scale)
+    for d in range(len(shape)):
+        if d not in axes:
+            scales[d] = float(f32(out[d]) / f32(shape[d])) if shape[d] else 1.0
+    return out, scales
+
+
 @register("Upsample")
 def upsample(ctx, node):
     a = ctx.attrs(node)
@@ -100,8 +117,9 @@ def resize(ctx, node):
         raise _fail(node, f"nearest_mode '{nearest}' is not supported")
     if int(a.get("antialias", 0)):
         raise _fail(node, "antialias is not supported")
-    if a.get("keep_aspect_ratio_policy", "stretch") != "stretch":
-        raise _fail(node, "keep_aspect_ratio_policy other than 'stretch' is not supported")
+    policy = a.get("keep_aspect_ratio_policy", "stretch")
+    if policy not in ("stretch", "not_larger", "not_smaller"):
+        raise _fail(node, f"keep_aspect_ratio_policy '{policy}' is not supported")
     cubic = {"cubic_coeff_a": float(a.get("cubic_coeff_a", -0.75)),
              "exclude_outside": int(a.get("exclude_outside", 0))}
     scales = _const(ctx, node, 2, "scales")
@@ -123,7 +141,14 @@ def resize(ctx, node):
             for ax, s in zip(axes, sizes):
                 full[ax] = int(s)
             sizes = full
-    if sizes is not None:
+    if sizes is not None and policy != "stretch":
+        shape = ctx.shape(x)
+        if shape is None:
+            raise _fail(node, "keep_aspect_ratio_policy needs the input's static shape")
+        sizes, scales = _keep_aspect_ratio(policy, shape, [int(v) for v in sizes],
+                                           axes or list(range(len(shape))))
+        _emit(ctx, node, x, mode, coord, nearest, sizes=sizes, scales=scales, cubic=cubic)
+    elif sizes is not None:
         _emit(ctx, node, x, mode, coord, nearest, sizes=[int(s) for s in sizes], cubic=cubic)
     elif scales is not None:
         _emit(ctx, node, x, mode, coord, nearest, scales=[float(s) for s in scales], cubic=cubic)

@@ -5,7 +5,8 @@
  *          rank >= 2, resized on the last two dims only, e.g. H, W of NCHW).
  * Output:  0 Y, dtype of X.
  * Arguments (the output size, one of):
- *   sizes   ints, one per dim: output dims; scale = out / in (float)
+ *   sizes   ints, one per dim: output dims; scale = out / in (float) unless scales is
+ *           given as well (then scales drive the coordinates: ONNX keep_aspect_ratio_policy)
  *   scales  floats, one per dim: out = (int64)(in * scale) as ONNX Runtime computes it;
  *           the scale itself (not out / in) drives the coordinate transform, as in ONNX
  *   size    ints, 2: output H, W of the last two dims (MACE / TF style)
@@ -100,6 +101,17 @@ static mace_status resize_infer_common(mace_op *op, int method) {
       return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): %d sizes for rank %d", op->name,
                         op->type, n, nd);
     for (int d = 0; d < nd; ++d) dims[d] = sizes[d];
+    /* Scales given too (ONNX keep_aspect_ratio_policy): they drive the coordinates. */
+    if (mace_op_arg_floats(op, "scales", &scales) == nd) {
+      for (int d = 0; d < nd; ++d) {
+        if (!(scales[d] > 0.0f))
+          return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): scale %g is not positive",
+                            op->name, op->type, (double)scales[d]);
+        s->scales[d] = scales[d];
+      }
+    } else {
+      scales = NULL;
+    }
   } else if ((n = mace_op_arg_ints(op, "size", &sizes)) > 0) {
     if (n != 2 || nd < 2)
       return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): size needs 2 values and rank >= 2",

@@ -181,3 +181,13 @@ def test_resize_cubic_2d_and_same_size():
     _resize(X, [1, 1, 1.1, 1.05], mode="cubic")   # output dims unchanged: a copy
     _resize(X, [1, 1, 1.1, 1.05], mode="linear")
     _resize(X, [1, 1, 1.1, 1.05], mode="nearest", coordinate_transformation_mode="asymmetric")
+
+
+@pytest.mark.parametrize("policy", ["not_larger", "not_smaller"])
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_resize_keep_aspect_ratio_opset18(policy, mode):
+    _resize((1, 2, 5, 7), sizes=[9, 4], axes=[2, 3], mode=mode, opset=18,
+            keep_aspect_ratio_policy=policy)
+    if mode == "nearest":  # every axis: N and C change too, which linear does not take
+        _resize((1, 2, 6, 4), sizes=[1, 2, 3, 7], mode=mode, opset=18,
+                keep_aspect_ratio_policy=policy)
