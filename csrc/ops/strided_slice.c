@@ -5,7 +5,8 @@
  *          argument of that name is absent.
  * Output:  0 Y (the dims marked in shrink_axis_mask removed).
  * Arguments (TensorFlow semantics; spec i applies to dim i, dims past the spec are whole):
- *   begin, end        ints; negative counts from the dim; clamped like ONNX Slice
+ *   begin, end        ints; negative counts from the dim; clamped as Python slices are
+ *                     ([0, dim] for stride > 0, [-1, dim - 1] for stride < 0)
  *   strides           ints (optional, default 1), non-zero
  *   begin_mask        int bits: bit i set ignores begin[i] (whole range from that side)
  *   end_mask          int bits: bit i set ignores end[i]
@@ -98,7 +99,8 @@ static mace_status strided_slice_infer(mace_op *op) {
         e = (emask & (INT64_C(1) << d)) ? -1 : end[d];
         if (b < 0) b += dim;
         if (e < 0 && !(emask & (INT64_C(1) << d))) e += dim;
-        b = b < 0 ? 0 : (b > dim - 1 ? dim - 1 : b);
+        /* Python / TF clamping: a begin before the start selects nothing. */
+        b = b < -1 ? -1 : (b > dim - 1 ? dim - 1 : b);
         e = e < -1 ? -1 : (e > dim - 1 ? dim - 1 : e);
         len = b > e ? (b - e - step - 1) / -step : 0;
       }
