@@ -15,7 +15,7 @@ from dm_util import DTYPES, build, check, data, run_mace  # noqa: E402
 
 import mace  # noqa: E402
 
-SHAPES = {1: (5,), 2: (4, 3), 3: (2, 5, 3), 4: (2, 3, 4, 5)}
+SHAPES = {1: (5,), 2: (4, 3), 3: (2, 5, 3), 4: (2, 3, 4, 5), 5: (2, 1, 3, 2, 3)}
 
 
 def _indices(n, shape, dtype, seed=0):

@@ -38,6 +38,8 @@ def _run(shape, axis, n_out, split=None, opset=13, dtype=np.float32, num_outputs
     ((2, 3, 4, 5), 3, [2, 2, 1]),
     ((2, 3, 4, 5), -3, [1, 2]),
     ((2, 3, 4, 5), 0, [1, 1]),
+    ((2, 1, 5, 2, 3), 2, [2, 1, 2]),
+    ((2, 1, 5, 2, 3), -1, [1, 2]),
 ], ids=str)
 def test_split_sizes(shape, axis, split, opset):
     _run(shape, axis, len(split), split, opset)
