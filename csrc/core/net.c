@@ -602,8 +602,13 @@ mace_status mace_net_run(mace_net *net) {
     mace_op *op = &net->ops[i];
     double t0 = net->profiling ? now_ms() : 0;
     mace_status st = op->kind->run(op);
-    if (st != MACE_OK)
+    if (st != MACE_OK) {
+      /* Ops name themselves in their messages; add the name only where one did not. */
+      char tag[256];
+      snprintf(tag, sizeof(tag), "op '%s'", op->name);
+      if (strstr(mace_last_error(), tag)) return st;
       return mace_error_wrap(st, "op '%s' (%s)", op->name, op->type);
+    }
     if (net->profiling) net->op_ms[i] = now_ms() - t0;
   }
   return MACE_OK;
