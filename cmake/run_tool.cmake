@@ -26,7 +26,9 @@ if(NOT DEFINED EXPECT)
   set(EXPECT error)
 endif()
 
-execute_process(COMMAND ${EXE} ${args}
+# EMU: the cross-compiling emulator, '|'-separated (qemu-aarch64|-L|/usr/aarch64-linux-gnu), if any.
+string(REPLACE "|" ";" EMU "${EMU}")
+execute_process(COMMAND ${EMU} ${EXE} ${args}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 message(STATUS "command: ${EXE} ${args}\nexit: ${rc}\nstdout:\n${out}\nstderr:\n${err}")
 if(err MATCHES "AddressSanitizer|LeakSanitizer|runtime error:")
