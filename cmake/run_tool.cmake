@@ -31,7 +31,7 @@ string(REPLACE "|" ";" EMU "${EMU}")
 execute_process(COMMAND ${EMU} ${EXE} ${args}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 message(STATUS "command: ${EXE} ${args}\nexit: ${rc}\nstdout:\n${out}\nstderr:\n${err}")
-if(err MATCHES "AddressSanitizer|LeakSanitizer|runtime error:")
+if(err MATCHES "AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:")
   message(FATAL_ERROR "sanitizer report in stderr")
 endif()
 if(NOT rc MATCHES "^[0-9]+$")
