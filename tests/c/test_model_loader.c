@@ -170,6 +170,10 @@ static uint8_t *build_weights(void) {
 }
 
 static uint64_t g_rng = 12345;
+static uint64_t rnd_u64(void) {
+  g_rng = g_rng * 6364136223846793005ull + 1442695040888963407ull;
+  return g_rng >> 17;
+}
 static float rnd(void) {
   g_rng = g_rng * 6364136223846793005ull + 1442695040888963407ull;
   return (float)((double)(g_rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
@@ -198,6 +202,8 @@ static mace_status run_any(mace_engine *eng) {
     in[i].data = calloc((size_t)n + 1, es);
     if (!in[i].data) goto done;
   }
+  mace_memory_stat mem;
+  if (mace_engine_memory_stat(eng, &mem) == MACE_OK && mem.arena_bytes > (64 << 20)) goto done;
   if ((st = mace_engine_run(eng, in, n_in, NULL, 0)) != MACE_OK) goto done;
   for (int i = 0; i < n_out; ++i) {
     mace_tensor_info info;
@@ -381,44 +387,169 @@ static void test_bad_models(void) {
   free(w);
 }
 
+/* A second model with argument-heavy ops, so corruption reaches their argument checks:
+ * x [1,2,6,5] -> Conv2D (w [4,2,3,3], bias [4], strides [2,1], pads [1,0,1,1], RELU) -> [1,4,3,4]
+ *             -> Pooling MAX 2x2 stride 1 -> y [1,4,2,3] -> Softmax -> z. */
+#define CONV_WEIGHTS_BYTES 384
+
+static Mace__Argument *make_ints_arg(Mace__Argument *a, char *name, int64_t *v, size_t n) {
+  Mace__Argument init = MACE__ARGUMENT__INIT;
+  *a = init;
+  a->name = name;
+  a->n_ints = n;
+  a->ints = v;
+  return a;
+}
+
+static Mace__Argument *make_str_arg(Mace__Argument *a, char *name, char *v) {
+  Mace__Argument init = MACE__ARGUMENT__INIT;
+  *a = init;
+  a->name = name;
+  a->has_s = 1;
+  a->s.data = (uint8_t *)v;
+  a->s.len = strlen(v);
+  return a;
+}
+
+static uint8_t *build_conv_model(size_t *size) {
+  int64_t xdims[4] = {1, 2, 6, 5}, wdims[4] = {4, 2, 3, 3}, bdims[1] = {4}, zdims[4] = {1, 4, 2, 3};
+  Mace__InputOutputInfo in = MACE__INPUT_OUTPUT_INFO__INIT, out = MACE__INPUT_OUTPUT_INFO__INIT;
+  in.name = "x";
+  in.n_dims = 4;
+  in.dims = xdims;
+  in.has_data_format = 1;
+  in.data_format = MACE__DATA_FORMAT__NCHW;
+  out.name = "z";
+  out.n_dims = 4;
+  out.dims = zdims;
+  Mace__ConstTensor w = MACE__CONST_TENSOR__INIT, b = MACE__CONST_TENSOR__INIT;
+  w.name = "w";
+  w.n_dims = 4;
+  w.dims = wdims;
+  w.has_offset = w.has_data_size = 1;
+  w.offset = 0;
+  w.data_size = 4 * 2 * 3 * 3 * 4;
+  b.name = "bias";
+  b.n_dims = 1;
+  b.dims = bdims;
+  b.has_offset = b.has_data_size = 1;
+  b.offset = 320;
+  b.data_size = 16;
+
+  int64_t strides[2] = {2, 1}, pads[4] = {1, 0, 1, 1}, dil[2] = {1, 1}, kernels[2] = {2, 2}, one[2] = {1, 1};
+  Mace__Argument a[10];
+  Mace__Argument *conv_args[4] = {make_ints_arg(&a[0], "strides", strides, 2),
+                                  make_ints_arg(&a[1], "padding_values", pads, 4),
+                                  make_ints_arg(&a[2], "dilations", dil, 2),
+                                  make_str_arg(&a[3], "activation", "RELU")};
+  Mace__Argument *pool_args[3] = {make_str_arg(&a[4], "pooling_type", "MAX"),
+                                  make_ints_arg(&a[5], "kernels", kernels, 2),
+                                  make_ints_arg(&a[6], "strides", one, 2)};
+  char *conv_in[3] = {"x", "w", "bias"}, *conv_out[1] = {"c"}, *pool_in[1] = {"c"}, *pool_out[1] = {"p"};
+  char *sm_in[1] = {"p"}, *sm_out[1] = {"z"};
+  Mace__OperatorDef conv = MACE__OPERATOR_DEF__INIT, pool = MACE__OPERATOR_DEF__INIT, sm = MACE__OPERATOR_DEF__INIT;
+  conv.name = "conv";
+  conv.type = "Conv2D";
+  conv.n_input = 3;
+  conv.input = conv_in;
+  conv.n_output = 1;
+  conv.output = conv_out;
+  conv.n_arg = 4;
+  conv.arg = conv_args;
+  pool.name = "pool";
+  pool.type = "Pooling";
+  pool.n_input = 1;
+  pool.input = pool_in;
+  pool.n_output = 1;
+  pool.output = pool_out;
+  pool.n_arg = 3;
+  pool.arg = pool_args;
+  sm.name = "softmax";
+  sm.type = "Softmax";
+  sm.n_input = 1;
+  sm.input = sm_in;
+  sm.n_output = 1;
+  sm.output = sm_out;
+  Mace__OperatorDef *ops[3] = {&conv, &pool, &sm};
+  Mace__ConstTensor *consts[2] = {&w, &b};
+  Mace__InputOutputInfo *ins[1] = {&in}, *outs[1] = {&out};
+  Mace__NetDef net = MACE__NET_DEF__INIT;
+  net.n_op = 3;
+  net.op = ops;
+  net.n_tensors = 2;
+  net.tensors = consts;
+  net.n_input_info = 1;
+  net.input_info = ins;
+  net.n_output_info = 1;
+  net.output_info = outs;
+  *size = mace__net_def__get_packed_size(&net);
+  uint8_t *buf = malloc(*size);
+  if (buf) mace__net_def__pack(&net, buf);
+  return buf;
+}
+
+static uint8_t *build_conv_weights(void) {
+  uint8_t *w = calloc(1, CONV_WEIGHTS_BYTES);
+  if (!w) return NULL;
+  float *f = (float *)w;
+  for (int i = 0; i < 72; ++i) f[i] = rnd();
+  for (int i = 0; i < 4; ++i) f[80 + i] = rnd();
+  return w;
+}
+
+/* Loads (and runs, when it loads) one corrupted graph; counts the outcome. */
+static void try_graph(const char *what, size_t k, const uint8_t *g, size_t len, const uint8_t *w, size_t wsize,
+                      int *loaded, int *ran, int *refused) {
+  uint8_t *copy = malloc(len ? len : 1); /* exact size: ASan sees overreads */
+  memcpy(copy, g, len);
+  mace_engine *eng = NULL;
+  if (mace_engine_create_from_buffers(copy, len, w, wsize, NULL, &eng) == MACE_OK) {
+    ++*loaded;
+    if (run_any(eng) == MACE_OK) ++*ran;
+    else CHECK(*mace_last_error() != '\0', "%s %zu: run failed without a message", what, k);
+    mace_engine_destroy(eng);
+  } else {
+    ++*refused;
+    CHECK(eng == NULL, "%s %zu: engine set on failure", what, k);
+    CHECK(*mace_last_error() != '\0', "%s %zu: no message", what, k);
+  }
+  free(copy);
+}
+
 /* Every truncation and every single-bit flip of the graph: load fails with a message, or the
  * model loads and runs (or fails to run) with a status; never a crash or a sanitizer report. */
+static void fuzz_graph(const char *name, const uint8_t *g, size_t size, const uint8_t *w, size_t wsize) {
+  int loaded = 0, refused = 0, ran = 0;
+  for (size_t len = 0; len < size; ++len) try_graph("truncation", len, g, len, w, wsize, &loaded, &ran, &refused);
+  printf("%s: %zu truncations: loaded %d (ran %d), refused %d\n", name, size, loaded, ran, refused);
+  loaded = refused = ran = 0;
+  uint8_t *copy = malloc(size);
+  for (size_t bit = 0; bit < size * 8; ++bit) {
+    memcpy(copy, g, size);
+    copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+    try_graph("bit flip", bit, copy, size, w, wsize, &loaded, &ran, &refused);
+  }
+  printf("%s: %zu bit flips: loaded %d (ran %d), refused %d\n", name, size * 8, loaded, ran, refused);
+  /* Random 1-4 byte overwrites with values that matter to protobuf (varint continuation, wire
+   * types, small and huge numbers). */
+  static const uint8_t kVals[] = {0x00, 0x01, 0x02, 0x08, 0x0a, 0x10, 0x12, 0x22, 0x7f, 0x80, 0xfe, 0xff};
+  loaded = refused = ran = 0;
+  int rounds = 3000;
+  for (int r = 0; r < rounds; ++r) {
+    memcpy(copy, g, size);
+    int k = 1 + (int)(rnd_u64() % 4);
+    for (int j = 0; j < k; ++j)
+      copy[rnd_u64() % size] = rnd_u64() % 2 ? kVals[rnd_u64() % sizeof(kVals)] : (uint8_t)rnd_u64();
+    try_graph("random mutation", (size_t)r, copy, size, w, wsize, &loaded, &ran, &refused);
+  }
+  free(copy);
+  printf("%s: %d random mutations: loaded %d (ran %d), refused %d\n", name, rounds, loaded, ran, refused);
+}
+
 static void test_corruptions(void) {
   size_t size;
   uint8_t *g = build_model(V_OK, &size), *w = build_weights();
-  int loaded = 0, refused = 0, ran = 0;
-  for (size_t len = 0; len < size; ++len) {
-    uint8_t *copy = malloc(len ? len : 1); /* exact size: ASan sees overreads */
-    memcpy(copy, g, len);
-    mace_engine *eng = NULL;
-    if (mace_engine_create_from_buffers(copy, len, w, WEIGHTS_BYTES, NULL, &eng) == MACE_OK) {
-      ++loaded;
-      if (run_any(eng) == MACE_OK) ++ran;
-      mace_engine_destroy(eng);
-    } else {
-      ++refused;
-      CHECK(*mace_last_error() != '\0', "truncation to %zu: no message", len);
-    }
-    free(copy);
-  }
-  printf("truncations: %zu, loaded %d (ran %d), refused %d\n", size, loaded, ran, refused);
-  loaded = refused = ran = 0;
-  for (size_t bit = 0; bit < size * 8; ++bit) {
-    uint8_t *copy = malloc(size);
-    memcpy(copy, g, size);
-    copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-    mace_engine *eng = NULL;
-    if (mace_engine_create_from_buffers(copy, size, w, WEIGHTS_BYTES, NULL, &eng) == MACE_OK) {
-      ++loaded;
-      if (run_any(eng) == MACE_OK) ++ran;
-      mace_engine_destroy(eng);
-    } else {
-      ++refused;
-      CHECK(*mace_last_error() != '\0', "bit flip %zu: no message", bit);
-    }
-    free(copy);
-  }
-  printf("bit flips: %zu, loaded %d (ran %d), refused %d\n", size * 8, loaded, ran, refused);
+  fuzz_graph("eltwise+relu", g, size, w, WEIGHTS_BYTES);
   /* Corrupt weights only change values: the model still loads and runs. */
   uint8_t *w2 = build_weights();
   memset(w2 + 64, 0xff, 12); /* NaN bias */
@@ -428,6 +559,22 @@ static void test_corruptions(void) {
   if (eng) CHECK(run_any(eng) == MACE_OK, "NaN weights: %s", mace_last_error());
   mace_engine_destroy(eng);
   free(w2);
+  free(g);
+  free(w);
+
+  g = build_conv_model(&size);
+  w = build_conv_weights();
+  eng = NULL;
+  CHECK(mace_engine_create_from_buffers(g, size, w, CONV_WEIGHTS_BYTES, NULL, &eng) == MACE_OK,
+        "conv model refused: %s", mace_last_error());
+  if (eng) {
+    mace_tensor_info oi;
+    CHECK(run_any(eng) == MACE_OK, "conv model run: %s", mace_last_error());
+    CHECK(mace_engine_output_info(eng, 0, &oi) == MACE_OK && oi.ndim == 4 && oi.dims[2] == 2 && oi.dims[3] == 3,
+          "conv model output shape");
+    mace_engine_destroy(eng);
+    fuzz_graph("conv+pool+softmax", g, size, w, CONV_WEIGHTS_BYTES);
+  }
   free(g);
   free(w);
 }
