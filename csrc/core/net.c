@@ -275,6 +275,13 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
     if (!op->state) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   }
   if (op->kind->init) MACE_RETURN_IF_ERROR(op->kind->init(op));
+  if (op->kind->output_is_view) {
+    if (op->n_inputs < 1 || op->n_outputs < 1)
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (%s) needs an input and an output",
+                        op->name, op->type);
+    mace_tensor *root = op->inputs[0]->view_of ? op->inputs[0]->view_of : op->inputs[0];
+    op->outputs[0]->view_of = root;
+  }
   return MACE_OK;
 }
 
@@ -389,11 +396,18 @@ static mace_status plan(mace_net *net) {
   int64_t naive = 0;
   for (int i = 0; i < net->n_tensors; ++i) {
     const mace_tensor *t = &net->tensors[i];
-    if (t->role == MACE_TENSOR_CONST) continue;
+    if (t->role == MACE_TENSOR_CONST || t->view_of) continue;
     items[i].bytes = (int64_t)mace_tensor_nbytes(t);
     items[i].first = t->first_use < 0 ? 0 : t->first_use;
     items[i].last = t->last_use < items[i].first ? items[i].first : t->last_use;
     naive += items[i].bytes;
+  }
+  /* A buffer lives until the last use of any view of it. */
+  for (int i = 0; i < net->n_tensors; ++i) {
+    const mace_tensor *t = &net->tensors[i];
+    if (!t->view_of || t->view_of->role == MACE_TENSOR_CONST) continue;
+    mace_arena_item *root = &items[t->view_of - net->tensors];
+    if (t->last_use > root->last) root->last = t->last_use;
   }
   for (int i = 0; i < net->n_ops; ++i) {
     mace_arena_item *it = &items[net->n_tensors + i];
@@ -404,7 +418,10 @@ static mace_status plan(mace_net *net) {
   int64_t peak = 0;
   st = mace_arena_plan(items, n_items, offsets, &peak);
   if (st != MACE_OK) goto cleanup;
-  for (int i = 0; i < net->n_tensors; ++i) net->tensors[i].arena_offset = offsets[i];
+  for (int i = 0; i < net->n_tensors; ++i) {
+    mace_tensor *t = &net->tensors[i];
+    t->arena_offset = t->view_of ? offsets[t->view_of - net->tensors] : offsets[i];
+  }
   for (int i = 0; i < net->n_ops; ++i) net->scratch_offsets[i] = offsets[net->n_tensors + i];
   if (net->arena && peak > net->arena_capacity) mace_net_release_arena(net);
   net->arena_bytes = peak;
@@ -419,7 +436,11 @@ cleanup:
 static void bind_arena(mace_net *net) {
   for (int i = 0; i < net->n_tensors; ++i) {
     mace_tensor *t = &net->tensors[i];
-    if (t->role != MACE_TENSOR_CONST) t->data = net->arena + t->arena_offset;
+    if (t->role == MACE_TENSOR_CONST) continue;
+    if (t->view_of && t->view_of->role == MACE_TENSOR_CONST)
+      t->data = t->view_of->data; /* a view of weights: read only, never written */
+    else
+      t->data = net->arena + t->arena_offset;
   }
   for (int i = 0; i < net->n_ops; ++i)
     net->ops[i].scratch = net->ops[i].scratch_bytes ? net->arena + net->scratch_offsets[i] : NULL;

@@ -62,6 +62,13 @@ mace_status mace_op_check_dtype(const mace_op *op, const mace_tensor *t, mace_dt
   return MACE_OK;
 }
 
+mace_status mace_op_view_run(mace_op *op) {
+  if (op->outputs[0]->data != op->inputs[0]->data)
+    return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s): output is not a view of its input",
+                      op->name, op->type);
+  return MACE_OK;
+}
+
 mace_status mace_op_set_output(mace_op *op, int i, mace_dtype dtype, const int64_t *dims,
                                int ndim) {
   if (i < 0 || i >= op->n_outputs)

@@ -37,6 +37,9 @@ typedef struct mace_op_kind {
   mace_device device;
   mace_dtype dtype;          /* MACE_DT_INVALID: accepts any dtype (checks in infer) */
   size_t state_size;
+  /* Output 0 holds input 0's bytes in the same order (Reshape, Squeeze, ...): the net makes
+   * it a view of input 0's buffer, so run has nothing to do (use mace_op_view_run). */
+  int output_is_view;
   mace_status (*init)(mace_op *op);          /* optional */
   mace_status (*infer)(mace_op *op);         /* required */
   mace_status (*run)(mace_op *op);           /* required */
@@ -72,6 +75,9 @@ int mace_op_arg_floats(const mace_op *op, const char *name, const float **vals);
 /* Common checks, each returning MACE_INVALID_MODEL with a message naming the op. */
 mace_status mace_op_check_io(const mace_op *op, int min_in, int max_in, int n_out);
 mace_status mace_op_check_dtype(const mace_op *op, const mace_tensor *t, mace_dtype want);
+/* run of kinds with output_is_view: nothing to compute, the net aliased the buffers. */
+mace_status mace_op_view_run(mace_op *op);
+
 /* Sets output i's dtype and dims. */
 mace_status mace_op_set_output(mace_op *op, int i, mace_dtype dtype, const int64_t *dims,
                                int ndim);

@@ -43,6 +43,9 @@ typedef struct mace_tensor {
   mace_tensor_role role;
   void *data;
   int owns_data;
+  /* Set at net build when this tensor is a view (same bytes) of another: the root tensor
+   * whose buffer it shares (borrowed; never itself a view). */
+  struct mace_tensor *view_of;
   /* Filled by the planner for arena tensors. */
   int64_t arena_offset;
   int first_use, last_use;   /* op indices; -1 for inputs defined before op 0 */

@@ -8,9 +8,6 @@
  *   axis  int: one position, same convention (TF ExpandDims: -1 appends)
  */
 #include "core/op.h"
-#include "kernels/cpu/ref/copy.h"
-
-#define EXPAND_DIMS_GRAIN_BYTES 65536
 
 static mace_status expand_dims_infer(mace_op *op) {
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
@@ -49,24 +46,7 @@ static mace_status expand_dims_infer(mace_op *op) {
   return MACE_OK;
 }
 
-typedef struct {
-  const void *in;
-  void *out;
-} expand_dims_job;
-
-static void expand_dims_range(void *ctx, int64_t begin, int64_t end) {
-  const expand_dims_job *j = (const expand_dims_job *)ctx;
-  mace_x_copy__ref(j->in, j->out, begin, end);
-}
-
-static mace_status expand_dims_run(mace_op *op) {
-  expand_dims_job job = {op->inputs[0]->data, op->outputs[0]->data};
-  int64_t n = (int64_t)mace_tensor_nbytes(op->inputs[0]);
-  if (n == 0 || job.in == job.out) return MACE_OK;
-  mace_threadpool_parallel_for(op->pool, n, EXPAND_DIMS_GRAIN_BYTES, expand_dims_range, &job);
-  return MACE_OK;
-}
-
 const mace_op_kind mace_op_expand_dims = {.type = "ExpandDims", .device = MACE_DEVICE_CPU,
                                           .dtype = MACE_DT_INVALID, .state_size = 0,
-                                          .infer = expand_dims_infer, .run = expand_dims_run};
+                                          .output_is_view = 1, .infer = expand_dims_infer,
+                                          .run = mace_op_view_run};

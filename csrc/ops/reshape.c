@@ -11,9 +11,6 @@
  *                 Y is [prod(dims[0..axis)), prod(dims[axis..rank))]; negative counts from rank
  */
 #include "core/op.h"
-#include "kernels/cpu/ref/copy.h"
-
-#define RESHAPE_GRAIN_BYTES 65536
 
 static mace_status reshape_target(mace_op *op, const int64_t **vals, int64_t *buf, int *n) {
   *n = mace_op_arg_ints(op, "shape", vals);
@@ -112,24 +109,7 @@ static mace_status reshape_infer(mace_op *op) {
   return MACE_OK;
 }
 
-typedef struct {
-  const void *in;
-  void *out;
-} reshape_job;
-
-static void reshape_range(void *ctx, int64_t begin, int64_t end) {
-  const reshape_job *j = (const reshape_job *)ctx;
-  mace_x_copy__ref(j->in, j->out, begin, end);
-}
-
-static mace_status reshape_run(mace_op *op) {
-  reshape_job job = {op->inputs[0]->data, op->outputs[0]->data};
-  int64_t n = (int64_t)mace_tensor_nbytes(op->inputs[0]);
-  if (n == 0 || job.in == job.out) return MACE_OK;
-  mace_threadpool_parallel_for(op->pool, n, RESHAPE_GRAIN_BYTES, reshape_range, &job);
-  return MACE_OK;
-}
-
 const mace_op_kind mace_op_reshape = {.type = "Reshape", .device = MACE_DEVICE_CPU,
                                       .dtype = MACE_DT_INVALID, .state_size = 0,
-                                      .infer = reshape_infer, .run = reshape_run};
+                                      .output_is_view = 1, .infer = reshape_infer,
+                                      .run = mace_op_view_run};

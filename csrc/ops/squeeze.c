@@ -7,9 +7,6 @@
  *         Absent or empty: every dim of size 1 is removed.
  */
 #include "core/op.h"
-#include "kernels/cpu/ref/copy.h"
-
-#define SQUEEZE_GRAIN_BYTES 65536
 
 static mace_status squeeze_infer(mace_op *op) {
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
@@ -44,24 +41,7 @@ static mace_status squeeze_infer(mace_op *op) {
   return MACE_OK;
 }
 
-typedef struct {
-  const void *in;
-  void *out;
-} squeeze_job;
-
-static void squeeze_range(void *ctx, int64_t begin, int64_t end) {
-  const squeeze_job *j = (const squeeze_job *)ctx;
-  mace_x_copy__ref(j->in, j->out, begin, end);
-}
-
-static mace_status squeeze_run(mace_op *op) {
-  squeeze_job job = {op->inputs[0]->data, op->outputs[0]->data};
-  int64_t n = (int64_t)mace_tensor_nbytes(op->inputs[0]);
-  if (n == 0 || job.in == job.out) return MACE_OK;
-  mace_threadpool_parallel_for(op->pool, n, SQUEEZE_GRAIN_BYTES, squeeze_range, &job);
-  return MACE_OK;
-}
-
 const mace_op_kind mace_op_squeeze = {.type = "Squeeze", .device = MACE_DEVICE_CPU,
                                       .dtype = MACE_DT_INVALID, .state_size = 0,
-                                      .infer = squeeze_infer, .run = squeeze_run};
+                                      .output_is_view = 1, .infer = squeeze_infer,
+                                      .run = mace_op_view_run};

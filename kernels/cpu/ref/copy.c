@@ -3,11 +3,6 @@
 
 #include <string.h>
 
-void mace_x_copy__ref(const void *in, void *out, int64_t begin, int64_t end) {
-  if (end > begin && in != out)
-    memcpy((char *)out + begin, (const char *)in + begin, (size_t)(end - begin));
-}
-
 void mace_x_copy_strided_row__ref(const void *in, int64_t in_stride, size_t esize, void *out,
                                   int64_t n) {
   if (n <= 0) return;

@@ -1,4 +1,4 @@
-/* Reference (portable C) dtype-generic data movement: byte copy and N-d strided gather. */
+/* Reference (portable C) dtype-generic data movement: strided rows and N-d strided gather. */
 #ifndef MACE_KERNELS_CPU_REF_COPY_H_
 #define MACE_KERNELS_CPU_REF_COPY_H_
 
@@ -6,9 +6,6 @@
 #include <stdint.h>
 
 #define MACE_KERNEL_MAX_DIMS 8
-
-/* Copies bytes [begin, end) of in to out (buffers must not overlap). */
-void mace_x_copy__ref(const void *in, void *out, int64_t begin, int64_t end);
 
 /* Strided gather of elements of `esize` bytes into a dense output of dims
  * out_dims[0..ndim) (1 <= ndim <= MACE_KERNEL_MAX_DIMS):
