@@ -1,4 +1,4 @@
-/* Reference (portable C) dtype-generic data movement: byte copy and N-d strided gather. */
+/* Reference (portable C) dtype-generic data movement: strided rows and N-d strided gather. */
 #include "kernels/cpu/ref/copy.h"
 
 #include <string.h>
