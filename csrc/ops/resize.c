@@ -268,11 +268,10 @@ static mace_status resize_bilinear_run(mace_op *op) {
   return MACE_OK;
 }
 
-/* Registered for any dtype: intermediates' dtypes are not known when the net picks
- * kinds; infer checks for f32. */
+/* f32 only; the registry reports other dtypes as "no CPU kernel". */
 const mace_op_kind mace_op_resize_bilinear = {.type = "ResizeBilinear",
                                               .device = MACE_DEVICE_CPU,
-                                              .dtype = MACE_DT_INVALID,
+                                              .dtype = MACE_DT_F32,
                                               .state_size = sizeof(resize_state),
                                               .infer = resize_bilinear_infer,
                                               .run = resize_bilinear_run};
@@ -319,10 +318,10 @@ static mace_status resize_bicubic_run(mace_op *op) {
   return MACE_OK;
 }
 
-/* Any dtype at kind selection (see ResizeBilinear); infer checks for f32. */
+/* f32 only, like ResizeBilinear. */
 const mace_op_kind mace_op_resize_bicubic = {.type = "ResizeBicubic",
                                              .device = MACE_DEVICE_CPU,
-                                             .dtype = MACE_DT_INVALID,
+                                             .dtype = MACE_DT_F32,
                                              .state_size = sizeof(resize_state),
                                              .infer = resize_bicubic_infer,
                                              .run = resize_bicubic_run};
