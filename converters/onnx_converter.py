@@ -18,7 +18,7 @@ from mace.errors import InvalidInputError, InvalidModelError, UnsupportedError
 
 from . import ir, onnx_fold, onnx_ops
 
-MIN_OPSET, MAX_OPSET = 7, 22
+MIN_OPSET, MAX_OPSET = 7, 28
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 # Constants larger than this go to shape inference as typed inputs, not initializers:
 # inference needs their shapes, and values only of small (shape-like) tensors.
