@@ -82,7 +82,12 @@ def add_run(sub) -> None:
     p.set_defaults(func=cmd_run)
 
 
-SUBCOMMANDS: list[Callable] = [add_run]
+def add_benchmark(sub) -> None:
+    from .benchmark import add_benchmark as add  # per-op statistics: python/mace/benchmark.py
+    add(sub)
+
+
+SUBCOMMANDS: list[Callable] = [add_run, add_benchmark]
 
 
 def build_parser() -> argparse.ArgumentParser:
