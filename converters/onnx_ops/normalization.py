@@ -1,0 +1,89 @@
+"""ONNX normalization ops -> mace LayerNorm (LayerNormalization, RMSNormalization),
+GroupNorm (GroupNormalization, InstanceNormalization), LpNorm (LpNormalization),
+LocalResponseNorm (LRN) and MVN (MeanVarianceNormalization)."""
+from __future__ import annotations
+
+import numpy as np
+
+from mace.errors import UnsupportedError
+
+from . import register
+
+
+def _fail(node, why: str) -> UnsupportedError:
+    return UnsupportedError(f"ONNX op '{node.op_type}' (node '{node.name}'): {why}")
+
+
+def _check_f32(ctx, node, *names: str) -> None:
+    for n in names:
+        dt = ctx.dtype(n) if n else None
+        if dt is not None and np.dtype(dt) != np.float32:
+            raise _fail(node, f"dtype {np.dtype(dt).name} of '{n}' is not supported "
+                              "(float32 only)")
+
+
+def _no_extra_outputs(node) -> None:
+    if any(o for o in node.output[1:]):
+        raise _fail(node, "the optional statistics outputs are not supported (inference only)")
+
+
+def _norm_param(ctx, node, name: str, norm_shape, what: str) -> str:
+    """A scale/bias broadcastable to the normalized dims, as a tensor of prod(norm_shape)
+    elements or of one element."""
+    c = ctx.const(name)
+    if c is not None:
+        c = np.asarray(c, np.float32)
+        if c.size == 1:
+            return ctx.add_const(c.reshape(1), name + "_flat")
+        if norm_shape is None:
+            return ctx.add_const(c.reshape(-1), name + "_flat")
+        try:
+            full = np.broadcast_to(c, list(norm_shape))
+        except ValueError:
+            raise _fail(node, f"{what} of shape {list(c.shape)} does not broadcast to the "
+                              f"normalized dims {list(norm_shape)}") from None
+        return ctx.add_const(np.ascontiguousarray(full).reshape(-1), name + "_flat")
+    shape = ctx.shape(name)
+    if norm_shape is not None and shape is not None:
+        n = int(np.prod(shape)) if shape else 1
+        if n not in (1, int(np.prod(norm_shape)) if norm_shape else 1):
+            raise _fail(node, f"a run-time {what} of shape {shape} that broadcasts to the "
+                              f"normalized dims {list(norm_shape)} is not supported")
+    return name
+
+
+def _layer_norm(ctx, node, rms: int, default_eps: float) -> None:
+    a = ctx.attrs(node)
+    if rms:
+        _no_extra_outputs(node)
+    x = ctx.input(node, 0)
+    names = [ctx.input(node, i) for i in range(1, len(node.input))]
+    _check_f32(ctx, node, x, *names)
+    axis = int(a.get("axis", -1))
+    eps = float(a.get("epsilon", default_eps))
+    shape = ctx.shape(x)
+    norm_shape = None
+    if shape is not None:
+        r = len(shape)
+        if not -r <= axis < r:
+            raise _fail(node, f"axis {axis} out of range for rank {r}")
+        norm_shape = shape[axis % r:]
+    ins = [x, _norm_param(ctx, node, ctx.input(node, 1), norm_shape, "scale")]
+    if ctx.has_input(node, 2):
+        ins.append(_norm_param(ctx, node, ctx.input(node, 2), norm_shape, "bias"))
+    outs = [node.output[0]]
+    stats = [o for o in node.output[1:3]]
+    while stats and not stats[-1]:
+        stats.pop()
+    outs += [o or ctx.unique(node.output[0] + "_unused_stat") for o in stats]
+    ctx.emit("LayerNorm", ins, outs, node, axis=axis, epsilon=eps, rms=rms)
+
+
+@register("LayerNormalization")
+def layer_normalization(ctx, node):
+    _layer_norm(ctx, node, 0, 1e-5)
+
+
+@register("RMSNormalization")
+def rms_normalization(ctx, node):
+    _layer_norm(ctx, node, 1, 1e-5)
