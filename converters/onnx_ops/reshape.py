@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from mace.errors import UnsupportedError
-
 from . import register
 
 
@@ -19,14 +17,11 @@ def reshape(ctx, node):
         if v is not None:
             shape = [int(s) for s in np.asarray(v).reshape(-1)]
         else:
-            # A computed shape the converter could not fold: the output's inferred static
-            # shape does the same job.
-            shape = ctx.shape(node.output[0])
-            if shape is None:
-                raise UnsupportedError(f"ONNX op 'Reshape' (node '{node.name}'): the shape "
-                                       "input is not a constant and the output shape is "
-                                       "unknown")
-            a = {}
+            # A shape computed at run time (e.g. a graph input): the runtime reads its
+            # values when it infers shapes, and re-infers when they change.
+            ctx.emit("Reshape", [x, ctx.input(node, 1)], [node.output[0]], node,
+                     allowzero=int(a.get("allowzero", 0)) or None)
+            return
     ctx.emit("Reshape", [x], [node.output[0]], node, shape=list(shape),
              allowzero=int(a.get("allowzero", 0)) or None)
 

@@ -190,7 +190,14 @@ mace_status mace_engine_output_info(const mace_engine *eng, int index, mace_tens
   if (!eng || !info || index < 0 || index >= mace_net_num_outputs(eng->net))
     return mace_error(MACE_INVALID_ARGS, "no output %d", index);
   const mace_net_io *io = mace_net_output(eng->net, index);
-  fill_info(mace_net_tensor_const(eng->net, io->tensor), io->format, info);
+  if (io->resolved) {
+    fill_info(mace_net_tensor_const(eng->net, io->tensor), io->format, info);
+  } else { /* the net waits for input values: only the declared name and dtype are known */
+    memset(info, 0, sizeof(*info));
+    info->name = io->name;
+    info->dtype = io->dtype;
+    info->format = io->format;
+  }
   return MACE_OK;
 }
 
@@ -217,7 +224,8 @@ static int needs_transpose(mace_data_format given, mace_data_format model, int n
 
 /* Re-infers the net for new input shapes; on failure restores the previous shapes and
  * reports the inputs' expected and given shapes with the reason. */
-static mace_status reshape_inputs(mace_net *net, int64_t (*dims)[MACE_MAX_DIMS], int *ndims) {
+static mace_status reshape_inputs(mace_net *net, int64_t (*dims)[MACE_MAX_DIMS], int *ndims,
+                                  const void *const *values) {
   int n_in = mace_net_num_inputs(net);
   int64_t old_dims[256][MACE_MAX_DIMS];
   int old_ndims[256];
@@ -234,11 +242,14 @@ static mace_status reshape_inputs(mace_net *net, int64_t (*dims)[MACE_MAX_DIMS],
                              t->name, mace_dims_str(t->dims, t->ndim, a, sizeof(a)),
                              mace_dims_str(dims[i], ndims[i], b, sizeof(b)));
   }
-  mace_status st = mace_net_reshape(net, (const int64_t(*)[MACE_MAX_DIMS])dims, ndims);
+  mace_status st = mace_net_reshape(net, (const int64_t(*)[MACE_MAX_DIMS])dims, ndims, values);
   if (st == MACE_OK) return MACE_OK;
   char reason[1024];
   snprintf(reason, sizeof(reason), "%s", mace_last_error());
-  mace_net_reshape(net, (const int64_t(*)[MACE_MAX_DIMS])old_dims, old_ndims);
+  /* Value inputs become unknown again: the next run supplies them. */
+  mace_net_reshape(net, (const int64_t(*)[MACE_MAX_DIMS])old_dims, old_ndims, NULL);
+  if (!used)
+    return mace_error(MACE_INVALID_INPUT, "the model cannot run these input values: %s", reason);
   return mace_error(MACE_INVALID_INPUT, "%s (the model cannot run this shape: %s)", given, reason);
 }
 
@@ -251,7 +262,8 @@ static mace_status match_inputs(mace_net *net, const mace_io *inputs, int num_in
     return mace_error(MACE_INVALID_INPUT, "the model has %d inputs, %d given", n_in, num_inputs);
   int64_t dims[256][MACE_MAX_DIMS];
   int ndims[256];
-  int reshape = 0;
+  const void *values[256];
+  int reshape = !mace_net_is_built(net);
   if (n_in > 256) return mace_error(MACE_UNSUPPORTED, "more than 256 inputs");
   for (int i = 0; i < n_in; ++i) {
     const mace_net_io *io = mace_net_input(net, i);
@@ -286,8 +298,13 @@ static mace_status match_inputs(mace_net *net, const mace_io *inputs, int num_in
                         mace_dims_str(dims[i], ndims[i], b, sizeof(b)));
     }
     if (!mace_dims_equal(dims[i], ndims[i], t->dims, t->ndim)) reshape = 1;
+    values[i] = x->data;
+    /* Values that shapes depend on: a change re-infers the net. */
+    if (t->is_value && (!mace_dims_equal(dims[i], ndims[i], t->dims, t->ndim) ||
+                        !mace_net_input_values_equal(net, i, x->data)))
+      reshape = 1;
   }
-  if (reshape) MACE_RETURN_IF_ERROR(reshape_inputs(net, dims, ndims));
+  if (reshape) MACE_RETURN_IF_ERROR(reshape_inputs(net, dims, ndims, values));
   return MACE_OK;
 }
 
@@ -366,8 +383,8 @@ mace_status mace_engine_op_stat(const mace_engine *eng, int index, mace_op_stat 
     return mace_error(MACE_INVALID_ARGS, "no op %d", index);
   const mace_op *op = mace_net_op(eng->net, index);
   memset(stat, 0, sizeof(*stat));
-  stat->name = op->name;
-  stat->type = op->type;
+  stat->name = op->name ? op->name : "";
+  stat->type = op->type ? op->type : "";
   stat->ms = mace_net_op_ms(eng->net, index);
   stat->macs = op->macs;
   if (op->n_outputs) {

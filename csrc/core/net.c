@@ -35,6 +35,13 @@ struct mace_net {
   int table_size;
   mace_op *ops;               /* owned */
   int n_ops;
+  int n_created;              /* ops [0, n_created) exist */
+  int n_built;                /* ops [0, n_built) are inferred for the current inputs */
+  int reshaped;               /* inputs changed since load: declared shapes no longer apply */
+  int has_value_inputs;       /* some model input carries values that infer reads */
+  char *evaluated;            /* owned, per op: ran during infer (produces value tensors) */
+  char **value_names;         /* owned array of borrowed names: tensors infer reads */
+  int n_value_names;
   mace_arg *args;             /* owned; ops point into it; each `s` owned */
   int n_args;
   mace_net_io *inputs;        /* owned */
@@ -113,6 +120,45 @@ static mace_status add_tensor(mace_net *net, const char *name, mace_tensor_role 
   return MACE_OK;
 }
 
+/* ---- value tensors --------------------------------------------------------------------- */
+
+static int is_value_name(const mace_net *net, const char *name) {
+  for (int i = 0; name && i < net->n_value_names; ++i)
+    if (strcmp(net->value_names[i], name) == 0) return 1;
+  return 0;
+}
+
+/* Names of the tensors whose values some infer reads, and (transitively) of everything those
+ * are computed from: walked backwards over the graph before any op exists. */
+static mace_status mark_value_names(mace_net *net) {
+  size_t cap = 0;
+  for (size_t i = 0; i < net->def->n_op; ++i) cap += net->def->op[i]->n_input;
+  net->value_names = calloc(cap ? cap : 1, sizeof(char *));
+  if (!net->value_names) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  for (size_t i = net->def->n_op; i-- > 0;) {
+    const Mace__OperatorDef *od = net->def->op[i];
+    if (!od->type) continue;
+    unsigned mask = mace_registry_value_inputs(od->type);
+    int all = 0;
+    for (size_t k = 0; k < od->n_output; ++k) all |= is_value_name(net, od->output[k]);
+    for (size_t k = 0; k < od->n_input; ++k) {
+      if (!(all || (k < 32 && (mask >> k) & 1u)) || !od->input[k]) continue;
+      if (!is_value_name(net, od->input[k])) net->value_names[net->n_value_names++] = od->input[k];
+    }
+  }
+  return MACE_OK;
+}
+
+/* (Re)allocates a value tensor's owned host buffer for its current size. */
+static mace_status value_alloc(mace_tensor *t) {
+  if (t->owns_data) mace_aligned_free(t->data);
+  t->data = mace_aligned_alloc(mace_tensor_nbytes(t));
+  t->owns_data = t->data != NULL;
+  t->value_ready = 0;
+  if (!t->data) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory for '%s'", t->name);
+  return MACE_OK;
+}
+
 /* ---- loading --------------------------------------------------------------------------- */
 
 static int valid_dtype(int dt) {
@@ -187,6 +233,11 @@ static mace_status load_inputs(mace_net *net) {
     t->dtype = (mace_dtype)info->data_type;
     MACE_RETURN_IF_ERROR(set_dims(t, info->dims, info->n_dims, "input"));
     t->first_use = 0;
+    if (is_value_name(net, t->name)) {
+      t->is_value = 1;
+      net->has_value_inputs = 1;
+      MACE_RETURN_IF_ERROR(value_alloc(t));
+    }
     net->inputs[i].tensor = idx;
     net->inputs[i].format = (mace_data_format)info->data_format;
   }
@@ -269,6 +320,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
     MACE_RETURN_IF_ERROR(add_tensor(net, od->output[k], MACE_TENSOR_INTERMEDIATE, &t));
     op->outputs[k] = &net->tensors[t];
     net->tensors[t].first_use = net->tensors[t].last_use = index;
+    net->tensors[t].is_value = is_value_name(net, od->output[k]);
   }
   if (op->kind->state_size) {
     op->state = calloc(1, op->kind->state_size);
@@ -312,10 +364,64 @@ static mace_status infer_op(mace_net *net, int i, int check_declared) {
   return MACE_OK;
 }
 
-static mace_status infer_all(mace_net *net) {
-  for (int i = 0; i < net->n_ops; ++i) MACE_RETURN_IF_ERROR(infer_op(net, i, 0));
+/* Whether every input whose values op i's infer reads is available. */
+static int values_ready(const mace_op *op) {
+  for (int k = 0; k < op->n_inputs; ++k) {
+    const mace_tensor *t = op->inputs[k];
+    int needed = (k < 32 && (op->kind->value_inputs >> k) & 1u) || op->outputs[0]->is_value;
+    if (needed && t->role != MACE_TENSOR_CONST && !t->value_ready) return 0;
+  }
+  return 1;
+}
+
+/* Runs op i now, during infer, into its outputs' host buffers (it produces value tensors). */
+static mace_status evaluate_op(mace_net *net, int i) {
+  mace_op *op = &net->ops[i];
+  for (int k = 0; k < op->n_outputs; ++k) {
+    if (!op->outputs[k]->is_value)
+      return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): output '%s' is needed at infer time "
+                        "but output '%s' is not", op->name, op->type, op->outputs[0]->name,
+                        op->outputs[k]->name);
+    MACE_RETURN_IF_ERROR(value_alloc(op->outputs[k]));
+  }
+  op->scratch = NULL;
+  if (op->scratch_bytes)
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (%s) needs scratch memory and cannot run at "
+                      "infer time", op->name, op->type);
+  MACE_RETURN_IF_ERROR(op->kind->run(op));
+  for (int k = 0; k < op->n_outputs; ++k) op->outputs[k]->value_ready = 1;
+  net->evaluated[i] = 1;
   return MACE_OK;
 }
+
+static mace_status load_outputs(mace_net *net);
+static mace_status plan(mace_net *net);
+
+/* Creates (first time) and infers ops from n_built on, evaluating the ops that produce
+ * value tensors. Stops early, without error, at an op that needs the values of a model
+ * input not given yet; the rest is built when the inputs arrive. Plans the arena once the
+ * whole net is built. */
+static mace_status build(mace_net *net) {
+  const mace_arg *args = net->args;
+  for (int i = 0; i < net->n_built; ++i) args += net->def->op[i]->n_arg;
+  for (int i = net->n_built; i < net->n_ops; ++i) {
+    if (i >= net->n_created) {
+      /* Created and inferred in order: an op's kernel is chosen by its inputs' dtypes. */
+      MACE_RETURN_IF_ERROR(create_op(net, i, args));
+      net->n_created = i + 1;
+    }
+    if (!values_ready(&net->ops[i])) return MACE_OK;
+    MACE_RETURN_IF_ERROR(infer_op(net, i, !net->reshaped));
+    net->evaluated[i] = 0;
+    if (net->ops[i].outputs[0]->is_value) MACE_RETURN_IF_ERROR(evaluate_op(net, i));
+    net->n_built = i + 1;
+    args += net->def->op[i]->n_arg;
+  }
+  if (!net->outputs[0].resolved) MACE_RETURN_IF_ERROR(load_outputs(net));
+  return plan(net);
+}
+
+int mace_net_is_built(const mace_net *net) { return net->n_built == net->n_ops; }
 
 /* Fills key with the current input dims and ranks (n_inputs * (MACE_MAX_DIMS + 1)). */
 static void input_key(const mace_net *net, int64_t *key) {
@@ -340,6 +446,7 @@ static void apply_plan(mace_net *net, const mace_plan *p) {
 
 /* The cached plan for the current input shapes, or NULL. */
 static const mace_plan *find_plan(const mace_net *net) {
+  if (net->has_value_inputs) return NULL; /* plans would depend on values too */
   size_t n = key_len(net);
   int64_t key[256 * (MACE_MAX_DIMS + 1)];
   if (n > sizeof(key) / sizeof(key[0])) return NULL;
@@ -358,6 +465,7 @@ static void free_plan(mace_plan *p) {
 
 /* Remembers the current plan (best effort: a failed allocation only skips caching). */
 static void store_plan(mace_net *net) {
+  if (net->has_value_inputs) return;
   size_t n = key_len(net);
   if (n > 256 * (MACE_MAX_DIMS + 1)) return;
   int slot = net->plans.count < MACE_MAX_PLANS ? net->plans.count++ : net->plans.next;
@@ -396,7 +504,7 @@ static mace_status plan(mace_net *net) {
   int64_t naive = 0;
   for (int i = 0; i < net->n_tensors; ++i) {
     const mace_tensor *t = &net->tensors[i];
-    if (t->role == MACE_TENSOR_CONST || t->view_of) continue;
+    if (t->role == MACE_TENSOR_CONST || t->is_value || t->view_of) continue;
     items[i].bytes = (int64_t)mace_tensor_nbytes(t);
     items[i].first = t->first_use < 0 ? 0 : t->first_use;
     items[i].last = t->last_use < items[i].first ? items[i].first : t->last_use;
@@ -405,7 +513,7 @@ static mace_status plan(mace_net *net) {
   /* A buffer lives until the last use of any view of it. */
   for (int i = 0; i < net->n_tensors; ++i) {
     const mace_tensor *t = &net->tensors[i];
-    if (!t->view_of || t->view_of->role == MACE_TENSOR_CONST) continue;
+    if (!t->view_of || t->view_of->role == MACE_TENSOR_CONST || t->view_of->is_value) continue;
     mace_arena_item *root = &items[t->view_of - net->tensors];
     if (t->last_use > root->last) root->last = t->last_use;
   }
@@ -436,9 +544,9 @@ cleanup:
 static void bind_arena(mace_net *net) {
   for (int i = 0; i < net->n_tensors; ++i) {
     mace_tensor *t = &net->tensors[i];
-    if (t->role == MACE_TENSOR_CONST) continue;
-    if (t->view_of && t->view_of->role == MACE_TENSOR_CONST)
-      t->data = t->view_of->data; /* a view of weights: read only, never written */
+    if (t->role == MACE_TENSOR_CONST || t->is_value) continue;
+    if (t->view_of && (t->view_of->role == MACE_TENSOR_CONST || t->view_of->is_value))
+      t->data = t->view_of->data; /* a view of weights or a host value: read only */
     else
       t->data = net->arena + t->arena_offset;
   }
@@ -447,6 +555,7 @@ static void bind_arena(mace_net *net) {
 }
 
 mace_status mace_net_prepare(mace_net *net) {
+  if (!mace_net_is_built(net)) return mace_error(MACE_INVALID_INPUT, "input values are missing");
   if (!net->arena) {
     net->arena = mace_aligned_alloc((size_t)net->arena_bytes);
     net->arena_capacity = net->arena_bytes;
@@ -458,11 +567,24 @@ mace_status mace_net_prepare(mace_net *net) {
   return MACE_OK;
 }
 
-static mace_status load_outputs(mace_net *net) {
+/* Output slots exist from load; their tensors are resolved once every op is created. */
+static mace_status alloc_outputs(mace_net *net) {
   net->n_outputs = (int)net->def->n_output_info;
   if (net->n_outputs == 0) return mace_error(MACE_INVALID_MODEL, "the model declares no outputs");
   net->outputs = calloc((size_t)net->n_outputs, sizeof(mace_net_io));
   if (!net->outputs) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  for (int i = 0; i < net->n_outputs; ++i) {
+    const Mace__InputOutputInfo *info = net->def->output_info[i];
+    net->outputs[i].tensor = -1;
+    net->outputs[i].format = (mace_data_format)info->data_format;
+    net->outputs[i].name = info->name ? info->name : "";
+    net->outputs[i].dtype = valid_dtype(info->data_type) ? (mace_dtype)info->data_type
+                                                          : MACE_DT_INVALID;
+  }
+  return MACE_OK;
+}
+
+static mace_status load_outputs(mace_net *net) {
   for (int i = 0; i < net->n_outputs; ++i) {
     const Mace__InputOutputInfo *info = net->def->output_info[i];
     int t = find_tensor(net, info->name);
@@ -470,7 +592,7 @@ static mace_status load_outputs(mace_net *net) {
       return mace_error(MACE_INVALID_MODEL, "output '%s' is not produced by any op",
                         info->name ? info->name : "");
     net->outputs[i].tensor = t;
-    net->outputs[i].format = (mace_data_format)info->data_format;
+    net->outputs[i].resolved = 1;
     net->tensors[t].last_use = net->n_ops; /* alive until the caller copies it out */
   }
   return MACE_OK;
@@ -512,25 +634,19 @@ mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t 
   net->ops = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(mace_op));
   net->scratch_offsets = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(int64_t));
   net->op_ms = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(double));
-  if (!net->tensors || !net->name_table || !net->ops || !net->scratch_offsets || !net->op_ms) {
+  net->evaluated = calloc(net->n_ops ? (size_t)net->n_ops : 1, 1);
+  if (!net->tensors || !net->name_table || !net->ops || !net->scratch_offsets || !net->op_ms ||
+      !net->evaluated) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
     goto fail;
   }
   for (int i = 0; i < net->table_size; ++i) net->name_table[i] = -1;
   if ((st = load_consts(net)) != MACE_OK) goto fail;
+  if ((st = mark_value_names(net)) != MACE_OK) goto fail;
   if ((st = load_inputs(net)) != MACE_OK) goto fail;
   if ((st = convert_args(net)) != MACE_OK) goto fail;
-  {
-    const mace_arg *args = net->args;
-    for (int i = 0; i < net->n_ops; ++i) {
-      /* Created and inferred in order: an op's kernel is chosen by its inputs' dtypes. */
-      if ((st = create_op(net, i, args)) != MACE_OK) goto fail;
-      if ((st = infer_op(net, i, 1)) != MACE_OK) goto fail;
-      args += net->def->op[i]->n_arg;
-    }
-  }
-  if ((st = load_outputs(net)) != MACE_OK) goto fail;
-  if ((st = plan(net)) != MACE_OK) goto fail;
+  if ((st = alloc_outputs(net)) != MACE_OK) goto fail;
+  if ((st = build(net)) != MACE_OK) goto fail;
   *out = net;
   return MACE_OK;
 fail:
@@ -560,6 +676,8 @@ void mace_net_destroy(mace_net *net) {
   free(net->outputs);
   free(net->scratch_offsets);
   free(net->op_ms);
+  free(net->evaluated);
+  free(net->value_names);
   mace_aligned_free(net->arena);
   for (int k = 0; k < net->plans.count; ++k) free_plan(&net->plans.items[k]);
   if (net->def) mace__net_def__free_unpacked(net->def, NULL);
@@ -593,20 +711,34 @@ void mace_net_release_arena(mace_net *net) {
   net->arena = NULL;
   net->arena_capacity = 0;
   for (int i = 0; i < net->n_tensors; ++i)
-    if (net->tensors[i].role != MACE_TENSOR_CONST) net->tensors[i].data = NULL;
+    if (net->tensors[i].role != MACE_TENSOR_CONST && !net->tensors[i].is_value)
+      net->tensors[i].data = NULL;
   for (int i = 0; i < net->n_ops; ++i) net->ops[i].scratch = NULL;
 }
 
 mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS],
-                             const int *ndims) {
+                             const int *ndims, const void *const *values) {
   for (int i = 0; i < net->n_inputs; ++i) {
-    if (!ndims || ndims[i] < 0) continue;
     mace_tensor *t = &net->tensors[net->inputs[i].tensor];
-    MACE_RETURN_IF_ERROR(set_dims(t, dims[i], (size_t)ndims[i], "input"));
+    if (ndims && ndims[i] >= 0) MACE_RETURN_IF_ERROR(set_dims(t, dims[i], (size_t)ndims[i], "input"));
+    if (!t->is_value) continue;
+    if (!values || !values[i]) {
+      t->value_ready = 0;
+      continue;
+    }
+    MACE_RETURN_IF_ERROR(value_alloc(t));
+    if (mace_tensor_nbytes(t)) memcpy(t->data, values[i], mace_tensor_nbytes(t));
+    t->value_ready = 1;
   }
-  mace_status st = infer_all(net);
-  if (st != MACE_OK) return mace_error_wrap(MACE_INVALID_INPUT, "new input shape");
-  return plan(net);
+  net->reshaped = 1;
+  net->n_built = 0;
+  return build(net);
+}
+
+int mace_net_input_values_equal(const mace_net *net, int i, const void *values) {
+  const mace_tensor *t = &net->tensors[net->inputs[i].tensor];
+  return !t->is_value ||
+         (t->value_ready && values && memcmp(t->data, values, mace_tensor_nbytes(t)) == 0);
 }
 
 /* ---- run ------------------------------------------------------------------------------- */
@@ -618,9 +750,13 @@ static double now_ms(void) {
 }
 
 mace_status mace_net_run(mace_net *net) {
+  if (!mace_net_is_built(net))
+    return mace_error(MACE_INVALID_INPUT, "the net needs the values of its inputs before it can "
+                      "run (op '%s' reads them)", net->ops[net->n_built].name);
   MACE_RETURN_IF_ERROR(mace_net_prepare(net));
   for (int i = 0; i < net->n_ops; ++i) {
     mace_op *op = &net->ops[i];
+    if (net->evaluated[i]) continue; /* computed during infer */
     double t0 = net->profiling ? now_ms() : 0;
     mace_status st = op->kind->run(op);
     if (st != MACE_OK) {

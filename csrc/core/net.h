@@ -14,6 +14,9 @@ typedef struct mace_net mace_net;
 typedef struct mace_net_io {
   int tensor;                 /* index into the net's tensors */
   mace_data_format format;    /* as the model declares it */
+  int resolved;               /* outputs: tensor is valid (-1 until every op exists) */
+  const char *name;           /* borrowed from the model */
+  mace_dtype dtype;           /* as the model declares it */
 } mace_net_io;
 
 /* Parses graph bytes (a NetDef), validates it against the weights blob, creates ops, infers
@@ -30,10 +33,16 @@ const mace_net_io *mace_net_output(const mace_net *net, int i);
 mace_tensor *mace_net_tensor(mace_net *net, int index);
 const mace_tensor *mace_net_tensor_const(const mace_net *net, int index);
 
-/* Sets new input shapes (dims per input, NULL keeps the current), re-infers every shape and
- * re-plans the arena. Plans for earlier shapes are kept and reused when a shape recurs. */
+/* Sets new input shapes (dims per input; ndims NULL or -1 keeps one) and, for inputs whose
+ * values infer reads, their values (values[i]; NULL leaves them unknown), then re-infers
+ * every shape and re-plans the arena. Plans for earlier shapes are kept and reused when a
+ * shape recurs (not for nets with value inputs). */
 mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS],
-                             const int *ndims);
+                             const int *ndims, const void *const *values);
+/* 1 when input i is not a value input or already holds exactly these values. */
+int mace_net_input_values_equal(const mace_net *net, int i, const void *values);
+/* 1 once every op is inferred (a net with value inputs waits for their values). */
+int mace_net_is_built(const mace_net *net);
 
 /* Makes sure the arena exists (allocates it after a release). */
 mace_status mace_net_prepare(mace_net *net);

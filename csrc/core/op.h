@@ -40,6 +40,11 @@ typedef struct mace_op_kind {
   /* Output 0 holds input 0's bytes in the same order (Reshape, Squeeze, ...): the net makes
    * it a view of input 0's buffer, so run has nothing to do (use mace_op_view_run). */
   int output_is_view;
+  /* Bit k set: infer reads the VALUES of input k (a Reshape's shape, ...). Such a tensor is
+   * kept in host memory outside the arena; when it is computed at run time, the ops that
+   * produce it run during infer, and a model input carrying it re-infers the net whenever
+   * its values change. */
+  unsigned value_inputs;
   mace_status (*init)(mace_op *op);          /* optional */
   mace_status (*infer)(mace_op *op);         /* required */
   mace_status (*run)(mace_op *op);           /* required */
@@ -85,6 +90,8 @@ mace_status mace_op_set_output(mace_op *op, int i, mace_dtype dtype, const int64
 /* Registry (filled from csrc/ops/manifest.inc). Returns NULL when nothing matches. */
 const mace_op_kind *mace_registry_find(const char *type, mace_device device, mace_dtype dtype);
 int mace_registry_has_type(const char *type);
+/* Union of value_inputs over every kind of `type` (0 when unknown). */
+unsigned mace_registry_value_inputs(const char *type);
 int mace_registry_count(void);
 const mace_op_kind *mace_registry_at(int i);
 

@@ -30,6 +30,13 @@ const mace_op_kind *mace_registry_find(const char *type, mace_device device, mac
   return any;
 }
 
+unsigned mace_registry_value_inputs(const char *type) {
+  unsigned mask = 0;
+  for (int i = 0; g_kinds[i]; ++i)
+    if (strcmp(g_kinds[i]->type, type) == 0) mask |= g_kinds[i]->value_inputs;
+  return mask;
+}
+
 int mace_registry_has_type(const char *type) {
   for (int i = 0; g_kinds[i]; ++i)
     if (strcmp(g_kinds[i]->type, type) == 0) return 1;

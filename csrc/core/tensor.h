@@ -46,6 +46,10 @@ typedef struct mace_tensor {
   /* Set at net build when this tensor is a view (same bytes) of another: the root tensor
    * whose buffer it shares (borrowed; never itself a view). */
   struct mace_tensor *view_of;
+  /* Value tensor: infer reads its values (shapes, axes, ...). Its data is owned host memory
+   * outside the arena (owns_data), valid once value_ready is set. */
+  int is_value;
+  int value_ready;
   /* Filled by the planner for arena tensors. */
   int64_t arena_offset;
   int first_use, last_use;   /* op indices; -1 for inputs defined before op 0 */

@@ -1,7 +1,8 @@
 /* Reshape: same elements, new shape (any dtype); also ONNX Flatten. */
 /*
  * Inputs:  0 X (any dtype, any rank)
- *          1 shape (optional, i32/i64 constant tensor) used when the `shape` argument is absent.
+ *          1 shape (optional, i32/i64 1-D tensor, constant or computed at run time: a value
+ *            input) used when the `shape` argument is absent.
  * Output:  0 Y, X's elements in row-major order with the new shape.
  * Arguments:
  *   shape         ints: target dims; -1 (at most once) is inferred from the element count;
@@ -19,9 +20,9 @@ static mace_status reshape_target(mace_op *op, const int64_t **vals, int64_t *bu
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Reshape): no shape argument or input",
                       op->name);
   const mace_tensor *s = op->inputs[1];
-  if (s->role != MACE_TENSOR_CONST || !s->data)
-    return mace_error(MACE_UNSUPPORTED, "op '%s' (Reshape): shape input '%s' must be constant",
-                      op->name, s->name);
+  if (s->role != MACE_TENSOR_CONST && !s->value_ready)
+    return mace_error(MACE_RUNTIME_ERROR, "op '%s' (Reshape): the values of shape input '%s' are "
+                      "not known", op->name, s->name);
   if (s->ndim > 1 || mace_tensor_numel(s) > MACE_MAX_DIMS)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Reshape): shape input '%s' is not a 1-D "
                       "tensor of at most %d dims", op->name, s->name, MACE_MAX_DIMS);
@@ -111,5 +112,6 @@ static mace_status reshape_infer(mace_op *op) {
 
 const mace_op_kind mace_op_reshape = {.type = "Reshape", .device = MACE_DEVICE_CPU,
                                       .dtype = MACE_DT_INVALID, .state_size = 0,
-                                      .output_is_view = 1, .infer = reshape_infer,
+                                      .output_is_view = 1, .value_inputs = 1u << 1,
+                                      .infer = reshape_infer,
                                       .run = mace_op_view_run};
