@@ -1,0 +1,18 @@
+/* LSTM: ONNX LSTM (f32); the engine and the documentation of inputs, outputs and arguments are in
+ * csrc/ops/recurrent_op.c. */
+/*
+ * Inputs:  X, W, R, then the present ones of B, sequence_lens, initial_h, initial_c, P (see
+ *          csrc/ops/recurrent_op.c).
+ * Outputs: Y, Y_h, Y_c.
+ * Arguments: hidden_size, direction, layout, clip, activations, activation_alpha,
+ *   activation_beta, input_forget, has_* (see csrc/ops/recurrent_op.c).
+ */
+#include "ops/recurrent_op.h"
+
+static mace_status lstm_init(mace_op *op) { return mace_recurrent_init(op, MACE_CELL_LSTM); }
+
+const mace_op_kind mace_op_lstm_f32 = {.type = "LSTM", .device = MACE_DEVICE_CPU,
+                                      .dtype = MACE_DT_F32,
+                                      .state_size = sizeof(mace_recurrent_state),
+                                      .init = lstm_init, .infer = mace_recurrent_infer,
+                                      .run = mace_recurrent_run};

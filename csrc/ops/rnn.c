@@ -1,0 +1,18 @@
+/* RNN: ONNX RNN (f32); the engine and the documentation of inputs, outputs and arguments are in
+ * csrc/ops/recurrent_op.c. */
+/*
+ * Inputs:  X, W, R, then the present ones of B, sequence_lens, initial_h (see
+ *          csrc/ops/recurrent_op.c).
+ * Outputs: Y, Y_h.
+ * Arguments: hidden_size, direction, layout, clip, activations, activation_alpha,
+ *   activation_beta, has_* (see csrc/ops/recurrent_op.c).
+ */
+#include "ops/recurrent_op.h"
+
+static mace_status rnn_init(mace_op *op) { return mace_recurrent_init(op, MACE_CELL_RNN); }
+
+const mace_op_kind mace_op_rnn_f32 = {.type = "RNN", .device = MACE_DEVICE_CPU,
+                                      .dtype = MACE_DT_F32,
+                                      .state_size = sizeof(mace_recurrent_state),
+                                      .init = rnn_init, .infer = mace_recurrent_infer,
+                                      .run = mace_recurrent_run};
