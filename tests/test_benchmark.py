@@ -1,0 +1,134 @@
+"""`mace benchmark` (python/mace/benchmark.py) and mace_bench (csrc/tools/mace_bench.c): every section
+of the MACE benchmark layout is printed, and the per-type op counts and MACs add up to the model's
+(as Session.profile reports them). No timings are asserted."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+
+import mace
+import mace.zoo
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SECTIONS = ["Warm Up", "Run without statistics", "Run with statistics", "Sort by Run Order",
+            "Sort by Computation Time", "Stat by Op Type", "Stat by MACs(Multiply-Accumulation)",
+            "Summary of Ops' Stat", "Peak Intermediate Memory"]
+
+
+def _rows(text: str, title: str) -> list[list[str]]:
+    """Cells of the rows of the table titled `title` (rule, title, rule, header, rule, rows, rule)."""
+    lines = text.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.strip() == title)
+    assert set(lines[i - 1]) == {"-"} and set(lines[i + 1]) == {"-"}, title
+    header = lines[i + 2]
+    assert header.startswith("|") and set(lines[i + 3]) == {"-"}, title
+    rows = []
+    for line in lines[i + 4:]:
+        if set(line) == {"-"}:
+            return rows
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    raise AssertionError(f"table {title!r} is not closed")
+
+
+def _check_report(text: str, n_ops: int, macs: int, by_type: dict, rounds: int) -> None:
+    for s in SECTIONS:
+        assert any(line.strip() == s for line in text.splitlines()), f"section {s!r} missing"
+    run_order = _rows(text, "Sort by Run Order")
+    assert len(run_order) == n_ops
+    assert float(run_order[-1][5]) == pytest.approx(100.0, abs=0.01)  # cdf% ends at 100
+    assert len(_rows(text, "Sort by Computation Time")) == min(10, n_ops)
+    types = _rows(text, "Stat by Op Type")
+    assert sum(int(r[1]) for r in types) == n_ops
+    assert sum(int(r[5].replace(",", "")) for r in types) == macs
+    assert {r[0]: (int(r[1]), int(r[5].replace(",", ""))) for r in types} == by_type
+    assert all(int(r[7]) == int(r[1]) * rounds for r in types)  # called times
+    (mac_row,) = _rows(text, "Stat by MACs(Multiply-Accumulation)")
+    assert int(mac_row[0].replace(",", "")) == macs and int(mac_row[1]) == rounds
+    (summary,) = _rows(text, "Summary of Ops' Stat")
+    assert int(summary[0]) == rounds
+    (mem,) = _rows(text, "Peak Intermediate Memory")
+    planned, naive = (int(mem[k].replace(",", "")) for k in (0, 1))
+    assert 0 < planned <= naive
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bench")
+    m = mace.zoo.build("mobilenet_v2", width=0.25, size=32, classes=10)
+    onnx_path = str(d / "mnv2.onnx")
+    onnx.save(m, onnx_path)
+    conv = mace.convert(onnx_path)
+    conv.save(str(d / "mnv2.pb"), str(d / "mnv2.data"))
+    sess = mace.Session(onnx_path, num_threads=1)
+    stats = sess.profile(np.zeros(sess.inputs[0].shape, np.float32), rounds=1)
+    by_type: dict = {}
+    for s in stats:
+        c, k = by_type.get(s["type"], (0, 0))
+        by_type[s["type"]] = (c + 1, k + int(s["macs"]))
+    return dict(onnx=onnx_path, pb=str(d / "mnv2.pb"), n_ops=len(stats),
+                macs=sum(int(s["macs"]) for s in stats), by_type=by_type)
+
+
+def test_python_benchmark(model):
+    r = subprocess.run([sys.executable, "-m", "mace", "benchmark", model["onnx"], "--round", "3",
+                        "--num_threads", "1"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    _check_report(r.stdout, model["n_ops"], model["macs"], model["by_type"], rounds=3)
+    assert "Filter Shape" in r.stdout  # the graph columns of a converted model
+
+
+def test_python_benchmark_pb(model):
+    from mace.benchmark import collect, format_report
+    sess = mace.Session(model["pb"], num_threads=1)
+    res = collect(sess, {sess.inputs[0].name: np.ones(sess.inputs[0].shape, np.float32)},
+                  rounds=2, warmup=1, model_path=model["pb"])
+    assert [o.start_ms for o in res.ops] == sorted(o.start_ms for o in res.ops)
+    assert any(o.filter_shape for o in res.ops)
+    _check_report(format_report(res), model["n_ops"], model["macs"], model["by_type"], rounds=2)
+
+
+def test_python_benchmark_bad_model(tmp_path):
+    p = tmp_path / "nope.onnx"
+    p.write_bytes(b"not a model")
+    r = subprocess.run([sys.executable, "-m", "mace", "benchmark", str(p)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1 and "mace benchmark: cannot load" in r.stderr
+
+
+@pytest.fixture(scope="module")
+def mace_bench():
+    """The C tool: $MACE_BENCH, else built with CMake under build/test_benchmark (incremental)."""
+    if os.environ.get("MACE_BENCH"):
+        return os.environ["MACE_BENCH"]
+    if not shutil.which("cmake"):
+        pytest.skip("cmake is not installed")
+    bdir = os.path.join(ROOT, "build", "test_benchmark")
+    cfg = subprocess.run(["cmake", "-S", ROOT, "-B", bdir, "-DCMAKE_BUILD_TYPE=Release"],
+                         capture_output=True, text=True)
+    if cfg.returncode != 0:
+        pytest.skip(f"cmake configure failed: {cfg.stderr[-500:]}")
+    b = subprocess.run(["cmake", "--build", bdir, "--target", "mace_bench", "-j",
+                        str(os.cpu_count() or 2)], capture_output=True, text=True)
+    assert b.returncode == 0, b.stdout[-2000:] + b.stderr[-2000:]
+    return os.path.join(bdir, "mace_bench")
+
+
+def test_c_benchmark(model, mace_bench):
+    r = subprocess.run([mace_bench, "--model", model["pb"], "--round", "3", "--num_threads", "1"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    _check_report(r.stdout, model["n_ops"], model["macs"], model["by_type"], rounds=3)
+    assert f"model: {model['n_ops']} ops, {model['macs']:,} MACs" in r.stdout
+
+
+def test_c_benchmark_errors(mace_bench, tmp_path):
+    r = subprocess.run([mace_bench, "--round", "0", "x.pb"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--round" in r.stderr
+    r = subprocess.run([mace_bench, str(tmp_path / "missing.pb")], capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr.startswith("mace_bench: cannot load")
