@@ -1,0 +1,73 @@
+/* Reference (portable C) Where: out = cond ? x : y with three-way broadcasting, any dtype. */
+#include "kernels/cpu/ref/where.h"
+
+#include <string.h>
+
+int mace_where_shape_init(mace_where_shape *shape, const int64_t *const dims[3],
+                          const int nd[3], int64_t *out_dims, int *out_ndim) {
+  int n = nd[0], d, k;
+  for (k = 1; k < 3; ++k)
+    if (nd[k] > n) n = nd[k];
+  for (d = 0; d < n; ++d) {
+    int64_t o = 1;
+    for (k = 0; k < 3; ++k) {
+      int64_t v = d < n - nd[k] ? 1 : dims[k][d - (n - nd[k])];
+      if (v != 1) {
+        if (o != 1 && o != v) return d;
+        o = v;
+      }
+    }
+    out_dims[d] = o;
+  }
+  *out_ndim = n;
+  for (k = 0; k < 3; ++k) {
+    int64_t acc = 1;
+    for (d = n - 1; d >= 0; --d) {
+      int64_t v = d < n - nd[k] ? 1 : dims[k][d - (n - nd[k])];
+      shape->strides[k][d] = v == 1 ? 0 : acc;
+      acc *= v;
+    }
+  }
+  if (n == 0) {
+    shape->ndim = 1;
+    shape->dims[0] = 1;
+    for (k = 0; k < 3; ++k) shape->strides[k][0] = 0;
+  } else {
+    shape->ndim = n;
+    for (d = 0; d < n; ++d) shape->dims[d] = out_dims[d];
+  }
+  return -1;
+}
+
+void mace_x_where__ref(const mace_where_shape *shape, size_t elem_size, const uint8_t *cond,
+                       const void *x, const void *y, void *out, int64_t begin, int64_t end) {
+  const int nd = shape->ndim;
+  int64_t idx[MACE_WHERE_MAX_DIMS], off[3] = {0, 0, 0}, rem = begin, pos;
+  const char *xs = (const char *)x, *ys = (const char *)y;
+  char *os = (char *)out;
+  int d, k;
+  if (begin >= end) return;
+  for (d = nd - 1; d >= 0; --d) {
+    idx[d] = rem % shape->dims[d];
+    rem /= shape->dims[d];
+    for (k = 0; k < 3; ++k) off[k] += idx[d] * shape->strides[k][d];
+  }
+  for (pos = begin; pos < end; ++pos) {
+    const char *src = cond[off[0]] ? xs + off[1] * (int64_t)elem_size
+                                   : ys + off[2] * (int64_t)elem_size;
+    char *dst = os + pos * (int64_t)elem_size;
+    switch (elem_size) {
+      case 1: *dst = *src; break;
+      case 4: memcpy(dst, src, 4); break;
+      case 8: memcpy(dst, src, 8); break;
+      default: memcpy(dst, src, elem_size); break;
+    }
+    for (d = nd - 1; d >= 0; --d) {
+      ++idx[d];
+      for (k = 0; k < 3; ++k) off[k] += shape->strides[k][d];
+      if (idx[d] < shape->dims[d] || d == 0) break;
+      for (k = 0; k < 3; ++k) off[k] -= idx[d] * shape->strides[k][d];
+      idx[d] = 0;
+    }
+  }
+}
