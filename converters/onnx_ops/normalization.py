@@ -87,3 +87,38 @@ def layer_normalization(ctx, node):
 @register("RMSNormalization")
 def rms_normalization(ctx, node):
     _layer_norm(ctx, node, 1, 1e-5)
+
+
+@register("InstanceNormalization")
+def instance_normalization(ctx, node):
+    x, scale, bias = (ctx.input(node, i) for i in range(3))
+    _check_f32(ctx, node, x, scale, bias)
+    shape = ctx.shape(x)
+    if shape is not None and len(shape) < 2:
+        raise _fail(node, f"input of rank {len(shape)} is not supported (needs [N, C, ...])")
+    eps = float(ctx.attrs(node).get("epsilon", 1e-5))
+    ctx.emit("GroupNorm", [x, scale, bias], [node.output[0]], node, groups=0, epsilon=eps)
+
+
+@register("GroupNormalization")
+def group_normalization(ctx, node):
+    a = ctx.attrs(node)
+    x, scale, bias = (ctx.input(node, i) for i in range(3))
+    _check_f32(ctx, node, x, scale, bias)
+    if "num_groups" not in a:
+        raise _fail(node, "attribute num_groups is required")
+    groups = int(a["num_groups"])
+    if groups <= 0:
+        raise _fail(node, f"num_groups {groups} must be positive")
+    eps = float(a.get("epsilon", 1e-5))
+    if int(a.get("stash_type", 1)) != 1:
+        raise _fail(node, f"stash_type {a['stash_type']} is not supported")
+    # Opset 18 takes scale/bias per group, opset 21 per channel; when both read the same
+    # (groups == C), per channel.
+    per_group = 0
+    if ctx.opset < 21:
+        shape = ctx.shape(x)
+        c = shape[1] if shape is not None and len(shape) > 1 else None
+        per_group = int(c is None or c != groups)
+    ctx.emit("GroupNorm", [x, scale, bias], [node.output[0]], node, groups=groups,
+             epsilon=eps, per_group=per_group)
