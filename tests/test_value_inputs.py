@@ -45,3 +45,17 @@ def test_bad_runtime_shape_is_an_input_error_and_the_session_recovers():
         sess.run({"x": x, "s": np.array([5, 5], np.int64)})
     s = np.array([6, 4], np.int64)
     assert_close(sess.run({"x": x, "s": s})["y"], run_ort(m, {"x": x, "s": s})[0])
+
+
+@pytest.mark.parametrize("op,keepdims", [("ReduceSum", 1), ("ReduceMean", 0), ("ReduceMax", 1)])
+def test_reduce_with_runtime_axes(op, keepdims):
+    out_shape = ["a", "b", "c"] if keepdims else ["a", "b"]
+    m = make_model([h.make_node(op, ["x", "axes"], ["y"], keepdims=keepdims)],
+                   [("x", np.float32, [2, 3, 4]), ("axes", TensorProto.INT64, [1])],
+                   [("y", np.float32, out_shape)], opset=18)
+    sess = mace.Session(m, num_threads=1)
+    x = rand(2, 3, 4)
+    for axes in ([1], [0], [-1], [2], [1]):
+        a = np.array(axes, np.int64)
+        got = sess.run({"x": x, "axes": a})["y"]
+        assert_close(got, run_ort(m, {"x": x, "axes": a})[0], what=f"{op} {axes}")

@@ -33,8 +33,11 @@ def reduce(ctx, node):
         axes = []
         if ctx.has_input(node, 1):
             c = ctx.const(ctx.input(node, 1))
-            if c is None:
-                _fail(node, "axes (input 1) must be a constant")
+            if c is None:  # axes computed at run time: the runtime reads them at infer
+                ctx.emit("Reduce", [x, ctx.input(node, 1)], [node.output[0]], node,
+                         reduce_type=_TYPES[node.op_type], keepdims=int(a.get("keepdims", 1)),
+                         noop_with_empty_axes=int(a.get("noop_with_empty_axes", 0)))
+                return
             axes = [int(v) for v in np.asarray(c).reshape(-1)]
     else:
         axes = [int(v) for v in a.get("axes", [])]

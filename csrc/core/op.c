@@ -62,6 +62,28 @@ mace_status mace_op_check_dtype(const mace_op *op, const mace_tensor *t, mace_dt
   return MACE_OK;
 }
 
+mace_status mace_op_input_ints(const mace_op *op, int k, int64_t *out, int max, int *n) {
+  const mace_tensor *t = op->inputs[k];
+  if (t->role != MACE_TENSOR_CONST && !t->value_ready)
+    return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s): the values of input '%s' are not known",
+                      op->name, op->type, t->name);
+  int64_t cnt = mace_tensor_numel(t);
+  if (t->ndim > 1 || cnt > max)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): input '%s' must be a 1-D tensor of at "
+                      "most %d values", op->name, op->type, t->name, max);
+  for (int64_t i = 0; i < cnt; ++i) {
+    if (t->dtype == MACE_DT_I64)
+      out[i] = ((const int64_t *)t->data)[i];
+    else if (t->dtype == MACE_DT_I32)
+      out[i] = ((const int32_t *)t->data)[i];
+    else
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): input '%s' is %s, expects int32/int64",
+                        op->name, op->type, t->name, mace_dtype_name(t->dtype));
+  }
+  *n = (int)cnt;
+  return MACE_OK;
+}
+
 mace_status mace_op_view_run(mace_op *op) {
   if (op->outputs[0]->data != op->inputs[0]->data)
     return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s): output is not a view of its input",

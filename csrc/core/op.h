@@ -80,6 +80,10 @@ int mace_op_arg_floats(const mace_op *op, const char *name, const float **vals);
 /* Common checks, each returning MACE_INVALID_MODEL with a message naming the op. */
 mace_status mace_op_check_io(const mace_op *op, int min_in, int max_in, int n_out);
 mace_status mace_op_check_dtype(const mace_op *op, const mace_tensor *t, mace_dtype want);
+/* Reads the integer values (i32/i64) of input k, a constant or a value tensor (declare it in
+ * the kind's value_inputs), into out[0..*n); at most `max` of them. */
+mace_status mace_op_input_ints(const mace_op *op, int k, int64_t *out, int max, int *n);
+
 /* run of kinds with output_is_view: nothing to compute, the net aliased the buffers. */
 mace_status mace_op_view_run(mace_op *op);
 

@@ -1,6 +1,7 @@
 /* Reduce: mean/max/min/sum/prod/norms/log-sums over a set of axes (f32, i32, i64). */
 /*
  * Inputs:  0 X (f32 | i32 | i64).
+ *          1 axes (optional, i32/i64 1-D, constant or computed at run time): replaces `axis`
  * Output:  0 Y, dtype of X; the reduced dims are kept as 1 (keepdims) or dropped.
  * Arguments:
  *   reduce_type            "MEAN" | "MAX" | "MIN" | "SUM" | "PROD" | "SUM_SQUARE" | "L1"
@@ -78,8 +79,10 @@ static mace_status reduce_infer(mace_op *op) {
   int reduced[MACE_MAX_DIMS] = {0};
   int64_t out_dims[MACE_MAX_DIMS];
   int d, i, out_nd = 0;
-  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 2, 1));
   x = op->inputs[0];
+  if (op->n_inputs == 2)
+    MACE_RETURN_IF_ERROR(mace_op_input_ints(op, 1, s->axes, MACE_MAX_DIMS, &s->n_axes));
   if (x->dtype != MACE_DT_F32 && x->dtype != MACE_DT_I32 && x->dtype != MACE_DT_I64) {
     return mace_error(MACE_UNSUPPORTED, "op '%s' (Reduce): dtype %s is not supported",
                       op->name, mace_dtype_name(x->dtype));
@@ -157,7 +160,8 @@ static mace_status reduce_run(mace_op *op) {
 #define REDUCE_KIND(sym, dt)                                                          \
   const mace_op_kind sym = {.type = "Reduce", .device = MACE_DEVICE_CPU, .dtype = dt,  \
                             .state_size = sizeof(reduce_state), .init = reduce_init, \
-                            .infer = reduce_infer, .run = reduce_run}
+                            .value_inputs = 1u << 1, .infer = reduce_infer,      \
+                            .run = reduce_run}
 REDUCE_KIND(mace_op_reduce_f32, MACE_DT_F32);
 REDUCE_KIND(mace_op_reduce_i32, MACE_DT_I32);
 REDUCE_KIND(mace_op_reduce_i64, MACE_DT_I64);
