@@ -1,5 +1,9 @@
 """The `mace` command line: `mace run MODEL [--round N] [--num_threads T]` (more subcommands plug in).
 
+With a deployment YAML (seed 003; mace/deploy.py): `mace convert --config X.yml`,
+`mace run --config X.yml [--round N] [--validate] [--layers] [--model NAME]`,
+`mace benchmark --config X.yml [--round N]`.
+
 Each subcommand is a function `add_<name>(subparsers)` registering its parser with
 `set_defaults(func=...)`; `func(args)` returns the exit status. Add one by appending it
 to SUBCOMMANDS.
@@ -28,8 +32,44 @@ def _random_input(shape: tuple, dtype: np.dtype, rng: np.random.Generator) -> np
     return np.zeros(shape, dtype)  # indices and shape-like inputs: 0 is always in range
 
 
+def _with_config(fn: Callable, args: argparse.Namespace, what: str) -> int:
+    """Runs a `--config X.yml` command; a mace error becomes one line on stderr and status 1."""
+    import mace
+    from mace import deploy
+    try:
+        return fn(deploy.load(args.config), args)
+    except mace.MaceError as e:
+        msg = " ".join(str(e).split("\n"))
+        print(f"mace {what}: {type(e).__name__}: {msg}", file=sys.stderr)
+        return 1
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from mace import deploy
+    return _with_config(lambda cfg, a: (deploy.convert_all(cfg, a.build_dir), 0)[1], args,
+                        "convert")
+
+
+def add_convert(sub) -> None:
+    p = sub.add_parser("convert", help="convert the models of a deployment YAML",
+                       description="Converts every model of the deployment file into "
+                                   "BUILD_DIR/<library_name>/model/<name>.{pb,data,pb_txt} and "
+                                   "<name>_index.html (a drawing of the graph).")
+    p.add_argument("--config", required=True, help="deployment YAML (seed 003 format)")
+    p.add_argument("--build_dir", default="build", help="output root (default build)")
+    p.set_defaults(func=cmd_convert)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import mace
+    if args.config:
+        from mace import deploy
+        return _with_config(lambda cfg, a: deploy.run_all(
+            cfg, a.build_dir, a.round, a.validate, a.layers, a.model_name, a.num_threads,
+            a.seed), args, "run")
+    if args.model is None:
+        print("mace run: give MODEL or --config X.yml", file=sys.stderr)
+        return 2
     try:
         sess = mace.Session(args.model, args.weights, num_threads=args.num_threads,
                             affinity=args.affinity)
@@ -71,7 +111,16 @@ def add_run(sub) -> None:
     p = sub.add_parser("run", help="run a model on random inputs; print output shapes and latency",
                        description="Loads MODEL (.onnx, or .pb with its .data), feeds random inputs "
                                    "and prints the output shapes and the latency per run.")
-    p.add_argument("model", help="model.onnx or model.pb")
+    p.add_argument("model", nargs="?", help="model.onnx or model.pb")
+    p.add_argument("--config", default=None,
+                   help="deployment YAML: run its converted models (see `mace convert`)")
+    p.add_argument("--validate", action="store_true",
+                   help="with --config: compare outputs with the model's framework")
+    p.add_argument("--layers", action="store_true",
+                   help="with --config (ONNX): compare every intermediate tensor too")
+    p.add_argument("--model", dest="model_name", default=None,
+                   help="with --config: run only this model")
+    p.add_argument("--build_dir", default="build", help="with --config: output root")
     p.add_argument("--weights", default=None, help="weights file of a .pb (default: MODEL.data)")
     p.add_argument("--round", type=int, default=1, help="timed runs (default 1)")
     p.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
@@ -85,9 +134,25 @@ def add_run(sub) -> None:
 def add_benchmark(sub) -> None:
     from .benchmark import add_benchmark as add  # per-op statistics: python/mace/benchmark.py
     add(sub)
+    # `mace benchmark --config X.yml`: the deployment file's converted models (mace/deploy.py)
+    p = sub.choices["benchmark"]
+    p.add_argument("--config", default=None,
+                   help="deployment YAML: benchmark its converted models (see `mace convert`)")
+    p.add_argument("--model", dest="model_name", default=None,
+                   help="with --config: only this model")
+    p.add_argument("--build_dir", default="build", help="with --config: output root")
+    model_mode = p.get_default("func")
+
+    def cmd_benchmark(args: argparse.Namespace) -> int:
+        if not args.config:
+            return model_mode(args)
+        from mace import deploy
+        return _with_config(lambda cfg, a: deploy.benchmark_all(
+            cfg, a.build_dir, a.round, a.model_name, a.num_threads, a.seed), args, "benchmark")
+    p.set_defaults(func=cmd_benchmark)
 
 
-SUBCOMMANDS: list[Callable] = [add_run, add_benchmark]
+SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert]
 
 
 def build_parser() -> argparse.ArgumentParser:

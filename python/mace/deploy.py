@@ -1,0 +1,766 @@
+"""The deployment YAML of the seeds (seed 003 §6.2, §7): load, validate, and drive convert/run/benchmark.
+
+A deployment file names a library and one or more models; `mace convert --config X.yml`
+writes build/<library_name>/model/<name>.{pb,data,pb_txt} and <name>_index.html for each.
+
+    library_name: mnist
+    target_abis: [host]
+    model_graph_format: file
+    model_data_format: file
+    models:
+      lenet:
+        platform: onnx                     # onnx | caffe | tensorflow
+        model_file_path: lenet.onnx        # relative to this YAML's folder
+        model_sha256_checksum: 3f1c...     # sha256sum lenet.onnx
+        subgraphs:
+          - input_tensors: [input]
+            input_shapes: ["1,1,28,28"]    # or [[1, 1, 28, 28]]
+            input_ranges: ["0,1"]          # random test inputs (default -1,1)
+            output_tensors: [Softmax_out_29]
+            output_shapes: ["1,10"]
+            validation_threshold: {CPU: 0.999}
+        runtime: cpu
+        obfuscate: 0
+
+Loading never half-succeeds: every problem (missing key, wrong type, unknown key, a checksum
+that does not match, an unknown platform, a missing file) raises ConfigError with a one-line
+message that starts with the key path, e.g.
+``models.lenet.subgraphs[0].input_shapes[0]: expected a shape like "1,224,224,3", got 'abc'``.
+
+Accepted but not acting yet (reserved, so that the seeds' files load): target_abis,
+target_socs, runtime (everything runs on the CPU), data_type, winograd, quantize, backend,
+limit_opencl_kernel_time, opencl_queue_window_size, input_data_types,
+accuracy_validation_script. ``obfuscate: 1`` acts (op and tensor names are hashed).
+Shapes are in the model's own layout unless input_data_formats/output_data_formats say
+NHWC for a 4-D tensor of an NCHW model (ONNX, Caffe): then shapes and .npy inputs are NHWC
+and mace transposes them.
+
+>>> cfg = load("deploy.yml")                                         # doctest: +SKIP
+>>> [m.name for m in cfg.models.values()], cfg.model_dir("build")    # doctest: +SKIP
+(['lenet'], 'build/mnist/model')
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import MaceError
+
+PLATFORMS = ("tensorflow", "caffe", "onnx")
+RUNTIMES = ("cpu", "gpu", "cpu+gpu", "dsp", "hta", "apu")
+DATA_FORMATS = ("NONE", "NHWC", "NCHW", "OIHW")
+DEVICES = ("CPU", "GPU", "HEXAGON", "HTA", "APU")
+DEFAULT_THRESHOLD = 0.999
+
+
+class ConfigError(MaceError):
+    """A deployment YAML is invalid; the message is one line starting with the key path."""
+
+
+class ValidationError(MaceError):
+    """`mace run --validate` could not compute a reference (the framework failed)."""
+
+
+# ---- small typed readers: each takes (value, key path) and raises ConfigError -------------
+
+def _fail(path: str, msg: str) -> None:
+    raise ConfigError(f"{path}: {msg}")
+
+
+def _short(v: Any) -> str:
+    s = repr(v).replace("\n", " ")
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _str(v: Any, path: str) -> str:
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        _fail(path, f"expected a string, got {type(v).__name__} {_short(v)}")
+    return str(v)
+
+
+def _int(v: Any, path: str, choices: tuple = ()) -> int:
+    if isinstance(v, bool):
+        v = int(v)
+    if not isinstance(v, int):
+        _fail(path, f"expected an integer, got {type(v).__name__} {_short(v)}")
+    if choices and v not in choices:
+        _fail(path, f"expected one of {list(choices)}, got {v}")
+    return v
+
+
+def _choice(v: Any, path: str, choices: tuple, lower: bool = True) -> str:
+    s = _str(v, path)
+    key = s.lower() if lower else s.upper()
+    if key not in choices:
+        _fail(path, f"expected one of {list(choices)}, got {_short(v)}")
+    return key
+
+
+def _list(v: Any, path: str, item: Callable[[Any, str], Any], scalar_ok: bool = True) -> list:
+    """A YAML list; a lone scalar counts as a one-element list where the seeds allow it."""
+    if v is None:
+        _fail(path, "expected a list, got nothing")
+    if not isinstance(v, list):
+        if scalar_ok and not isinstance(v, dict):
+            v = [v]
+        else:
+            _fail(path, f"expected a list, got {type(v).__name__} {_short(v)}")
+    return [item(x, f"{path}[{i}]") for i, x in enumerate(v)]
+
+
+def _numbers(v: Any, path: str, what: str, conv: Callable) -> list:
+    if isinstance(v, bool):
+        _fail(path, f"expected {what}, got {_short(v)}")
+    if isinstance(v, (int, float)):
+        parts = [v]
+    elif isinstance(v, str):
+        parts = [p.strip() for p in v.split(",")]
+    elif isinstance(v, list):
+        parts = v
+    else:
+        parts = None
+    try:
+        if parts is None or any(isinstance(p, (bool, list, dict)) for p in parts):
+            raise ValueError
+        return [conv(p) for p in parts]
+    except (TypeError, ValueError):
+        _fail(path, f"expected {what}, got {_short(v)}")
+    return []
+
+
+def _shape(v: Any, path: str) -> list[int]:
+    def dim(p: Any) -> int:
+        if isinstance(p, float) and not p.is_integer():
+            raise ValueError
+        d = int(p)
+        if d < 0:
+            raise ValueError
+        return d
+    return _numbers(v, path, 'a shape like "1,224,224,3" or [1, 224, 224, 3]', dim)
+
+
+def _range(v: Any, path: str) -> tuple[float, float]:
+    r = _numbers(v, path, 'a range like "-1,1" or [-1, 1]', float)
+    if len(r) != 2 or not r[0] <= r[1]:
+        _fail(path, f"expected a range [min, max] with min <= max, got {_short(v)}")
+    return float(r[0]), float(r[1])
+
+
+def _sha256(v: Any, path: str) -> str:
+    s = _str(v, path).strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{64}", s):
+        _fail(path, f"expected a sha256 checksum (64 hex digits), got {_short(v)}")
+    return s
+
+
+def file_sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _local_file(v: Any, path: str, base: str) -> str:
+    s = _str(v, path)
+    if re.match(r"^[a-z]+://", s):
+        _fail(path, f"remote files are not supported (no network access); download {s} "
+                    "and give its local path")
+    full = os.path.normpath(os.path.join(base, os.path.expanduser(s)))
+    if not os.path.isfile(full):
+        _fail(path, f"file not found: {full}")
+    return full
+
+
+def _mapping(v: Any, path: str) -> dict:
+    if not isinstance(v, dict):
+        _fail(path, f"expected a mapping (key: value), got {type(v).__name__} {_short(v)}")
+    for k in v:
+        if not isinstance(k, str):
+            _fail(path, f"keys must be strings, got {_short(k)}")
+    return v
+
+
+def _check_keys(d: dict, path: str, known: set, required: tuple) -> None:
+    prefix = f"{path}." if path else ""
+    for k in d:
+        if k not in known:
+            _fail(f"{prefix}{k}", f"unknown key (known: {', '.join(sorted(known))})")
+    for k in required:
+        if k not in d or d[k] is None:
+            _fail(f"{prefix}{k}", "missing required key")
+
+
+# ---- the schema --------------------------------------------------------------------------
+
+@dataclass
+class SubGraph:
+    input_tensors: list[str]
+    input_shapes: list[list[int]]
+    output_tensors: list[str]
+    output_shapes: list[list[int]] | None = None
+    input_data_formats: list[str] | None = None
+    output_data_formats: list[str] | None = None
+    input_ranges: list[tuple[float, float]] = field(default_factory=list)
+    check_tensors: list[str] = field(default_factory=list)
+    check_shapes: list[list[int]] = field(default_factory=list)
+    validation_inputs_data: list[str] = field(default_factory=list)
+    validation_threshold: dict[str, float] = field(default_factory=dict)
+    validation_outputs_data: list[str] = field(default_factory=list)
+    input_data_types: list[str] | None = None
+
+    @property
+    def threshold(self) -> float:
+        """The CPU similarity threshold (default 0.999)."""
+        return self.validation_threshold.get("CPU", DEFAULT_THRESHOLD)
+
+
+@dataclass
+class ModelConfig:
+    name: str
+    platform: str
+    model_file_path: str
+    model_sha256_checksum: str
+    subgraphs: list[SubGraph]
+    weight_file_path: str | None = None
+    weight_sha256_checksum: str | None = None
+    runtime: str = "cpu"
+    data_type: str | None = None
+    winograd: int = 0
+    obfuscate: int = 0
+    quantize: int = 0
+    reserved: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def subgraph(self) -> SubGraph:
+        return self.subgraphs[0]
+
+    def convert(self, outputs: list[str] | None = None):
+        """Converts this model (mace.convert with the YAML's inputs and outputs); obfuscates
+        op and tensor names when `obfuscate: 1` (and no extra outputs were asked for)."""
+        from .converters.model import convert
+        sg = self.subgraph
+        shapes = {n: _to_model_layout(s, f, self.platform)
+                  for n, s, f in zip(sg.input_tensors, sg.input_shapes, _formats(sg.input_data_formats,
+                                                                               len(sg.input_tensors)))}
+        model = convert(self.model_file_path, weights=self.weight_file_path, platform=self.platform,
+                        inputs=shapes, outputs=outputs or sg.output_tensors)
+        if self.obfuscate and outputs is None:
+            from .converters import obfuscate
+            obfuscate.obfuscate_names(model.graph)
+            model.invalidate()
+        return model
+
+
+@dataclass
+class DeployConfig:
+    path: str
+    library_name: str
+    models: dict[str, ModelConfig]
+    target_abis: list[str] = field(default_factory=lambda: ["host"])
+    model_graph_format: str = "file"
+    model_data_format: str = "file"
+    reserved: dict[str, Any] = field(default_factory=dict)
+
+    def library_dir(self, build_dir: str = "build") -> str:
+        return os.path.join(build_dir, self.library_name)
+
+    def model_dir(self, build_dir: str = "build") -> str:
+        return os.path.join(build_dir, self.library_name, "model")
+
+
+_TOP_KEYS = {"library_name", "target_abis", "target_socs", "model_graph_format",
+             "model_data_format", "models", "build_type", "embed_model_data", "linkshared"}
+_TOP_RESERVED = ("target_socs", "build_type", "embed_model_data", "linkshared")
+_MODEL_KEYS = {"platform", "model_file_path", "model_sha256_checksum", "weight_file_path",
+               "weight_sha256_checksum", "subgraphs", "runtime", "data_type", "winograd",
+               "obfuscate", "quantize", "backend", "limit_opencl_kernel_time",
+               "opencl_queue_window_size", "accuracy_validation_script", "quantize_range_file",
+               "change_concat_ranges", "input_data_types", "nnlib_graph_mode", "cl_mem_type"}
+_MODEL_RESERVED = ("backend", "limit_opencl_kernel_time", "opencl_queue_window_size",
+                   "accuracy_validation_script", "quantize_range_file", "change_concat_ranges",
+                   "nnlib_graph_mode", "cl_mem_type")
+_SUBGRAPH_KEYS = {"input_tensors", "input_shapes", "input_data_formats", "input_ranges",
+                  "input_data_types", "output_tensors", "output_shapes", "output_data_formats",
+                  "check_tensors", "check_shapes", "validation_inputs_data",
+                  "validation_threshold", "validation_outputs_data"}
+_DATA_TYPES = ("fp32_fp32", "fp16_fp32", "bf16_fp32", "fp16_fp16")
+
+
+def _per_tensor(values: list | None, n: int, path: str, what: str) -> None:
+    if values is not None and len(values) not in (1, n):
+        _fail(path, f"expected 1 or {n} {what} (one per tensor), got {len(values)}")
+
+
+def _parse_subgraph(d: Any, path: str, base: str) -> SubGraph:
+    d = _mapping(d, path)
+    _check_keys(d, path, _SUBGRAPH_KEYS, ("input_tensors", "input_shapes", "output_tensors"))
+    ins = _list(d["input_tensors"], f"{path}.input_tensors", _str)
+    outs = _list(d["output_tensors"], f"{path}.output_tensors", _str)
+    in_shapes = _list(d["input_shapes"], f"{path}.input_shapes", _shape)
+    if len(in_shapes) != len(ins):
+        _fail(f"{path}.input_shapes", f"expected {len(ins)} shapes (one per input tensor), "
+                                      f"got {len(in_shapes)}")
+    sg = SubGraph(ins, in_shapes, outs)
+    if d.get("output_shapes") is not None:
+        sg.output_shapes = _list(d["output_shapes"], f"{path}.output_shapes", _shape)
+        if len(sg.output_shapes) != len(outs):
+            _fail(f"{path}.output_shapes", f"expected {len(outs)} shapes (one per output "
+                                           f"tensor), got {len(sg.output_shapes)}")
+    fmt = lambda v, p: _choice(v, p, DATA_FORMATS, lower=False)  # noqa: E731
+    for key, n in (("input_data_formats", len(ins)), ("output_data_formats", len(outs))):
+        if d.get(key) is not None:
+            vals = _list(d[key], f"{path}.{key}", fmt)
+            _per_tensor(vals, n, f"{path}.{key}", "formats")
+            setattr(sg, key, vals)
+    if d.get("input_data_types") is not None:
+        sg.input_data_types = _list(d["input_data_types"], f"{path}.input_data_types",
+                                    lambda v, p: _choice(v, p, ("float32", "int32")))
+        _per_tensor(sg.input_data_types, len(ins), f"{path}.input_data_types", "types")
+    if d.get("input_ranges") is not None:
+        r = d["input_ranges"]
+        # one range may be written flat: [-1, 1]
+        if isinstance(r, list) and len(r) == 2 and all(isinstance(x, (int, float))
+                                                       and not isinstance(x, bool) for x in r):
+            r = [r]
+        sg.input_ranges = _list(r, f"{path}.input_ranges", _range)
+        _per_tensor(sg.input_ranges, len(ins), f"{path}.input_ranges", "ranges")
+    if d.get("check_tensors") is not None:
+        sg.check_tensors = _list(d["check_tensors"], f"{path}.check_tensors", _str)
+        if d.get("check_shapes") is not None:
+            sg.check_shapes = _list(d["check_shapes"], f"{path}.check_shapes", _shape)
+            if len(sg.check_shapes) != len(sg.check_tensors):
+                _fail(f"{path}.check_shapes", f"expected {len(sg.check_tensors)} shapes (one "
+                                              f"per check tensor), got {len(sg.check_shapes)}")
+    elif d.get("check_shapes") is not None:
+        _fail(f"{path}.check_shapes", "given without check_tensors")
+    if d.get("validation_inputs_data") is not None:
+        sg.validation_inputs_data = _list(d["validation_inputs_data"],
+                                          f"{path}.validation_inputs_data",
+                                          lambda v, p: _local_file(v, p, base))
+        if len(sg.validation_inputs_data) != len(ins):
+            _fail(f"{path}.validation_inputs_data", f"expected {len(ins)} .npy files (one per "
+                                                    f"input tensor), got "
+                                                    f"{len(sg.validation_inputs_data)}")
+    if d.get("validation_outputs_data") is not None:
+        sg.validation_outputs_data = _list(d["validation_outputs_data"],
+                                           f"{path}.validation_outputs_data",
+                                           lambda v, p: _local_file(v, p, base))
+        if len(sg.validation_outputs_data) != len(outs):
+            _fail(f"{path}.validation_outputs_data", f"expected {len(outs)} .npy files (one per "
+                                                     f"output tensor), got "
+                                                     f"{len(sg.validation_outputs_data)}")
+    if d.get("validation_threshold") is not None:
+        t = _mapping(d["validation_threshold"], f"{path}.validation_threshold")
+        for k, v in t.items():
+            kp = f"{path}.validation_threshold.{k}"
+            dev = _choice(k, kp, DEVICES, lower=False)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+                _fail(kp, f"expected a positive number (similarity, normally <= 1.0), got "
+                          f"{_short(v)}")
+            sg.validation_threshold[dev] = float(v)
+    return sg
+
+
+def _parse_model(name: str, d: Any, path: str, base: str) -> ModelConfig:
+    d = _mapping(d, path)
+    _check_keys(d, path, _MODEL_KEYS,
+                ("platform", "model_file_path", "model_sha256_checksum", "subgraphs"))
+    platform = _choice(d["platform"], f"{path}.platform", PLATFORMS)
+    model_file = _local_file(d["model_file_path"], f"{path}.model_file_path", base)
+    checksum = _sha256(d["model_sha256_checksum"], f"{path}.model_sha256_checksum")
+    actual = file_sha256(model_file)
+    if actual != checksum:
+        _fail(f"{path}.model_sha256_checksum", f"does not match {model_file} "
+                                               f"(its sha256 is {actual})")
+    m = ModelConfig(name, platform, model_file, checksum, [])
+    if d.get("weight_file_path") is not None:
+        m.weight_file_path = _local_file(d["weight_file_path"], f"{path}.weight_file_path", base)
+        if d.get("weight_sha256_checksum") is None:
+            _fail(f"{path}.weight_sha256_checksum", "missing required key (weight_file_path "
+                                                    "is given)")
+        m.weight_sha256_checksum = _sha256(d["weight_sha256_checksum"],
+                                           f"{path}.weight_sha256_checksum")
+        actual = file_sha256(m.weight_file_path)
+        if actual != m.weight_sha256_checksum:
+            _fail(f"{path}.weight_sha256_checksum", f"does not match {m.weight_file_path} "
+                                                    f"(its sha256 is {actual})")
+    elif d.get("weight_sha256_checksum") is not None:
+        _fail(f"{path}.weight_sha256_checksum", "given without weight_file_path")
+    elif platform == "caffe":
+        _fail(f"{path}.weight_file_path", "missing required key (caffe models keep their "
+                                          "weights in a .caffemodel)")
+    sgs = d["subgraphs"]
+    if not isinstance(sgs, list) or not sgs:
+        _fail(f"{path}.subgraphs", f"expected a non-empty list, got {_short(sgs)}")
+    if len(sgs) > 1:
+        _fail(f"{path}.subgraphs", f"only one subgraph per model is supported, got {len(sgs)}")
+    m.subgraphs = [_parse_subgraph(s, f"{path}.subgraphs[{i}]", base) for i, s in enumerate(sgs)]
+    if d.get("runtime") is not None:
+        m.runtime = _choice(d["runtime"], f"{path}.runtime", RUNTIMES)
+    if d.get("data_type") is not None:
+        m.data_type = _choice(d["data_type"], f"{path}.data_type", _DATA_TYPES)
+    if d.get("winograd") is not None:
+        m.winograd = _int(d["winograd"], f"{path}.winograd", (0, 2, 4))
+    for key in ("obfuscate", "quantize"):
+        if d.get(key) is not None:
+            setattr(m, key, _int(d[key], f"{path}.{key}", (0, 1)))
+    if d.get("input_data_types") is not None:  # the seeds allow it at model level too
+        _list(d["input_data_types"], f"{path}.input_data_types",
+              lambda v, p: _choice(v, p, ("float32", "int32")))
+    m.reserved = {k: d[k] for k in _MODEL_RESERVED if k in d}
+    return m
+
+
+def parse(data: Any, base_dir: str = ".", path: str = "<config>") -> DeployConfig:
+    """Validates a deployment file's parsed YAML (a dict); files are relative to base_dir."""
+    if data is None:
+        raise ConfigError(f"{path}: the deployment file is empty")
+    d = _mapping(data, "(top level)")
+    _check_keys(d, "", _TOP_KEYS, ("library_name", "models"))
+    lib = _str(d["library_name"], "library_name")
+    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*", lib):
+        _fail("library_name", f"expected a file-name-safe name (letters, digits, _ . + -), "
+                              f"got {_short(lib)}")
+    cfg = DeployConfig(os.path.abspath(path), lib, {})
+    if d.get("target_abis") is not None:
+        cfg.target_abis = _list(d["target_abis"], "target_abis", _str)
+    for key in ("model_graph_format", "model_data_format"):
+        if d.get(key) is not None:
+            v = _choice(d[key], key, ("file", "code"))
+            if v == "code":
+                _fail(key, "'code' (models compiled into C++) is not supported; use 'file'")
+            setattr(cfg, key, v)
+    models = _mapping(d["models"], "models")
+    if not models:
+        _fail("models", "expected at least one model")
+    for name, md in models.items():
+        if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name):
+            _fail(f"models.{name}", "model names must be file-name safe (letters, digits, _ . -)")
+        cfg.models[name] = _parse_model(name, md, f"models.{name}", base_dir)
+    cfg.reserved = {k: d[k] for k in _TOP_RESERVED if k in d}
+    return cfg
+
+
+def load(path: str | os.PathLike) -> DeployConfig:
+    """Reads and validates a deployment YAML; relative paths in it are relative to its folder."""
+    import yaml
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"{path}:{where}: invalid YAML: {problem}") from None
+    return parse(data, os.path.dirname(os.path.abspath(path)), path)
+
+
+# ---- layouts -----------------------------------------------------------------------------
+
+def _formats(formats: list[str] | None, n: int) -> list[str | None]:
+    if not formats:
+        return [None] * n
+    return formats * n if len(formats) == 1 else list(formats)
+
+
+def _nchw_platform(platform: str) -> bool:
+    return platform in ("onnx", "caffe")
+
+
+def _to_model_layout(shape: list[int], fmt: str | None, platform: str) -> list[int]:
+    """A YAML shape in the model's own layout (NHWC 4-D shapes of NCHW models are permuted)."""
+    if fmt == "NHWC" and _nchw_platform(platform) and len(shape) == 4:
+        n, h, w, c = shape
+        return [n, c, h, w]
+    return list(shape)
+
+
+def needs_nhwc_transpose(fmt: str | None, platform: str, rank: int) -> bool:
+    return fmt == "NHWC" and _nchw_platform(platform) and rank == 4
+
+
+# ---- the commands: mace convert|run|benchmark --config X.yml ------------------------------
+
+def _log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str], None] = _log
+                ) -> str:
+    """Converts every model into build/<library_name>/model/: <name>.pb, .data, .pb_txt and
+    <name>_index.html. Files are written to a temporary folder that replaces the model folder
+    only once every model converted, so a failure leaves no half-written output. Returns
+    the model folder."""
+    import shutil
+    import tempfile
+
+    from . import visualize
+    final = cfg.model_dir(build_dir)
+    os.makedirs(build_dir, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=f".{cfg.library_name}.model.", dir=build_dir)
+    try:
+        for name, m in cfg.models.items():
+            log(f"[{name}] converting {m.platform} model {m.model_file_path}")
+            model = m.convert()
+            g = model.graph
+            if m.obfuscate:
+                log(f"[{name}] obfuscated op and tensor names")
+            pb, data = model.save(os.path.join(tmp, f"{name}.pb"), os.path.join(tmp, f"{name}.data"))
+            log(f"[{name}] wrote {name}.pb ({os.path.getsize(pb)} bytes), {name}.data "
+                f"({os.path.getsize(data)} bytes): {len(g.ops)} ops, {len(g.consts)} constants")
+            model.save_text(os.path.join(tmp, f"{name}.pb_txt"))
+            visualize.write_html(g, os.path.join(tmp, f"{name}_index.html"), title=name)
+            log(f"[{name}] wrote {name}.pb_txt, {name}_index.html")
+        os.makedirs(os.path.dirname(final), exist_ok=True)
+        old = None
+        if os.path.exists(final):
+            old = tmp + ".old"
+            os.rename(final, old)
+        os.rename(tmp, final)
+        if old:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    log(f"converted {len(cfg.models)} model(s) into {final}")
+    return final
+
+
+def _select(cfg: DeployConfig, name: str | None) -> dict[str, ModelConfig]:
+    if name is None:
+        return cfg.models
+    if name not in cfg.models:
+        raise ConfigError(f"--model: no model '{name}' in {cfg.path} "
+                          f"(models: {', '.join(cfg.models)})")
+    return {name: cfg.models[name]}
+
+
+def _session(cfg: DeployConfig, m: ModelConfig, build_dir: str, num_threads: int):
+    from .session import Session
+    pb = os.path.join(cfg.model_dir(build_dir), f"{m.name}.pb")
+    if not os.path.isfile(pb):
+        raise ConfigError(f"models.{m.name}: {pb} not found; run `mace convert --config "
+                          f"{os.path.relpath(cfg.path)}` first")
+    return Session(pb, os.path.splitext(pb)[0] + ".data", num_threads=num_threads)
+
+
+def make_inputs(m: ModelConfig, sess, seed: int = 0) -> dict:
+    """Inputs in the model's layout: validation_inputs_data (.npy) when given, else uniform
+    random values in input_ranges (default [-1, 1])."""
+    import numpy as np
+    sg = m.subgraph
+    rng = np.random.default_rng(seed)
+    specs = {s.name: s for s in sess.inputs}
+    spec_list = list(sess.inputs)
+    fmts = _formats(sg.input_data_formats, len(sg.input_tensors))
+    ranges = sg.input_ranges * len(sg.input_tensors) if len(sg.input_ranges) == 1 else sg.input_ranges
+    feeds = {}
+    for i, (name, shape, fmt) in enumerate(zip(sg.input_tensors, sg.input_shapes, fmts)):
+        spec = specs.get(name) or specs.get(f"{name}:0") or spec_list[i]
+        dtype = spec.dtype if spec.dtype is not None else np.dtype(np.float32)
+        path = f"models.{m.name}.subgraphs[0]"
+        if sg.validation_inputs_data:
+            f = sg.validation_inputs_data[i]
+            try:
+                x = np.load(f)
+            except (OSError, ValueError) as e:
+                raise ConfigError(f"{path}.validation_inputs_data[{i}]: cannot load {f}: {e}") from None
+            if x.size != int(np.prod(shape)):
+                raise ConfigError(f"{path}.validation_inputs_data[{i}]: {f} holds {x.size} values, "
+                                  f"input_shapes[{i}] {shape} needs {int(np.prod(shape))}")
+            x = x.reshape(shape)
+        else:
+            lo, hi = ranges[i] if ranges else (-1.0, 1.0)
+            if np.issubdtype(dtype, np.floating):
+                x = rng.uniform(lo, hi, size=shape)
+            elif dtype == np.bool_:
+                x = rng.integers(0, 2, size=shape)
+            else:
+                x = rng.integers(int(np.ceil(lo)), int(np.floor(hi)) + 1, size=shape)
+        if needs_nhwc_transpose(fmt, m.platform, x.ndim):
+            x = x.transpose(0, 3, 1, 2)
+        feeds[spec.name] = np.ascontiguousarray(x.astype(dtype))
+    return feeds
+
+
+def _reference(m: ModelConfig, feeds: dict, names: list[str], log) -> dict | None:
+    """Reference outputs for `names` from the model's own framework, or None (said why)."""
+    from . import validate
+    sg = m.subgraph
+    src_feeds = dict(zip(sg.input_tensors, feeds.values()))
+    try:
+        if m.platform == "onnx":
+            return validate.onnx_reference(m.model_file_path, src_feeds, names)
+        if not validate.opencv_available():
+            log(f"[{m.name}] validate: OpenCV (opencv-python-headless) is not installed: cannot "
+                f"run the {m.platform} model as a reference")
+            return None
+        log(f"[{m.name}] validate: reference is OpenCV's dnn module")
+        return validate.opencv_reference(m.platform, m.model_file_path, m.weight_file_path,
+                                         src_feeds, names)
+    except Exception as e:  # noqa: BLE001 - any failure of the reference framework
+        msg = " ".join(str(e).split())[:300]
+        raise ValidationError(f"models.{m.name}: the {m.platform} reference framework failed: "
+                              f"{type(e).__name__}: {msg}") from None
+
+
+def _compare_all(m: ModelConfig, ours: list, refs: list, names: list[str], threshold: float,
+                 log, label: str = "output") -> tuple[bool, str | None]:
+    """Prints one metrics line per tensor; returns (all passed, first failing name)."""
+    import numpy as np
+
+    from . import validate
+    ok, first = True, None
+    for name, y, r in zip(names, ours, refs):
+        r = np.asarray(r)
+        if r.shape != y.shape and r.size == y.size:
+            r = r.reshape(y.shape)
+        met = validate.compare(r, y)
+        good = met.passes(threshold)
+        log(f"[{m.name}] {label} {name}: {met.line()}  "
+            f"{'ok' if good else f'BELOW THRESHOLD {threshold}'}")
+        if not good:
+            ok = False
+            first = first or name
+    return ok, first
+
+
+def run_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 1, validate: bool = False,
+            layers: bool = False, model: str | None = None, num_threads: int = -1, seed: int = 0,
+            log: Callable[[str], None] = _log) -> int:
+    """`mace run --config`: runs each converted model, prints outputs and latency; with
+    validate compares against the model's framework. Returns the exit status."""
+    import time
+
+    import numpy as np
+    status = 0
+    for name, m in _select(cfg, model).items():
+        sess = _session(cfg, m, build_dir, num_threads)
+        feeds = make_inputs(m, sess, seed)
+        for k, x in feeds.items():
+            log(f"[{name}] input  {k}: {list(x.shape)} {x.dtype} "
+                f"{'from ' + os.path.basename(m.subgraph.validation_inputs_data[0]) if m.subgraph.validation_inputs_data else 'random'}")
+        times = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            out = sess.run(feeds)
+            times.append((time.perf_counter() - t0) * 1e3)
+        out_names = [o.name for o in sess.outputs]
+        for k in out_names:
+            y = out[k]
+            stats = (f"min {float(y.min()):.4g} max {float(y.max()):.4g} mean {float(y.mean()):.4g}"
+                     if y.size and np.issubdtype(y.dtype, np.number) else "")
+            log(f"[{name}] output {k}: {list(y.shape)} {y.dtype} {stats}")
+        t = np.array(times)
+        log(f"[{name}] latency over {len(t)} round(s): mean {t.mean():.3f} ms, "
+            f"min {t.min():.3f} ms, max {t.max():.3f} ms")
+        if not (validate or layers):
+            continue
+        sg = m.subgraph
+        thr = sg.threshold
+        refs = None
+        if sg.validation_outputs_data:
+            refs = [np.load(f) for f in sg.validation_outputs_data]
+            log(f"[{name}] validate: reference is validation_outputs_data")
+        if validate:
+            if refs is None:
+                ref = _reference(m, feeds, sg.output_tensors, log)
+                refs = None if ref is None else [ref[n] for n in sg.output_tensors]
+            if refs is None:
+                log(f"[{name}] validate: skipped (no reference)")
+            else:
+                ok, _ = _compare_all(m, [out[k] for k in out_names], refs, out_names, thr, log)
+                if sg.check_tensors:
+                    ok &= _check_layers(m, feeds, sg.check_tensors, thr, log, "check")
+                log(f"[{name}] validate: {'PASSED' if ok else 'FAILED'} (threshold {thr})")
+                status = status or (0 if ok else 1)
+        if layers:
+            if m.platform != "onnx":
+                log(f"[{name}] --layers: only ONNX models are supported; skipped")
+                continue
+            ok = _check_layers(m, feeds, None, thr, log, "layer")
+            status = status or (0 if ok else 1)
+    return status
+
+
+def _onnx_intermediates(path: str) -> list[str]:
+    """Float tensors produced by the ONNX graph's nodes, in graph order."""
+    import onnx
+    model = onnx.load(path)
+    try:
+        model = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # noqa: BLE001 - shape inference is a best effort here
+        pass
+    types = {v.name: v.type.tensor_type.elem_type
+             for v in list(model.graph.value_info) + list(model.graph.output)}
+    floats = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16)
+    consts = {n.output[0] for n in model.graph.node if n.op_type == "Constant"}
+    return [o for n in model.graph.node for o in n.output
+            if o and o not in consts and types.get(o, onnx.TensorProto.FLOAT) in floats]
+
+
+def _check_layers(m: ModelConfig, feeds: dict, names: list[str] | None, thr: float, log,
+                  label: str) -> bool:
+    """Converts with intermediate tensors as extra outputs and compares each with the
+    reference framework; names None means every ONNX intermediate (--layers)."""
+    from .session import Session
+    sg = m.subgraph
+    if names is None:
+        names = [n for n in _onnx_intermediates(m.model_file_path) if n not in sg.output_tensors]
+    wanted = list(sg.output_tensors) + [n for n in names if n not in sg.output_tensors]
+    model = m.convert(outputs=wanted)
+    kept = {t.name for t in model.graph.outputs}
+    names = [n for n in names if n in kept]
+    out = Session(model).run(feeds)
+    if not names:
+        log(f"[{m.name}] {label}s: no intermediate tensor kept its name")
+        return True
+    ref = _reference(m, feeds, names, log)
+    if ref is None:
+        return True
+    ok, first = _compare_all(m, [out[n] for n in names], [ref[n] for n in names], names, thr,
+                             log, label)
+    if label == "layer":
+        log(f"[{m.name}] layers: first layer below threshold {thr}: {first}" if first else
+            f"[{m.name}] layers: all {len(names)} layers at or above threshold {thr}")
+    return ok
+
+
+def benchmark_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 10,
+                  model: str | None = None, num_threads: int = -1, seed: int = 0,
+                  log: Callable[[str], None] = _log) -> int:
+    """`mace benchmark --config`: per model latency (first, median, min) and time per op type."""
+    import time
+
+    import numpy as np
+    for name, m in _select(cfg, model).items():
+        sess = _session(cfg, m, build_dir, num_threads)
+        feeds = make_inputs(m, sess, seed)
+        times = []
+        for _ in range(rounds + 1):
+            t0 = time.perf_counter()
+            sess.run(feeds)
+            times.append((time.perf_counter() - t0) * 1e3)
+        t = np.array(times[1:])
+        log(f"[{name}] latency: first {times[0]:.3f} ms, median {np.median(t):.3f} ms, "
+            f"min {t.min():.3f} ms over {rounds} round(s)")
+        stats = sess.profile(feeds, rounds=rounds, warmup=0)
+        by_type: dict[str, list] = {}
+        for s in stats:
+            acc = by_type.setdefault(s["type"], [0.0, 0, 0.0])
+            acc[0] += s["ms"]
+            acc[1] += 1
+            acc[2] += s.get("macs", 0) or 0
+        total = sum(v[0] for v in by_type.values()) or 1.0
+        log(f"[{name}] {'op type':20s} {'count':>5s} {'ms':>9s} {'%':>6s} {'MMACs':>9s}")
+        for typ, (ms, n, macs) in sorted(by_type.items(), key=lambda kv: -kv[1][0]):
+            log(f"[{name}] {typ[:20]:20s} {n:5d} {ms:9.3f} {100 * ms / total:6.1f} "
+                f"{macs / 1e6:9.3f}")
+    return 0
