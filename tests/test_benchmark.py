@@ -132,3 +132,14 @@ def test_c_benchmark_errors(mace_bench, tmp_path):
     assert r.returncode == 2 and "--round" in r.stderr
     r = subprocess.run([mace_bench, str(tmp_path / "missing.pb")], capture_output=True, text=True)
     assert r.returncode == 1 and r.stderr.startswith("mace_bench: cannot load")
+
+
+@pytest.mark.parametrize("name", ["shufflenet_v2", "mnasnet", "efficientnet_b0"])
+def test_benchmark_zoo_models_match_onnxruntime(name):
+    """The zoo builders compare.py added (small width and size: every layer type, fast)."""
+    from helpers import assert_close, run_ort
+    m = mace.zoo.build(name, width=0.5, size=64)
+    onnx.checker.check_model(m)
+    x = np.random.default_rng(1).uniform(0, 1, (1, 3, 64, 64)).astype(np.float32)
+    got = mace.Session(m, num_threads=2).run(x)
+    assert_close(got, run_ort(m, {"input": x})[0], what=name)

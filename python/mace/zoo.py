@@ -218,6 +218,111 @@ def resnet50(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
     return _resnet([3, 4, 6, 3], True, width, size, classes, seed, "resnet50")
 
 
+def _shuffle_block(b, x, cin, cout, stride, size):
+    """torchvision ShuffleNetV2 InvertedResidual: chunk/branches, Concat, channel shuffle."""
+    half = cout // 2
+    if stride == 1:
+        x1, x2 = b.node("Split", [x, b.constant(np.array([cin // 2, cin // 2], np.int64))], 2,
+                        axis=1)
+        h = b.conv_bn(x2, cin // 2, half, 1)
+    else:
+        x1 = b.conv_bn(x, cin, cin, 3, stride, group=cin, act=None)
+        x1 = b.conv_bn(x1, cin, half, 1)
+        h = b.conv_bn(x, cin, half, 1)
+    h = b.conv_bn(h, half, half, 3, stride, group=half, act=None)
+    h = b.conv_bn(h, half, half, 1)
+    y = b.node("Concat", [x1, h], axis=1)
+    y = b.node("Reshape", [y, b.constant(np.array([1, 2, half, size, size], np.int64))])
+    y = b.node("Transpose", [y], perm=[0, 2, 1, 3, 4])
+    return b.node("Reshape", [y, b.constant(np.array([1, cout, size, size], np.int64))])
+
+
+def shufflenet_v2(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    """ShuffleNetV2 x1.0 (stage channels 116/232/464 scaled by width, kept even)."""
+    b = _Builder(seed)
+    c = _ch(24, width)
+    x = b.conv_bn("input", 3, c, 3, 2)
+    s = (size - 1) // 2 + 1
+    x = b.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    s = (s - 1) // 2 + 1
+    for out, n in [(116, 4), (232, 8), (464, 4)]:
+        o = 2 * max(4, int(round(out / 2 * width)))
+        for i in range(n):
+            stride = 2 if i == 0 else 1
+            s = (s - 1) // stride + 1
+            x = _shuffle_block(b, x, c, o, stride, s)
+            c = o
+    last = _ch(1024, max(width, 1.0))
+    x = b.conv_bn(x, c, last, 1)
+    x = b.node("ReduceMean", [x], axes=[2, 3], keepdims=0)
+    return b.model("input", b.gemm(x, last, classes), [1, 3, size, size], "shufflenet_v2",
+                   [1, classes])
+
+
+def mnasnet(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    """MNASNet 1.0 (torchvision mnasnet1_0): inverted residuals with 3x3 and 5x5 depthwise."""
+    b = _Builder(seed)
+    c = _ch(32, width)
+    x = b.conv_bn("input", 3, c, 3, 2)
+    x = b.conv_bn(x, c, c, 3, 1, group=c)
+    o = _ch(16, width)
+    x = b.conv_bn(x, c, o, 1, act=None)
+    c = o
+    for out, k, s, t, n in [(24, 3, 2, 3, 3), (40, 5, 2, 3, 3), (80, 5, 2, 6, 3), (96, 3, 1, 6, 2),
+                            (192, 5, 2, 6, 4), (320, 3, 1, 6, 1)]:
+        o = _ch(out, width)
+        for i in range(n):
+            stride = s if i == 0 else 1
+            h = b.conv_bn(x, c, c * t, 1)
+            h = b.conv_bn(h, c * t, c * t, k, stride, group=c * t)
+            h = b.conv_bn(h, c * t, o, 1, act=None)
+            x = b.node("Add", [h, x]) if stride == 1 and c == o else h
+            c = o
+    last = _ch(1280, max(width, 1.0))
+    x = b.conv_bn(x, c, last, 1)
+    x = b.node("ReduceMean", [x], axes=[2, 3], keepdims=0)
+    return b.model("input", b.gemm(x, last, classes), [1, 3, size, size], "mnasnet",
+                   [1, classes])
+
+
+def _silu(b, x) -> str:
+    """torch's SiLU at opset 13: x * Sigmoid(x)."""
+    return b.node("Mul", [x, b.node("Sigmoid", [x])])
+
+
+def _mbconv(b, x, cin, cout, k, stride, t):
+    """torchvision EfficientNet MBConv: expand, depthwise, squeeze-excitation, project."""
+    c = cin * t
+    h = _silu(b, b.conv_bn(x, cin, c, 1, act=None)) if t != 1 else x
+    h = _silu(b, b.conv_bn(h, c, c, k, stride, group=c, act=None))
+    sq = max(1, cin // 4)
+    se = b.node("GlobalAveragePool", [h])
+    se = _silu(b, b.conv(se, c, sq, 1, bias=True))
+    se = b.node("Sigmoid", [b.conv(se, sq, c, 1, bias=True)])
+    h = b.node("Mul", [se, h])
+    h = b.conv_bn(h, c, cout, 1, act=None)
+    return b.node("Add", [h, x]) if stride == 1 and cin == cout else h
+
+
+def efficientnet_b0(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    """EfficientNet-B0 (torchvision efficientnet_b0): MBConv with SE and SiLU."""
+    b = _Builder(seed)
+    c = _ch(32, width)
+    x = _silu(b, b.conv_bn("input", 3, c, 3, 2, act=None))
+    for t, k, s, out, n in [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 5, 2, 40, 2), (6, 3, 2, 80, 3),
+                            (6, 5, 1, 112, 3), (6, 5, 2, 192, 4), (6, 3, 1, 320, 1)]:
+        o = _ch(out, width)
+        for i in range(n):
+            x = _mbconv(b, x, c, o, k, s if i == 0 else 1, t)
+            c = o
+    last = _ch(1280, max(width, 1.0))
+    x = _silu(b, b.conv_bn(x, c, last, 1, act=None))
+    x = b.node("GlobalAveragePool", [x])
+    x = b.node("Flatten", [x], axis=1)
+    return b.model("input", b.gemm(x, last, classes), [1, 3, size, size], "efficientnet_b0",
+                   [1, classes])
+
+
 def lenet(seed=0) -> onnx.ModelProto:
     """A small MNIST-style CNN (1x1x28x28 -> 10)."""
     b = _Builder(seed)
@@ -237,6 +342,9 @@ MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
     "squeezenet1_1": squeezenet,
     "resnet18": resnet18,
     "resnet50": resnet50,
+    "shufflenet_v2": shufflenet_v2,
+    "mnasnet": mnasnet,
+    "efficientnet_b0": efficientnet_b0,
 }
 
 
