@@ -1,7 +1,8 @@
 /* Slice: ONNX Slice (starts/ends/axes/steps with clamping, negative steps), any dtype. */
 /*
  * Inputs:  0 X (any dtype, rank 1..8)
- *          1..4 starts, ends, axes, steps (optional, i32/i64 constants; ONNX Slice-10 inputs),
+ *          1..4 starts, ends, axes, steps (optional, i32/i64, constants or computed at run
+ *               time; ONNX Slice-10 inputs),
  *          each used only when the argument of that name is absent.
  * Output:  0 Y.
  * Arguments (ONNX semantics):
@@ -20,24 +21,13 @@ typedef struct slice_state {
   int64_t rows, row_len;
 } slice_state;
 
-/* The named argument, else input `idx` when it is a constant i32/i64 tensor; -1 if neither. */
+/* The named argument, else the values of input `idx`; -1 if neither. */
 static mace_status slice_ints(mace_op *op, const char *name, int idx, int64_t *buf,
                               const int64_t **vals, int *n) {
   *n = mace_op_arg_ints(op, name, vals);
   if (*n >= 0 || idx >= op->n_inputs || !op->inputs[idx]) return MACE_OK;
-  const mace_tensor *t = op->inputs[idx];
-  if (t->role != MACE_TENSOR_CONST || !t->data)
-    return mace_error(MACE_UNSUPPORTED, "op '%s' (Slice): input '%s' (%s) must be constant",
-                      op->name, t->name, name);
-  int64_t cnt = mace_tensor_numel(t);
-  if (cnt > MACE_MAX_DIMS || (t->dtype != MACE_DT_I64 && t->dtype != MACE_DT_I32))
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (Slice): input '%s' (%s) is not a short "
-                      "int tensor", op->name, t->name, name);
-  for (int64_t i = 0; i < cnt; ++i)
-    buf[i] = t->dtype == MACE_DT_I64 ? ((const int64_t *)t->data)[i]
-                                     : ((const int32_t *)t->data)[i];
+  MACE_RETURN_IF_ERROR(mace_op_input_ints(op, idx, buf, MACE_MAX_DIMS, n));
   *vals = buf;
-  *n = (int)cnt;
   return MACE_OK;
 }
 
@@ -126,4 +116,5 @@ static mace_status slice_run(mace_op *op) {
 
 const mace_op_kind mace_op_slice = {.type = "Slice", .device = MACE_DEVICE_CPU,
                                     .dtype = MACE_DT_INVALID, .state_size = sizeof(slice_state),
+                                    .value_inputs = 0x1eu, /* inputs 1..4 */
                                     .infer = slice_infer, .run = slice_run};
