@@ -1,0 +1,46 @@
+"""Expand against onnxruntime: every broadcasting pattern up to rank 5 (rank growth, 1 in the
+target keeping the input dim), every dtype, constant and run-time target shapes."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dm_util import DTYPES, check, data  # noqa: E402
+
+CASES = [((1,), (5,)), ((3, 1), (3, 4)), ((3, 1), (2, 3, 6)), ((4,), (2, 3, 4)),
+         ((2, 1, 3), (1, 4, 1)), ((2, 3), (1, 1)), ((), (2, 3)), ((1, 1, 1, 1), (2, 3, 1, 5)),
+         ((2, 1, 3, 1, 2), (2, 2, 3, 4, 2)), ((3, 4), (3, 4)), ((1, 5), (7, 1, 1))]
+
+
+@pytest.mark.parametrize("xs,shape", CASES, ids=str)
+@pytest.mark.parametrize("const", [True, False], ids=["const", "runtime"])
+def test_expand(xs, shape, const):
+    x = data(xs, np.float32, 1)
+    s = np.array(shape, np.int64)
+    inputs, feeds, inits = [("x", np.float32, xs)], {"x": x}, []
+    if const:
+        inits.append(("s", s))
+    else:
+        inputs.append(("s", np.int64, s.shape))
+        feeds["s"] = s
+    check([helper.make_node("Expand", ["x", "s"], ["y"])], inputs, [("y", np.float32)], feeds,
+          inits)
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.int8], ids=lambda d: np.dtype(d).name)
+def test_expand_dtypes(dtype):
+    x = data((3, 1, 2), dtype, 2)
+    check([helper.make_node("Expand", ["x", "s"], ["y"])], [("x", dtype, x.shape)],
+          [("y", dtype)], {"x": x}, [("s", np.array([2, 3, 5, 2], np.int64))])
+
+
+def test_expand_threads():
+    x = data((1, 33, 1), np.float32, 3)
+    check([helper.make_node("Expand", ["x", "s"], ["y"])], [("x", np.float32, x.shape)],
+          [("y", np.float32)], {"x": x}, [("s", np.array([7, 33, 301], np.int64))],
+          num_threads=4)
