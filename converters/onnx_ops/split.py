@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from mace.errors import UnsupportedError
-
 from . import register
 
 
@@ -16,9 +14,10 @@ def split(ctx, node):
         sizes = a.get("split")
     elif ctx.has_input(node, 1):
         v = ctx.const(ctx.input(node, 1))
-        if v is None:
-            raise UnsupportedError(f"ONNX op 'Split' (node '{node.name}'): the split input must "
-                                   "be a constant")
+        if v is None:  # sizes computed at run time: the runtime reads them at infer
+            ctx.emit("Split", [ctx.input(node, 0), ctx.input(node, 1)], list(node.output), node,
+                     axis=int(a.get("axis", 0)))
+            return
         sizes = [int(s) for s in np.asarray(v).reshape(-1)]
     outputs = list(node.output)
     # Equal parts otherwise: ceil(dim / n), the last smaller (num_outputs, opset 18).

@@ -1,7 +1,8 @@
 /* Split: cuts one tensor (any dtype) into several along one axis. */
 /*
  * Inputs:  0 X (any dtype, rank >= 1)
- *          1 split (optional, i32/i64 constant) sizes, used when the `split` argument is absent.
+ *          1 split (optional, i32/i64, constant or computed at run time) sizes, used when the
+ *            `split` argument is absent.
  * Outputs: 0..n-1 Y_i, dims of X with dims[axis] = split[i].
  * Arguments:
  *   axis   int (default 0), negative counts from the rank
@@ -35,13 +36,10 @@ static mace_status split_infer(mace_op *op) {
   const int n = op->n_outputs;
   const int64_t *sizes = NULL;
   int ns = mace_op_arg_ints(op, "split", &sizes);
-  const mace_tensor *st = op->n_inputs > 1 ? op->inputs[1] : NULL;
-  if (ns < 0 && st) {
-    if (st->role != MACE_TENSOR_CONST || !st->data || st->dtype != MACE_DT_I64)
-      return mace_error(MACE_UNSUPPORTED, "op '%s' (Split): split input '%s' must be a constant "
-                        "int64 tensor", op->name, st->name);
-    sizes = (const int64_t *)st->data;
-    ns = (int)mace_tensor_numel(st);
+  int64_t size_buf[1024]; /* create_op caps outputs at 1024 */
+  if (ns < 0 && op->n_inputs > 1) {
+    MACE_RETURN_IF_ERROR(mace_op_input_ints(op, 1, size_buf, 1024, &ns));
+    sizes = size_buf;
   }
   const int64_t len = x->dims[axis];
   int64_t total = 0;
@@ -118,4 +116,5 @@ static mace_status split_run(mace_op *op) {
 
 const mace_op_kind mace_op_split = {.type = "Split", .device = MACE_DEVICE_CPU,
                                     .dtype = MACE_DT_INVALID, .state_size = sizeof(split_state),
-                                    .infer = split_infer, .run = split_run};
+                                    .value_inputs = 1u << 1, .infer = split_infer,
+                                    .run = split_run};
