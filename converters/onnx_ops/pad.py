@@ -28,9 +28,6 @@ def pad(ctx, node):
         value = float(a.get("value", 0.0))
     else:
         v = ctx.const(ctx.input(node, 1))
-        if v is None:
-            raise _fail(node, "pads must be a constant")
-        pads = [int(p) for p in np.asarray(v).reshape(-1)]
         if ctx.has_input(node, 2):
             cv = ctx.const(ctx.input(node, 2))
             if cv is None:
@@ -42,6 +39,13 @@ def pad(ctx, node):
             if av is None:
                 raise _fail(node, "axes must be a constant")
             axes = [int(i) for i in np.asarray(av).reshape(-1)]
+        if v is None:  # pads computed at run time: the runtime reads them at infer
+            if axes is not None:
+                raise _fail(node, "pads computed at run time together with axes")
+            ctx.emit("Pad", [x, ctx.input(node, 1)], [node.output[0]], node,
+                     pad_type=_MODES[mode], constant_value=value if mode == "constant" else None)
+            return
+        pads = [int(p) for p in np.asarray(v).reshape(-1)]
     if axes is None:
         if len(pads) % 2:
             raise _fail(node, f"{len(pads)} pads is not an even number")

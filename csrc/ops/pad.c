@@ -1,6 +1,8 @@
 /* Pad: constant / reflect / symmetric / edge padding of any rank (any dtype). */
 /*
  * Inputs:  0 X (any dtype, rank 1..8).
+ *          1 pads (optional, i32/i64, constant or computed at run time), used when `paddings`
+ *            is absent: ONNX order, all begins then all ends (2 * rank values)
  * Output:  0 Y with Y.dims[k] = X.dims[k] + paddings[2k] + paddings[2k+1].
  * Arguments:
  *   paddings        ints, 2 * rank, interleaved (MACE's order): before_0, after_0, before_1, ...;
@@ -26,7 +28,7 @@ typedef struct pad_state {
 
 static mace_status pad_infer(mace_op *op) {
   pad_state *s = (pad_state *)op->state;
-  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 2, 1));
   const mace_tensor *x = op->inputs[0];
   const size_t es = mace_dtype_size(x->dtype);
   if (es == 0 || es > sizeof s->value || x->ndim < 1)
@@ -38,7 +40,16 @@ static mace_status pad_infer(mace_op *op) {
                       (long long)type);
   s->mode = (mace_pad_mode)type;
   const int64_t *p = NULL;
+  int64_t onnx_pads[2 * MACE_MAX_DIMS], interleaved[2 * MACE_MAX_DIMS];
   int n = mace_op_arg_ints(op, "paddings", &p);
+  if (n < 0 && op->n_inputs == 2) {
+    MACE_RETURN_IF_ERROR(mace_op_input_ints(op, 1, onnx_pads, 2 * MACE_MAX_DIMS, &n));
+    for (int d = 0; d < n / 2; ++d) {
+      interleaved[2 * d] = onnx_pads[d];
+      interleaved[2 * d + 1] = onnx_pads[n / 2 + d];
+    }
+    p = interleaved;
+  }
   if (n != 2 * x->ndim)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): %d paddings for rank %d (needs %d)",
                       op->name, n, x->ndim, 2 * x->ndim);
@@ -98,4 +109,5 @@ static mace_status pad_run(mace_op *op) {
 
 const mace_op_kind mace_op_pad = {.type = "Pad", .device = MACE_DEVICE_CPU,
                                   .dtype = MACE_DT_INVALID, .state_size = sizeof(pad_state),
-                                  .infer = pad_infer, .run = pad_run};
+                                  .value_inputs = 1u << 1, .infer = pad_infer,
+                                  .run = pad_run};
