@@ -1,0 +1,418 @@
+"""Latency of mace against the CPU inference engines that install from PyPI, on mace.zoo models.
+
+    python benchmarks/compare.py                         # every model, 1 and 2 threads
+    python benchmarks/compare.py --models mobilenet_v2,resnet18 --rounds 10 --threads 1
+    python benchmarks/compare.py --out /tmp/RESULTS.md --size 160
+
+Each zoo model (random weights, 1x3xSIZExSIZE) is exported to .onnx under a temporary folder and
+loaded by mace (mace.Session, converted in memory) and by every peer that imports here:
+onnxruntime, OpenVINO (from the .onnx), MNN (its own `mnnconvert` -> .mnn) and ncnn (pnnx ->
+.ncnn.param/.bin, fp32 weights; onnx2ncnn when pnnx is missing). A peer that is not installed or
+fails to convert or to run a model is reported as such in the tables, never dropped silently.
+Every engine's output is checked against onnxruntime (max |err| / max(1, max |ref|)).
+
+Timing: per model and thread count, a few warm-up runs each, then ROUNDS rounds in which every
+engine runs once in turn (mace, peer, peer, ..., mace, peer, ...) so that machine noise hits all
+of them alike; the reported latency is the median over rounds. The ratio is mace's median over
+the best peer's. mace's per-op profile (1 thread) says which layer type dominates its time.
+Writes a Markdown report (default benchmarks/RESULTS.md). Needs: pip install openvino MNN ncnn pnnx
+(not part of mace's dependencies). No assertion on timings anywhere.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import importlib.util
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Callable
+
+import numpy as np
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+
+import mace  # noqa: E402
+import mace.zoo  # noqa: E402
+from mace.benchmark import collect  # noqa: E402
+
+DEFAULT_MODELS = ["mobilenet_v1", "mobilenet_v2", "squeezenet1_1", "resnet18", "resnet50",
+                  "shufflenet_v2", "mnasnet", "efficientnet_b0"]
+PEERS = ["onnxruntime", "openvino", "mnn", "ncnn"]
+WARMUP = 3
+
+
+# ---- engines ------------------------------------------------------------------------------
+# Each make_<engine>(onnx_path, workdir, shape, threads) returns a function x -> output array,
+# or raises with a message saying what failed (install, convert or load).
+
+class PeerError(Exception):
+    pass
+
+
+def make_mace(path: str, workdir: str, shape, threads: int) -> Callable:
+    sess = mace.Session(path, num_threads=threads)
+    return sess.run
+
+
+def make_onnxruntime(path: str, workdir: str, shape, threads: int) -> Callable:
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    name = sess.get_inputs()[0].name
+    return lambda x: sess.run(None, {name: x})[0]
+
+
+def make_openvino(path: str, workdir: str, shape, threads: int) -> Callable:
+    import openvino as ov
+    core = ov.Core()
+    cm = core.compile_model(core.read_model(path), "CPU", {
+        "INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1,
+        "INFERENCE_PRECISION_HINT": "f32"})
+    req = cm.create_infer_request()
+    out = cm.output(0)
+    return lambda x: req.infer({0: x})[out]
+
+
+def _run_tool(cmd: list[str], what: str, timeout: int = 300) -> None:
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise PeerError(f"{what} failed: {e}") from None
+    if r.returncode != 0:
+        tail = (r.stdout + r.stderr).strip().splitlines()[-1:] or ["(no output)"]
+        raise PeerError(f"{what} failed (exit {r.returncode}): {tail[0][:200]}")
+
+
+def make_mnn(path: str, workdir: str, shape, threads: int) -> Callable:
+    import MNN
+    mnn_path = os.path.join(workdir, "model.mnn")
+    if not os.path.exists(mnn_path):
+        tool = shutil.which("mnnconvert") or shutil.which("MNNConvert")
+        if not tool:
+            raise PeerError("mnnconvert not found")
+        _run_tool([tool, "-f", "ONNX", "--modelFile", path, "--MNNModel", mnn_path,
+                   "--bizCode", "mace"], "mnnconvert")
+        if not os.path.exists(mnn_path):
+            raise PeerError("mnnconvert wrote no .mnn")
+    interp = MNN.Interpreter(mnn_path)
+    sess = interp.createSession({"numThread": threads})
+    inp = interp.getSessionInput(sess)
+    out = interp.getSessionOutput(sess)
+    out_shape = tuple(out.getShape())
+    host = MNN.Tensor(out_shape, MNN.Halide_Type_Float, np.zeros(out_shape, np.float32),
+                      MNN.Tensor_DimensionType_Caffe)
+
+    def run(x):
+        inp.copyFrom(MNN.Tensor(tuple(shape), MNN.Halide_Type_Float, x,
+                                MNN.Tensor_DimensionType_Caffe))
+        interp.runSession(sess)
+        out.copyToHostTensor(host)
+        return np.array(host.getData(), np.float32).reshape(out_shape)
+
+    run._keep = (interp, sess)  # keep the session alive with the closure
+    return run
+
+
+def _pnnx_binary() -> str | None:
+    spec = importlib.util.find_spec("pnnx")  # the package ships the binary; importing it needs torch
+    if spec and spec.submodule_search_locations:
+        exe = os.path.join(list(spec.submodule_search_locations)[0], "pnnx")
+        if os.path.isfile(exe) and os.access(exe, os.X_OK):
+            return exe
+    return None
+
+
+def make_ncnn(path: str, workdir: str, shape, threads: int) -> Callable:
+    import ncnn
+    param, binf = os.path.join(workdir, "model.ncnn.param"), os.path.join(workdir, "model.ncnn.bin")
+    if not os.path.exists(param):
+        local = os.path.join(workdir, "model.onnx")
+        if not os.path.exists(local):
+            shutil.copy(path, local)
+        exe = _pnnx_binary()
+        if exe:
+            dims = ",".join(str(d) for d in shape)
+            _run_tool([exe, local, f"inputshape=[{dims}]", "fp16=0"], "pnnx")
+        elif shutil.which("onnx2ncnn"):
+            _run_tool([shutil.which("onnx2ncnn"), local, param, binf], "onnx2ncnn")
+        else:
+            raise PeerError("neither pnnx nor onnx2ncnn found")
+        if not os.path.exists(param):
+            raise PeerError("the converter wrote no .ncnn.param")
+    net = ncnn.Net()
+    net.opt.num_threads = threads
+    for flag in ("use_fp16_packed", "use_fp16_storage", "use_fp16_arithmetic", "use_bf16_storage"):
+        setattr(net.opt, flag, False)  # fp32 throughout, like the others
+    if net.load_param(param) != 0 or net.load_model(binf) != 0:
+        raise PeerError("ncnn cannot load the converted model")
+    in_name, out_name = net.input_names()[0], net.output_names()[0]
+
+    def run(x):
+        ex = net.create_extractor()
+        ex.input(in_name, ncnn.Mat(x[0]))
+        ret, y = ex.extract(out_name)
+        if ret != 0:
+            raise PeerError(f"ncnn extract returned {ret}")
+        return np.array(y)
+
+    run._keep = net
+    return run
+
+
+MAKERS = {"mace": make_mace, "onnxruntime": make_onnxruntime, "openvino": make_openvino,
+          "mnn": make_mnn, "ncnn": make_ncnn}
+MODULES = {"onnxruntime": "onnxruntime", "openvino": "openvino", "mnn": "MNN", "ncnn": "ncnn"}
+
+
+def engine_versions() -> dict[str, str]:
+    v = {"mace": f"{mace.__version__} (git {_git_rev()})"}
+    for peer, dist in [("onnxruntime", "onnxruntime"), ("openvino", "openvino"), ("mnn", "MNN"),
+                       ("ncnn", "ncnn"), ("pnnx (ncnn converter)", "pnnx")]:
+        try:
+            v[peer] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            v[peer] = "not installed (pip install " + dist + " failed or was not run)"
+    return v
+
+
+def _git_rev() -> str:
+    try:
+        return subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10).stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
+def _build_flags() -> str:
+    try:
+        with open(os.path.join(os.path.dirname(HERE), "setup.py")) as f:
+            lines = [ln.strip() for ln in f if "extra_compile_args" in ln and "=" in ln]
+        return "setup.py " + "; ".join(lines) if lines else "setup.py flags unknown"
+    except OSError:
+        return "setup.py not found"
+
+
+def cpu_info() -> dict[str, str]:
+    model, flags = platform.processor() or "?", []
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name") and model in ("?", "", "x86_64"):
+                    model = line.split(":", 1)[1].strip()
+                elif line.startswith("flags") and not flags:
+                    flags = line.split(":", 1)[1].split()
+    except OSError:
+        pass
+    simd = [f for f in flags if f in ("sse4_1", "sse4_2", "avx", "avx2", "fma", "f16c")
+            or f.startswith("avx512") or f in ("avx_vnni", "amx_bf16", "amx_tile")]
+    return {"cpu": model, "simd flags": " ".join(simd) or "?", "logical cores": str(os.cpu_count()),
+            "python": platform.python_version(), "os": platform.platform()}
+
+
+# ---- profile --------------------------------------------------------------------------------
+
+def layer_class(op) -> str:
+    """Conv2D split by what kernels it needs: depthwise, 1x1, or KxK; other types as is."""
+    if op.type != "Conv2D" or not op.filter_shape:
+        return op.type
+    fs = [int(d) for d in op.filter_shape.strip("[]").split(",")]
+    if op.group > 1 and fs[1] == 1:
+        return f"Conv2D depthwise {fs[2]}x{fs[3]}"
+    if op.group > 1:
+        return f"Conv2D grouped {fs[2]}x{fs[3]}"
+    return f"Conv2D {fs[2]}x{fs[3]}"
+
+
+def profile_mace(path: str, x: np.ndarray, rounds: int) -> list[dict]:
+    sess = mace.Session(path, num_threads=1)
+    res = collect(sess, {sess.inputs[0].name: x}, rounds=rounds, warmup=1)
+    by: dict[str, dict] = {}
+    for o in res.ops:
+        c = by.setdefault(layer_class(o), {"class": layer_class(o), "n": 0, "ms": 0.0, "macs": 0})
+        c["n"] += 1
+        c["ms"] += o.avg_ms
+        c["macs"] += o.macs
+    total = sum(c["ms"] for c in by.values()) or 1.0
+    out = sorted(by.values(), key=lambda c: -c["ms"])
+    for c in out:
+        c["pct"] = 100.0 * c["ms"] / total
+        c["gmacps"] = c["macs"] / (c["ms"] * 1e6) if c["ms"] > 0 else 0.0
+    return out
+
+
+# ---- the comparison ---------------------------------------------------------------------------
+
+def rel_err(y, ref) -> float:
+    y = np.asarray(y, np.float32).reshape(ref.shape)
+    return float(np.abs(y - ref).max() / max(1.0, float(np.abs(ref).max())))
+
+
+def compare_model(name: str, size: int, threads_list: list[int], rounds: int, peers: list[str],
+                  tmp: str, log) -> dict:
+    model = mace.zoo.build(name, size=size)
+    wd = os.path.join(tmp, name)
+    os.makedirs(wd, exist_ok=True)
+    path = os.path.join(wd, f"{name}.onnx")
+    onnx.save(model, path)
+    shape = (1, 3, size, size)
+    x = np.random.default_rng(0).uniform(-1, 1, shape).astype(np.float32)
+    import onnxruntime as ort
+    ref = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"input": x})[0]
+    result = {"model": name, "status": {}, "err": {}, "lat": {}}
+    for t in threads_list:
+        runners: dict[str, Callable] = {}
+        for eng in ["mace"] + peers:
+            if result["status"].get(eng, "ok") != "ok":
+                continue
+            try:
+                if eng != "mace" and importlib.util.find_spec(MODULES[eng]) is None:
+                    raise PeerError("not installed")
+                fn = MAKERS[eng](path, wd, shape, t)
+                for _ in range(WARMUP):
+                    y = fn(x)
+                result["err"][eng] = max(result["err"].get(eng, 0.0), rel_err(y, ref))
+                runners[eng] = fn
+                result["status"][eng] = "ok"
+            except Exception as e:  # any failure of a peer is reported, not fatal
+                result["status"][eng] = f"{type(e).__name__}: {str(e).strip()[:160]}"
+                log(f"  {name}: {eng} failed: {result['status'][eng]}")
+        times = {e: [] for e in runners}
+        for _ in range(rounds):
+            for eng, fn in runners.items():  # interleaved: mace, peer, ..., mace, peer, ...
+                t0 = time.perf_counter()
+                fn(x)
+                times[eng].append((time.perf_counter() - t0) * 1e3)
+        for eng, ts in times.items():
+            result["lat"][(eng, t)] = statistics.median(ts)
+        log(f"  {name} threads={t}: " + ", ".join(f"{e} {statistics.median(ts):.2f} ms"
+                                                   for e, ts in times.items()))
+    result["profile"] = profile_mace(path, x, rounds=max(2, min(rounds, 5)))
+    return result
+
+
+def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
+                 elapsed: float) -> None:
+    engines = ["mace"] + args.peers
+    L = ["# mace vs. PyPI CPU inference engines", "",
+         f"Generated by `python benchmarks/compare.py {' '.join(sys.argv[1:])}` on "
+         f"{datetime.date.today().isoformat()} in {elapsed / 60:.1f} min. Models are mace.zoo "
+         f"architectures with random weights at 1x3x{args.size}x{args.size}, fp32, batch 1. "
+         f"Latency = median of {args.rounds} interleaved rounds (every engine runs once per round, "
+         f"in turn) after {WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower).",
+         "",
+         "**Noise warning:** this machine is shared (other jobs, builds and tests run on it at the "
+         "same time) and virtualised; numbers move by 10-30% between runs. Interleaving spreads the "
+         "noise over all engines alike, but treat small differences as ties.", "",
+         "## Machine", ""]
+    L += [f"- {k}: {v}" for k, v in cpu.items()]
+    L += [f"- mace build: the Python extension as `pip install -e .` builds it ({_build_flags()})",
+          "",
+          "## Engines", ""]
+    L += [f"- {k}: {v}" for k, v in versions.items()]
+    L += ["", "Settings: onnxruntime ORT_ENABLE_ALL, sequential, intra-op threads = N; OpenVINO "
+          "CPU plugin, LATENCY hint, 1 stream, INFERENCE_NUM_THREADS = N, f32 precision; MNN "
+          "Interpreter session numThread = N (model from its `mnnconvert`); ncnn num_threads = N, "
+          "fp16/bf16 storage and arithmetic off (model from pnnx with fp16=0).", ""]
+    L += ["## Latency (ms, median)", "",
+          "| model | threads | " + " | ".join(engines) + " | best peer | mace / best |",
+          "|---|---:|" + "---:|" * len(engines) + "---|---:|"]
+    for r in results:
+        for t in args.threads:
+            cells = []
+            best = None
+            for e in engines:
+                ms = r["lat"].get((e, t))
+                cells.append(f"{ms:.2f}" if ms is not None else "failed" if
+                             r["status"].get(e, "ok") != "ok" else "-")
+                if e != "mace" and ms is not None and (best is None or ms < best[1]):
+                    best = (e, ms)
+            m = r["lat"].get(("mace", t))
+            ratio = f"{m / best[1]:.2f}" if best and m else "-"
+            L.append(f"| {r['model']} | {t} | " + " | ".join(cells) +
+                     f" | {best[0] if best else '-'} | {ratio} |")
+    for t in args.threads:
+        ratios = []
+        for r in results:
+            m = r["lat"].get(("mace", t))
+            peers = [r["lat"][(e, t)] for e in args.peers if (e, t) in r["lat"]]
+            if m and peers:
+                ratios.append(m / min(peers))
+        if ratios:
+            g = float(np.exp(np.mean(np.log(ratios))))
+            L.append(f"\nGeometric mean of mace / best peer at {t} thread{'s' if t > 1 else ''}: "
+                     f"**{g:.2f}** over {len(ratios)} models.")
+    L += ["", "## Output check (max |err| / max(1, max |ref|) against onnxruntime)", "",
+          "| model | " + " | ".join(engines) + " |", "|---|" + "---:|" * len(engines)]
+    for r in results:
+        L.append(f"| {r['model']} | " + " | ".join(
+            f"{r['err'][e]:.1e}" if e in r["err"] else "failed" for e in engines) + " |")
+    failures = [(r["model"], e, s) for r in results for e, s in r["status"].items() if s != "ok"]
+    L += ["", "## Failures", ""]
+    L += [f"- {m}, {e}: {s}" for m, e, s in failures] or ["- none: every engine converted and ran "
+                                                          "every model."]
+    L += ["", "## Where mace spends its time (1 thread, per-op profile)", "",
+          "Conv2D is split by kernel kind (depthwise / 1x1 / KxK). GMACPS = multiply-accumulates "
+          "per second in that layer class (G/s); `mace benchmark MODEL.onnx` shows it per op.", "",
+          "| model | top layer class (% of time, GMACPS) | 2nd | 3rd |", "|---|---|---|---|"]
+    for r in results:
+        cells = [f"{c['class']} ({c['pct']:.0f}%, {c['gmacps']:.1f})" for c in r["profile"][:3]]
+        L.append(f"| {r['model']} | " + " | ".join(cells + ["-"] * (3 - len(cells))) + " |")
+    L += ["", "## Reading it", "", args.notes or "(no notes)", ""]
+    with open(out, "w") as f:
+        f.write("\n".join(L))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", default=",".join(DEFAULT_MODELS),
+                    help="comma-separated mace.zoo names (default: all eight)")
+    ap.add_argument("--rounds", type=int, default=10, help="timed rounds per engine (default 10)")
+    ap.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    ap.add_argument("--peers", default=",".join(PEERS), help=f"subset of {','.join(PEERS)}")
+    ap.add_argument("--size", type=int, default=224, help="input height and width (default 224)")
+    ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"), help="report path")
+    ap.add_argument("--notes", default=None, help="text (or @file) for the report's last section")
+    args = ap.parse_args(argv)
+    args.models = [m for m in args.models.split(",") if m]
+    args.threads = [int(t) for t in args.threads.split(",") if t]
+    args.peers = [p for p in args.peers.split(",") if p]
+    bad = [m for m in args.models if m not in mace.zoo.MODELS] + \
+          [p for p in args.peers if p not in PEERS]
+    if bad or args.rounds < 1:
+        ap.error(f"unknown model/peer {bad} or --rounds < 1")
+    if args.notes and args.notes.startswith("@"):
+        with open(args.notes[1:]) as f:
+            args.notes = f.read().strip()
+
+    def log(msg):
+        print(msg, flush=True)
+
+    t0 = time.time()
+    versions, cpu = engine_versions(), cpu_info()
+    results = []
+    with tempfile.TemporaryDirectory(prefix="mace_compare_") as tmp:
+        for name in args.models:
+            log(f"{name}:")
+            results.append(compare_model(name, args.size, args.threads, args.rounds, args.peers,
+                                         tmp, log))
+    write_report(args.out, results, args, versions, cpu, time.time() - t0)
+    log(f"wrote {args.out} ({(time.time() - t0) / 60:.1f} min)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
