@@ -150,6 +150,9 @@ def _range(v: Any, path: str) -> tuple[float, float]:
 
 
 def _sha256(v: Any, path: str) -> str:
+    if isinstance(v, int) and not isinstance(v, bool):
+        _fail(path, f"expected a sha256 checksum (64 hex digits), got the number {v} "
+                    "(quote an all-digit checksum)")
     s = _str(v, path).strip().lower()
     if not re.fullmatch(r"[0-9a-f]{64}", s):
         _fail(path, f"expected a sha256 checksum (64 hex digits), got {_short(v)}")
@@ -188,7 +191,10 @@ def _check_keys(d: dict, path: str, known: set, required: tuple) -> None:
     prefix = f"{path}." if path else ""
     for k in d:
         if k not in known:
-            _fail(f"{prefix}{k}", f"unknown key (known: {', '.join(sorted(known))})")
+            import difflib
+            close = difflib.get_close_matches(k, sorted(known), n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(sorted(known))}"
+            _fail(f"{prefix}{k}", f"unknown key ({hint})")
     for k in required:
         if k not in d or d[k] is None:
             _fail(f"{prefix}{k}", "missing required key")

@@ -96,7 +96,7 @@ path.hl { stroke: #d32f2f; stroke-width: 2.5; }
 (function () {
   var G = JSON.parse(document.getElementById("graph-data").textContent);
   var N = G.nodes, E = G.edges, NS = "http://www.w3.org/2000/svg";
-  var LINE = 14, PAD = 6, CH = 6.8, GAPX = 30, GAPY = 50;
+  var LINE = 14, PAD = 6, CH = 7.2, GAPX = 30, GAPY = 50;
   // layer = longest path from a source (nodes are in topological order)
   var layer = N.map(function () { return 0; });
   E.forEach(function (e) { layer[e[1]] = Math.max(layer[e[1]], layer[e[0]] + 1); });

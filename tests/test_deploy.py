@@ -1,0 +1,261 @@
+"""Deployment YAML (seed 003) through the command line: mace convert|run|benchmark --config."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+
+import mace.zoo
+from mace import deploy
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LENET_CAFFE = os.path.join(ROOT, "..", "shared", "testdata", "caffe_lenet")
+
+
+def _sha(path) -> str:
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def _mace(*args, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mace", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _yaml_models(d, threshold=0.999) -> str:
+    """Two zoo models saved to .onnx, plus the Caffe LeNet when the shared test data is there."""
+    lenet = mace.zoo.lenet()
+    onnx.save(lenet, os.path.join(d, "lenet.onnx"))
+    mnet = mace.zoo.mobilenet_v1(width=0.25, size=32, classes=10)
+    os.makedirs(os.path.join(d, "models"), exist_ok=True)
+    onnx.save(mnet, os.path.join(d, "models", "mnet.onnx"))
+    np.save(os.path.join(d, "digit.npy"),
+            np.random.default_rng(3).uniform(0, 1, (1, 1, 28, 28)).astype(np.float32))
+    text = f"""
+  lenet:
+    platform: onnx
+    model_file_path: lenet.onnx
+    model_sha256_checksum: {_sha(os.path.join(d, "lenet.onnx"))}
+    subgraphs:
+      - input_tensors: [input]
+        input_shapes: ["1,1,28,28"]
+        output_tensors: [{lenet.graph.output[0].name}]
+        output_shapes: ["1,10"]
+        validation_inputs_data: [digit.npy]
+        validation_threshold: {{CPU: {threshold}}}
+    runtime: cpu
+    obfuscate: 1
+  mnet:
+    platform: onnx
+    model_file_path: models/mnet.onnx
+    model_sha256_checksum: {_sha(os.path.join(d, "models", "mnet.onnx"))}
+    subgraphs:
+      - input_tensors: {mnet.graph.input[0].name}
+        input_shapes: [[1, 32, 32, 3]]
+        input_data_formats: NHWC
+        input_ranges: [[0, 1]]
+        output_tensors: {mnet.graph.output[0].name}
+        validation_threshold: {{CPU: {threshold}}}
+    winograd: 0
+"""
+    if os.path.isdir(LENET_CAFFE):
+        proto = os.path.join(LENET_CAFFE, "lenet.prototxt")
+        weights = os.path.join(LENET_CAFFE, "lenet_iter_10000.caffemodel")
+        text += f"""
+  caffe_lenet:
+    platform: caffe
+    model_file_path: {proto}
+    model_sha256_checksum: {_sha(proto)}
+    weight_file_path: {weights}
+    weight_sha256_checksum: {_sha(weights)}
+    subgraphs:
+      - input_tensors: [data]
+        input_shapes: ["1,1,28,28"]
+        output_tensors: [prob]
+        input_ranges: ["0,1"]
+        validation_threshold: {{CPU: {threshold}}}
+"""
+    return text
+
+
+def _write(d, body: str, name="deploy.yml", lib="zoo_lib") -> str:
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(f"library_name: {lib}\ntarget_abis: [host]\nmodel_graph_format: file\n"
+                f"model_data_format: file\nmodels:{body}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    d = str(tmp_path_factory.mktemp("deploy"))
+    _write(d, _yaml_models(d))
+    res = _mace("convert", "--config", "deploy.yml", cwd=d)
+    assert res.returncode == 0, res.stderr
+    return d, res.stdout
+
+
+def _models(d) -> list[str]:
+    return list(deploy.load(os.path.join(d, "deploy.yml")).models)
+
+
+def test_convert_writes_all_files(project):
+    d, out = project
+    model_dir = os.path.join(d, "build", "zoo_lib", "model")
+    for name in _models(d):
+        for suffix in (".pb", ".data", ".pb_txt", "_index.html"):
+            assert os.path.getsize(os.path.join(model_dir, name + suffix)) > 0
+        assert f"[{name}] converting" in out and f"[{name}] wrote {name}.pb" in out
+    assert sorted(os.listdir(os.path.join(d, "build"))) == ["zoo_lib"]  # no temp folder left
+
+
+def test_obfuscated_names(project):
+    d, _ = project
+    model_dir = os.path.join(d, "build", "zoo_lib", "model")
+    text = open(os.path.join(model_dir, "lenet.pb_txt")).read()
+    lenet = mace.zoo.lenet()
+    assert not any(f'"{n.name}"' in text for n in lenet.graph.node)
+    assert f'"{lenet.graph.output[0].name}"' in text and '"input"' in text
+    plain = open(os.path.join(model_dir, "mnet.pb_txt")).read()
+    assert "Conv" in plain  # obfuscate: 0 keeps names
+
+
+def test_run_validate(project):
+    d, _ = project
+    res = _mace("run", "--config", "deploy.yml", "--validate", "--round", "2", cwd=d)
+    assert res.returncode == 0, res.stdout + res.stderr
+    for name in _models(d):
+        assert f"[{name}] latency over 2 round(s)" in res.stdout
+        assert f"[{name}] validate: PASSED" in res.stdout
+    lines = [ln for ln in res.stdout.splitlines() if "cosine" in ln]
+    assert len(lines) == len(_models(d))
+    assert all("SQNR" in ln and "pixel accuracy 1.0000" in ln for ln in lines)
+    assert "from digit.npy" in res.stdout
+
+
+def test_run_validate_threshold_above_one_fails(project):
+    d, _ = project
+    _write(d, _yaml_models(d, threshold=1.01), name="strict.yml")
+    res = _mace("run", "--config", "strict.yml", "--validate", "--model", "lenet", cwd=d)
+    assert res.returncode != 0
+    assert "cosine" in res.stdout and "BELOW THRESHOLD 1.01" in res.stdout
+    assert "validate: FAILED" in res.stdout
+
+
+def test_run_layers(project):
+    d, _ = project
+    res = _mace("run", "--config", "deploy.yml", "--layers", "--model", "mnet", cwd=d)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout.count("[mnet] layer ") >= 5
+    assert "layers: all" in res.stdout
+
+
+def test_benchmark(project):
+    d, _ = project
+    res = _mace("benchmark", "--config", "deploy.yml", "--round", "3", cwd=d)
+    assert res.returncode == 0, res.stdout + res.stderr
+    for name in _models(d):
+        assert f"[{name}] latency: first" in res.stdout and "median" in res.stdout
+        assert f"[{name}] Conv2D" in res.stdout
+
+
+def test_run_model_not_converted(tmp_path):
+    _write(str(tmp_path), _yaml_models(str(tmp_path)))
+    res = _mace("run", "--config", "deploy.yml", cwd=str(tmp_path))
+    assert res.returncode != 0 and "mace convert --config" in res.stderr
+
+
+# ---- invalid files: one-line error naming the key, non-zero exit, no output ---------------
+
+def _break(text: str, kind: str) -> tuple[str, str]:
+    if kind == "missing key":
+        return text.replace("    model_file_path: lenet.onnx\n", ""), "models.lenet.model_file_path"
+    if kind == "wrong type":
+        return (text.replace('input_shapes: ["1,1,28,28"]', 'input_shapes: ["1,x,28,28"]'),
+                "models.lenet.subgraphs[0].input_shapes[0]")
+    if kind == "bad checksum":
+        sha = text.split("model_sha256_checksum: ")[1][:64]
+        return text.replace(sha, "ab" * 32, 1), "models.lenet.model_sha256_checksum"
+    if kind == "unknown platform":
+        return text.replace("platform: onnx", "platform: keras", 1), "models.lenet.platform"
+    if kind == "unknown key":
+        return text.replace("    winograd: 0\n", "    winogard: 0\n"), "models.mnet.winogard"
+    if kind == "missing file":
+        return text.replace("models/mnet.onnx", "models/absent.onnx"), "models.mnet.model_file_path"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["missing key", "wrong type", "bad checksum", "unknown platform",
+                                  "unknown key", "missing file"])
+def test_invalid_config(tmp_path, kind):
+    d = str(tmp_path)
+    text, key = _break(_yaml_models(d), kind)
+    _write(d, text)
+    res = _mace("convert", "--config", "deploy.yml", cwd=d)
+    assert res.returncode != 0
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    assert f"ConfigError: {key}:" in err
+    if kind == "bad checksum":
+        assert "does not match" in err
+    assert not os.path.exists(os.path.join(d, "build", "zoo_lib"))
+    with pytest.raises(deploy.ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
+        deploy.load(os.path.join(d, "deploy.yml"))
+
+
+def test_failed_conversion_leaves_no_output(tmp_path):
+    d = str(tmp_path)
+    good = _yaml_models(d)
+    # the second model names an output tensor that does not exist: conversion fails after
+    # the first model was written to the temporary folder
+    bad = good.replace(f"output_tensors: {mace.zoo.mobilenet_v1(width=0.25, size=32, classes=10).graph.output[0].name}",
+                       "output_tensors: no_such_tensor")
+    assert bad != good
+    _write(d, bad)
+    res = _mace("convert", "--config", "deploy.yml", cwd=d)
+    assert res.returncode != 0 and "[lenet] wrote" in res.stdout
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert os.listdir(os.path.join(d, "build")) == []  # neither zoo_lib nor a temp folder
+    # an earlier good conversion survives a later failing one untouched
+    _write(d, good)
+    assert _mace("convert", "--config", "deploy.yml", cwd=d).returncode == 0
+    pb = os.path.join(d, "build", "zoo_lib", "model", "lenet.pb")
+    before = open(pb, "rb").read()
+    _write(d, bad)
+    assert _mace("convert", "--config", "deploy.yml", cwd=d).returncode != 0
+    assert open(pb, "rb").read() == before
+    assert sorted(os.listdir(os.path.join(d, "build"))) == ["zoo_lib"]
+
+
+# ---- the loader in process -----------------------------------------------------------------
+
+def test_load_forms(tmp_path):
+    d = str(tmp_path)
+    _write(d, _yaml_models(d))
+    cfg = deploy.load(os.path.join(d, "deploy.yml"))
+    assert cfg.library_name == "zoo_lib" and cfg.model_dir("b") == os.path.join("b", "zoo_lib", "model")
+    lenet, mnet = cfg.models["lenet"], cfg.models["mnet"]
+    assert lenet.subgraph.input_shapes == [[1, 1, 28, 28]] and lenet.obfuscate == 1
+    assert lenet.model_file_path == os.path.join(d, "lenet.onnx")
+    assert lenet.subgraph.validation_inputs_data == [os.path.join(d, "digit.npy")]
+    assert mnet.subgraph.input_shapes == [[1, 32, 32, 3]]
+    assert mnet.subgraph.input_data_formats == ["NHWC"] and mnet.subgraph.input_ranges == [(0.0, 1.0)]
+    assert mnet.subgraph.threshold == 0.999
+
+
+@pytest.mark.parametrize("data,key", [
+    (None, "empty"),
+    ({"library_name": "x"}, "models: missing required key"),
+    ({"library_name": "x", "models": []}, "models: expected a mapping"),
+    ({"library_name": "a/b", "models": {}}, "library_name: expected a file-name-safe"),
+    ({"library_name": "x", "model_graph_format": "code", "models": {}},
+     "model_graph_format: 'code'"),
+])
+def test_parse_errors(data, key):
+    with pytest.raises(deploy.ConfigError, match=key) as e:
+        deploy.parse(data, ".")
+    assert "\n" not in str(e.value)
