@@ -27,24 +27,20 @@ def pad(ctx, node):
         pads = list(a.get("pads", a.get("paddings", [])))
         value = float(a.get("value", 0.0))
     else:
-        v = ctx.const(ctx.input(node, 1))
-        if ctx.has_input(node, 2):
-            cv = ctx.const(ctx.input(node, 2))
-            if cv is None:
-                raise _fail(node, "constant_value must be a constant")
-            cv = np.asarray(cv).reshape(-1)
-            value = float(cv[0]) if cv.size else 0.0
-        if ctx.has_input(node, 3):
-            av = ctx.const(ctx.input(node, 3))
-            if av is None:
-                raise _fail(node, "axes must be a constant")
-            axes = [int(i) for i in np.asarray(av).reshape(-1)]
-        if v is None:  # pads computed at run time: the runtime reads them at infer
-            if axes is not None:
-                raise _fail(node, "pads computed at run time together with axes")
-            ctx.emit("Pad", [x, ctx.input(node, 1)], [node.output[0]], node,
-                     pad_type=_MODES[mode], constant_value=value if mode == "constant" else None)
+        ins = [ctx.input(node, i) if ctx.has_input(node, i) else "" for i in range(4)]
+        if any(n and ctx.const(n) is None for n in ins[1:]):
+            # computed at run time: the runtime reads pads/value/axes at infer
+            if ins[3] and not ins[2]:
+                ins[2] = ctx.add_const(np.zeros([], dtype=ctx.dtype(x) or np.float32))
+            ctx.emit("Pad", [n for n in ins if n], [node.output[0]], node,
+                     pad_type=_MODES[mode])
             return
+        v = ctx.const(ins[1])
+        if ins[2]:
+            cv = np.asarray(ctx.const(ins[2])).reshape(-1)
+            value = float(cv[0]) if cv.size else 0.0
+        if ins[3]:
+            axes = [int(i) for i in np.asarray(ctx.const(ins[3])).reshape(-1)]
         pads = [int(p) for p in np.asarray(v).reshape(-1)]
     if axes is None:
         if len(pads) % 2:

@@ -2,7 +2,10 @@
 /*
  * Inputs:  0 X (any dtype, rank 1..8).
  *          1 pads (optional, i32/i64, constant or computed at run time), used when `paddings`
- *            is absent: ONNX order, all begins then all ends (2 * rank values)
+ *            is absent: ONNX order, all begins then all ends (2 values per padded axis)
+ *          2 constant_value (optional, one element of X's dtype; replaces the argument; may be
+ *            computed at run time)
+ *          3 axes (optional, i32/i64: the axes `pads` covers, negative counts from the rank)
  * Output:  0 Y with Y.dims[k] = X.dims[k] + paddings[2k] + paddings[2k+1].
  * Arguments:
  *   paddings        ints, 2 * rank, interleaved (MACE's order): before_0, after_0, before_1, ...;
@@ -28,7 +31,7 @@ typedef struct pad_state {
 
 static mace_status pad_infer(mace_op *op) {
   pad_state *s = (pad_state *)op->state;
-  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 2, 1));
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 4, 1));
   const mace_tensor *x = op->inputs[0];
   const size_t es = mace_dtype_size(x->dtype);
   if (es == 0 || es > sizeof s->value || x->ndim < 1)
@@ -42,12 +45,27 @@ static mace_status pad_infer(mace_op *op) {
   const int64_t *p = NULL;
   int64_t onnx_pads[2 * MACE_MAX_DIMS], interleaved[2 * MACE_MAX_DIMS];
   int n = mace_op_arg_ints(op, "paddings", &p);
-  if (n < 0 && op->n_inputs == 2) {
+  if (n < 0 && op->n_inputs >= 2) {
     MACE_RETURN_IF_ERROR(mace_op_input_ints(op, 1, onnx_pads, 2 * MACE_MAX_DIMS, &n));
-    for (int d = 0; d < n / 2; ++d) {
-      interleaved[2 * d] = onnx_pads[d];
-      interleaved[2 * d + 1] = onnx_pads[n / 2 + d];
+    int64_t axes[MACE_MAX_DIMS];
+    int n_axes = n / 2;
+    for (int d = 0; d < n_axes; ++d) axes[d] = d;
+    if (op->n_inputs == 4) {
+      MACE_RETURN_IF_ERROR(mace_op_input_ints(op, 3, axes, MACE_MAX_DIMS, &n_axes));
+      if (n != 2 * n_axes)
+        return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): %d pads for %d axes", op->name, n,
+                          n_axes);
     }
+    memset(interleaved, 0, sizeof interleaved);
+    for (int k = 0; k < n_axes; ++k) {
+      int64_t a = axes[k] < 0 ? axes[k] + x->ndim : axes[k];
+      if (a < 0 || a >= x->ndim)
+        return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): axis %lld out of range",
+                          op->name, (long long)axes[k]);
+      interleaved[2 * a] = onnx_pads[k];
+      interleaved[2 * a + 1] = onnx_pads[n_axes + k];
+    }
+    n = 2 * x->ndim;
     p = interleaved;
   }
   if (n != 2 * x->ndim)
@@ -77,6 +95,16 @@ static mace_status pad_infer(mace_op *op) {
       if (v != 0.0f)
         return mace_error(MACE_UNSUPPORTED, "op '%s' (Pad): constant_value %g on %s", op->name,
                           (double)v, mace_dtype_name(x->dtype));
+  }
+  if (op->n_inputs >= 3 && mace_tensor_numel(op->inputs[2]) > 0) {
+    const mace_tensor *c = op->inputs[2];
+    if (c->role != MACE_TENSOR_CONST && !c->value_ready)
+      return mace_error(MACE_RUNTIME_ERROR, "op '%s' (Pad): value of '%s' not known", op->name,
+                        c->name);
+    if (c->dtype != x->dtype || mace_tensor_numel(c) != 1)
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): constant_value '%s' must be one %s",
+                        op->name, c->name, mace_dtype_name(x->dtype));
+    memcpy(s->value, c->data, es);
   }
   s->row_len = dims[x->ndim - 1];
   s->rows = 1;
@@ -109,5 +137,5 @@ static mace_status pad_run(mace_op *op) {
 
 const mace_op_kind mace_op_pad = {.type = "Pad", .device = MACE_DEVICE_CPU,
                                   .dtype = MACE_DT_INVALID, .state_size = sizeof(pad_state),
-                                  .value_inputs = 1u << 1, .infer = pad_infer,
+                                  .value_inputs = 0xeu, /* inputs 1..3 */ .infer = pad_infer,
                                   .run = pad_run};
