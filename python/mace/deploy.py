@@ -604,9 +604,10 @@ def _reference(m: ModelConfig, feeds: dict, names: list[str], log) -> dict | Non
     try:
         if m.platform == "onnx":
             return validate.onnx_reference(m.model_file_path, src_feeds, names)
-        if not validate.opencv_available():
-            log(f"[{m.name}] validate: OpenCV (opencv-python-headless) is not installed: cannot "
-                f"run the {m.platform} model as a reference")
+        if not validate.opencv_available(m.platform):
+            log(f"[{m.name}] validate: no reference: OpenCV with a {m.platform} importer is not "
+                f"installed (pip install \"opencv-python-headless<5\"); give "
+                f"validation_outputs_data to compare with stored outputs")
             return None
         log(f"[{m.name}] validate: reference is OpenCV's dnn module")
         return validate.opencv_reference(m.platform, m.model_file_path, m.weight_file_path,

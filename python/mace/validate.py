@@ -107,12 +107,17 @@ def onnx_reference(model_path: str, feeds: Mapping[str, np.ndarray],
     return dict(zip(outputs, res))
 
 
-def opencv_available() -> bool:
+_OPENCV_READERS = {"caffe": "readNetFromCaffe", "tensorflow": "readNetFromTensorflow"}
+
+
+def opencv_available(platform: str = "caffe") -> bool:
+    """OpenCV is installed and its dnn module reads `platform` models (OpenCV 5 dropped the
+    Caffe importer: `pip install "opencv-python-headless<5"`)."""
     try:
-        import cv2  # noqa: F401
+        import cv2
     except ImportError:
         return False
-    return True
+    return hasattr(getattr(cv2, "dnn", None), _OPENCV_READERS.get(platform, "?"))
 
 
 def opencv_reference(platform: str, model_path: str, weight_path: str | None,
