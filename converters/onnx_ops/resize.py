@@ -33,18 +33,26 @@ def _const(ctx, node, i: int, what: str):
     return v if v.size else None
 
 
-def _emit(ctx, node, x, mode, coord, nearest, scales=None, sizes=None, cubic=None):
+def _emit(ctx, node, x, mode, coord, nearest, scales=None, sizes=None, cubic=None,
+          runtime=None):
+    """`runtime`: name of a scales/sizes tensor computed at run time (then the runtime checks
+    which dims it resizes)."""
+    ins = [x] + ([runtime] if runtime else [])
     shape = ctx.shape(x)
+    if runtime and shape is None:
+        raise _fail(node, "run-time scales/sizes need the input's rank")
     rank = len(shape) if shape is not None else len(scales if scales is not None else sizes)
     if mode == "nearest":
-        ctx.emit("ResizeNearestNeighbor", [x], [node.output[0]], node, scales=scales,
+        ctx.emit("ResizeNearestNeighbor", ins, [node.output[0]], node, scales=scales,
                  sizes=sizes, coordinate_transformation_mode=coord, nearest_mode=nearest)
         return
     if mode not in ("linear", "cubic"):
         raise _fail(node, f"mode '{mode}' is not supported")
     if rank < 2:
         raise _fail(node, f"{mode} resize needs rank >= 2")
-    if scales is not None:
+    if runtime:
+        outer = [False]
+    elif scales is not None:
         outer = [float(s) != 1.0 for s in scales[:-2]]
     elif shape is not None:
         outer = [int(s) != int(d) for s, d in zip(sizes[:-2], shape[:-2])]
@@ -55,10 +63,10 @@ def _emit(ctx, node, x, mode, coord, nearest, scales=None, sizes=None, cubic=Non
     if ctx.dtype(x) is not None and np.dtype(ctx.dtype(x)) != np.float32:
         raise _fail(node, f"{mode} resize needs float32")
     if mode == "cubic":
-        ctx.emit("ResizeBicubic", [x], [node.output[0]], node, scales=scales, sizes=sizes,
+        ctx.emit("ResizeBicubic", ins, [node.output[0]], node, scales=scales, sizes=sizes,
                  coordinate_transformation_mode=coord, **(cubic or {}))
         return
-    ctx.emit("ResizeBilinear", [x], [node.output[0]], node, scales=scales, sizes=sizes,
+    ctx.emit("ResizeBilinear", ins, [node.output[0]], node, scales=scales, sizes=sizes,
              coordinate_transformation_mode=coord)
 
 
@@ -122,6 +130,13 @@ def resize(ctx, node):
         raise _fail(node, f"keep_aspect_ratio_policy '{policy}' is not supported")
     cubic = {"cubic_coeff_a": float(a.get("cubic_coeff_a", -0.75)),
              "exclude_outside": int(a.get("exclude_outside", 0))}
+    runtime = [ctx.input(node, i) for i in (2, 3)
+               if ctx.has_input(node, i) and ctx.const(ctx.input(node, i)) is None]
+    if runtime:  # scales or sizes computed at run time: the runtime reads them at infer
+        if a.get("axes") is not None or policy != "stretch":
+            raise _fail(node, "run-time scales/sizes with axes or keep_aspect_ratio_policy")
+        _emit(ctx, node, x, mode, coord, nearest, cubic=cubic, runtime=runtime[0])
+        return
     scales = _const(ctx, node, 2, "scales")
     sizes = _const(ctx, node, 3, "sizes")
     axes = a.get("axes")

@@ -3,6 +3,8 @@
 /*
  * Inputs:  0 X (ResizeNearestNeighbor: any dtype, rank 1..8; ResizeBilinear / ResizeBicubic: f32,
  *          rank >= 2, resized on the last two dims only, e.g. H, W of NCHW).
+ *          1 (optional) sizes (i32/i64) or scales (f32), constant or computed at run time:
+ *            replaces the argument of that name.
  * Output:  0 Y, dtype of X.
  * Arguments (the output size, one of):
  *   sizes   ints, one per dim: output dims; scale = out / in (float) unless scales is
@@ -85,7 +87,7 @@ static mace_status resize_infer_common(mace_op *op, int method) {
   const int bilinear = method != RESIZE_NEAREST;
   s->cubic_a = mace_op_arg_float(op, "cubic_coeff_a", -0.75f);
   s->exclude_outside = mace_op_arg_int(op, "exclude_outside", 0) != 0;
-  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 2, 1));
   MACE_RETURN_IF_ERROR(resize_parse(op, bilinear));
   const mace_tensor *x = op->inputs[0];
   const int nd = x->ndim;
@@ -95,14 +97,35 @@ static mace_status resize_infer_common(mace_op *op, int method) {
   int64_t dims[MACE_MAX_DIMS];
   const int64_t *sizes = NULL;
   const float *scales = NULL;
-  int n;
-  if ((n = mace_op_arg_ints(op, "sizes", &sizes)) > 0) {
+  int64_t size_in[MACE_MAX_DIMS];
+  float scale_in[MACE_MAX_DIMS];
+  int n, n_sizes = mace_op_arg_ints(op, "sizes", &sizes);
+  int n_scales = mace_op_arg_floats(op, "scales", &scales);
+  if (op->n_inputs == 2) {
+    const mace_tensor *t = op->inputs[1];
+    if (t->dtype == MACE_DT_F32) {
+      if (t->role != MACE_TENSOR_CONST && !t->value_ready)
+        return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s): values of '%s' not known",
+                          op->name, op->type, t->name);
+      if (t->ndim != 1 || t->dims[0] > MACE_MAX_DIMS)
+        return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): scales '%s' must be 1-D",
+                          op->name, op->type, t->name);
+      n_scales = (int)t->dims[0];
+      for (int d = 0; d < n_scales; ++d) scale_in[d] = ((const float *)t->data)[d];
+      scales = scale_in;
+      n_sizes = -1;
+    } else {
+      MACE_RETURN_IF_ERROR(mace_op_input_ints(op, 1, size_in, MACE_MAX_DIMS, &n_sizes));
+      sizes = size_in;
+    }
+  }
+  if ((n = n_sizes) > 0) {
     if (n != nd)
       return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): %d sizes for rank %d", op->name,
                         op->type, n, nd);
     for (int d = 0; d < nd; ++d) dims[d] = sizes[d];
     /* Scales given too (ONNX keep_aspect_ratio_policy): they drive the coordinates. */
-    if (mace_op_arg_floats(op, "scales", &scales) == nd) {
+    if (n_scales == nd) {
       for (int d = 0; d < nd; ++d) {
         if (!(scales[d] > 0.0f))
           return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): scale %g is not positive",
@@ -119,7 +142,7 @@ static mace_status resize_infer_common(mace_op *op, int method) {
     for (int d = 0; d < nd; ++d) dims[d] = x->dims[d];
     dims[nd - 2] = sizes[0];
     dims[nd - 1] = sizes[1];
-  } else if ((n = mace_op_arg_floats(op, "scales", &scales)) > 0) {
+  } else if ((n = n_scales) > 0) {
     if (n != nd)
       return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): %d scales for rank %d", op->name,
                         op->type, n, nd);
@@ -212,6 +235,7 @@ const mace_op_kind mace_op_resize_nearest = {.type = "ResizeNearestNeighbor",
                                              .device = MACE_DEVICE_CPU,
                                              .dtype = MACE_DT_INVALID,
                                              .state_size = sizeof(resize_state),
+                                             .value_inputs = 1u << 1,
                                              .infer = resize_nearest_infer,
                                              .run = resize_nearest_run};
 
@@ -273,6 +297,7 @@ const mace_op_kind mace_op_resize_bilinear = {.type = "ResizeBilinear",
                                               .device = MACE_DEVICE_CPU,
                                               .dtype = MACE_DT_F32,
                                               .state_size = sizeof(resize_state),
+                                              .value_inputs = 1u << 1,
                                               .infer = resize_bilinear_infer,
                                               .run = resize_bilinear_run};
 
@@ -323,5 +348,6 @@ const mace_op_kind mace_op_resize_bicubic = {.type = "ResizeBicubic",
                                              .device = MACE_DEVICE_CPU,
                                              .dtype = MACE_DT_F32,
                                              .state_size = sizeof(resize_state),
+                                             .value_inputs = 1u << 1,
                                              .infer = resize_bicubic_infer,
                                              .run = resize_bicubic_run};
