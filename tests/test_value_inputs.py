@@ -59,3 +59,44 @@ def test_reduce_with_runtime_axes(op, keepdims):
         a = np.array(axes, np.int64)
         got = sess.run({"x": x, "axes": a})["y"]
         assert_close(got, run_ort(m, {"x": x, "axes": a})[0], what=f"{op} {axes}")
+
+
+def _run_both(nodes, inputs, out_shape, feeds_list, opset=18):
+    m = make_model(nodes, inputs, [("y", np.float32, out_shape)], opset=opset)
+    sess = mace.Session(m, num_threads=1)
+    for feeds in feeds_list:
+        assert_close(sess.run(feeds)["y"], run_ort(m, feeds)[0], what=str(feeds.keys()))
+
+
+def test_slice_pad_resize_split_unsqueeze_with_runtime_values():
+    x = rand(2, 3, 6, 8)
+    i64 = TensorProto.INT64
+    X = ("x", np.float32, [2, 3, 6, 8])
+    sym4 = ["a", "b", "c", "d"]
+    # Slice with run-time starts/ends
+    _run_both([h.make_node("Slice", ["x", "s", "e", "ax"], ["y"])],
+              [X, ("s", i64, [2]), ("e", i64, [2]), ("ax", i64, [2])], sym4,
+              [{"x": x, "s": np.array(s, np.int64), "e": np.array(e, np.int64),
+                "ax": np.array(a, np.int64)}
+               for s, e, a in [([0, 1], [2, 5], [2, 3]), ([1, -3], [3, 100], [1, 3])]])
+    # Pad with run-time pads
+    _run_both([h.make_node("Pad", ["x", "p"], ["y"], mode="reflect")], [X, ("p", i64, [8])], sym4,
+              [{"x": x, "p": np.array(p, np.int64)}
+               for p in ([0, 0, 1, 2, 0, 0, 2, 1], [0, 1, 0, 0, 0, 0, 3, 3])])
+    # Resize with run-time sizes, and with run-time scales
+    _run_both([h.make_node("Resize", ["x", "", "", "sz"], ["y"], mode="linear")],
+              [X, ("sz", i64, [4])], sym4,
+              [{"x": x, "sz": np.array(s, np.int64)} for s in ([2, 3, 12, 16], [2, 3, 3, 5])])
+    _run_both([h.make_node("Resize", ["x", "", "sc"], ["y"], mode="nearest")],
+              [X, ("sc", np.float32, [4])], sym4,
+              [{"x": x, "sc": np.array(s, np.float32)} for s in ([1, 1, 2, 2], [1, 1, 0.5, 1.5])])
+    # Split with run-time sizes (then Concat back in reverse order so there is one output)
+    _run_both([h.make_node("Split", ["x", "sp"], ["a", "b"], axis=3),
+               h.make_node("Concat", ["b", "a"], ["y"], axis=3)],
+              [X, ("sp", i64, [2])], sym4,
+              [{"x": x, "sp": np.array(s, np.int64)} for s in ([3, 5], [6, 2])])
+    # Unsqueeze with run-time axes, then Squeeze with the same axes
+    _run_both([h.make_node("Unsqueeze", ["x", "u"], ["t"]),
+               h.make_node("Squeeze", ["t", "u"], ["y"])],
+              [X, ("u", i64, [1])], sym4,
+              [{"x": x, "u": np.array(u, np.int64)} for u in ([0], [-1], [2])])
