@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -106,10 +107,39 @@ class MaceBuildExt(build_ext):
                 ext.include_dirs.append(numpy.get_include())
         super().run()
 
+    def build_extensions(self):
+        # Per-ISA kernel files get their own instruction-set flags (the rest stays baseline).
+        compile_one = self.compiler._compile
+
+        def _compile(obj, src, ext, cc_args, extra_postargs, pp_opts):
+            return compile_one(obj, src, ext, cc_args, list(extra_postargs) + _isa_flags(src),
+                               pp_opts)
+
+        self.compiler._compile = _compile
+        super().build_extensions()
+
+
+X86 = platform.machine().lower() in ("x86_64", "amd64")
+ARM64 = platform.machine().lower() in ("aarch64", "arm64")
+
+
+def _isa_flags(src: str) -> list[str]:
+    name = os.path.basename(src)
+    if X86 and "kernels/cpu/x86/" in src.replace(os.sep, "/"):
+        if "avx512" in name:
+            return ["-mavx512f", "-mavx512bw", "-mfma"]
+        if "avx2" in name:
+            return ["-mavx2", "-mfma"]
+    return []
+
 
 def _sources() -> list[str]:
     patterns = ["csrc/core/*.c", "csrc/ops/*.c", "csrc/api/*.c", "kernels/cpu/ref/*.c",
                 "csrc/python/*.c"]
+    if X86:
+        patterns.append("kernels/cpu/x86/*.c")  # SIMD kernels, dispatched at run time
+    if ARM64:
+        patterns.append("kernels/cpu/arm/*.c")
     srcs = [s for p in patterns for s in sorted(glob.glob(p))]
     return srcs + [os.path.join(GEN_DIR, "mace.pb-c.c")]
 

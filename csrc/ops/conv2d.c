@@ -13,18 +13,39 @@
  *   group           int, default 1 (C_in and C_out both divisible by it; depthwise = C_in)
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha/beta
  *                   the fused activation (ops/fused_activation.h), applied in the output write
+ *
+ * With a SIMD GEMM family (ops/gemm_dispatch.h) and group < C_in (not depthwise), each image and
+ * group is one GEMM on NCHW: y[oc, oh*ow] = W[oc, ic*kh*kw] x X'[ic*kh*kw, oh*ow], where X' is
+ * the input itself for 1x1 / stride 1 / no padding and its im2col (built in the scratch)
+ * otherwise; a constant filter is packed once at infer. Depthwise and MACE_CPU_ISA=ref use the
+ * reference direct convolution.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "core/op.h"
 #include "kernels/cpu/ref/conv2d.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
+#include "ops/gemm_dispatch.h"
 
 typedef struct conv2d_state {
   int64_t strides[2], dilations[2], pads[4], group;
   mace_pad_mode mode;
   mace_activation act;
   mace_conv2d_shape shape;
+  const mace_gemm_family *gemm; /* NULL: reference direct convolution */
+  int direct_b;                 /* 1x1, stride 1, no padding: the input is the GEMM's B */
+  int64_t gm, gn, gk;           /* per image and group: C_out/g, H_out*W_out, C_in/g*kH*kW */
+  float *packed_w;              /* owned: constant filter, per group packed GEMM A panels */
+  int64_t packed_group_floats;
 } conv2d_state;
+
+static void conv2d_release(mace_op *op) {
+  conv2d_state *st = op->state;
+  free(st->packed_w);
+  st->packed_w = NULL;
+}
 
 static mace_status conv2d_init(mace_op *op) {
   conv2d_state *st = op->state;
@@ -92,7 +113,108 @@ static mace_status conv2d_infer(mace_op *op) {
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, dims, 4));
   op->macs = n * oc * oh * ow * (c / g) * s->k_h * s->k_w;
   op->scratch_bytes = 0;
+  st->gemm = mace_gemm_family_active();
+  if (!st->gemm || (g > 1 && w->dims[1] == 1)) {  /* depthwise: reference kernel */
+    st->gemm = NULL;
+    return MACE_OK;
+  }
+  st->gm = oc / g;
+  st->gn = oh * ow;
+  st->gk = (c / g) * s->k_h * s->k_w;
+  st->direct_b = s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
+                 pads[0] == 0 && pads[1] == 0 && oh == s->in_h && ow == s->in_w;
+  if (w->role == MACE_TENSOR_CONST && w->data && !st->packed_w) {
+    st->packed_group_floats = mace_gemm_packed_a_floats(st->gemm, st->gm, st->gk);
+    st->packed_w = malloc((size_t)(st->packed_group_floats * g) * sizeof(float));
+    if (!st->packed_w)
+      return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the packed "
+                        "filter (%lld floats)", op->name,
+                        (long long)(st->packed_group_floats * g));
+    const float *wd = w->data;
+    for (int64_t gi = 0; gi < g; ++gi)
+      mace_gemm_pack_a(st->gemm, st->gm, st->gk, wd + gi * st->gm * st->gk, st->gk, 1,
+                       st->packed_w + gi * st->packed_group_floats, 0,
+                       (st->gm + st->gemm->mr - 1) / st->gemm->mr);
+  }
+  size_t bytes = mace_gemm_scratch_bytes(st->gemm, st->gm, st->gn, st->gk,
+                                         st->packed_w != NULL, 0);
+  if (!st->direct_b) bytes += (size_t)(st->gk * st->gn) * sizeof(float) + 64;
+  op->scratch_bytes = bytes;
   return MACE_OK;
+}
+
+/* im2col of one image and group: row r = (ic, ky, kx) of cols[gk, oh*ow] holds the input pixel
+ * each output position reads through that filter tap, 0 in the padding. */
+typedef struct im2col_ctx {
+  const mace_conv2d_shape *s;
+  const float *x;            /* the group's first input channel */
+  float *cols;
+} im2col_ctx;
+
+static void im2col_range(void *p, int64_t begin, int64_t end) {
+  const im2col_ctx *c = p;
+  const mace_conv2d_shape *s = c->s;
+  const int64_t khw = s->k_h * s->k_w, ohw = s->out_h * s->out_w;
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t ic = r / khw, ky = (r % khw) / s->k_w, kx = r % s->k_w;
+    const float *plane = c->x + ic * s->in_h * s->in_w;
+    float *dst = c->cols + r * ohw;
+    int64_t x_lo, x_hi;
+    mace_conv_valid_range(s->out_w, s->in_w, s->stride_w, s->pad_left, kx * s->dilation_w,
+                          &x_lo, &x_hi);
+    if (x_hi < x_lo) x_hi = x_lo;
+    for (int64_t oy = 0; oy < s->out_h; ++oy) {
+      float *d = dst + oy * s->out_w;
+      const int64_t iy = oy * s->stride_h - s->pad_top + ky * s->dilation_h;
+      if (iy < 0 || iy >= s->in_h || x_lo >= x_hi) {
+        memset(d, 0, (size_t)s->out_w * sizeof(float));
+        continue;
+      }
+      const float *srow = plane + iy * s->in_w;
+      for (int64_t ox = 0; ox < x_lo; ++ox) d[ox] = 0.0f;
+      const int64_t ix0 = x_lo * s->stride_w - s->pad_left + kx * s->dilation_w;
+      if (s->stride_w == 1) {
+        memcpy(d + x_lo, srow + ix0, (size_t)(x_hi - x_lo) * sizeof(float));
+      } else {
+        for (int64_t ox = x_lo; ox < x_hi; ++ox) d[ox] = srow[ix0 + (ox - x_lo) * s->stride_w];
+      }
+      for (int64_t ox = x_hi; ox < s->out_w; ++ox) d[ox] = 0.0f;
+    }
+  }
+}
+
+static void conv2d_run_gemm(mace_op *op) {
+  const conv2d_state *st = op->state;
+  const mace_conv2d_shape *s = &st->shape;
+  const float *x = op->inputs[0]->data, *w = op->inputs[1]->data;
+  const float *bias = op->n_inputs > 2 ? op->inputs[2]->data : NULL;
+  float *y = op->outputs[0]->data;
+  const int64_t icg = s->in_c / s->group, in_plane = s->in_h * s->in_w;
+  float *cols = NULL;
+  char *gemm_scratch = op->scratch;
+  if (!st->direct_b) {
+    cols = op->scratch;
+    gemm_scratch += ((size_t)(st->gk * st->gn) * sizeof(float) + 63) / 64 * 64;
+  }
+  for (int64_t img = 0; img < s->batch; ++img) {
+    for (int64_t gi = 0; gi < s->group; ++gi) {
+      const float *xg = x + (img * s->in_c + gi * icg) * in_plane;
+      mace_gemm_args g = {.f = st->gemm, .m = st->gm, .n = st->gn, .k = st->gk,
+                          .a = w + gi * st->gm * st->gk, .a_rs = st->gk, .a_cs = 1,
+                          .a_packed = st->packed_w ? st->packed_w + gi * st->packed_group_floats
+                                                   : NULL,
+                          .b = xg, .b_rs = st->gn, .b_cs = 1,
+                          .c = y + (img * s->out_c + gi * st->gm) * st->gn, .ldc = st->gn,
+                          .bias = bias ? bias + gi * st->gm : NULL, .bias_per_row = 1,
+                          .act = &st->act};
+      if (!st->direct_b) {
+        im2col_ctx ic = {s, xg, cols};
+        mace_threadpool_parallel_for(op->pool, st->gk, 1, im2col_range, &ic);
+        g.b = cols;
+      }
+      mace_gemm_run(op->pool, &g, gemm_scratch);
+    }
+  }
 }
 
 typedef struct conv2d_ctx {
@@ -108,6 +230,10 @@ static void conv2d_range(void *p, int64_t begin, int64_t end) {
 
 static mace_status conv2d_run(mace_op *op) {
   const conv2d_state *st = op->state;
+  if (st->gemm) {
+    conv2d_run_gemm(op);
+    return MACE_OK;
+  }
   conv2d_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data,
                   op->n_inputs > 2 ? op->inputs[2]->data : NULL, op->outputs[0]->data};
   mace_threadpool_parallel_for(op->pool, mace_f32_conv2d_window__ref(&st->shape), 1,
@@ -121,4 +247,5 @@ const mace_op_kind mace_op_conv2d_f32 = {.type = "Conv2D",
                                          .state_size = sizeof(conv2d_state),
                                          .init = conv2d_init,
                                          .infer = conv2d_infer,
-                                         .run = conv2d_run};
+                                         .run = conv2d_run,
+                                         .release = conv2d_release};

@@ -9,9 +9,12 @@
  *                   the fused activation (ops/fused_activation.h)
  * Gemm's alpha is folded into the weight and beta into the bias by the converter.
  */
+#include <stdlib.h>
+
 #include "core/op.h"
 #include "kernels/cpu/ref/gemm.h"
 #include "ops/fused_activation.h"
+#include "ops/gemm_dispatch.h"
 
 /* Output columns per work item, so that one row (batch 1) still spreads over threads. */
 #define FC_BLOCK_N 64
@@ -19,7 +22,15 @@
 typedef struct fc_state {
   mace_activation act;
   int64_t m, n, k, n_blocks;
+  const mace_gemm_family *gemm; /* NULL: reference kernel */
+  float *packed_w;              /* owned: a constant weight packed once as GEMM B panels */
 } fc_state;
+
+static void fc_release(mace_op *op) {
+  fc_state *st = op->state;
+  free(st->packed_w);
+  st->packed_w = NULL;
+}
 
 static mace_status fc_init(mace_op *op) {
   fc_state *st = op->state;
@@ -60,6 +71,23 @@ static mace_status fc_infer(mace_op *op) {
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, dims, 2));
   op->macs = st->m * st->n * st->k;
   op->scratch_bytes = 0;
+  st->gemm = mace_gemm_family_active();
+  if (!st->gemm || st->m == 0 || st->n == 0 || st->k == 0) {
+    st->gemm = NULL;
+    return MACE_OK;
+  }
+  /* B[k, n] = W[n, k]: packed once when the weight is a constant. */
+  if (w->role == MACE_TENSOR_CONST && w->data && !st->packed_w) {
+    const int64_t floats = mace_gemm_packed_b_floats(st->gemm, st->k, st->n);
+    st->packed_w = malloc((size_t)floats * sizeof(float));
+    if (!st->packed_w)
+      return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (FullyConnected): no memory for the "
+                        "packed weight (%lld floats)", op->name, (long long)floats);
+    mace_gemm_pack_b(st->gemm, st->k, st->n, w->data, 1, st->k, st->packed_w, 0,
+                     (st->n + st->gemm->nr - 1) / st->gemm->nr);
+  }
+  op->scratch_bytes = mace_gemm_scratch_bytes(st->gemm, st->m, st->n, st->k, 0,
+                                              st->packed_w != NULL);
   return MACE_OK;
 }
 
@@ -86,6 +114,17 @@ static void fc_range(void *p, int64_t begin, int64_t end) {
 
 static mace_status fc_run(mace_op *op) {
   const fc_state *st = op->state;
+  if (st->gemm) {
+    const mace_gemm_args g = {.f = st->gemm, .m = st->m, .n = st->n, .k = st->k,
+                              .a = op->inputs[0]->data, .a_rs = st->k, .a_cs = 1,
+                              .b = op->inputs[1]->data, .b_packed = st->packed_w,
+                              .b_rs = 1, .b_cs = st->k,
+                              .c = op->outputs[0]->data, .ldc = st->n,
+                              .bias = op->n_inputs > 2 ? op->inputs[2]->data : NULL,
+                              .bias_per_row = 0, .act = &st->act};
+    mace_gemm_run(op->pool, &g, op->scratch);
+    return MACE_OK;
+  }
   fc_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data,
               op->n_inputs > 2 ? op->inputs[2]->data : NULL, op->outputs[0]->data};
   mace_threadpool_parallel_for(op->pool, st->m * st->n_blocks, 1, fc_range, &c);
@@ -98,4 +137,5 @@ const mace_op_kind mace_op_fully_connected_f32 = {.type = "FullyConnected",
                                                   .state_size = sizeof(fc_state),
                                                   .init = fc_init,
                                                   .infer = fc_infer,
-                                                  .run = fc_run};
+                                                  .run = fc_run,
+                                                  .release = fc_release};

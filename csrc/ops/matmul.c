@@ -9,9 +9,12 @@
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha/beta
  *                             the fused activation (ops/fused_activation.h)
  */
+#include <stdlib.h>
+
 #include "core/op.h"
 #include "kernels/cpu/ref/gemm.h"
 #include "ops/fused_activation.h"
+#include "ops/gemm_dispatch.h"
 
 #define MATMUL_BLOCK_N 64
 
@@ -23,7 +26,20 @@ typedef struct matmul_state {
   int64_t out_batch[MACE_MAX_DIMS];
   int64_t a_bstride[MACE_MAX_DIMS], b_bstride[MACE_MAX_DIMS];  /* 0 where broadcast */
   int64_t a_rs, a_cs, b_rs, b_cs;
+  const mace_gemm_family *gemm; /* NULL: reference kernel */
+  float *packed_b;              /* owned: a constant, unbatched b packed once */
+  int64_t packed_k, packed_n;
+  int b_broadcast;              /* every b batch stride is 0 */
 } matmul_state;
+
+/* Below this many multiply-adds per matrix the packing does not pay: reference kernel. */
+#define MATMUL_GEMM_MIN_MACS 4096
+
+static void matmul_release(mace_op *op) {
+  matmul_state *st = op->state;
+  free(st->packed_b);
+  st->packed_b = NULL;
+}
 
 static mace_status matmul_init(mace_op *op) {
   matmul_state *st = op->state;
@@ -103,6 +119,28 @@ static mace_status matmul_infer(mace_op *op) {
   st->n_blocks = (st->n + MATMUL_BLOCK_N - 1) / MATMUL_BLOCK_N;
   op->macs = st->batch * st->m * st->n * st->k;
   op->scratch_bytes = 0;
+  st->gemm = mace_gemm_family_active();
+  if (!st->gemm || st->m * st->n * st->k < MATMUL_GEMM_MIN_MACS) {
+    st->gemm = NULL;
+    return MACE_OK;
+  }
+  st->b_broadcast = 1;
+  for (int i = 0; i < st->nb; ++i)
+    if (st->b_bstride[i] != 0) st->b_broadcast = 0;
+  if (st->packed_b && (st->packed_k != st->k || st->packed_n != st->n)) matmul_release(op);
+  if (b->role == MACE_TENSOR_CONST && b->data && st->b_broadcast && !st->packed_b) {
+    const int64_t floats = mace_gemm_packed_b_floats(st->gemm, st->k, st->n);
+    st->packed_b = malloc((size_t)floats * sizeof(float));
+    if (!st->packed_b)
+      return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (MatMul): no memory for the packed b "
+                        "(%lld floats)", op->name, (long long)floats);
+    mace_gemm_pack_b(st->gemm, st->k, st->n, b->data, st->b_rs, st->b_cs, st->packed_b, 0,
+                     (st->n + st->gemm->nr - 1) / st->gemm->nr);
+    st->packed_k = st->k;
+    st->packed_n = st->n;
+  }
+  op->scratch_bytes = mace_gemm_scratch_bytes(st->gemm, st->m, st->n, st->k, 0,
+                                              st->packed_b != NULL);
   return MACE_OK;
 }
 
@@ -141,6 +179,26 @@ static void matmul_range(void *p, int64_t begin, int64_t end) {
 
 static mace_status matmul_run(mace_op *op) {
   const matmul_state *st = op->state;
+  if (st->gemm) {
+    const float *a = op->inputs[0]->data, *b = op->inputs[1]->data;
+    float *y = op->outputs[0]->data;
+    for (int64_t bidx = 0; bidx < st->batch; ++bidx) {
+      int64_t aoff = 0, boff = 0, rem = bidx;
+      for (int i = st->nb - 1; i >= 0; --i) {
+        const int64_t d = rem % st->out_batch[i];
+        rem /= st->out_batch[i];
+        aoff += d * st->a_bstride[i];
+        boff += d * st->b_bstride[i];
+      }
+      const mace_gemm_args g = {.f = st->gemm, .m = st->m, .n = st->n, .k = st->k,
+                                .a = a + aoff, .a_rs = st->a_rs, .a_cs = st->a_cs,
+                                .b = b + boff, .b_packed = st->packed_b,
+                                .b_rs = st->b_rs, .b_cs = st->b_cs,
+                                .c = y + bidx * st->m * st->n, .ldc = st->n, .act = &st->act};
+      mace_gemm_run(op->pool, &g, op->scratch);
+    }
+    return MACE_OK;
+  }
   matmul_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data, op->outputs[0]->data};
   mace_threadpool_parallel_for(op->pool, st->batch * st->m * st->n_blocks, 1, matmul_range, &c);
   return MACE_OK;
@@ -152,4 +210,5 @@ const mace_op_kind mace_op_matmul_f32 = {.type = "MatMul",
                                          .state_size = sizeof(matmul_state),
                                          .init = matmul_init,
                                          .infer = matmul_infer,
-                                         .run = matmul_run};
+                                         .run = matmul_run,
+                                         .release = matmul_release};

@@ -1,0 +1,228 @@
+/* Dispatched f32 GEMM (not an op): family table, packing, cache blocking, threading. */
+#include "ops/gemm_dispatch.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "core/status.h"
+
+/* Cache blocking over packed panels: a KC x NC block of B (L2/L3) is swept by MC-row blocks
+ * of A (L2); within them each NR-wide B micro-panel (L1) meets every MR-row A panel. */
+#define GEMM_NC 512
+#define GEMM_MC 96
+/* A thread's share should hold at least this many multiply-adds. */
+#define GEMM_MIN_MACS_PER_THREAD 65536
+
+static const mace_gemm_family g_all[] = {
+#if defined(__x86_64__) || defined(_M_X64)
+    {"14x32__avx512", MACE_ISA_AVX512, 14, 32, mace_f32_gemm_14x32__avx512},
+    {"6x16__avx2", MACE_ISA_AVX2, 6, 16, mace_f32_gemm_6x16__avx2},
+#endif
+#if defined(__aarch64__)
+    {"8x8__neon", MACE_ISA_NEON, 8, 8, mace_f32_gemm_8x8__neon},
+#endif
+    {NULL, MACE_ISA_REF, 0, 0, NULL}};
+
+static const mace_gemm_family *g_supported[sizeof(g_all) / sizeof(g_all[0])];
+static int g_n_supported;
+static const mace_gemm_family *g_active;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void choose_once(void) {
+  const mace_cpu_isa active = mace_cpu_isa_active();
+  for (const mace_gemm_family *f = g_all; f->ukernel; ++f) {
+    if (!mace_cpu_isa_supported(f->isa)) continue;
+    g_supported[g_n_supported++] = f;
+    /* Best first: the first supported family whose ISA the active level allows. */
+    if (!g_active && active != MACE_ISA_REF &&
+        (f->isa == active || (f->isa != MACE_ISA_NEON && active != MACE_ISA_NEON &&
+                              f->isa < active)))
+      g_active = f;
+  }
+}
+
+int mace_gemm_families(const mace_gemm_family *const **list) {
+  pthread_once(&g_once, choose_once);
+  *list = g_supported;
+  return g_n_supported;
+}
+
+const mace_gemm_family *mace_gemm_family_active(void) {
+  pthread_once(&g_once, choose_once);
+  return g_active;
+}
+
+static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+int64_t mace_gemm_packed_a_floats(const mace_gemm_family *f, int64_t m, int64_t k) {
+  return round_up(m, f->mr) * k;
+}
+
+int64_t mace_gemm_packed_b_floats(const mace_gemm_family *f, int64_t k, int64_t n) {
+  return round_up(n, f->nr) * k;
+}
+
+void mace_gemm_pack_a(const mace_gemm_family *f, int64_t m, int64_t k, const float *a,
+                      int64_t a_rs, int64_t a_cs, float *dst, int64_t p_begin, int64_t p_end) {
+  const int64_t mr = f->mr, mpad = round_up(m, mr);
+  for (int64_t k0 = 0; k0 < k; k0 += MACE_GEMM_KC) {
+    const int64_t kl = k - k0 < MACE_GEMM_KC ? k - k0 : MACE_GEMM_KC;
+    for (int64_t p = p_begin; p < p_end; ++p) {
+      float *d = dst + k0 * mpad + p * mr * kl;
+      const int64_t i0 = p * mr, rows = m - i0 < mr ? m - i0 : mr;
+      for (int64_t i = 0; i < rows; ++i) {
+        const float *src = a + (i0 + i) * a_rs + k0 * a_cs;
+        if (a_cs == 1)
+          for (int64_t kk = 0; kk < kl; ++kk) d[kk * mr + i] = src[kk];
+        else
+          for (int64_t kk = 0; kk < kl; ++kk) d[kk * mr + i] = src[kk * a_cs];
+      }
+      for (int64_t i = rows; i < mr; ++i)
+        for (int64_t kk = 0; kk < kl; ++kk) d[kk * mr + i] = 0.0f;
+    }
+  }
+}
+
+void mace_gemm_pack_b(const mace_gemm_family *f, int64_t k, int64_t n, const float *b,
+                      int64_t b_rs, int64_t b_cs, float *dst, int64_t p_begin, int64_t p_end) {
+  const int64_t nr = f->nr, npad = round_up(n, nr);
+  for (int64_t k0 = 0; k0 < k; k0 += MACE_GEMM_KC) {
+    const int64_t kl = k - k0 < MACE_GEMM_KC ? k - k0 : MACE_GEMM_KC;
+    for (int64_t p = p_begin; p < p_end; ++p) {
+      float *d = dst + k0 * npad + p * nr * kl;
+      const int64_t j0 = p * nr, cols = n - j0 < nr ? n - j0 : nr;
+      if (b_cs == 1) {
+        for (int64_t kk = 0; kk < kl; ++kk) {
+          const float *src = b + (k0 + kk) * b_rs + j0;
+          float *row = d + kk * nr;
+          memcpy(row, src, (size_t)cols * sizeof(float));
+          for (int64_t j = cols; j < nr; ++j) row[j] = 0.0f;
+        }
+      } else {
+        for (int64_t j = 0; j < cols; ++j) {
+          const float *src = b + k0 * b_rs + (j0 + j) * b_cs;
+          for (int64_t kk = 0; kk < kl; ++kk) d[kk * nr + j] = src[kk * b_rs];
+        }
+        for (int64_t kk = 0; kk < kl; ++kk)
+          for (int64_t j = cols; j < nr; ++j) d[kk * nr + j] = 0.0f;
+      }
+    }
+  }
+}
+
+/* Bias and activation on a finished tile, while it is in cache. */
+static void epilogue(const mace_gemm_args *g, int64_t i0, int64_t rows, int64_t j0,
+                     int64_t cols) {
+  const int act = g->act && g->act->kind != MACE_ACT_NONE;
+  if (!g->bias && !act) return;
+  for (int64_t i = 0; i < rows; ++i) {
+    float *restrict row = g->c + (i0 + i) * g->ldc + j0;
+    if (g->bias) {
+      if (g->bias_per_row) {
+        const float bv = g->bias[i0 + i];
+        for (int64_t j = 0; j < cols; ++j) row[j] += bv;
+      } else {
+        const float *restrict bias = g->bias + j0;
+        for (int64_t j = 0; j < cols; ++j) row[j] += bias[j];
+      }
+    }
+    if (act) {
+      if (g->act->kind == MACE_ACT_RELU)
+        for (int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
+      else if (g->act->kind == MACE_ACT_RELUX) {
+        const float hi = g->act->beta;
+        for (int64_t j = 0; j < cols; ++j) {
+          float v = row[j] > 0.0f ? row[j] : 0.0f;
+          row[j] = v < hi ? v : hi;
+        }
+      } else {
+        mace_f32_activation__ref(g->act, row, row, cols);
+      }
+    }
+  }
+}
+
+void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb, int split_m,
+                       int64_t p_begin, int64_t p_end) {
+  const mace_gemm_family *f = g->f;
+  const int64_t mr = f->mr, nr = f->nr;
+  const int64_t mp = (g->m + mr - 1) / mr, np = (g->n + nr - 1) / nr;
+  const int64_t mpad = mp * mr, npad = np * nr;
+  const int64_t m_lo = split_m ? p_begin : 0, m_hi = split_m ? p_end : mp;
+  const int64_t n_lo = split_m ? 0 : p_begin, n_hi = split_m ? np : p_end;
+  const int64_t nc = GEMM_NC / nr > 0 ? GEMM_NC / nr : 1;   /* in panels */
+  const int64_t mc = GEMM_MC / mr > 0 ? GEMM_MC / mr : 1;
+  for (int64_t k0 = 0; k0 < g->k; k0 += MACE_GEMM_KC) {
+    const int64_t kl = g->k - k0 < MACE_GEMM_KC ? g->k - k0 : MACE_GEMM_KC;
+    const int last = k0 + kl == g->k;
+    const float *pak = pa + k0 * mpad, *pbk = pb + k0 * npad;
+    for (int64_t jc = n_lo; jc < n_hi; jc += nc) {
+      const int64_t jc_end = jc + nc < n_hi ? jc + nc : n_hi;
+      for (int64_t ic = m_lo; ic < m_hi; ic += mc) {
+        const int64_t ic_end = ic + mc < m_hi ? ic + mc : m_hi;
+        for (int64_t jp = jc; jp < jc_end; ++jp) {
+          const int64_t j0 = jp * nr, cols = g->n - j0 < nr ? g->n - j0 : nr;
+          const float *bpanel = pbk + jp * nr * kl;
+          for (int64_t ip = ic; ip < ic_end; ++ip) {
+            const int64_t i0 = ip * mr, rows = g->m - i0 < mr ? g->m - i0 : mr;
+            float *ct = g->c + i0 * g->ldc + j0;
+            f->ukernel(kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols, k0 > 0);
+            if (last) epilogue(g, i0, rows, j0, cols);
+          }
+        }
+      }
+    }
+  }
+}
+
+typedef struct gemm_job {
+  const mace_gemm_args *g;
+  float *pa, *pb;            /* packed operands (scratch or the caller's) */
+  int split_m;
+} gemm_job;
+
+static void pack_a_range(void *p, int64_t begin, int64_t end) {
+  const gemm_job *j = p;
+  mace_gemm_pack_a(j->g->f, j->g->m, j->g->k, j->g->a, j->g->a_rs, j->g->a_cs, j->pa, begin,
+                   end);
+}
+
+static void pack_b_range(void *p, int64_t begin, int64_t end) {
+  const gemm_job *j = p;
+  mace_gemm_pack_b(j->g->f, j->g->k, j->g->n, j->g->b, j->g->b_rs, j->g->b_cs, j->pb, begin,
+                   end);
+}
+
+static void compute_range(void *p, int64_t begin, int64_t end) {
+  const gemm_job *j = p;
+  mace_gemm_compute(j->g, j->pa, j->pb, j->split_m, begin, end);
+}
+
+size_t mace_gemm_scratch_bytes(const mace_gemm_family *f, int64_t m, int64_t n, int64_t k,
+                               int a_packed, int b_packed) {
+  size_t bytes = 0;
+  if (!a_packed) bytes += (size_t)round_up(mace_gemm_packed_a_floats(f, m, k), 16) * sizeof(float);
+  if (!b_packed) bytes += (size_t)round_up(mace_gemm_packed_b_floats(f, k, n), 16) * sizeof(float);
+  return bytes;
+}
+
+void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch) {
+  const mace_gemm_family *f = g->f;
+  const int64_t mp = (g->m + f->mr - 1) / f->mr, np = (g->n + f->nr - 1) / f->nr;
+  gemm_job j = {g, (float *)g->a_packed, (float *)g->b_packed, mp >= np};
+  float *s = scratch;
+  if (!g->a_packed) {
+    j.pa = s;
+    s += round_up(mace_gemm_packed_a_floats(f, g->m, g->k), 16);
+    mace_threadpool_parallel_for(pool, mp, 1, pack_a_range, &j);
+  }
+  if (!g->b_packed) {
+    j.pb = s;
+    mace_threadpool_parallel_for(pool, np, 1, pack_b_range, &j);
+  }
+  const int64_t panels = j.split_m ? mp : np;
+  const int64_t macs_per_panel = (j.split_m ? f->mr * g->n : f->nr * g->m) * g->k;
+  int64_t grain = GEMM_MIN_MACS_PER_THREAD / (macs_per_panel > 0 ? macs_per_panel : 1);
+  if (grain < 1) grain = 1;
+  mace_threadpool_parallel_for(pool, panels, grain, compute_range, &j);
+}

@@ -1,0 +1,77 @@
+/* Dispatched f32 GEMM: microkernel families chosen once from the CPU's features, packing, cache
+ * blocking and threading around them (used by Conv2D, FullyConnected and MatMul). */
+#ifndef MACE_OPS_GEMM_DISPATCH_H_
+#define MACE_OPS_GEMM_DISPATCH_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cpu_features.h"
+#include "core/threadpool.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/ref/activation.h"
+
+/* One microkernel family (kernels/cpu/gemm.h): an MR x NR tile per call. */
+typedef struct mace_gemm_family {
+  const char *name;          /* "6x16__avx2" */
+  mace_cpu_isa isa;
+  int64_t mr, nr;
+  mace_f32_gemm_ukernel ukernel;
+} mace_gemm_family;
+
+/* The families this CPU supports (whatever MACE_CPU_ISA says), best first; returns the
+ * count and points *list at them. For tests and benchmarks. */
+int mace_gemm_families(const mace_gemm_family *const **list);
+
+/* The family ops use: the best one the active ISA (MACE_CPU_ISA) allows, or NULL when the
+ * reference kernels apply (MACE_CPU_ISA=ref, or no SIMD family for this CPU). Chosen once. */
+const mace_gemm_family *mace_gemm_family_active(void);
+
+/* K is processed in blocks of this many steps (the packed panels are laid out per block). */
+#define MACE_GEMM_KC 256
+
+/* Packed operand sizes in floats: A (M x K) as MR-row panels, B (K x N) as NR-column panels,
+ * zero-padded to whole panels. Packed layout: for each K block k0 (length kl), panel p of A
+ * starts at k0 * round_up(M, MR) + p * MR * kl and holds A[p*MR + i, k0 + kk] at kk*MR + i;
+ * B likewise with N, NR. */
+int64_t mace_gemm_packed_a_floats(const mace_gemm_family *f, int64_t m, int64_t k);
+int64_t mace_gemm_packed_b_floats(const mace_gemm_family *f, int64_t k, int64_t n);
+
+/* Packs panels [p_begin, p_end) of A (A[i, k] = a[i * a_rs + k * a_cs]) / B (B[k, j] =
+ * b[k * b_rs + j * b_cs]). */
+void mace_gemm_pack_a(const mace_gemm_family *f, int64_t m, int64_t k, const float *a,
+                      int64_t a_rs, int64_t a_cs, float *dst, int64_t p_begin, int64_t p_end);
+void mace_gemm_pack_b(const mace_gemm_family *f, int64_t k, int64_t n, const float *b,
+                      int64_t b_rs, int64_t b_cs, float *dst, int64_t p_begin, int64_t p_end);
+
+/* One C = A * B (+ bias, then activation) problem. An operand is either packed already
+ * (a_packed / b_packed non-NULL, e.g. constant weights packed at load) or given by pointer
+ * and strides and packed into the scratch by mace_gemm_run. */
+typedef struct mace_gemm_args {
+  const mace_gemm_family *f;
+  int64_t m, n, k;
+  const float *a, *a_packed;
+  int64_t a_rs, a_cs;
+  const float *b, *b_packed;
+  int64_t b_rs, b_cs;
+  float *c;
+  int64_t ldc;
+  const float *bias;         /* NULL, or bias[i] per row (bias_per_row) / bias[j] per column */
+  int bias_per_row;
+  const mace_activation *act; /* NULL or MACE_ACT_NONE: none */
+} mace_gemm_args;
+
+/* Scratch mace_gemm_run needs (bytes, 64-byte multiples) for the operands not packed yet. */
+size_t mace_gemm_scratch_bytes(const mace_gemm_family *f, int64_t m, int64_t n, int64_t k,
+                               int a_packed, int b_packed);
+
+/* Packs what needs packing into `scratch`, then computes C over the pool's threads
+ * (split along whichever of M and N has more panels). m, n >= 1; k >= 1. */
+void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch);
+
+/* Computes panels [p_begin, p_end) of the split dimension (split_m: A panels, else B panels)
+ * from packed operands, single-threaded. */
+void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb, int split_m,
+                       int64_t p_begin, int64_t p_end);
+
+#endif /* MACE_OPS_GEMM_DISPATCH_H_ */

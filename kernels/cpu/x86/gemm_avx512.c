@@ -1,0 +1,104 @@
+/* f32 GEMM microkernel 14x32 for AVX-512 (this file is compiled with -mavx512f -mavx512bw -mfma). */
+#include <immintrin.h>
+
+#include "kernels/cpu/gemm.h"
+
+#define MR 14
+#define NR 32
+
+/* Writes row i of the tile: masked loads/stores cover partial tiles (nr < NR). */
+#define STORE_ROW(i, v0, v1)                                              \
+  do {                                                                    \
+    float *row_ = c + (i) * ldc;                                          \
+    __m512 x0_ = (v0), x1_ = (v1);                                        \
+    if (accumulate) {                                                     \
+      x0_ = _mm512_add_ps(x0_, _mm512_maskz_loadu_ps(m0, row_));          \
+      x1_ = _mm512_add_ps(x1_, _mm512_maskz_loadu_ps(m1, row_ + 16));     \
+    }                                                                     \
+    _mm512_mask_storeu_ps(row_, m0, x0_);                                 \
+    _mm512_mask_storeu_ps(row_ + 16, m1, x1_);                            \
+  } while (0)
+
+/* 28 accumulators + 2 B vectors + 1 broadcast = 31 of the 32 zmm registers (written out
+ * by hand: an array of accumulators is not kept in registers at -O2). */
+void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, float *c,
+                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate) {
+  __m512 c00 = _mm512_setzero_ps(), c01 = _mm512_setzero_ps();
+  __m512 c10 = _mm512_setzero_ps(), c11 = _mm512_setzero_ps();
+  __m512 c20 = _mm512_setzero_ps(), c21 = _mm512_setzero_ps();
+  __m512 c30 = _mm512_setzero_ps(), c31 = _mm512_setzero_ps();
+  __m512 c40 = _mm512_setzero_ps(), c41 = _mm512_setzero_ps();
+  __m512 c50 = _mm512_setzero_ps(), c51 = _mm512_setzero_ps();
+  __m512 c60 = _mm512_setzero_ps(), c61 = _mm512_setzero_ps();
+  __m512 c70 = _mm512_setzero_ps(), c71 = _mm512_setzero_ps();
+  __m512 c80 = _mm512_setzero_ps(), c81 = _mm512_setzero_ps();
+  __m512 c90 = _mm512_setzero_ps(), c91 = _mm512_setzero_ps();
+  __m512 c100 = _mm512_setzero_ps(), c101 = _mm512_setzero_ps();
+  __m512 c110 = _mm512_setzero_ps(), c111 = _mm512_setzero_ps();
+  __m512 c120 = _mm512_setzero_ps(), c121 = _mm512_setzero_ps();
+  __m512 c130 = _mm512_setzero_ps(), c131 = _mm512_setzero_ps();
+  for (int64_t k = 0; k < kc; ++k) {
+    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+    __m512 av;
+    av = _mm512_set1_ps(a[0]);
+    c00 = _mm512_fmadd_ps(av, b0, c00);
+    c01 = _mm512_fmadd_ps(av, b1, c01);
+    av = _mm512_set1_ps(a[1]);
+    c10 = _mm512_fmadd_ps(av, b0, c10);
+    c11 = _mm512_fmadd_ps(av, b1, c11);
+    av = _mm512_set1_ps(a[2]);
+    c20 = _mm512_fmadd_ps(av, b0, c20);
+    c21 = _mm512_fmadd_ps(av, b1, c21);
+    av = _mm512_set1_ps(a[3]);
+    c30 = _mm512_fmadd_ps(av, b0, c30);
+    c31 = _mm512_fmadd_ps(av, b1, c31);
+    av = _mm512_set1_ps(a[4]);
+    c40 = _mm512_fmadd_ps(av, b0, c40);
+    c41 = _mm512_fmadd_ps(av, b1, c41);
+    av = _mm512_set1_ps(a[5]);
+    c50 = _mm512_fmadd_ps(av, b0, c50);
+    c51 = _mm512_fmadd_ps(av, b1, c51);
+    av = _mm512_set1_ps(a[6]);
+    c60 = _mm512_fmadd_ps(av, b0, c60);
+    c61 = _mm512_fmadd_ps(av, b1, c61);
+    av = _mm512_set1_ps(a[7]);
+    c70 = _mm512_fmadd_ps(av, b0, c70);
+    c71 = _mm512_fmadd_ps(av, b1, c71);
+    av = _mm512_set1_ps(a[8]);
+    c80 = _mm512_fmadd_ps(av, b0, c80);
+    c81 = _mm512_fmadd_ps(av, b1, c81);
+    av = _mm512_set1_ps(a[9]);
+    c90 = _mm512_fmadd_ps(av, b0, c90);
+    c91 = _mm512_fmadd_ps(av, b1, c91);
+    av = _mm512_set1_ps(a[10]);
+    c100 = _mm512_fmadd_ps(av, b0, c100);
+    c101 = _mm512_fmadd_ps(av, b1, c101);
+    av = _mm512_set1_ps(a[11]);
+    c110 = _mm512_fmadd_ps(av, b0, c110);
+    c111 = _mm512_fmadd_ps(av, b1, c111);
+    av = _mm512_set1_ps(a[12]);
+    c120 = _mm512_fmadd_ps(av, b0, c120);
+    c121 = _mm512_fmadd_ps(av, b1, c121);
+    av = _mm512_set1_ps(a[13]);
+    c130 = _mm512_fmadd_ps(av, b0, c130);
+    c131 = _mm512_fmadd_ps(av, b1, c131);
+    a += MR;
+    b += NR;
+  }
+  const int64_t n0 = nr < 16 ? nr : 16, n1 = nr > 16 ? nr - 16 : 0;
+  const __mmask16 m0 = (__mmask16)((1u << n0) - 1u), m1 = (__mmask16)((1u << n1) - 1u);
+  if (mr > 0) STORE_ROW(0, c00, c01);
+  if (mr > 1) STORE_ROW(1, c10, c11);
+  if (mr > 2) STORE_ROW(2, c20, c21);
+  if (mr > 3) STORE_ROW(3, c30, c31);
+  if (mr > 4) STORE_ROW(4, c40, c41);
+  if (mr > 5) STORE_ROW(5, c50, c51);
+  if (mr > 6) STORE_ROW(6, c60, c61);
+  if (mr > 7) STORE_ROW(7, c70, c71);
+  if (mr > 8) STORE_ROW(8, c80, c81);
+  if (mr > 9) STORE_ROW(9, c90, c91);
+  if (mr > 10) STORE_ROW(10, c100, c101);
+  if (mr > 11) STORE_ROW(11, c110, c111);
+  if (mr > 12) STORE_ROW(12, c120, c121);
+  if (mr > 13) STORE_ROW(13, c130, c131);
+}

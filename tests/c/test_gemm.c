@@ -1,0 +1,128 @@
+/* Unit test of the dispatched f32 GEMM: every microkernel family this CPU supports against the
+ * reference GEMM, for sizes below, at and above the tiles, all four transposes, K blocking,
+ * prepacked operands, bias (per row / per column) with fused activations, 1 and 2 threads. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cpu_features.h"
+#include "core/threadpool.h"
+#include "kernels/cpu/ref/gemm.h"
+#include "ops/gemm_dispatch.h"
+
+static int failures = 0;
+static long cases = 0;
+
+static float frand(unsigned *s) {
+  *s = *s * 1103515245u + 12345u;
+  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+/* Reference: C = A * B via mace_f32_gemm__ref, then bias and activation. */
+static void reference(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs,
+                      int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs,
+                      const float *bias, int bias_per_row, const mace_activation *act,
+                      float *c) {
+  mace_f32_gemm__ref(k, a, a_rs, a_cs, b, b_rs, b_cs, c, n, 0, m, 0, n);
+  for (int64_t i = 0; i < m; ++i) {
+    if (bias)
+      for (int64_t j = 0; j < n; ++j) c[i * n + j] += bias_per_row ? bias[i] : bias[j];
+    if (act) mace_f32_activation__ref(act, c + i * n, c + i * n, n);
+  }
+}
+
+static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int64_t n,
+                int64_t k, int ta, int tb, int prepack, int bias_mode, int act_kind,
+                unsigned seed) {
+  float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+  float *bias = malloc(sizeof(float) * (m > n ? m : n));
+  float *c = malloc(sizeof(float) * m * n), *r = malloc(sizeof(float) * m * n);
+  for (int64_t i = 0; i < m * k; ++i) a[i] = frand(&seed);
+  for (int64_t i = 0; i < k * n; ++i) b[i] = frand(&seed);
+  for (int64_t i = 0; i < (m > n ? m : n); ++i) bias[i] = frand(&seed);
+  for (int64_t i = 0; i < m * n; ++i) c[i] = 1e30f;  /* every element must be written */
+  const int64_t a_rs = ta ? 1 : k, a_cs = ta ? m : 1;
+  const int64_t b_rs = tb ? 1 : n, b_cs = tb ? k : 1;
+  mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 6.0f};
+  if (act_kind == MACE_ACT_RELUX) act.beta = 0.5f;
+  mace_gemm_args g = {.f = f, .m = m, .n = n, .k = k, .a = a, .a_rs = a_rs, .a_cs = a_cs,
+                      .b = b, .b_rs = b_rs, .b_cs = b_cs, .c = c, .ldc = n,
+                      .bias = bias_mode ? bias : NULL, .bias_per_row = bias_mode == 1,
+                      .act = act_kind ? &act : NULL};
+  float *pa = NULL, *pb = NULL;
+  if (prepack) {
+    pa = malloc(sizeof(float) * mace_gemm_packed_a_floats(f, m, k));
+    pb = malloc(sizeof(float) * mace_gemm_packed_b_floats(f, k, n));
+    mace_gemm_pack_a(f, m, k, a, a_rs, a_cs, pa, 0, (m + f->mr - 1) / f->mr);
+    mace_gemm_pack_b(f, k, n, b, b_rs, b_cs, pb, 0, (n + f->nr - 1) / f->nr);
+    if (prepack & 1) g.a_packed = pa;
+    if (prepack & 2) g.b_packed = pb;
+  }
+  void *scratch = malloc(mace_gemm_scratch_bytes(f, m, n, k, g.a_packed != NULL,
+                                                 g.b_packed != NULL) + 64);
+  mace_gemm_run(pool, &g, scratch);
+  reference(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, g.bias, g.bias_per_row, g.act, r);
+  double maxerr = 0, maxref = 1;
+  for (int64_t i = 0; i < m * n; ++i) {
+    const double e = fabs((double)c[i] - r[i]);
+    if (!(e <= maxerr)) maxerr = e;   /* NaN-safe */
+    if (fabs(r[i]) > maxref) maxref = fabs(r[i]);
+  }
+  ++cases;
+  if (!(maxerr <= 1e-5 * maxref * (k > 16 ? sqrt((double)k) : 4.0))) {
+    if (failures < 30)
+      fprintf(stderr, "FAIL %s m=%lld n=%lld k=%lld ta=%d tb=%d prepack=%d bias=%d act=%d: "
+              "max err %g (max |ref| %g)\n", f->name, (long long)m, (long long)n, (long long)k,
+              ta, tb, prepack, bias_mode, act_kind, maxerr, maxref);
+    ++failures;
+  }
+  free(a); free(b); free(bias); free(c); free(r); free(pa); free(pb); free(scratch);
+}
+
+int main(void) {
+  const mace_gemm_family *const *fams;
+  const int nf = mace_gemm_families(&fams);
+  const mace_cpu_features *cf = mace_cpu_features_get();
+  printf("cpu: avx2 %d fma %d avx512f %d avx512bw %d avx512vnni %d neon %d dotprod %d; "
+         "detected %s, active %s\n", cf->avx2, cf->fma, cf->avx512f, cf->avx512bw,
+         cf->avx512vnni, cf->neon, cf->dotprod, mace_cpu_isa_name(mace_cpu_isa_detected()),
+         mace_cpu_isa_name(mace_cpu_isa_active()));
+  mace_threadpool *pool2 = NULL;
+  if (mace_threadpool_create(2, MACE_AFFINITY_NONE, &pool2) != MACE_OK) {
+    fprintf(stderr, "FAIL: cannot create a thread pool\n");
+    return 1;
+  }
+  static const int64_t sizes[] = {1, 2, 5, 6, 7, 13, 16, 17, 31, 64, 100};
+  const int ns = (int)(sizeof(sizes) / sizeof(sizes[0]));
+  unsigned seed = 1;
+  for (int fi = 0; fi < nf; ++fi) {
+    const mace_gemm_family *f = fams[fi];
+    const long before = cases;
+    for (int im = 0; im < ns; ++im)
+      for (int in = 0; in < ns; ++in)
+        for (int ik = 0; ik < ns; ++ik) {
+          const int t = (im + in + ik) % 4;  /* every transpose pairing, spread over sizes */
+          one((im + ik) % 2 ? pool2 : NULL, f, sizes[im], sizes[in], sizes[ik], t & 1, t >> 1,
+              0, 0, 0, seed++);
+        }
+    /* All transposes on a few shapes; K blocking (K > MACE_GEMM_KC); prepacked operands;
+     * bias per row / column and activations in the epilogue. */
+    static const int64_t shapes[][3] = {{7, 17, 13}, {31, 33, 300}, {100, 64, 520},
+                                        {1, 1000, 257}, {64, 49, 576}, {15, 33, 1}};
+    for (int s = 0; s < 6; ++s)
+      for (int t = 0; t < 4; ++t)
+        for (int pp = 0; pp < 4; ++pp)
+          one(pool2, f, shapes[s][0], shapes[s][1], shapes[s][2], t & 1, t >> 1, pp,
+              (pp + t) % 3, (s + t + pp) % 9, seed++);
+    printf("%s: %ld cases\n", f->name, cases - before);
+  }
+  if (nf == 0) printf("no SIMD GEMM family for this CPU: nothing to test\n");
+  mace_threadpool_destroy(pool2);
+  if (failures) {
+    fprintf(stderr, "%d of %ld cases failed\n", failures, cases);
+    return 1;
+  }
+  printf("test_gemm: %ld cases passed\n", cases);
+  return 0;
+}
