@@ -5,12 +5,18 @@
 
 #include "core/op.h"
 
-/* Reads the ints of argument `arg` (when present and arg != NULL), else the values of input
+/* Reads the ints (or the one int) of argument `arg` (when present and arg != NULL), else the values of input
  * `input` (i32/i64, any shape, at most max_n values) into buf; *n gets the count. */
 static inline mace_status mace_op_int_values(const mace_op *op, const char *arg, int input,
                                              int64_t *buf, int max_n, int *n) {
   const int64_t *vals;
-  int cnt = arg ? mace_op_arg_ints(op, arg, &vals) : -1;
+  const mace_arg *a = arg ? mace_op_arg(op, arg) : NULL;
+  int cnt = a ? mace_op_arg_ints(op, arg, &vals) : -1;
+  if (a && a->has_i && cnt <= 0) { /* a single int */
+    buf[0] = a->i;
+    *n = 1;
+    return MACE_OK;
+  }
   if (cnt >= 0) {
     if (cnt > max_n)
       return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): argument %s has %d values, at most %d",
