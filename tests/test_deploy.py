@@ -260,3 +260,35 @@ def test_parse_errors(data, key):
     with pytest.raises(deploy.ConfigError, match=key) as e:
         deploy.parse(data, ".")
     assert "\n" not in str(e.value)
+
+
+def test_tensorflow_model_in_process(tmp_path):
+    """A TF frozen graph: validated against its stored outputs, and against OpenCV when present."""
+    t = os.path.join(ROOT, "..", "shared", "testdata", "tf_fc_layers")
+    if not os.path.isdir(t):
+        pytest.skip(f"{t} is absent (shared test data)")
+    pb = os.path.join(t, "frozen.pb")
+    body = f"""
+  mlp:
+    platform: tensorflow
+    model_file_path: {pb}
+    model_sha256_checksum: {_sha(pb)}
+    subgraphs:
+      - input_tensors: X:0
+        input_shapes: 1,784
+        output_tensors: output:0
+        validation_inputs_data: {os.path.join(t, "ramp_input_X.npy")}
+"""
+    d = str(tmp_path)
+    lines: list[str] = []
+    cfg = deploy.load(_write(d, body))
+    deploy.convert_all(cfg, os.path.join(d, "build"), log=lines.append)
+    assert deploy.run_all(cfg, os.path.join(d, "build"), validate=True, log=lines.append) == 0
+    if validate.opencv_available("tensorflow"):
+        assert any("cosine 1.0000" in ln for ln in lines), lines
+    stored = body + f"        validation_outputs_data: {os.path.join(t, 'ramp_output.npy')}\n"
+    cfg = deploy.load(_write(d, stored))
+    lines.clear()
+    assert deploy.run_all(cfg, os.path.join(d, "build"), validate=True, log=lines.append) == 0
+    assert "[mlp] validate: reference is validation_outputs_data" in lines
+    assert any("cosine 1.0000" in ln and "ok" in ln for ln in lines), lines

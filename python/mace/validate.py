@@ -138,7 +138,12 @@ def opencv_reference(platform: str, model_path: str, weight_path: str | None,
         if nhwc and x.ndim == 4:
             x = x.transpose(0, 3, 1, 2)
         net.setInput(np.ascontiguousarray(x), _tf_name(name))
-    res = [np.asarray(r) for r in net.forward([_tf_name(o) for o in outputs])]
+    names = [_tf_name(o) for o in outputs]
+    known = set(net.getLayerNames())
+    if len(names) == 1 and names[0] not in known and \
+            len(net.getUnconnectedOutLayersNames()) == 1:
+        names = list(net.getUnconnectedOutLayersNames())  # OpenCV fused the output (Identity)
+    res = [np.asarray(r) for r in net.forward(names)]
     if nhwc:
         res = [r.transpose(0, 2, 3, 1) if r.ndim == 4 else r for r in res]
     return dict(zip(outputs, res))
