@@ -292,3 +292,33 @@ def test_tensorflow_model_in_process(tmp_path):
     assert deploy.run_all(cfg, os.path.join(d, "build"), validate=True, log=lines.append) == 0
     assert "[mlp] validate: reference is validation_outputs_data" in lines
     assert any("cosine 1.0000" in ln and "ok" in ln for ln in lines), lines
+
+
+def test_check_tensors_and_layers_below_threshold(tmp_path):
+    d = str(tmp_path)
+    lenet = mace.zoo.lenet()
+    onnx.save(lenet, os.path.join(d, "lenet.onnx"))
+    first = lenet.graph.node[0].output[0]
+    body = f"""
+  lenet:
+    platform: onnx
+    model_file_path: lenet.onnx
+    model_sha256_checksum: {_sha(os.path.join(d, "lenet.onnx"))}
+    subgraphs:
+      - input_tensors: [input]
+        input_shapes: ["1,1,28,28"]
+        output_tensors: [{lenet.graph.output[0].name}]
+        check_tensors: [{lenet.graph.node[1].output[0]}]
+        check_shapes: ["1,8,28,28"]
+        validation_threshold: {{CPU: THR}}
+"""
+    build = os.path.join(d, "build")
+    cfg = deploy.load(_write(d, body.replace("THR", "0.999")))
+    deploy.convert_all(cfg, build, log=lambda s: None)
+    lines: list[str] = []
+    assert deploy.run_all(cfg, build, validate=True, log=lines.append) == 0
+    assert any(f"check {lenet.graph.node[1].output[0]}: cosine" in ln for ln in lines), lines
+    cfg = deploy.load(_write(d, body.replace("THR", "1.01")))
+    lines.clear()
+    assert deploy.run_all(cfg, build, layers=True, log=lines.append) != 0
+    assert f"[lenet] layers: first layer below threshold 1.01: {first}" in lines, lines

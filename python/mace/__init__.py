@@ -18,6 +18,7 @@ from typing import Any
 from .errors import InvalidInputError, InvalidModelError, MaceError, UnsupportedError
 from . import _mace
 from .session import Session, TensorSpec
+from .deploy import ConfigError  # noqa: F401  (deployment YAML errors, mace.deploy)
 
 __version__: str = _mace.version()
 

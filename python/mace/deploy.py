@@ -651,6 +651,8 @@ def run_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 1, valida
     for name, m in _select(cfg, model).items():
         sess = _session(cfg, m, build_dir, num_threads)
         feeds = make_inputs(m, sess, seed)
+        if m.runtime != "cpu":
+            log(f"[{name}] runtime {m.runtime}: this build runs on the CPU")
         for k, x in feeds.items():
             log(f"[{name}] input  {k}: {list(x.shape)} {x.dtype} "
                 f"{'from ' + os.path.basename(m.subgraph.validation_inputs_data[0]) if m.subgraph.validation_inputs_data else 'random'}")
