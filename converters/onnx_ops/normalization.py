@@ -122,3 +122,21 @@ def group_normalization(ctx, node):
         per_group = int(c is None or c != groups)
     ctx.emit("GroupNorm", [x, scale, bias], [node.output[0]], node, groups=groups,
              epsilon=eps, per_group=per_group)
+
+
+@register("LRN")
+def lrn(ctx, node):
+    a = ctx.attrs(node)
+    x = ctx.input(node, 0)
+    _check_f32(ctx, node, x)
+    if "size" not in a:
+        raise _fail(node, "attribute size is required")
+    size = int(a["size"])
+    if size < 1:
+        raise _fail(node, f"size {size} must be >= 1")
+    shape = ctx.shape(x)
+    if shape is not None and len(shape) < 2:
+        raise _fail(node, f"input of rank {len(shape)} is not supported (needs [N, C, ...])")
+    ctx.emit("LocalResponseNorm", [x], [node.output[0]], node, size=size,
+             alpha=float(a.get("alpha", 1e-4)) / size, beta=float(a.get("beta", 0.75)),
+             bias=float(a.get("bias", 1.0)))
