@@ -213,8 +213,8 @@ def test_failed_conversion_leaves_no_output(tmp_path):
     good = _yaml_models(d)
     # the second model names an output tensor that does not exist: conversion fails after
     # the first model was written to the temporary folder
-    bad = good.replace(f"output_tensors: {mace.zoo.mobilenet_v1(width=0.25, size=32, classes=10).graph.output[0].name}",
-                       "output_tensors: no_such_tensor")
+    out = mace.zoo.mobilenet_v1(width=0.25, size=32, classes=10).graph.output[0].name
+    bad = good.replace(f"output_tensors: {out}", "output_tensors: no_such_tensor")
     assert bad != good
     _write(d, bad)
     res = _mace("convert", "--config", "deploy.yml", cwd=d)

@@ -32,8 +32,9 @@ target_socs, runtime (everything runs on the CPU), data_type, winograd, quantize
 limit_opencl_kernel_time, opencl_queue_window_size, input_data_types,
 accuracy_validation_script. ``obfuscate: 1`` acts (op and tensor names are hashed).
 Shapes are in the model's own layout unless input_data_formats/output_data_formats say
-NHWC for a 4-D tensor of an NCHW model (ONNX, Caffe): then shapes and .npy inputs are NHWC
-and mace transposes them.
+NHWC for a 4-D input of an NCHW model (ONNX, Caffe): then its shape and .npy input are NHWC
+and mace transposes them. output_data_formats is accepted only: outputs (and
+validation_outputs_data) are in the model's own layout.
 
 >>> cfg = load("deploy.yml")                                         # doctest: +SKIP
 >>> [m.name for m in cfg.models.values()], cfg.model_dir("build")    # doctest: +SKIP
@@ -249,9 +250,9 @@ class ModelConfig:
         op and tensor names when `obfuscate: 1` (and no extra outputs were asked for)."""
         from .converters.model import convert
         sg = self.subgraph
+        fmts = _formats(sg.input_data_formats, len(sg.input_tensors))
         shapes = {n: _to_model_layout(s, f, self.platform)
-                  for n, s, f in zip(sg.input_tensors, sg.input_shapes, _formats(sg.input_data_formats,
-                                                                               len(sg.input_tensors)))}
+                  for n, s, f in zip(sg.input_tensors, sg.input_shapes, fmts)}
         model = convert(self.model_file_path, weights=self.weight_file_path, platform=self.platform,
                         inputs=shapes, outputs=outputs or sg.output_tensors)
         if self.obfuscate and outputs is None:
@@ -653,9 +654,10 @@ def run_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 1, valida
         feeds = make_inputs(m, sess, seed)
         if m.runtime != "cpu":
             log(f"[{name}] runtime {m.runtime}: this build runs on the CPU")
-        for k, x in feeds.items():
-            log(f"[{name}] input  {k}: {list(x.shape)} {x.dtype} "
-                f"{'from ' + os.path.basename(m.subgraph.validation_inputs_data[0]) if m.subgraph.validation_inputs_data else 'random'}")
+        files = m.subgraph.validation_inputs_data
+        for i, (k, x) in enumerate(feeds.items()):
+            src = f"from {os.path.basename(files[i])}" if files else "random"
+            log(f"[{name}] input  {k}: {list(x.shape)} {x.dtype} {src}")
         times = []
         for _ in range(rounds):
             t0 = time.perf_counter()
