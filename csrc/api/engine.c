@@ -17,7 +17,7 @@
 
 struct mace_engine {
   mace_net *net;             /* owned */
-  mace_threadpool *pool;     /* owned */
+  mace_threadpool *pool;     /* shared, reference held (mace_threadpool_release) */
   void *map;                 /* owned: mmap of the weights file, map_size bytes */
   size_t map_size;
   uint8_t *weights_copy;     /* owned: aligned copy of caller weights when not borrowed */
@@ -43,7 +43,7 @@ static mace_status engine_build(mace_engine *eng, const void *graph, size_t grap
   if (config->device != MACE_DEVICE_CPU)
     return mace_error(MACE_UNSUPPORTED, "device %d is not available in this build",
                       (int)config->device);
-  MACE_RETURN_IF_ERROR(mace_threadpool_create(config->num_threads, config->affinity, &eng->pool));
+  MACE_RETURN_IF_ERROR(mace_threadpool_acquire(config->num_threads, config->affinity, &eng->pool));
   return mace_net_create(graph, graph_size, weights, weights_size, eng->pool, &eng->net);
 }
 
@@ -158,7 +158,7 @@ done:
 void mace_engine_destroy(mace_engine *eng) {
   if (!eng) return;
   mace_net_destroy(eng->net);
-  mace_threadpool_destroy(eng->pool);
+  mace_threadpool_release(eng->pool);
   if (eng->map) munmap(eng->map, eng->map_size);
   mace_aligned_free(eng->weights_copy);
   free(eng);

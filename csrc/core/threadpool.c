@@ -16,6 +16,10 @@
 
 struct mace_threadpool {
   int size;                 /* threads including the caller */
+  mace_affinity affinity;
+  int refs;                 /* shared pools: engines holding it (under g_shared_mu) */
+  struct mace_threadpool *next_shared;
+  pthread_mutex_t job_mu;   /* one job at a time (callers from several engines) */
   pthread_t *workers;       /* owned, size - 1 */
   pthread_mutex_t mu;
   pthread_cond_t wake;
@@ -106,6 +110,8 @@ mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
   mace_threadpool *p = calloc(1, sizeof(*p));
   if (!p) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory for the thread pool");
   p->size = num_threads;
+  p->affinity = affinity;
+  pthread_mutex_init(&p->job_mu, NULL);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->wake, NULL);
   pthread_cond_init(&p->done, NULL);
@@ -145,7 +151,50 @@ void mace_threadpool_destroy(mace_threadpool *p) {
   pthread_cond_destroy(&p->wake);
   pthread_cond_destroy(&p->done);
   pthread_mutex_destroy(&p->mu);
+  pthread_mutex_destroy(&p->job_mu);
   free(p);
+}
+
+static pthread_mutex_t g_shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static mace_threadpool *g_shared; /* list of shared pools */
+
+mace_status mace_threadpool_acquire(int num_threads, mace_affinity affinity,
+                                    mace_threadpool **out) {
+  *out = NULL;
+  if (num_threads <= 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    num_threads = n > 0 ? (int)n : 1;
+  }
+  pthread_mutex_lock(&g_shared_mu);
+  mace_status st = MACE_OK;
+  mace_threadpool *p = g_shared;
+  while (p && !(p->size == num_threads && p->affinity == affinity)) p = p->next_shared;
+  if (!p) {
+    st = mace_threadpool_create(num_threads, affinity, &p);
+    if (st == MACE_OK) {
+      p->next_shared = g_shared;
+      g_shared = p;
+    }
+  }
+  if (st == MACE_OK) {
+    ++p->refs;
+    *out = p;
+  }
+  pthread_mutex_unlock(&g_shared_mu);
+  return st;
+}
+
+void mace_threadpool_release(mace_threadpool *pool) {
+  if (!pool) return;
+  pthread_mutex_lock(&g_shared_mu);
+  int last = --pool->refs == 0;
+  if (last) {
+    mace_threadpool **link = &g_shared;
+    while (*link && *link != pool) link = &(*link)->next_shared;
+    if (*link) *link = pool->next_shared;
+  }
+  pthread_mutex_unlock(&g_shared_mu);
+  if (last) mace_threadpool_destroy(pool);
 }
 
 int mace_threadpool_size(const mace_threadpool *p) { return p ? p->size : 1; }
@@ -161,6 +210,7 @@ void mace_threadpool_parallel_for(mace_threadpool *p, int64_t n, int64_t grain,
     fn(ctx, 0, n);
     return;
   }
+  pthread_mutex_lock(&p->job_mu);
   p->fn = fn;
   p->ctx = ctx;
   p->n = n;
@@ -178,4 +228,5 @@ void mace_threadpool_parallel_for(mace_threadpool *p, int64_t n, int64_t grain,
   pthread_mutex_lock(&p->mu);
   while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->mu);
   pthread_mutex_unlock(&p->mu);
+  pthread_mutex_unlock(&p->job_mu);
 }

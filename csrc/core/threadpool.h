@@ -15,10 +15,18 @@ typedef void (*mace_range_fn)(void *ctx, int64_t begin, int64_t end);
 mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
                                    mace_threadpool **out);
 void mace_threadpool_destroy(mace_threadpool *pool);
+
+/* Process-wide pools shared by engines: engines asking for the same thread count and
+ * affinity get the same pool (reference counted), and jobs from different engines take
+ * turns on it, so several sessions in one process do not oversubscribe the cores. */
+mace_status mace_threadpool_acquire(int num_threads, mace_affinity affinity,
+                                    mace_threadpool **out);
+void mace_threadpool_release(mace_threadpool *pool);
 int mace_threadpool_size(const mace_threadpool *pool);
 
 /* Runs fn over [0, n) in contiguous chunks of at least `grain` items, one chunk per
- * thread, and returns when all are done. pool may be NULL (runs inline). */
+ * thread, and returns when all are done. pool may be NULL (runs inline). Callers on other
+ * threads wait their turn; fn must not call parallel_for on the same pool. */
 void mace_threadpool_parallel_for(mace_threadpool *pool, int64_t n, int64_t grain,
                                   mace_range_fn fn, void *ctx);
 

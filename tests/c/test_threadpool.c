@@ -1,5 +1,6 @@
 /* Unit test of the thread pool: parallel_for covers [0, n) exactly once in few contiguous chunks for
  * many n / grain / thread counts; pools are created and destroyed repeatedly; errors are reported. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,47 @@ static void sum_range(void *ctx, int64_t begin, int64_t end) {
   atomic_fetch_add(sum, s);
 }
 
+/* Two callers on different threads share one pool: each job still sums exactly. */
+typedef struct shared_caller {
+  mace_threadpool *pool;
+  int bad;
+} shared_caller;
+
+static void *shared_caller_main(void *arg) {
+  shared_caller *c = arg;
+  for (int rep = 0; rep < 300; ++rep) {
+    atomic_llong sum = 0;
+    int64_t n = 1000 + rep;
+    mace_threadpool_parallel_for(c->pool, n, 7, sum_range, &sum);
+    if (atomic_load(&sum) != (long long)n * (n - 1) / 2) c->bad++;
+  }
+  return NULL;
+}
+
+static void check_shared_pools(void) {
+  mace_threadpool *a = NULL, *b = NULL, *c = NULL;
+  CHECK(mace_threadpool_acquire(3, MACE_AFFINITY_NONE, &a) == MACE_OK, "%s", mace_last_error());
+  CHECK(mace_threadpool_acquire(3, MACE_AFFINITY_NONE, &b) == MACE_OK, "%s", mace_last_error());
+  CHECK(mace_threadpool_acquire(2, MACE_AFFINITY_NONE, &c) == MACE_OK, "%s", mace_last_error());
+  CHECK(a && a == b, "same thread count and affinity must share one pool");
+  CHECK(c && c != a, "another thread count gets its own pool");
+  if (!a || !b || !c) return;
+  shared_caller callers[2] = {{a, 0}, {b, 0}};
+  pthread_t t[2];
+  for (int i = 0; i < 2; ++i) pthread_create(&t[i], NULL, shared_caller_main, &callers[i]);
+  for (int i = 0; i < 2; ++i) pthread_join(t[i], NULL);
+  CHECK(callers[0].bad == 0 && callers[1].bad == 0, "concurrent jobs on a shared pool: %d, %d wrong",
+        callers[0].bad, callers[1].bad);
+  mace_threadpool_release(a);
+  mace_threadpool_release(c);
+  mace_threadpool *d = NULL;
+  CHECK(mace_threadpool_acquire(3, MACE_AFFINITY_NONE, &d) == MACE_OK && d == b,
+        "a pool still held is handed out again");
+  mace_threadpool_release(d);
+  mace_threadpool_release(b);
+  mace_threadpool_release(NULL);
+}
+
 int main(void) {
   static const int kThreads[] = {1, 2, 3, 4, 7, 8, 16};
   static const int64_t kN[] = {0, 1, 2, 3, 5, 7, 8, 15, 16, 17, 100, 1000, 4097, 100003};
@@ -126,6 +168,7 @@ int main(void) {
     if (rep % 2) check_cover(pool, 1 + rep % 6, 1 + rep, 1);
     mace_threadpool_destroy(pool);
   }
+  check_shared_pools();
   if (failures) {
     fprintf(stderr, "test_threadpool: %d check(s) failed\n", failures);
     return 1;
