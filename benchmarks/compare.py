@@ -314,10 +314,15 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
          f"in turn) after {WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower).",
          "",
          "**Noise warning:** this machine is shared (other jobs, builds and tests run on it at the "
-         "same time) and virtualised; numbers move by 10-30% between runs. Interleaving spreads the "
-         "noise over all engines alike, but treat small differences as ties.", "",
+         "same time) and virtualised; the load average below says how busy it was. Interleaving "
+         "spreads the noise over all engines alike, but treat small differences as ties, and "
+         "when the load exceeds the core count the multi-thread rows mostly measure contention.",
+         "",
          "## Machine", ""]
     L += [f"- {k}: {v}" for k, v in cpu.items()]
+    L += [f"- MACE_CPU_ISA: {os.environ.get('MACE_CPU_ISA', 'unset (mace picks the best the CPU has)')}",
+          f"- load average (1 min) at start / end of the run: {args.load[0]:.1f} / "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} logical cores (other jobs running)"]
     L += [f"- mace build: the Python extension as `pip install -e .` builds it ({_build_flags()})",
           "",
           "## Engines", ""]
@@ -402,6 +407,7 @@ def main(argv=None) -> int:
         print(msg, flush=True)
 
     t0 = time.time()
+    args.load = os.getloadavg()
     versions, cpu = engine_versions(), cpu_info()
     results = []
     with tempfile.TemporaryDirectory(prefix="mace_compare_") as tmp:
