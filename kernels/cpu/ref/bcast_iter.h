@@ -7,9 +7,9 @@
 #include "kernels/cpu/ref/eltwise.h"
 
 /* For every flat output index in [BEGIN, END) of SHAPE (a const mace_eltwise_shape *),
- * runs BODY with `o` (output index), `ia` and `ib` (element offsets of operands a and b)
- * in scope. */
-#define MACE_BCAST2_FOR(SHAPE, BEGIN, END, BODY)                                        \
+ * runs the statement given last with `o` (output index), `ia` and `ib` (element offsets of operands a and b)
+ * in scope (the statement may contain commas). */
+#define MACE_BCAST2_FOR(SHAPE, BEGIN, END, ...)                                         \
   do {                                                                                 \
     const mace_eltwise_shape *bc_s_ = (SHAPE);                                         \
     const int bc_nd_ = bc_s_->ndim;                                                    \
@@ -35,7 +35,7 @@
         const int64_t ib = bc_ob_ + bc_j_ * bc_sb_;                                    \
         (void)ia;                                                                      \
         (void)ib;                                                                      \
-        BODY;                                                                          \
+        __VA_ARGS__;                                                                   \
       }                                                                                \
       bc_pos_ += bc_run_;                                                              \
       bc_idx_[bc_nd_ - 1] += bc_run_;                                                  \
