@@ -140,3 +140,28 @@ def lrn(ctx, node):
     ctx.emit("LocalResponseNorm", [x], [node.output[0]], node, size=size,
              alpha=float(a.get("alpha", 1e-4)) / size, beta=float(a.get("beta", 0.75)),
              bias=float(a.get("bias", 1.0)))
+
+
+@register("LpNormalization")
+def lp_normalization(ctx, node):
+    a = ctx.attrs(node)
+    x = ctx.input(node, 0)
+    _check_f32(ctx, node, x)
+    p = int(a.get("p", 2))
+    if p not in (1, 2):
+        raise _fail(node, f"p={p} is not supported (1 or 2)")
+    ctx.emit("LpNorm", [x], [node.output[0]], node, axis=int(a.get("axis", -1)), p=p)
+
+
+@register("MeanVarianceNormalization")
+def mean_variance_normalization(ctx, node):
+    a = ctx.attrs(node)
+    x = ctx.input(node, 0)
+    _check_f32(ctx, node, x)
+    axes = [int(v) for v in a.get("axes", [0, 2, 3])]
+    shape = ctx.shape(x)
+    if shape is not None:
+        r = len(shape)
+        if any(not -r <= v < r for v in axes) or len({v % r for v in axes}) != len(axes):
+            raise _fail(node, f"axes {axes} are out of range or repeated for rank {r}")
+    ctx.emit("MVN", [x], [node.output[0]], node, axes=axes, epsilon=1e-9)
