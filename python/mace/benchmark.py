@@ -333,7 +333,7 @@ def add_benchmark_args(p: argparse.ArgumentParser) -> None:
 
 def add_benchmark(sub) -> None:
     p = sub.add_parser("benchmark", help="per-op statistics of a model (MACE benchmark layout)",
-                       description=__doc__.split("\n\n")[0] + ".",
+                       description=__doc__.split("\n\n")[0],
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_benchmark_args(p)
     p.set_defaults(func=cmd_benchmark)
