@@ -144,3 +144,24 @@ def test_benchmark_zoo_models_match_onnxruntime(name):
     x = np.random.default_rng(1).uniform(0, 1, (1, 3, 64, 64)).astype(np.float32)
     got = mace.Session(m, num_threads=2).run(x)
     assert_close(got, run_ort(m, {"input": x})[0], what=name)
+
+
+def test_compare_smoke(tmp_path, monkeypatch):
+    """benchmarks/compare.py end to end on a tiny input with onnxruntime, and a peer that is not
+    installed is reported as failed (not dropped). Timings are not checked."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("mace_compare",
+                                                  os.path.join(ROOT, "benchmarks", "compare.py"))
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    monkeypatch.setitem(compare.MODULES, "mnn", "no_such_module_for_mace_tests")
+    out = tmp_path / "R.md"
+    assert compare.main(["--models", "squeezenet1_1", "--size", "32", "--rounds", "1",
+                         "--threads", "1", "--peers", "onnxruntime,mnn", "--out", str(out)]) == 0
+    text = out.read_text()
+    for heading in ["## Machine", "## Engines", "## Latency (ms, median)", "## Output check",
+                    "## Failures", "## Where mace spends its time"]:
+        assert heading in text
+    row = next(line for line in text.splitlines() if line.startswith("| squeezenet1_1 | 1 |"))
+    assert row.split("|")[5].strip() == "failed"          # the mnn column
+    assert "squeezenet1_1, mnn: PeerError: not installed" in text
