@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/op.h"
-#include "kernels/cpu/ref/activation.h"
+#include "kernels/cpu/activation.h"
 #include "kernels/cpu/ref/eltwise.h"
 #include "ops/fused_activation.h"
 
@@ -78,7 +78,7 @@ static void activation_range(void *ctx, int64_t begin, int64_t end) {
   if (j->s->prelu) {
     mace_f32_eltwise__ref(MACE_ELTWISE_PRELU, &j->s->shape, j->x, j->slope, j->y, begin, end);
   } else {
-    mace_f32_activation__ref(&j->s->act, j->x + begin, j->y + begin, end - begin);
+    mace_f32_activation(&j->s->act, j->x + begin, j->y + begin, end - begin);
   }
 }
 

@@ -1,0 +1,54 @@
+/* Dispatched f32 SIMD kernels (not an op): per-ISA tables, chosen once from cpu_features. */
+#include "ops/simd_dispatch.h"
+
+#include <pthread.h>
+
+static const mace_simd_kernels g_all[] = {
+#if defined(__x86_64__) || defined(_M_X64)
+    {"avx512", MACE_ISA_AVX512, mace_f32_activation__avx512, NULL, NULL, NULL, NULL, NULL},
+    {"avx2", MACE_ISA_AVX2, mace_f32_activation__avx2, NULL, NULL, NULL, NULL, NULL},
+#endif
+#if defined(__aarch64__)
+    {"neon", MACE_ISA_NEON, mace_f32_activation__neon, NULL, NULL, NULL, NULL, NULL},
+#endif
+    {"ref", MACE_ISA_REF, mace_f32_activation__ref, NULL, NULL, mace_f32_maxpool2d__ref,
+     mace_f32_avgpool2d__ref, NULL}};
+
+#define N_ALL ((int)(sizeof(g_all) / sizeof(g_all[0])))
+
+static const mace_simd_kernels *g_supported[N_ALL];
+static int g_n_supported;
+static const mace_simd_kernels *g_active;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+/* Whether the active level allows `isa`: the same rule as the GEMM families. */
+static int isa_allowed(mace_cpu_isa isa, mace_cpu_isa active) {
+  if (isa == MACE_ISA_REF) return 1;
+  if (active == MACE_ISA_REF) return 0;
+  return isa == active || (isa != MACE_ISA_NEON && active != MACE_ISA_NEON && isa < active);
+}
+
+static void choose_once(void) {
+  const mace_cpu_isa active = mace_cpu_isa_active();
+  for (int i = 0; i < N_ALL; ++i) {
+    const mace_simd_kernels *k = &g_all[i];
+    if (!mace_cpu_isa_supported(k->isa)) continue;
+    g_supported[g_n_supported++] = k;
+    if (!g_active && isa_allowed(k->isa, active)) g_active = k;  /* best first */
+  }
+}
+
+int mace_simd_variants(const mace_simd_kernels *const **list) {
+  pthread_once(&g_once, choose_once);
+  *list = g_supported;
+  return g_n_supported;
+}
+
+const mace_simd_kernels *mace_simd_active(void) {
+  pthread_once(&g_once, choose_once);
+  return g_active;
+}
+
+void mace_f32_activation(const mace_activation *act, const float *in, float *out, int64_t n) {
+  mace_simd_active()->activation(act, in, out, n);
+}

@@ -1,0 +1,33 @@
+/* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, pooling, depthwise):
+ * one table of function pointers per ISA, the active one chosen once from the CPU's features. */
+#ifndef MACE_OPS_SIMD_DISPATCH_H_
+#define MACE_OPS_SIMD_DISPATCH_H_
+
+#include "core/cpu_features.h"
+#include "kernels/cpu/activation.h"
+#include "kernels/cpu/dwconv.h"
+#include "kernels/cpu/eltwise.h"
+#include "kernels/cpu/pooling.h"
+#include "kernels/cpu/softmax.h"
+
+/* One ISA's kernels. A NULL entry means "no fast path": the op runs its reference kernel.
+ * The "ref" table has the reference activation and pooling (drop-ins) and NULL elsewhere. */
+typedef struct mace_simd_kernels {
+  const char *name;  /* "avx512", "avx2", "neon", "ref" */
+  mace_cpu_isa isa;
+  mace_f32_activation_fn activation;
+  mace_f32_vbinary_fn vbinary;
+  mace_f32_softmax_rows_fn softmax_rows;
+  mace_f32_maxpool2d_fn maxpool2d;
+  mace_f32_avgpool2d_fn avgpool2d;
+  mace_f32_dwconv3x3_fn dwconv3x3;
+} mace_simd_kernels;
+
+/* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns
+ * the count and points *list at them. For tests and benchmarks. */
+int mace_simd_variants(const mace_simd_kernels *const **list);
+
+/* The table ops use: the best one the active ISA (MACE_CPU_ISA) allows ("ref" at worst). */
+const mace_simd_kernels *mace_simd_active(void);
+
+#endif /* MACE_OPS_SIMD_DISPATCH_H_ */

@@ -1,0 +1,30 @@
+/* f32 activations: the SIMD kernels per ISA and the dispatched entry the ops call. */
+#ifndef MACE_KERNELS_CPU_ACTIVATION_H_
+#define MACE_KERNELS_CPU_ACTIVATION_H_
+
+#include <stdint.h>
+
+#include "kernels/cpu/ref/activation.h"
+
+/* out[i] = act(in[i]) for i in [0, n); in == out allowed. Same contract as
+ * mace_f32_activation__ref: bit-identical for NONE, RELU, RELUX, LEAKYRELU, HARDSIGMOID and
+ * HARDSWISH; SIGMOID, TANH and ELU within a few ulp (tests/c/test_activation_simd.c). */
+typedef void (*mace_f32_activation_fn)(const mace_activation *act, const float *in,
+                                       float *out, int64_t n);
+
+#if defined(__x86_64__) || defined(_M_X64)
+void mace_f32_activation__avx2(const mace_activation *act, const float *in, float *out,
+                               int64_t n);
+void mace_f32_activation__avx512(const mace_activation *act, const float *in, float *out,
+                                 int64_t n);
+#endif
+#if defined(__aarch64__)
+void mace_f32_activation__neon(const mace_activation *act, const float *in, float *out,
+                               int64_t n);
+#endif
+
+/* The best variant the active ISA (MACE_CPU_ISA) allows, chosen once (csrc/ops/simd_dispatch.c);
+ * a drop-in for mace_f32_activation__ref. */
+void mace_f32_activation(const mace_activation *act, const float *in, float *out, int64_t n);
+
+#endif /* MACE_KERNELS_CPU_ACTIVATION_H_ */

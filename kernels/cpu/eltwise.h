@@ -1,0 +1,32 @@
+/* f32 element-wise binary fast paths (same shape, scalar broadcast): SIMD kernels per ISA. */
+#ifndef MACE_KERNELS_CPU_ELTWISE_H_
+#define MACE_KERNELS_CPU_ELTWISE_H_
+
+#include <stdint.h>
+
+#include "kernels/cpu/ref/eltwise.h"
+
+/* out[i] = a[i * sa] <type> b[i * sb] for i in [0, n); sa, sb are 0 (scalar) or 1; type is
+ * one of ADD, SUB, PROD, DIV, MIN, MAX (others: nothing is written). Bit-identical to
+ * mace_f32_eltwise__ref (MIN/MAX with its operand order for NaN and signed zeros). out may be
+ * a or b where that operand's step is 1. */
+typedef void (*mace_f32_vbinary_fn)(mace_eltwise_type type, const float *a, int64_t sa,
+                                    const float *b, int64_t sb, float *out, int64_t n);
+
+static inline int mace_f32_vbinary_supports(mace_eltwise_type type) {
+  return type == MACE_ELTWISE_ADD || type == MACE_ELTWISE_SUB || type == MACE_ELTWISE_PROD ||
+         type == MACE_ELTWISE_DIV || type == MACE_ELTWISE_MIN || type == MACE_ELTWISE_MAX;
+}
+
+#if defined(__x86_64__) || defined(_M_X64)
+void mace_f32_vbinary__avx2(mace_eltwise_type type, const float *a, int64_t sa, const float *b,
+                            int64_t sb, float *out, int64_t n);
+void mace_f32_vbinary__avx512(mace_eltwise_type type, const float *a, int64_t sa,
+                              const float *b, int64_t sb, float *out, int64_t n);
+#endif
+#if defined(__aarch64__)
+void mace_f32_vbinary__neon(mace_eltwise_type type, const float *a, int64_t sa, const float *b,
+                            int64_t sb, float *out, int64_t n);
+#endif
+
+#endif /* MACE_KERNELS_CPU_ELTWISE_H_ */

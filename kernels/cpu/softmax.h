@@ -1,0 +1,24 @@
+/* f32 softmax / log-softmax along the last (contiguous) axis: SIMD kernels per ISA. */
+#ifndef MACE_KERNELS_CPU_SOFTMAX_H_
+#define MACE_KERNELS_CPU_SOFTMAX_H_
+
+#include <stdint.h>
+
+/* Rows r in [begin, end) of a row-major [rows, len] tensor, len >= 1: what
+ * mace_f32_softmax__ref computes with inner = 1 (max-shifted, sums in float lanes; within
+ * 1e-6 relative of it, tests/c/test_softmax_simd.c). in == out allowed. */
+typedef void (*mace_f32_softmax_rows_fn)(const float *in, float *out, int64_t len, int use_log,
+                                         int64_t begin, int64_t end);
+
+#if defined(__x86_64__) || defined(_M_X64)
+void mace_f32_softmax_rows__avx2(const float *in, float *out, int64_t len, int use_log,
+                                 int64_t begin, int64_t end);
+void mace_f32_softmax_rows__avx512(const float *in, float *out, int64_t len, int use_log,
+                                   int64_t begin, int64_t end);
+#endif
+#if defined(__aarch64__)
+void mace_f32_softmax_rows__neon(const float *in, float *out, int64_t len, int use_log,
+                                 int64_t begin, int64_t end);
+#endif
+
+#endif /* MACE_KERNELS_CPU_SOFTMAX_H_ */
