@@ -20,6 +20,7 @@
 #include "kernels/cpu/ref/activation.h"
 #include "kernels/cpu/ref/eltwise.h"
 #include "ops/fused_activation.h"
+#include "ops/simd_dispatch.h"
 
 #define ELTWISE_GRAIN 16384
 
@@ -132,14 +133,25 @@ static void eltwise_range(void *ctx, int64_t begin, int64_t end) {
   const eltwise_job *j = (const eltwise_job *)ctx;
   const eltwise_state *s = j->s;
   switch (j->dtype) {
-    case MACE_DT_F32:
-      mace_f32_eltwise__ref(s->type, &s->shape, (const float *)j->a, (const float *)j->b,
-                            (float *)j->out, begin, end);
+    case MACE_DT_F32: {
+      /* SIMD fast path: same shapes, or one operand a scalar (after dim merging). */
+      const mace_eltwise_shape *sh = &s->shape;
+      const mace_f32_vbinary_fn fast = s->unary ? NULL : mace_simd_active()->vbinary;
+      const int64_t sa = sh->a_strides[0], sb = sh->b_strides[0];
+      if (fast && sh->ndim == 1 && mace_f32_vbinary_supports(s->type) && sa <= 1 && sb <= 1 &&
+          (sa | sb)) {
+        fast(s->type, (const float *)j->a + begin * sa, sa, (const float *)j->b + begin * sb, sb,
+             (float *)j->out + begin, end - begin);
+      } else {
+        mace_f32_eltwise__ref(s->type, &s->shape, (const float *)j->a, (const float *)j->b,
+                              (float *)j->out, begin, end);
+      }
       if (s->act.kind != MACE_ACT_NONE) {
         float *o = (float *)j->out + begin;
-        mace_f32_activation__ref(&s->act, o, o, end - begin);
+        mace_f32_activation(&s->act, o, o, end - begin);
       }
       break;
+    }
     case MACE_DT_I32:
       mace_i32_eltwise__ref(s->type, &s->shape, (const int32_t *)j->a, (const int32_t *)j->b,
                             (int32_t *)j->out, begin, end);
