@@ -10,6 +10,7 @@
  */
 #include "core/op.h"
 #include "kernels/cpu/ref/softmax.h"
+#include "ops/simd_dispatch.h"
 
 #define SOFTMAX_GRAIN 16384
 
@@ -68,6 +69,11 @@ typedef struct {
 
 static void softmax_range(void *ctx, int64_t begin, int64_t end) {
   const softmax_job *j = (const softmax_job *)ctx;
+  const mace_f32_softmax_rows_fn fast = mace_simd_active()->softmax_rows;
+  if (fast && j->s->inner == 1) {  /* contiguous rows: SIMD */
+    fast(j->x, j->y, j->s->len, j->s->use_log, begin, end);
+    return;
+  }
   mace_f32_softmax__ref(j->x, j->y, j->s->len, j->s->inner, j->s->use_log, begin, end);
 }
 

@@ -6,7 +6,7 @@
 
 /* Rows r in [begin, end) of a row-major [rows, len] tensor, len >= 1: what
  * mace_f32_softmax__ref computes with inner = 1 (max-shifted, sums in float lanes; within
- * 1e-6 relative of it, tests/c/test_softmax_simd.c). in == out allowed. */
+ * 1.5e-6 relative of it, tests/c/test_softmax_simd.c). in == out allowed. */
 typedef void (*mace_f32_softmax_rows_fn)(const float *in, float *out, int64_t len, int use_log,
                                          int64_t begin, int64_t end);
 

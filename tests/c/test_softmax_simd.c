@@ -1,0 +1,74 @@
+/* Unit test of the SIMD softmax / log-softmax kernels (contiguous rows): every variant this CPU
+ * supports against mace_f32_softmax__ref with inner = 1, row lengths below, at and above the
+ * vector widths, several rows, a sub-range of rows, out of place and in place.
+ * Tolerance: softmax |y - ref| <= 1.5e-6 * ref + 1e-12 per element (exp within 2 ulp, sum in float
+ * lanes); log-softmax |y - ref| <= 2e-6 * max(1, |ref|). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu/ref/softmax.h"
+#include "ops/simd_dispatch.h"
+
+static int failures = 0;
+static long checked = 0;
+static double worst_rel = 0.0;
+
+static float frand(unsigned *s, float scale) {
+  *s = *s * 1103515245u + 12345u;
+  return ((float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f) * scale;
+}
+
+static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, int use_log,
+                  float scale, int in_place, unsigned seed) {
+  const int64_t n = rows * len, b = rows > 2 ? 1 : 0, e = rows > 2 ? rows - 1 : rows;
+  float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
+  float *y = malloc(sizeof(float) * n);
+  for (int64_t i = 0; i < n; ++i) x[i] = frand(&seed, scale);
+  for (int64_t i = 0; i < n; ++i) ref[i] = y[i] = -5.0f;  /* rows outside [b, e) stay */
+  mace_f32_softmax__ref(x, ref, len, 1, use_log, b, e);
+  if (in_place) {
+    for (int64_t i = b * len; i < e * len; ++i) y[i] = x[i];
+    v->softmax_rows(y, y, len, use_log, b, e);
+  } else {
+    v->softmax_rows(x, y, len, use_log, b, e);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    ++checked;
+    const double d = fabs((double)y[i] - (double)ref[i]);
+    const double tol = use_log ? 2e-6 * fmax(1.0, fabs(ref[i])) : 1.5e-6 * fabs(ref[i]) + 1e-12;
+    if (!use_log && ref[i] > 1e-30) worst_rel = fmax(worst_rel, d / ref[i]);
+    if (!(d <= tol)) {
+      if (++failures <= 20)
+        printf("FAIL %s rows=%lld len=%lld log=%d scale=%g in_place=%d: [%lld] got %.9g want %.9g\n",
+               v->name, (long long)rows, (long long)len, use_log, scale, in_place,
+               (long long)i, y[i], ref[i]);
+      break;
+    }
+  }
+  free(x);
+  free(ref);
+  free(y);
+}
+
+int main(void) {
+  const mace_simd_kernels *const *list;
+  const int nv = mace_simd_variants(&list);
+  const int64_t lens[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100, 1000, 4099};
+  const float scales[] = {1.0f, 30.0f, 200.0f};
+  int tested = 0;
+  for (int vi = 0; vi < nv; ++vi) {
+    const mace_simd_kernels *v = list[vi];
+    if (!v->softmax_rows) continue;
+    ++tested;
+    for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); ++li)
+      for (size_t si = 0; si < sizeof(scales) / sizeof(scales[0]); ++si)
+        for (int lg = 0; lg < 2; ++lg)
+          for (int ip = 0; ip < 2; ++ip)
+            check(v, lens[li] > 100 ? 3 : 5, lens[li], lg, scales[si], ip, 3u + (unsigned)li);
+  }
+  printf("test_softmax_simd: %d SIMD variant(s) of %d, %ld values checked, worst softmax "
+         "relative error %.2g, %d failure(s)\n", tested, nv, checked, worst_rel, failures);
+  return failures != 0;
+}
