@@ -1,0 +1,156 @@
+/* Winograd F(2,3) / F(4,3) 3x3 stride-1 convolution driver over the transform kernels and the GEMM. */
+#include "ops/winograd_conv.h"
+
+#include <stdlib.h>
+
+#include "core/cpu_features.h"
+
+int mace_winograd_conv_applies(int64_t k_h, int64_t k_w, int64_t stride_h, int64_t stride_w,
+                               int64_t dil_h, int64_t dil_w, int64_t group) {
+  return k_h == 3 && k_w == 3 && stride_h == 1 && stride_w == 1 && dil_h == 1 && dil_w == 1 &&
+         group == 1;
+}
+
+static int64_t round_up16(int64_t n) { return (n + 15) / 16 * 16; }
+
+int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int64_t in_c,
+                            int64_t in_h, int64_t in_w, int64_t out_c, int64_t out_h,
+                            int64_t out_w, int64_t pad_top, int64_t pad_left,
+                            const float *filter, const mace_gemm_family *f) {
+  mace_winograd_geom_init(&w->g, m, in_c, in_h, in_w, out_c, out_h, out_w, pad_top, pad_left);
+  w->batch = batch;
+  const int64_t npt = (m + 2) * (m + 2), tiles = w->g.tiles_h * w->g.tiles_w;
+  if (w->u && (w->u_m != m || w->u_in_c != in_c || w->u_out_c != out_c || w->f != f))
+    mace_winograd_conv_free(w);
+  w->f = f;
+  const mace_cpu_isa isa = mace_cpu_isa_active();
+  w->use_avx2 = isa == MACE_ISA_AVX2 || isa == MACE_ISA_AVX512;
+  /* Tiles per block: the block's V and M (npt * (in_c + out_c) floats a tile) near 2 MiB,
+   * at least 64 tiles so each point's U streams through cache for enough columns. */
+  int64_t block = (2 << 20) / (int64_t)(sizeof(float) * npt * (in_c + out_c));
+  if (block < 64) block = 64;
+  if (block > 1024) block = 1024;
+  if (f) block = (block + f->nr - 1) / f->nr * f->nr;
+  if (block > tiles) block = tiles;
+  w->block = block;
+  if (!w->u) {
+    float *raw = malloc(sizeof(float) * (size_t)(npt * out_c * in_c));
+    if (!raw) return -1;
+    mace_f32_winograd_filter__ref(&w->g, filter, raw, 0, out_c);
+    if (f) {
+      w->u_floats = round_up16(mace_gemm_packed_a_floats(f, out_c, in_c));
+      w->u = malloc(sizeof(float) * (size_t)(w->u_floats * npt));
+      if (!w->u) {
+        free(raw);
+        return -1;
+      }
+      for (int64_t p = 0; p < npt; ++p)
+        mace_gemm_pack_a(f, out_c, in_c, raw + p * out_c * in_c, in_c, 1, w->u + p * w->u_floats,
+                         0, (out_c + f->mr - 1) / f->mr);
+      free(raw);
+    } else {
+      w->u_floats = out_c * in_c;
+      w->u = raw;
+    }
+    w->u_m = m;
+    w->u_in_c = in_c;
+    w->u_out_c = out_c;
+  }
+  w->pb_floats = f ? round_up16(mace_gemm_packed_b_floats(f, in_c, block)) : 0;
+  const int64_t floats = round_up16(npt * in_c * block) + round_up16(npt * out_c * block) +
+                         npt * w->pb_floats;
+  w->scratch_bytes = (size_t)floats * sizeof(float) + 64;
+  return 0;
+}
+
+void mace_winograd_conv_free(mace_winograd_conv *w) {
+  free(w->u);
+  w->u = NULL;
+}
+
+typedef struct wg_job {
+  const mace_winograd_conv *w;
+  const float *x, *bias;
+  const mace_activation *act;
+  float *y, *v, *mm, *pb;
+  int64_t t0, nt, mp; /* mp: A panels per point */
+} wg_job;
+
+static void input_range(void *p, int64_t begin, int64_t end) {
+  const wg_job *j = p;
+#if defined(__x86_64__) || defined(_M_X64)
+  if (j->w->use_avx2) {
+    mace_f32_winograd_input__avx2(&j->w->g, j->x, j->t0, j->t0 + j->nt, j->v, j->nt, begin, end);
+    return;
+  }
+#endif
+  mace_f32_winograd_input__ref(&j->w->g, j->x, j->t0, j->t0 + j->nt, j->v, j->nt, begin, end);
+}
+
+static void output_range(void *p, int64_t begin, int64_t end) {
+  const wg_job *j = p;
+#if defined(__x86_64__) || defined(_M_X64)
+  if (j->w->use_avx2) {
+    mace_f32_winograd_output__avx2(&j->w->g, j->mm, j->nt, j->t0, j->t0 + j->nt, j->bias, j->act,
+                                   j->y, begin, end);
+    return;
+  }
+#endif
+  mace_f32_winograd_output__ref(&j->w->g, j->mm, j->nt, j->t0, j->t0 + j->nt, j->bias, j->act,
+                                j->y, begin, end);
+}
+
+static void pack_range(void *p, int64_t begin, int64_t end) {
+  const wg_job *j = p;
+  const mace_winograd_conv *w = j->w;
+  const int64_t np = (j->nt + w->f->nr - 1) / w->f->nr;
+  for (int64_t q = begin; q < end; ++q)
+    mace_gemm_pack_b(w->f, w->g.in_c, j->nt, j->v + q * w->g.in_c * j->nt, j->nt, 1,
+                     j->pb + q * w->pb_floats, 0, np);
+}
+
+/* Items: (point, A panel) pairs. */
+static void gemm_range(void *p, int64_t begin, int64_t end) {
+  const wg_job *j = p;
+  const mace_winograd_conv *w = j->w;
+  for (int64_t it = begin; it < end;) {
+    const int64_t q = it / j->mp, pb = it % j->mp;
+    const int64_t pe = end - it < j->mp - pb ? pb + (end - it) : j->mp;
+    mace_gemm_args g = {.f = w->f, .m = w->g.out_c, .n = j->nt, .k = w->g.in_c,
+                        .c = j->mm + q * w->g.out_c * j->nt, .ldc = j->nt};
+    mace_gemm_compute(&g, w->u + q * w->u_floats, j->pb + q * w->pb_floats, 1, pb, pe);
+    it += pe - pb;
+  }
+}
+
+static void ref_gemm_range(void *p, int64_t begin, int64_t end) {
+  const wg_job *j = p;
+  mace_f32_winograd_gemm__ref(&j->w->g, j->w->u, j->v, j->nt, j->mm, j->nt, j->nt, begin, end);
+}
+
+void mace_winograd_conv_run(const mace_winograd_conv *w, mace_threadpool *pool, const float *x,
+                            const float *bias, const mace_activation *act, float *y,
+                            void *scratch) {
+  const mace_winograd_geom *g = &w->g;
+  const int64_t npt = (g->m + 2) * (g->m + 2), tiles = g->tiles_h * g->tiles_w;
+  float *base = (float *)(((uintptr_t)scratch + 63) / 64 * 64);
+  wg_job j = {.w = w, .bias = bias, .act = act, .v = base};
+  j.mm = j.v + round_up16(npt * g->in_c * w->block);
+  j.pb = j.mm + round_up16(npt * g->out_c * w->block);
+  j.mp = w->f ? (g->out_c + w->f->mr - 1) / w->f->mr : 0;
+  for (int64_t img = 0; img < w->batch; ++img) {
+    j.x = x + img * g->in_c * g->in_h * g->in_w;
+    j.y = y + img * g->out_c * g->out_h * g->out_w;
+    for (j.t0 = 0; j.t0 < tiles; j.t0 += w->block) {
+      j.nt = tiles - j.t0 < w->block ? tiles - j.t0 : w->block;
+      mace_threadpool_parallel_for(pool, g->in_c, 1, input_range, &j);
+      if (w->f) {
+        mace_threadpool_parallel_for(pool, npt, 1, pack_range, &j);
+        mace_threadpool_parallel_for(pool, npt * j.mp, 1, gemm_range, &j);
+      } else {
+        mace_threadpool_parallel_for(pool, npt, 1, ref_gemm_range, &j);
+      }
+      mace_threadpool_parallel_for(pool, g->out_c, 1, output_range, &j);
+    }
+  }
+}
