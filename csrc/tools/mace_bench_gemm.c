@@ -1,0 +1,221 @@
+/* mace_bench_gemm: GFLOPS of every f32 GEMM microkernel family this CPU supports (and the
+ * reference GEMM) on ResNet-50 shaped convolutions as GEMMs, next to the CPU's FMA peak.
+ *
+ *   mace_bench_gemm [--threads N] [--min_time SECONDS]
+ *
+ * Problems are the convolutions of ResNet-50 stages 2-4 at 224x224 written as the GEMM that
+ * Conv2D runs: y[C_out, H*W] = W[C_out, K] x X'[K, H*W], with K = C_in for 1x1 (X' is the
+ * input) and K = 9 * C_in for 3x3 (X' is the im2col matrix). The filter is packed once (as
+ * Conv2D does at load); the B operand is packed in every run, as in the op.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/cpu_features.h"
+#include "core/threadpool.h"
+#include "kernels/cpu/ref/gemm.h"
+#include "ops/gemm_dispatch.h"
+
+typedef struct problem {
+  const char *name;
+  int64_t m, n, k;
+} problem;
+
+static const problem kProblems[] = {
+    {"stage2 3x3 128->128 28x28 (im2col)", 128, 784, 1152},
+    {"stage3 1x1 1024->256 14x14", 256, 196, 1024},
+    {"stage3 1x1 256->1024 14x14", 1024, 196, 256},
+    {"stage3 3x3 256->256 14x14 (im2col)", 256, 196, 2304},
+    {"stage4 1x1 2048->512 7x7", 512, 49, 2048},
+    {"stage4 1x1 512->2048 7x7", 2048, 49, 512},
+    {"stage4 3x3 512->512 7x7 (im2col)", 512, 49, 4608},
+};
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* "cpu MHz", "vendor_id" and "cpu family" of the first processor in /proc/cpuinfo (0 / ""
+ * when unknown). */
+static double cpu_mhz(char *vendor, size_t vendor_size, int *family) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  double mhz = 0;
+  *family = 0;
+  if (vendor_size) vendor[0] = '\0';
+  if (!f) return 0;
+  char line[512];
+  while (fgets(line, sizeof(line), f)) {
+    const char *colon = strchr(line, ':');
+    if (!colon) continue;
+    if (mhz == 0 && strncmp(line, "cpu MHz", 7) == 0) mhz = atof(colon + 1);
+    if (*family == 0 && strncmp(line, "cpu family", 10) == 0) *family = atoi(colon + 1);
+    if (vendor[0] == '\0' && strncmp(line, "vendor_id", 9) == 0) {
+      snprintf(vendor, vendor_size, "%s", colon + 2);
+      vendor[strcspn(vendor, "\n")] = '\0';
+    }
+  }
+  fclose(f);
+  return mhz;
+}
+
+/* FMA units per core and f32 lanes per unit for a family's ISA. AMD Zen 4 (cpu family 25)
+ * executes AVX-512 on two 256-bit FMA pipes (one 512-bit FMA per cycle); Zen 5 (family 26)
+ * has two full 512-bit FMA pipes, as have Intel server cores (one on some parts: then the
+ * real peak is half of what is printed). */
+static void fma_shape(mace_cpu_isa isa, const char *vendor, int family, int *units,
+                      int *lanes) {
+  const int zen4_or_older = strstr(vendor, "AMD") != NULL && family < 26;
+  switch (isa) {
+    case MACE_ISA_AVX512: *units = zen4_or_older ? 1 : 2; *lanes = 16; return;
+    case MACE_ISA_AVX2: *units = 2; *lanes = 8; return;
+    case MACE_ISA_NEON: *units = 2; *lanes = 4; return;  /* Cortex-A76 class: 2 x 128-bit */
+    default: *units = 1; *lanes = 1; return;
+  }
+}
+
+/* The clock the core really runs at: a chain of dependent integer adds retires one per
+ * cycle, so adds per second is cycles per second (0 where there is no such loop). */
+static double measured_mhz(void) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  unsigned long x = 0;
+  const long iters = 20000000;
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const double t0 = now();
+    for (long i = 0; i < iters; ++i) {
+#if defined(__x86_64__)
+      __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                       "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
+                       : "+r"(x));
+#else
+      __asm__ volatile("add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+                       "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+                       "add %0, %0, #1\n\tadd %0, %0, #1"
+                       : "+r"(x));
+#endif
+    }
+    const double dt = now() - t0;
+    if (dt < best) best = dt;
+  }
+  return 8.0 * iters / best * 1e-6;
+#else
+  return 0;
+#endif
+}
+
+typedef struct ref_job {
+  const problem *p;
+  const float *a, *b;
+  float *c;
+} ref_job;
+
+static void ref_range(void *ctx, int64_t begin, int64_t end) {
+  const ref_job *j = ctx;
+  mace_f32_gemm__ref(j->p->k, j->a, j->p->k, 1, j->b, j->p->n, 1, j->c, j->p->n, begin, end, 0,
+                     j->p->n);
+}
+
+int main(int argc, char **argv) {
+  int threads = 0;  /* 0: 1 and 2 */
+  double min_time = 0.3;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--min_time") == 0 && i + 1 < argc) min_time = atof(argv[++i]);
+    else {
+      fprintf(stderr, "usage: %s [--threads N] [--min_time SECONDS]\n", argv[0]);
+      return 2;
+    }
+  }
+  char vendor[64];
+  int family;
+  const double mhz = cpu_mhz(vendor, sizeof(vendor), &family);
+  const double real_mhz = measured_mhz();
+  const mace_gemm_family *const *fams;
+  const int nf = mace_gemm_families(&fams);
+  printf("mace_bench_gemm: CPU %s family %d, detected ISA %s\n", vendor[0] ? vendor : "?",
+         family, mace_cpu_isa_name(mace_cpu_isa_detected()));
+  printf("clock: %.0f MHz from /proc/cpuinfo \"cpu MHz\"; %.0f MHz measured (dependent-add "
+         "chain, 1 add per cycle)\n", mhz, real_mhz);
+  printf("peak GFLOPS = cores x FMA units/core x f32 lanes/unit x 2 (multiply + add) x clock "
+         "(GHz); per core:\n");
+  for (int fi = 0; fi < nf; ++fi) {
+    int units, lanes;
+    fma_shape(fams[fi]->isa, vendor, family, &units, &lanes);
+    printf("  %-14s %d FMA units x %2d lanes x 2 x %.2f GHz (cpuinfo) = %.1f GFLOPS; "
+           "x %.2f GHz (measured) = %.1f GFLOPS\n", fams[fi]->name, units, lanes, mhz / 1000,
+           units * lanes * 2 * mhz / 1000, real_mhz / 1000, units * lanes * 2 * real_mhz / 1000);
+  }
+  printf("(%%cpuinfo / %%measured: fraction of the peak at each clock; a virtual machine's "
+         "cpuinfo clock may be the nominal one, below the turbo clock the core runs at)\n\n");
+
+  const int tcounts[2] = {threads > 0 ? threads : 1, 2};
+  const int ntc = threads > 0 ? 1 : 2;
+  for (int ti = 0; ti < ntc; ++ti) {
+    const int t = tcounts[ti];
+    mace_threadpool *pool = NULL;
+    if (mace_threadpool_create(t, MACE_AFFINITY_NONE, &pool) != MACE_OK) {
+      fprintf(stderr, "mace_bench_gemm: cannot create a pool of %d threads\n", t);
+      return 1;
+    }
+    printf("threads %d\n%-36s %-14s %9s %9s %9s %10s\n", t, "problem (M x N x K)", "kernel",
+           "ms", "GFLOPS", "%cpuinfo", "%measured");
+    for (size_t pi = 0; pi < sizeof(kProblems) / sizeof(kProblems[0]); ++pi) {
+      const problem *p = &kProblems[pi];
+      float *a = malloc(sizeof(float) * p->m * p->k), *b = malloc(sizeof(float) * p->k * p->n);
+      float *c = malloc(sizeof(float) * p->m * p->n);
+      for (int64_t i = 0; i < p->m * p->k; ++i) a[i] = (float)((i * 7) % 13) * 0.01f;
+      for (int64_t i = 0; i < p->k * p->n; ++i) b[i] = (float)((i * 5) % 11) * 0.01f;
+      const double flops = 2.0 * p->m * p->n * p->k;
+      printf("%s: %lld x %lld x %lld\n", p->name, (long long)p->m, (long long)p->n,
+             (long long)p->k);
+      for (int fi = -1; fi < nf; ++fi) {
+        const mace_gemm_family *f = fi >= 0 ? fams[fi] : NULL;
+        float *pa = NULL;
+        void *scratch = NULL;
+        mace_gemm_args g = {0};
+        ref_job rj = {p, a, b, c};
+        if (f) {
+          pa = malloc(sizeof(float) * mace_gemm_packed_a_floats(f, p->m, p->k));
+          mace_gemm_pack_a(f, p->m, p->k, a, p->k, 1, pa, 0, (p->m + f->mr - 1) / f->mr);
+          scratch = malloc(mace_gemm_scratch_bytes(f, p->m, p->n, p->k, 1, 0));
+          g = (mace_gemm_args){.f = f, .m = p->m, .n = p->n, .k = p->k, .a_packed = pa,
+                               .b = b, .b_rs = p->n, .b_cs = 1, .c = c, .ldc = p->n};
+        }
+        double best = 1e30, total = 0;
+        int reps = 0;
+        while (total < min_time || reps < 3) {
+          const double t0 = now();
+          if (f) mace_gemm_run(pool, &g, scratch);
+          else mace_threadpool_parallel_for(pool, p->m, 1, ref_range, &rj);
+          const double dt = now() - t0;
+          total += dt;
+          if (dt < best) best = dt;
+          ++reps;
+          if (!f && total > min_time) break;
+        }
+        const double gflops = flops / best * 1e-9;
+        int units = 1, lanes = 1;
+        if (f) fma_shape(f->isa, vendor, family, &units, &lanes);
+        else fma_shape(nf ? fams[0]->isa : MACE_ISA_REF, vendor, family, &units, &lanes);
+        const double peak = t * units * lanes * 2.0 * mhz / 1000;
+        const double real_peak = t * units * lanes * 2.0 * real_mhz / 1000;
+        printf("  %-34s %-14s %9.3f %9.1f %8.1f%% %9.1f%%\n", "",
+               f ? f->name : "ref (vs best)", best * 1e3, gflops,
+               peak > 0 ? 100 * gflops / peak : 0, real_peak > 0 ? 100 * gflops / real_peak : 0);
+        free(pa);
+        free(scratch);
+      }
+      free(a);
+      free(b);
+      free(c);
+    }
+    mace_threadpool_destroy(pool);
+    printf("\n");
+  }
+  return 0;
+}
