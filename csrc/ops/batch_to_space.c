@@ -34,7 +34,8 @@ static mace_status b2s_infer(mace_op *op) {
                       "ints >= 1", op->name);
   s->bh = bs[0];
   s->bw = bs[1];
-  const int nc = mace_op_arg_ints(op, "crops", &cr);
+  int nc = mace_op_arg_ints(op, "crops", &cr);
+  if (nc < 0) nc = 0;
   if (nc != 0 && nc != 4)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (BatchToSpaceND): crops must be 4 ints",
                       op->name);

@@ -33,7 +33,8 @@ static mace_status s2b_infer(mace_op *op) {
                       "ints >= 1", op->name);
   s->bh = bs[0];
   s->bw = bs[1];
-  const int np = mace_op_arg_ints(op, "paddings", &pd);
+  int np = mace_op_arg_ints(op, "paddings", &pd);
+  if (np < 0) np = 0;
   if (np != 0 && np != 4)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (SpaceToBatchND): paddings must be 4 ints",
                       op->name);
