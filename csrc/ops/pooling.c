@@ -20,6 +20,7 @@
 #include "core/op.h"
 #include "kernels/cpu/ref/pooling.h"
 #include "ops/conv_pad.h"
+#include "ops/simd_dispatch.h"
 
 typedef struct pooling_state {
   int is_max, global, count_include_pad, ceil_mode;
@@ -111,10 +112,11 @@ typedef struct pooling_ctx {
 
 static void pooling_range(void *p, int64_t begin, int64_t end) {
   const pooling_ctx *c = p;
+  const mace_simd_kernels *k = mace_simd_active();  /* drop-ins for the reference kernels */
   if (c->st->is_max)
-    mace_f32_maxpool2d__ref(&c->st->shape, c->x, c->y, begin, end);
+    k->maxpool2d(&c->st->shape, c->x, c->y, begin, end);
   else
-    mace_f32_avgpool2d__ref(&c->st->shape, c->st->count_include_pad, c->x, c->y, begin, end);
+    k->avgpool2d(&c->st->shape, c->st->count_include_pad, c->x, c->y, begin, end);
 }
 
 static mace_status pooling_run(mace_op *op) {

@@ -6,13 +6,16 @@
 static const mace_simd_kernels g_all[] = {
 #if defined(__x86_64__) || defined(_M_X64)
     {"avx512", MACE_ISA_AVX512, mace_f32_activation__avx512, mace_f32_vbinary__avx512,
-     mace_f32_softmax_rows__avx512, NULL, NULL, NULL},
+     mace_f32_softmax_rows__avx512, mace_f32_maxpool2d__avx512,
+     mace_f32_avgpool2d__avx512, NULL},
     {"avx2", MACE_ISA_AVX2, mace_f32_activation__avx2, mace_f32_vbinary__avx2,
-     mace_f32_softmax_rows__avx2, NULL, NULL, NULL},
+     mace_f32_softmax_rows__avx2, mace_f32_maxpool2d__avx2,
+     mace_f32_avgpool2d__avx2, NULL},
 #endif
 #if defined(__aarch64__)
     {"neon", MACE_ISA_NEON, mace_f32_activation__neon, mace_f32_vbinary__neon,
-     mace_f32_softmax_rows__neon, NULL, NULL, NULL},
+     mace_f32_softmax_rows__neon, mace_f32_maxpool2d__neon,
+     mace_f32_avgpool2d__neon, NULL},
 #endif
     {"ref", MACE_ISA_REF, mace_f32_activation__ref, NULL, NULL, mace_f32_maxpool2d__ref,
      mace_f32_avgpool2d__ref, NULL}};

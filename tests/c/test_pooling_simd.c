@@ -1,0 +1,93 @@
+/* Unit test of the SIMD max / average pooling kernels: every variant this CPU supports against
+ * mace_f32_maxpool2d__ref / mace_f32_avgpool2d__ref over 2x2 and 3x3 (and 1x1, 2x3, 5x5)
+ * windows, strides 1, 2 and 3, dilation 1 and 2, symmetric and asymmetric padding,
+ * count_include_pad 0/1, widths below, at and above the vector widths, a sub-range of planes.
+ * Tolerance: bit-identical (same taps in the same order; NaN kept as the reference keeps it). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/simd_dispatch.h"
+
+static int failures = 0;
+static long checked = 0, cases = 0;
+
+static float frand(unsigned *s) {
+  *s = *s * 1103515245u + 12345u;
+  return (float)((*s >> 8) & 0xffff) / 8192.0f - 4.0f;
+}
+
+static void check(const mace_simd_kernels *v, int64_t h, int64_t w, int64_t k_h, int64_t k_w,
+                  int64_t stride, int64_t dil, int64_t pt, int64_t pl, int64_t pb, int64_t pr,
+                  int cip, unsigned seed) {
+  mace_pool2d_shape s = {.batch = 2, .channels = 3, .in_h = h, .in_w = w, .k_h = k_h,
+                         .k_w = k_w, .stride_h = stride, .stride_w = stride, .dilation_h = dil,
+                         .dilation_w = dil, .pad_top = pt, .pad_left = pl, .pad_bottom = pb,
+                         .pad_right = pr};
+  const int64_t eh = (k_h - 1) * dil + 1, ew = (k_w - 1) * dil + 1;
+  if (h + pt + pb < eh || w + pl + pr < ew) return;
+  s.out_h = (h + pt + pb - eh) / stride + 1;
+  s.out_w = (w + pl + pr - ew) / stride + 1;
+  const int64_t planes = s.batch * s.channels, ni = planes * h * w, no = planes * s.out_h * s.out_w;
+  float *x = malloc(sizeof(float) * ni), *ref = malloc(sizeof(float) * no);
+  float *y = malloc(sizeof(float) * no);
+  for (int64_t i = 0; i < ni; ++i) x[i] = frand(&seed);
+  if (ni > 40) {
+    x[17] = NAN;
+    x[30] = -0.0f;
+  }
+  for (int m = 0; m < 2; ++m) {
+    for (int64_t i = 0; i < no; ++i) ref[i] = y[i] = 99.0f;
+    if (m == 0) {
+      mace_f32_maxpool2d__ref(&s, x, ref, 1, planes);
+      v->maxpool2d(&s, x, y, 1, planes);
+    } else {
+      mace_f32_avgpool2d__ref(&s, cip, x, ref, 1, planes);
+      v->avgpool2d(&s, cip, x, y, 1, planes);
+    }
+    ++cases;
+    for (int64_t i = 0; i < no; ++i) {
+      ++checked;
+      if (memcmp(&y[i], &ref[i], 4) != 0 && !(isnan(y[i]) && isnan(ref[i]))) {
+        if (++failures <= 20)
+          printf("FAIL %s %s in %lldx%lld k %lldx%lld s%lld d%lld pads %lld,%lld,%lld,%lld "
+                 "cip=%d: [%lld] got %.9g want %.9g\n", v->name, m ? "avg" : "max",
+                 (long long)h, (long long)w, (long long)k_h, (long long)k_w, (long long)stride,
+                 (long long)dil, (long long)pt, (long long)pl, (long long)pb, (long long)pr, cip,
+                 (long long)i, y[i], ref[i]);
+        break;
+      }
+    }
+  }
+  free(x);
+  free(ref);
+  free(y);
+}
+
+int main(void) {
+  const mace_simd_kernels *const *list;
+  const int nv = mace_simd_variants(&list);
+  const int64_t widths[] = {1, 2, 3, 5, 8, 9, 16, 17, 31, 32, 33, 34, 35, 40, 67};
+  const int64_t kernels[][2] = {{2, 2}, {3, 3}, {1, 1}, {2, 3}, {5, 5}};
+  const int64_t pads[][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {0, 1, 1, 0}, {2, 0, 1, 2}};
+  int tested = 0;
+  for (int vi = 0; vi < nv; ++vi) {
+    const mace_simd_kernels *v = list[vi];
+    if (!v->maxpool2d || v->isa == MACE_ISA_REF) continue;
+    ++tested;
+    for (size_t wi = 0; wi < sizeof(widths) / sizeof(widths[0]); ++wi)
+      for (size_t ki = 0; ki < sizeof(kernels) / sizeof(kernels[0]); ++ki)
+        for (int64_t stride = 1; stride <= 3; ++stride)
+          for (int64_t dil = 1; dil <= 2; ++dil)
+            for (size_t pi = 0; pi < sizeof(pads) / sizeof(pads[0]); ++pi) {
+              const int64_t *p = pads[pi];
+              if (p[0] >= kernels[ki][0] || p[1] >= kernels[ki][1]) continue;
+              check(v, 7, widths[wi], kernels[ki][0], kernels[ki][1], stride, dil, p[0], p[1],
+                    p[2], p[3], (int)(pi & 1), 5u + (unsigned)wi);
+            }
+  }
+  printf("test_pooling_simd: %d SIMD variant(s) of %d, %ld cases, %ld values checked, "
+         "%d failure(s)\n", tested, nv, cases, checked, failures);
+  return failures != 0;
+}
