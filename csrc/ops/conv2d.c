@@ -14,11 +14,12 @@
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha/beta
  *                   the fused activation (ops/fused_activation.h), applied in the output write
  *
- * With a SIMD GEMM family (ops/gemm_dispatch.h) and group < C_in (not depthwise), each image and
- * group is one GEMM on NCHW: y[oc, oh*ow] = W[oc, ic*kh*kw] x X'[ic*kh*kw, oh*ow], where X' is
- * the input itself for 1x1 / stride 1 / no padding and its im2col (built in the scratch)
- * otherwise; a constant filter is packed once at infer. Depthwise and MACE_CPU_ISA=ref use the
- * reference direct convolution.
+ * With a SIMD GEMM family (ops/gemm_dispatch.h) and more than one input channel per group (not
+ * depthwise), each image and group is one GEMM on NCHW: y[oc, oh*ow] = W[oc, ic*kh*kw] x
+ * X'[ic*kh*kw, oh*ow], where X' is the input itself for 1x1 / stride 1 / no padding and
+ * otherwise its im2col, written in the scratch straight in the GEMM's packed B layout; a
+ * constant filter is packed once at infer. Depthwise convolutions and MACE_CPU_ISA=ref use
+ * the reference direct convolution.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -138,47 +139,68 @@ static mace_status conv2d_infer(mace_op *op) {
   }
   size_t bytes = mace_gemm_scratch_bytes(st->gemm, st->gm, st->gn, st->gk,
                                          st->packed_w != NULL, 0);
-  if (!st->direct_b) bytes += (size_t)(st->gk * st->gn) * sizeof(float) + 64;
+  if (!st->direct_b)  /* the im2col goes straight into the packed B: no B packing */
+    bytes = mace_gemm_scratch_bytes(st->gemm, st->gm, st->gn, st->gk, st->packed_w != NULL, 1) +
+            mace_gemm_scratch_bytes(st->gemm, 1, st->gn, st->gk, 1, 0);
   op->scratch_bytes = bytes;
   return MACE_OK;
 }
 
-/* im2col of one image and group: row r = (ic, ky, kx) of cols[gk, oh*ow] holds the input pixel
- * each output position reads through that filter tap, 0 in the padding. */
+/* im2col of one image and group, written straight into the GEMM's packed B layout
+ * (ops/gemm_dispatch.h): row r = (ic, ky, kx) of X'[gk, oh*ow] holds the input pixel each
+ * output position reads through that filter tap, 0 in the padding; columns past oh*ow (the
+ * last panel's tail) are 0. */
 typedef struct im2col_ctx {
   const mace_conv2d_shape *s;
   const float *x;            /* the group's first input channel */
-  float *cols;
+  float *packed;
+  int64_t nr, npad, k;       /* panel width, padded columns, rows (gk) */
 } im2col_ctx;
 
 static void im2col_range(void *p, int64_t begin, int64_t end) {
   const im2col_ctx *c = p;
   const mace_conv2d_shape *s = c->s;
-  const int64_t khw = s->k_h * s->k_w, ohw = s->out_h * s->out_w;
+  const int64_t khw = s->k_h * s->k_w, ohw = s->out_h * s->out_w, nr = c->nr;
   for (int64_t r = begin; r < end; ++r) {
     const int64_t ic = r / khw, ky = (r % khw) / s->k_w, kx = r % s->k_w;
+    const int64_t k0 = r / MACE_GEMM_KC * MACE_GEMM_KC;
+    const int64_t kl = c->k - k0 < MACE_GEMM_KC ? c->k - k0 : MACE_GEMM_KC;
+    const int64_t panel_stride = nr * kl;
+    float *row = c->packed + k0 * c->npad + (r - k0) * nr;  /* panel 0's slot of row r */
     const float *plane = c->x + ic * s->in_h * s->in_w;
-    float *dst = c->cols + r * ohw;
     int64_t x_lo, x_hi;
     mace_conv_valid_range(s->out_w, s->in_w, s->stride_w, s->pad_left, kx * s->dilation_w,
                           &x_lo, &x_hi);
-    if (x_hi < x_lo) x_hi = x_lo;
+    const int64_t ix_off = kx * s->dilation_w - s->pad_left;
     for (int64_t oy = 0; oy < s->out_h; ++oy) {
-      float *d = dst + oy * s->out_w;
       const int64_t iy = oy * s->stride_h - s->pad_top + ky * s->dilation_h;
-      if (iy < 0 || iy >= s->in_h || x_lo >= x_hi) {
-        memset(d, 0, (size_t)s->out_w * sizeof(float));
-        continue;
+      const int row_valid = iy >= 0 && iy < s->in_h && x_lo < x_hi;
+      const float *srow = plane + (row_valid ? iy : 0) * s->in_w;
+      /* Columns [oy*ow, oy*ow + ow), cut where panels end: each piece is contiguous. */
+      int64_t j = oy * s->out_w;
+      const int64_t j_end = j + s->out_w;
+      while (j < j_end) {
+        const int64_t panel = j / nr, in_panel = j - panel * nr;
+        const int64_t piece = nr - in_panel < j_end - j ? nr - in_panel : j_end - j;
+        float *d = row + panel * panel_stride + in_panel;
+        const int64_t ox0 = j - oy * s->out_w;
+        if (!row_valid) {
+          for (int64_t t = 0; t < piece; ++t) d[t] = 0.0f;
+        } else if (s->stride_w == 1 && ox0 >= x_lo && ox0 + piece <= x_hi) {
+          memcpy(d, srow + ox0 + ix_off, (size_t)piece * sizeof(float));
+        } else {
+          for (int64_t t = 0; t < piece; ++t) {
+            const int64_t ox = ox0 + t;
+            d[t] = ox >= x_lo && ox < x_hi ? srow[ox * s->stride_w + ix_off] : 0.0f;
+          }
+        }
+        j += piece;
       }
-      const float *srow = plane + iy * s->in_w;
-      for (int64_t ox = 0; ox < x_lo; ++ox) d[ox] = 0.0f;
-      const int64_t ix0 = x_lo * s->stride_w - s->pad_left + kx * s->dilation_w;
-      if (s->stride_w == 1) {
-        memcpy(d + x_lo, srow + ix0, (size_t)(x_hi - x_lo) * sizeof(float));
-      } else {
-        for (int64_t ox = x_lo; ox < x_hi; ++ox) d[ox] = srow[ix0 + (ox - x_lo) * s->stride_w];
-      }
-      for (int64_t ox = x_hi; ox < s->out_w; ++ox) d[ox] = 0.0f;
+    }
+    /* Tail of the last panel. */
+    for (int64_t jj = ohw; jj < c->npad; ++jj) {
+      const int64_t panel = jj / nr;
+      row[panel * panel_stride + (jj - panel * nr)] = 0.0f;
     }
   }
 }
@@ -190,11 +212,11 @@ static void conv2d_run_gemm(mace_op *op) {
   const float *bias = op->n_inputs > 2 ? op->inputs[2]->data : NULL;
   float *y = op->outputs[0]->data;
   const int64_t icg = s->in_c / s->group, in_plane = s->in_h * s->in_w;
-  float *cols = NULL;
+  float *packed_b = NULL;
   char *gemm_scratch = op->scratch;
   if (!st->direct_b) {
-    cols = op->scratch;
-    gemm_scratch += ((size_t)(st->gk * st->gn) * sizeof(float) + 63) / 64 * 64;
+    packed_b = op->scratch;
+    gemm_scratch += mace_gemm_scratch_bytes(st->gemm, 1, st->gn, st->gk, 1, 0);
   }
   for (int64_t img = 0; img < s->batch; ++img) {
     for (int64_t gi = 0; gi < s->group; ++gi) {
@@ -208,9 +230,11 @@ static void conv2d_run_gemm(mace_op *op) {
                           .bias = bias ? bias + gi * st->gm : NULL, .bias_per_row = 1,
                           .act = &st->act};
       if (!st->direct_b) {
-        im2col_ctx ic = {s, xg, cols};
+        const int64_t nr = st->gemm->nr;
+        im2col_ctx ic = {s, xg, packed_b, nr, (st->gn + nr - 1) / nr * nr, st->gk};
         mace_threadpool_parallel_for(op->pool, st->gk, 1, im2col_range, &ic);
-        g.b = cols;
+        g.b = NULL;
+        g.b_packed = packed_b;
       }
       mace_gemm_run(op->pool, &g, gemm_scratch);
     }
