@@ -9,6 +9,7 @@ form: the last write of a blob keeps the blob's name, earlier ones get `<blob>@<
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ _V1_TYPES = {"CONVOLUTION": "Convolution", "DECONVOLUTION": "Deconvolution",
 _SKIP = {"Data", "ImageData", "HDF5Data", "MemoryData", "WindowData", "DummyData",
          "Accuracy", "SoftmaxWithLoss", "EuclideanLoss", "HingeLoss", "SigmoidCrossEntropyLoss",
          "InfogainLoss", "MultinomialLogisticLoss", "ContrastiveLoss", "Silence"}
-_UNSUPPORTED = {"PriorBox", "Normalize", "DetectionOutput", "ROIPooling", "Python",
+_UNSUPPORTED = {"DetectionOutput", "ROIPooling", "Python",
                 "Proposal", "PSROIPooling", "Interp", "ShuffleChannel"}
 
 
@@ -44,6 +45,39 @@ def _read(source, binary: bool):
     else:
         raise TypeError(f"Caffe model must be a path or bytes, not {type(source)}")
     return data if binary else data.decode("utf-8")
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|#[^\n]*|[{}:<>]|[^\s{}:<>"\'#]+')
+
+
+def _text_layer_params(text: str, field: str) -> dict[str, dict]:
+    """{layer name: the `field` message of that layer as {key: [values]}} read from prototxt
+    text, for layer parameters caffe_pb does not describe (SSD's prior_box_param, norm_param)."""
+    toks = [t for t in _TOKEN.findall(text) if not t.startswith("#") and t != ":"]
+    pos = 0
+
+    def block() -> dict:
+        nonlocal pos
+        out: dict = {}
+        while pos < len(toks) and toks[pos] not in ("}", ">"):
+            key = toks[pos]
+            pos += 1
+            if pos < len(toks) and toks[pos] in ("{", "<"):
+                pos += 1
+                val = block()
+                pos += 1
+            else:
+                val = toks[pos].strip("\"'") if pos < len(toks) else ""
+                pos += 1
+            out.setdefault(key, []).append(val)
+        return out
+
+    root = block()
+    res = {}
+    for l in root.get("layer", []) + root.get("layers", []):
+        if field in l and l.get("name"):
+            res[l["name"][0]] = l[field][0]
+    return res
 
 
 def load_net(prototxt) -> Any:
@@ -137,6 +171,15 @@ class CaffeConverter:
     def __init__(self, prototxt, weights=None, inputs: dict | None = None,
                  outputs: list[str] | None = None):
         self.net = load_net(prototxt)
+        self._text = None  # prototxt text, for layer parameters caffe_pb lacks
+        if isinstance(prototxt, (str, os.PathLike, bytes, bytearray, memoryview)):
+            try:
+                raw = _read(prototxt, False) if not isinstance(prototxt, (bytes, bytearray,
+                                                                          memoryview)) \
+                    else bytes(prototxt).decode("utf-8")
+                self._text = raw if isinstance(raw, str) else None
+            except (OSError, UnicodeDecodeError):
+                self._text = None
         self.weights: dict[str, list[np.ndarray]] = {}
         if weights is not None:
             for layer in _layers(load_weights(weights)):
@@ -566,6 +609,64 @@ class CaffeConverter:
 
     def _Exp(self, l, tops):
         return self._emit(l, "Exp", [self._in(l)], tops[0])
+
+    def _text_param(self, l, field: str) -> dict:
+        if self._text is None:
+            return {}
+        return _text_layer_params(self._text, field).get(l.name, {})
+
+    def _PriorBox(self, l, tops):
+        p = self._text_param(l, "prior_box_param")
+
+        def floats(k):
+            return [float(v) for v in p.get(k, [])]
+
+        def flag(k, dflt):
+            v = p.get(k, [dflt])[-1]
+            return int(v in ("true", "True", "1", True))
+        if not floats("min_size"):
+            raise InvalidModelError(f"Caffe layer '{l.name}' (PriorBox): no min_size")
+        args = dict(min_size=floats("min_size"), max_size=floats("max_size") or None,
+                    aspect_ratio=floats("aspect_ratio") or None, flip=flag("flip", "true"),
+                    clip=flag("clip", "false"), variance=floats("variance") or None,
+                    offset=float(p.get("offset", [0.5])[-1]))
+        img = [int(float(v)) for v in p.get("img_size", [])]
+        ih = int(float(p["img_h"][-1])) if "img_h" in p else (img[-1] if img else 0)
+        iw = int(float(p["img_w"][-1])) if "img_w" in p else (img[-1] if img else 0)
+        step = floats("step")
+        sh = float(p["step_h"][-1]) if "step_h" in p else (step[-1] if step else 0.0)
+        sw = float(p["step_w"][-1]) if "step_w" in p else (step[-1] if step else 0.0)
+        args.update(img_h=ih or None, img_w=iw or None, step_h=sh or None, step_w=sw or None)
+        ins = [self._in(l, 0)] + ([self._in(l, 1)] if len(l.bottom) > 1 else [])
+        return self._emit(l, "MaceOp", ins, tops[0], 3, mace_type="PriorBox", **args)
+
+    def _Normalize(self, l, tops):
+        """SSD L2 normalization: x / sqrt(sum x^2 + eps) * scale, the sum over the channels
+        (across_spatial false) or over C, H, W (true), lowered to ONNX ops."""
+        p = self._text_param(l, "norm_param")
+
+        def flag(k, dflt):
+            return p.get(k, [dflt])[-1] in ("true", "True", "1")
+        across = flag("across_spatial", "true")
+        eps = float(p.get("eps", [1e-10])[-1])
+        x = self._in(l)
+        r = self._rank(x)
+        scale = self._w(l, 1)[0].reshape(-1).astype(np.float32)
+        self.b.require(f"Caffe layer '{l.name}' (Normalize)", "Mul", "ReduceSum", "Add",
+                       "Sqrt", "Div")
+        axes = list(range(1, r)) if across else [1]
+        sq = self.b.node1("Mul", [x, x], name=l.name + "_sq")
+        s = self.b.node1("ReduceSum", [sq, self.b.const(np.array(axes, np.int64),
+                                                         l.name + "_axes")],
+                         name=l.name + "_sum", keepdims=1)
+        s = self.b.node1("Add", [s, self.b.const(np.float32(eps), l.name + "_eps")],
+                         name=l.name + "_eps")
+        nrm = self.b.node1("Sqrt", [s], name=l.name + "_norm")
+        y = self.b.node1("Div", [x, nrm], name=l.name + "_div")
+        sc = scale if scale.size == 1 else scale.reshape([1, scale.size] + [1] * (r - 2))
+        return self._emit(l, "Mul", [y, self.b.const(sc.reshape(sc.shape) if scale.size > 1
+                                                     else scale.reshape(()),
+                                                     l.name + "_scale")], tops[0], r)
 
     def _ArgMax(self, l, tops):
         raise self._fail(l, "not supported")

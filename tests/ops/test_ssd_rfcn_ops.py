@@ -208,3 +208,45 @@ def test_depthwise_deconv2d_needs_group():
     with pytest.raises(mace.errors.InvalidModelError, match="group"):
         run_mace_ops([("DepthwiseDeconv2d", ["x", "w"], ["y"], {"group": 1})],
                      {"x": rand(1, 3, 4, 4)}, [("y", F32)], consts={"w": rand(3, 1, 3, 3)})
+
+
+CAFFE_SSD = """
+name: "ssd_head"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 3 dim: 24 dim: 32 } } }
+layer { name: "conv" type: "Convolution" bottom: "data" top: "fm"
+  convolution_param { num_output: 4 kernel_size: 3 stride: 4 pad: 1 bias_term: false }
+  blobs { shape { dim: 4 dim: 3 dim: 3 dim: 3 } %s } }
+layer { name: "norm" type: "Normalize" bottom: "fm" top: "fm_norm"
+  norm_param { across_spatial: %s channel_shared: false eps: 1e-6 }
+  blobs { shape { dim: 4 } data: 20 data: 10 data: 5 data: 2.5 } }
+layer { name: "pb" type: "PriorBox" bottom: "fm" bottom: "data" top: "priors"
+  prior_box_param { min_size: 6.0 max_size: 12.0 aspect_ratio: 2.0 flip: true clip: true
+                    variance: 0.1 variance: 0.1 variance: 0.2 variance: 0.2 step: 4 offset: 0.5 } }
+"""
+
+
+@pytest.mark.parametrize("across", ["false", "true"])
+def test_caffe_prior_box_and_normalize(across):
+    import mace
+    from converters.caffe_converter import convert_caffe
+    from converters.model import MaceModel
+    w = rand(4, 3, 3, 3, seed=11)
+    text = CAFFE_SSD % (" ".join(f"data: {v!r}" for v in w.reshape(-1).tolist()), across)
+    g = convert_caffe(text)
+    x = rand(1, 3, 24, 32, seed=12)
+    out = mace.Session(MaceModel(g)).run({"data": x})
+    # The conv's output through onnxruntime, then Caffe's Normalize in NumPy.
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], strides=[4, 4], pads=[1, 1, 1, 1])], "g",
+        [helper.make_tensor_value_info("x", 1, [1, 3, 24, 32]),
+         helper.make_tensor_value_info("w", 1, [4, 3, 3, 3])],
+        [helper.make_tensor_value_info("y", 1, None)]), opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    (fm,) = run_ort(model, {"x": x, "w": w})
+    axes = (1, 2, 3) if across == "true" else (1,)
+    ref = fm / np.sqrt((fm.astype(np.float64) ** 2).sum(axis=axes, keepdims=True) + 1e-6)
+    ref = ref * np.array([20, 10, 5, 2.5]).reshape(1, 4, 1, 1)
+    assert_close(out["fm_norm"], ref.astype(np.float32))
+    H, W = fm.shape[2:]
+    assert_close(out["priors"], prior_box_ref(H, W, 24, 32, [6.0], [12.0], [2.0], clip=True,
+                                              variance=[0.1, 0.1, 0.2, 0.2], step=4.0))
