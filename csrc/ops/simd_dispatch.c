@@ -7,15 +7,15 @@ static const mace_simd_kernels g_all[] = {
 #if defined(__x86_64__) || defined(_M_X64)
     {"avx512", MACE_ISA_AVX512, mace_f32_activation__avx512, mace_f32_vbinary__avx512,
      mace_f32_softmax_rows__avx512, mace_f32_maxpool2d__avx512,
-     mace_f32_avgpool2d__avx512, NULL},
+     mace_f32_avgpool2d__avx512, mace_f32_dwconv3x3__avx512},
     {"avx2", MACE_ISA_AVX2, mace_f32_activation__avx2, mace_f32_vbinary__avx2,
      mace_f32_softmax_rows__avx2, mace_f32_maxpool2d__avx2,
-     mace_f32_avgpool2d__avx2, NULL},
+     mace_f32_avgpool2d__avx2, mace_f32_dwconv3x3__avx2},
 #endif
 #if defined(__aarch64__)
     {"neon", MACE_ISA_NEON, mace_f32_activation__neon, mace_f32_vbinary__neon,
      mace_f32_softmax_rows__neon, mace_f32_maxpool2d__neon,
-     mace_f32_avgpool2d__neon, NULL},
+     mace_f32_avgpool2d__neon, mace_f32_dwconv3x3__neon},
 #endif
     {"ref", MACE_ISA_REF, mace_f32_activation__ref, NULL, NULL, mace_f32_maxpool2d__ref,
      mace_f32_avgpool2d__ref, NULL}};
