@@ -612,7 +612,8 @@ class CaffeConverter:
 
     def _text_param(self, l, field: str) -> dict:
         if self._text is None:
-            return {}
+            raise self._fail(l, f"its {field} is read from a text prototxt only (not from a "
+                             "binary NetParameter)")
         return _text_layer_params(self._text, field).get(l.name, {})
 
     def _PriorBox(self, l, tops):
