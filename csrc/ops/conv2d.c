@@ -157,50 +157,53 @@ typedef struct im2col_ctx {
   int64_t nr, npad, k;       /* panel width, padded columns, rows (gk) */
 } im2col_ctx;
 
+/* Fills columns [j0, j0 + nr) of row r (tap ic, ky, kx) into d[0, nr); columns past oh*ow
+ * are 0. The columns are cut where output rows end: each piece reads one input row. */
+static void im2col_piece(const mace_conv2d_shape *s, const float *x, int64_t r, int64_t j0,
+                         int64_t nr, float *d) {
+  const int64_t khw = s->k_h * s->k_w, ohw = s->out_h * s->out_w;
+  const int64_t ic = r / khw, ky = (r % khw) / s->k_w, kx = r % s->k_w;
+  const float *plane = x + ic * s->in_h * s->in_w;
+  int64_t x_lo, x_hi;
+  mace_conv_valid_range(s->out_w, s->in_w, s->stride_w, s->pad_left, kx * s->dilation_w, &x_lo,
+                        &x_hi);
+  const int64_t ix_off = kx * s->dilation_w - s->pad_left, sw = s->stride_w;
+  const int64_t j_end = j0 + nr < ohw ? j0 + nr : ohw;
+  int64_t j = j0;
+  while (j < j_end) {
+    const int64_t oy = j / s->out_w, ox0 = j - oy * s->out_w;
+    const int64_t piece = s->out_w - ox0 < j_end - j ? s->out_w - ox0 : j_end - j;
+    float *dd = d + (j - j0);
+    const int64_t iy = oy * s->stride_h - s->pad_top + ky * s->dilation_h;
+    if (iy < 0 || iy >= s->in_h || x_lo >= x_hi) {
+      for (int64_t t = 0; t < piece; ++t) dd[t] = 0.0f;
+    } else {
+      /* [ox0, ox0 + piece) = zeros before x_lo, pixels in [x_lo, x_hi), zeros after. */
+      int64_t a = x_lo - ox0, b = x_hi - ox0;
+      a = a < 0 ? 0 : a > piece ? piece : a;
+      b = b < a ? a : b > piece ? piece : b;
+      for (int64_t t = 0; t < a; ++t) dd[t] = 0.0f;
+      const float *src = plane + iy * s->in_w + ox0 * sw + ix_off;
+      if (sw == 1) memcpy(dd + a, src + a, (size_t)(b - a) * sizeof(float));
+      else
+        for (int64_t t = a; t < b; ++t) dd[t] = src[t * sw];
+      for (int64_t t = b; t < piece; ++t) dd[t] = 0.0f;
+    }
+    j += piece;
+  }
+  for (int64_t t = j_end - j0; t < nr; ++t) d[t] = 0.0f;
+}
+
+/* Panels [begin, end) of the packed B, each written front to back (contiguous stores). */
 static void im2col_range(void *p, int64_t begin, int64_t end) {
   const im2col_ctx *c = p;
-  const mace_conv2d_shape *s = c->s;
-  const int64_t khw = s->k_h * s->k_w, ohw = s->out_h * s->out_w, nr = c->nr;
-  for (int64_t r = begin; r < end; ++r) {
-    const int64_t ic = r / khw, ky = (r % khw) / s->k_w, kx = r % s->k_w;
-    const int64_t k0 = r / MACE_GEMM_KC * MACE_GEMM_KC;
+  const int64_t nr = c->nr;
+  for (int64_t k0 = 0; k0 < c->k; k0 += MACE_GEMM_KC) {
     const int64_t kl = c->k - k0 < MACE_GEMM_KC ? c->k - k0 : MACE_GEMM_KC;
-    const int64_t panel_stride = nr * kl;
-    float *row = c->packed + k0 * c->npad + (r - k0) * nr;  /* panel 0's slot of row r */
-    const float *plane = c->x + ic * s->in_h * s->in_w;
-    int64_t x_lo, x_hi;
-    mace_conv_valid_range(s->out_w, s->in_w, s->stride_w, s->pad_left, kx * s->dilation_w,
-                          &x_lo, &x_hi);
-    const int64_t ix_off = kx * s->dilation_w - s->pad_left;
-    for (int64_t oy = 0; oy < s->out_h; ++oy) {
-      const int64_t iy = oy * s->stride_h - s->pad_top + ky * s->dilation_h;
-      const int row_valid = iy >= 0 && iy < s->in_h && x_lo < x_hi;
-      const float *srow = plane + (row_valid ? iy : 0) * s->in_w;
-      /* Columns [oy*ow, oy*ow + ow), cut where panels end: each piece is contiguous. */
-      int64_t j = oy * s->out_w;
-      const int64_t j_end = j + s->out_w;
-      while (j < j_end) {
-        const int64_t panel = j / nr, in_panel = j - panel * nr;
-        const int64_t piece = nr - in_panel < j_end - j ? nr - in_panel : j_end - j;
-        float *d = row + panel * panel_stride + in_panel;
-        const int64_t ox0 = j - oy * s->out_w;
-        if (!row_valid) {
-          for (int64_t t = 0; t < piece; ++t) d[t] = 0.0f;
-        } else if (s->stride_w == 1 && ox0 >= x_lo && ox0 + piece <= x_hi) {
-          memcpy(d, srow + ox0 + ix_off, (size_t)piece * sizeof(float));
-        } else {
-          for (int64_t t = 0; t < piece; ++t) {
-            const int64_t ox = ox0 + t;
-            d[t] = ox >= x_lo && ox < x_hi ? srow[ox * s->stride_w + ix_off] : 0.0f;
-          }
-        }
-        j += piece;
-      }
-    }
-    /* Tail of the last panel. */
-    for (int64_t jj = ohw; jj < c->npad; ++jj) {
-      const int64_t panel = jj / nr;
-      row[panel * panel_stride + (jj - panel * nr)] = 0.0f;
+    for (int64_t panel = begin; panel < end; ++panel) {
+      float *d = c->packed + k0 * c->npad + panel * nr * kl;
+      for (int64_t kk = 0; kk < kl; ++kk)
+        im2col_piece(c->s, c->x, k0 + kk, panel * nr, nr, d + kk * nr);
     }
   }
 }
@@ -232,7 +235,7 @@ static void conv2d_run_gemm(mace_op *op) {
       if (!st->direct_b) {
         const int64_t nr = st->gemm->nr;
         im2col_ctx ic = {s, xg, packed_b, nr, (st->gn + nr - 1) / nr * nr, st->gk};
-        mace_threadpool_parallel_for(op->pool, st->gk, 1, im2col_range, &ic);
+        mace_threadpool_parallel_for(op->pool, ic.npad / nr, 1, im2col_range, &ic);
         g.b = NULL;
         g.b_packed = packed_b;
       }
