@@ -6,11 +6,9 @@ default-domain node of type "MaceOp" whose string attribute `mace_type` names th
 whose other attributes are that op's arguments, verbatim (see the op's file in csrc/ops/).
 ONNX shape inference skips it (its outputs' shapes are then found by the runtime).
 
-`shape` below would turn an ONNX Shape of a tensor whose shape is unknown at convert time
-(otherwise it is folded) into the runtime mace Shape op (csrc/ops/shape.c). It is NOT
-registered: in the ONNX node suite it turns 0 cases into pass and 6 CenterCropPad cases from
-unsupported into fail (their Shape -> ... -> Concat value chain is evaluated at infer, where
-Concat cannot get scratch memory: csrc/core/net.c). Register it once that is fixed.
+`shape` turns an ONNX Shape of a tensor whose shape is unknown at convert time (otherwise it
+is folded) into the runtime mace Shape op (csrc/ops/shape.c); when its value feeds a shape
+input, the runtime evaluates that chain while inferring shapes.
 """
 from __future__ import annotations
 
@@ -29,6 +27,7 @@ def mace_op(ctx, node):
              node, **args)
 
 
+@register("Shape")
 def shape(ctx, node):
     a = ctx.attrs(node)
     ctx.emit("Shape", [ctx.input(node, 0)], list(node.output), node,

@@ -384,11 +384,14 @@ static mace_status evaluate_op(mace_net *net, int i) {
                         op->outputs[k]->name);
     MACE_RETURN_IF_ERROR(value_alloc(op->outputs[k]));
   }
+  /* Value tensors are small; their ops' scratch is a temporary buffer, not the arena. */
+  op->scratch = op->scratch_bytes ? mace_aligned_alloc(op->scratch_bytes) : NULL;
+  if (op->scratch_bytes && !op->scratch)
+    return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (%s): out of memory", op->name, op->type);
+  mace_status st = op->kind->run(op);
+  mace_aligned_free(op->scratch);
   op->scratch = NULL;
-  if (op->scratch_bytes)
-    return mace_error(MACE_UNSUPPORTED, "op '%s' (%s) needs scratch memory and cannot run at "
-                      "infer time", op->name, op->type);
-  MACE_RETURN_IF_ERROR(op->kind->run(op));
+  MACE_RETURN_IF_ERROR(st);
   for (int k = 0; k < op->n_outputs; ++k) op->outputs[k]->value_ready = 1;
   net->evaluated[i] = 1;
   return MACE_OK;

@@ -30,7 +30,7 @@ static mace_status cumsum_infer(mace_op *op) {
                       mace_dtype_name(x->dtype));
   int64_t a = mace_op_arg_int(op, "axis", 0);
   if (mace_op_arg(op, "axis") == NULL && op->n_inputs == 2) {
-    int64_t v[1];
+    int64_t v[1] = {0};
     int n = 0;
     MACE_RETURN_IF_ERROR(mace_op_int_values(op, NULL, 1, v, 1, &n));
     if (n != 1)

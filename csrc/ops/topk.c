@@ -23,7 +23,7 @@ typedef struct topk_state {
 
 static mace_status topk_infer(mace_op *op) {
   topk_state *s = (topk_state *)op->state;
-  int64_t kv[1], dims[MACE_MAX_DIMS];
+  int64_t kv[1] = {0}, dims[MACE_MAX_DIMS];
   int nk = 0;
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 2, 2));
   const mace_tensor *x = op->inputs[0];
