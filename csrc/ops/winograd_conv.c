@@ -31,7 +31,7 @@ int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int
   if (block < 64) block = 64;
   if (block > 1024) block = 1024;
   if (f) block = (block + f->nr - 1) / f->nr * f->nr;
-  if (block > tiles) block = tiles;
+  if (block > tiles * batch) block = tiles * batch; /* blocks run across images */
   w->block = block;
   if (!w->u) {
     float *raw = malloc(sizeof(float) * (size_t)(npt * out_c * in_c));
@@ -73,31 +73,53 @@ typedef struct wg_job {
   const float *x, *bias;
   const mace_activation *act;
   float *y, *v, *mm, *pb;
-  int64_t t0, nt, mp; /* mp: A panels per point */
+  int64_t t0, nt, mp; /* tiles [t0, t0 + nt) over the batch (t / tiles: image); A panels */
 } wg_job;
+
+/* The block's tiles split by image: calls fn(image, first tile, end tile, column of the first). */
+#define WG_FOR_IMAGE_SEGMENTS(j, img, lt0, lt1, col, body)                              \
+  do {                                                                                 \
+    const int64_t tiles_ = (j)->w->g.tiles_h * (j)->w->g.tiles_w;                      \
+    for (int64_t gt_ = (j)->t0; gt_ < (j)->t0 + (j)->nt;) {                            \
+      const int64_t img = gt_ / tiles_, lt0 = gt_ % tiles_;                            \
+      const int64_t left_ = (j)->t0 + (j)->nt - gt_;                                   \
+      const int64_t lt1 = tiles_ - lt0 < left_ ? tiles_ : lt0 + left_;                 \
+      const int64_t col = gt_ - (j)->t0;                                               \
+      body;                                                                            \
+      gt_ += lt1 - lt0;                                                                \
+    }                                                                                  \
+  } while (0)
 
 static void input_range(void *p, int64_t begin, int64_t end) {
   const wg_job *j = p;
+  const mace_winograd_geom *g = &j->w->g;
+  const int64_t in_size = g->in_c * g->in_h * g->in_w;
+  WG_FOR_IMAGE_SEGMENTS(j, img, lt0, lt1, col, {
 #if defined(__x86_64__) || defined(_M_X64)
-  if (j->w->use_avx2) {
-    mace_f32_winograd_input__avx2(&j->w->g, j->x, j->t0, j->t0 + j->nt, j->v, j->nt, begin, end);
-    return;
-  }
+    if (j->w->use_avx2)
+      mace_f32_winograd_input__avx2(g, j->x + img * in_size, lt0, lt1, j->v + col, j->nt, begin,
+                                    end);
+    else
 #endif
-  mace_f32_winograd_input__ref(&j->w->g, j->x, j->t0, j->t0 + j->nt, j->v, j->nt, begin, end);
+      mace_f32_winograd_input__ref(g, j->x + img * in_size, lt0, lt1, j->v + col, j->nt, begin,
+                                   end);
+  });
 }
 
 static void output_range(void *p, int64_t begin, int64_t end) {
   const wg_job *j = p;
+  const mace_winograd_geom *g = &j->w->g;
+  const int64_t out_size = g->out_c * g->out_h * g->out_w;
+  WG_FOR_IMAGE_SEGMENTS(j, img, lt0, lt1, col, {
 #if defined(__x86_64__) || defined(_M_X64)
-  if (j->w->use_avx2) {
-    mace_f32_winograd_output__avx2(&j->w->g, j->mm, j->nt, j->t0, j->t0 + j->nt, j->bias, j->act,
-                                   j->y, begin, end);
-    return;
-  }
+    if (j->w->use_avx2)
+      mace_f32_winograd_output__avx2(g, j->mm + col, j->nt, lt0, lt1, j->bias, j->act,
+                                     j->y + img * out_size, begin, end);
+    else
 #endif
-  mace_f32_winograd_output__ref(&j->w->g, j->mm, j->nt, j->t0, j->t0 + j->nt, j->bias, j->act,
-                                j->y, begin, end);
+      mace_f32_winograd_output__ref(g, j->mm + col, j->nt, lt0, lt1, j->bias, j->act,
+                                    j->y + img * out_size, begin, end);
+  });
 }
 
 static void pack_range(void *p, int64_t begin, int64_t end) {
@@ -134,23 +156,20 @@ void mace_winograd_conv_run(const mace_winograd_conv *w, mace_threadpool *pool, 
   const mace_winograd_geom *g = &w->g;
   const int64_t npt = (g->m + 2) * (g->m + 2), tiles = g->tiles_h * g->tiles_w;
   float *base = (float *)(((uintptr_t)scratch + 63) / 64 * 64);
-  wg_job j = {.w = w, .bias = bias, .act = act, .v = base};
+  wg_job j = {.w = w, .x = x, .y = y, .bias = bias, .act = act, .v = base};
   j.mm = j.v + round_up16(npt * g->in_c * w->block);
   j.pb = j.mm + round_up16(npt * g->out_c * w->block);
   j.mp = w->f ? (g->out_c + w->f->mr - 1) / w->f->mr : 0;
-  for (int64_t img = 0; img < w->batch; ++img) {
-    j.x = x + img * g->in_c * g->in_h * g->in_w;
-    j.y = y + img * g->out_c * g->out_h * g->out_w;
-    for (j.t0 = 0; j.t0 < tiles; j.t0 += w->block) {
-      j.nt = tiles - j.t0 < w->block ? tiles - j.t0 : w->block;
-      mace_threadpool_parallel_for(pool, g->in_c, 1, input_range, &j);
-      if (w->f) {
-        mace_threadpool_parallel_for(pool, npt, 1, pack_range, &j);
-        mace_threadpool_parallel_for(pool, npt * j.mp, 1, gemm_range, &j);
-      } else {
-        mace_threadpool_parallel_for(pool, npt, 1, ref_gemm_range, &j);
-      }
-      mace_threadpool_parallel_for(pool, g->out_c, 1, output_range, &j);
+  const int64_t total = tiles * w->batch;
+  for (j.t0 = 0; j.t0 < total; j.t0 += w->block) {
+    j.nt = total - j.t0 < w->block ? total - j.t0 : w->block;
+    mace_threadpool_parallel_for(pool, g->in_c, 1, input_range, &j);
+    if (w->f) {
+      mace_threadpool_parallel_for(pool, npt, 1, pack_range, &j);
+      mace_threadpool_parallel_for(pool, npt * j.mp, 1, gemm_range, &j);
+    } else {
+      mace_threadpool_parallel_for(pool, npt, 1, ref_gemm_range, &j);
     }
+    mace_threadpool_parallel_for(pool, g->out_c, 1, output_range, &j);
   }
 }
