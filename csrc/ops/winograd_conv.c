@@ -11,6 +11,13 @@ int mace_winograd_conv_applies(int64_t k_h, int64_t k_w, int64_t stride_h, int64
          group == 1;
 }
 
+int64_t mace_winograd_conv_auto_m(const mace_gemm_family *f, int64_t in_c, int64_t out_c,
+                                  int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w) {
+  if (!f || in_c < 16 || out_c < 16 || in_h < 8 || in_w < 8) return 0;
+  const int64_t tiles4 = (out_h + 3) / 4 * ((out_w + 3) / 4);
+  return tiles4 >= (f->nr < 25 ? f->nr : 25) ? 4 : 2;
+}
+
 static int64_t round_up16(int64_t n) { return (n + 15) / 16 * 16; }
 
 int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int64_t in_c,
