@@ -134,14 +134,12 @@ static void eltwise_range(void *ctx, int64_t begin, int64_t end) {
   const eltwise_state *s = j->s;
   switch (j->dtype) {
     case MACE_DT_F32: {
-      /* SIMD fast path: same shapes, or one operand a scalar (after dim merging). */
-      const mace_eltwise_shape *sh = &s->shape;
-      const mace_f32_vbinary_fn fast = s->unary ? NULL : mace_simd_active()->vbinary;
-      const int64_t sa = sh->a_strides[0], sb = sh->b_strides[0];
-      if (fast && sh->ndim == 1 && mace_f32_vbinary_supports(s->type) && sa <= 1 && sb <= 1 &&
-          (sa | sb)) {
-        fast(s->type, (const float *)j->a + begin * sa, sa, (const float *)j->b + begin * sb, sb,
-             (float *)j->out + begin, end - begin);
+      /* SIMD rows for the plain binary types (any broadcast; bit-identical to the ref). */
+      const mace_f32_eltwise_binary_fn fast =
+          s->unary ? NULL : mace_simd_active()->eltwise_binary;
+      if (fast && mace_f32_vbinary_supports(s->type)) {
+        fast(s->type, &s->shape, (const float *)j->a, (const float *)j->b, (float *)j->out,
+             begin, end);
       } else {
         mace_f32_eltwise__ref(s->type, &s->shape, (const float *)j->a, (const float *)j->b,
                               (float *)j->out, begin, end);

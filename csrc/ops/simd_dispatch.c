@@ -3,22 +3,40 @@
 
 #include <pthread.h>
 
+/* Best first. */
 static const mace_simd_kernels g_all[] = {
 #if defined(__x86_64__) || defined(_M_X64)
-    {"avx512", MACE_ISA_AVX512, mace_f32_activation__avx512, mace_f32_vbinary__avx512,
-     mace_f32_softmax_rows__avx512, mace_f32_maxpool2d__avx512,
-     mace_f32_avgpool2d__avx512, mace_f32_dwconv3x3__avx512},
-    {"avx2", MACE_ISA_AVX2, mace_f32_activation__avx2, mace_f32_vbinary__avx2,
-     mace_f32_softmax_rows__avx2, mace_f32_maxpool2d__avx2,
-     mace_f32_avgpool2d__avx2, mace_f32_dwconv3x3__avx2},
+    {.name = "avx512", .isa = MACE_ISA_AVX512,
+     .activation = mace_f32_activation__avx512,
+     .vbinary = mace_f32_vbinary__avx512,
+     .eltwise_binary = mace_f32_eltwise_binary__avx512,
+     .softmax_rows = mace_f32_softmax_rows__avx512,
+     .maxpool2d = mace_f32_maxpool2d__avx512,
+     .avgpool2d = mace_f32_avgpool2d__avx512,
+     .dwconv3x3 = mace_f32_dwconv3x3__avx512},
+    {.name = "avx2", .isa = MACE_ISA_AVX2,
+     .activation = mace_f32_activation__avx2,
+     .vbinary = mace_f32_vbinary__avx2,
+     .eltwise_binary = mace_f32_eltwise_binary__avx2,
+     .softmax_rows = mace_f32_softmax_rows__avx2,
+     .maxpool2d = mace_f32_maxpool2d__avx2,
+     .avgpool2d = mace_f32_avgpool2d__avx2,
+     .dwconv3x3 = mace_f32_dwconv3x3__avx2},
 #endif
 #if defined(__aarch64__)
-    {"neon", MACE_ISA_NEON, mace_f32_activation__neon, mace_f32_vbinary__neon,
-     mace_f32_softmax_rows__neon, mace_f32_maxpool2d__neon,
-     mace_f32_avgpool2d__neon, mace_f32_dwconv3x3__neon},
+    {.name = "neon", .isa = MACE_ISA_NEON,
+     .activation = mace_f32_activation__neon,
+     .vbinary = mace_f32_vbinary__neon,
+     .eltwise_binary = mace_f32_eltwise_binary__neon,
+     .softmax_rows = mace_f32_softmax_rows__neon,
+     .maxpool2d = mace_f32_maxpool2d__neon,
+     .avgpool2d = mace_f32_avgpool2d__neon,
+     .dwconv3x3 = mace_f32_dwconv3x3__neon},
 #endif
-    {"ref", MACE_ISA_REF, mace_f32_activation__ref, NULL, NULL, mace_f32_maxpool2d__ref,
-     mace_f32_avgpool2d__ref, NULL}};
+    {.name = "ref", .isa = MACE_ISA_REF,
+     .activation = mace_f32_activation__ref,
+     .maxpool2d = mace_f32_maxpool2d__ref,
+     .avgpool2d = mace_f32_avgpool2d__ref}};
 
 #define N_ALL ((int)(sizeof(g_all) / sizeof(g_all[0])))
 

@@ -17,6 +17,7 @@ typedef struct mace_simd_kernels {
   mace_cpu_isa isa;
   mace_f32_activation_fn activation;
   mace_f32_vbinary_fn vbinary;
+  mace_f32_eltwise_binary_fn eltwise_binary;
   mace_f32_softmax_rows_fn softmax_rows;
   mace_f32_maxpool2d_fn maxpool2d;
   mace_f32_avgpool2d_fn avgpool2d;

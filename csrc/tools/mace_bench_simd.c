@@ -44,6 +44,8 @@ typedef struct bench_case {
   int64_t n, len;
   mace_activation act;
   mace_eltwise_type etype;
+  int bcast;                   /* eltwise through the broadcasting driver with eshape */
+  mace_eltwise_shape eshape;
   int use_log, avg, cip;
   mace_pool2d_shape pool;
   mace_conv2d_shape conv;
@@ -55,7 +57,10 @@ static void run_case(const bench_case *c) {
     (k ? k->activation : mace_f32_activation__ref)(&c->act, c->x, c->y, c->n);
   } else if (strcmp(c->family, "eltwise") == 0) {
     const int scalar = strstr(c->what, "scalar") != NULL;
-    if (k) {
+    if (c->bcast) {
+      (k ? k->eltwise_binary : mace_f32_eltwise__ref)(c->etype, &c->eshape, c->x, c->x2, c->y,
+                                                      0, c->n);
+    } else if (k) {
       k->vbinary(c->etype, c->x, 1, c->x2, scalar ? 0 : 1, c->y, c->n);
     } else {
       mace_eltwise_shape sh;
@@ -155,6 +160,19 @@ int main(void) {
                       .etype = elts[i].t};
       report(&c, list, nv);
     }
+
+  /* NCHW [1, 16, 64, 64] with a per-channel [16, 1, 1] and a per-column [64] operand. */
+  static const struct { int64_t bd[3]; const char *name; } bcs[] = {
+      {{16, 1, 1}, "bcast [16,64,64] x [16,1,1]"}, {{1, 1, 64}, "bcast [16,64,64] x [64]"}};
+  for (size_t i = 0; i < sizeof(bcs) / sizeof(bcs[0]); ++i) {
+    const int64_t ad[3] = {16, 64, 64};
+    int64_t od[8];
+    int ond;
+    bench_case c = {.family = "eltwise", .what = bcs[i].name, .x = x, .x2 = x2, .y = y,
+                    .n = n, .etype = MACE_ELTWISE_PROD, .bcast = 1};
+    mace_eltwise_shape_init(&c.eshape, ad, 3, bcs[i].bd, 3, od, &ond);
+    report(&c, list, nv);
+  }
 
   for (int lg = 0; lg < 2; ++lg) {
     const int64_t lens[] = {10, 128, 1000};

@@ -1,4 +1,4 @@
-/* f32 element-wise binary fast paths (same shape, scalar broadcast): SIMD kernels per ISA. */
+/* f32 element-wise binary ops (ADD/SUB/PROD/DIV/MIN/MAX, any broadcast): SIMD kernels per ISA. */
 #ifndef MACE_KERNELS_CPU_ELTWISE_H_
 #define MACE_KERNELS_CPU_ELTWISE_H_
 
@@ -18,13 +18,29 @@ static inline int mace_f32_vbinary_supports(mace_eltwise_type type) {
          type == MACE_ELTWISE_DIV || type == MACE_ELTWISE_MIN || type == MACE_ELTWISE_MAX;
 }
 
+/* Drop-in for mace_f32_eltwise__ref for ADD, SUB, PROD, DIV, MIN, MAX (any broadcast shape):
+ * output elements [begin, end), each innermost row through the vbinary kernel; bit-identical. */
+typedef void (*mace_f32_eltwise_binary_fn)(mace_eltwise_type type,
+                                           const mace_eltwise_shape *shape, const float *a,
+                                           const float *b, float *out, int64_t begin,
+                                           int64_t end);
+
 #if defined(__x86_64__) || defined(_M_X64)
+void mace_f32_eltwise_binary__avx2(mace_eltwise_type type, const mace_eltwise_shape *shape,
+                                   const float *a, const float *b, float *out, int64_t begin,
+                                   int64_t end);
+void mace_f32_eltwise_binary__avx512(mace_eltwise_type type, const mace_eltwise_shape *shape,
+                                     const float *a, const float *b, float *out, int64_t begin,
+                                     int64_t end);
 void mace_f32_vbinary__avx2(mace_eltwise_type type, const float *a, int64_t sa, const float *b,
                             int64_t sb, float *out, int64_t n);
 void mace_f32_vbinary__avx512(mace_eltwise_type type, const float *a, int64_t sa,
                               const float *b, int64_t sb, float *out, int64_t n);
 #endif
 #if defined(__aarch64__)
+void mace_f32_eltwise_binary__neon(mace_eltwise_type type, const mace_eltwise_shape *shape,
+                                   const float *a, const float *b, float *out, int64_t begin,
+                                   int64_t end);
 void mace_f32_vbinary__neon(mace_eltwise_type type, const float *a, int64_t sa, const float *b,
                             int64_t sb, float *out, int64_t n);
 #endif

@@ -1,6 +1,7 @@
 /* Unit test of the SIMD element-wise binary fast paths: every variant this CPU supports against
  * mace_f32_eltwise__ref for ADD/SUB/PROD/DIV/MIN/MAX, same shape and scalar broadcast on either
- * side, sizes below, at and above the vector widths, out of place and in place (out = a or b).
+ * side, sizes below, at and above the vector widths, out of place and in place (out = a or b);
+ * and the broadcasting driver against mace_f32_eltwise__ref on random shapes of ranks 1 to 4.
  * Tolerance: bit-identical (NaN and signed zeros included). */
 #include <math.h>
 #include <stdio.h>
@@ -64,6 +65,59 @@ static void check(const mace_simd_kernels *v, mace_eltwise_type type, int64_t n,
   free(y);
 }
 
+/* Broadcasting driver: random shapes (ranks 1..4, each dim of A and B either the output's or 1,
+ * B of lower rank at times), whole range and a sub-range, against the reference driver. */
+static void check_bcast(const mace_simd_kernels *v, mace_eltwise_type type, unsigned *seed) {
+  static const int64_t sizes[] = {1, 2, 3, 5, 8, 17, 33};
+  int64_t ad[4], bd[4], od[8];
+  const int nd = 1 + (int)(*seed % 4u);
+  int nb = nd;
+  *seed = *seed * 1103515245u + 12345u;
+  if ((*seed >> 20) % 3u == 0 && nd > 1) nb = nd - 1;
+  int64_t na_el = 1, nb_el = 1;
+  for (int d = 0; d < nd; ++d) {
+    *seed = *seed * 1103515245u + 12345u;
+    const int64_t dim = sizes[(*seed >> 16) % 7u];
+    const unsigned which = (*seed >> 8) % 4u;  /* 0: both, 1: A broadcast, 2: B broadcast */
+    ad[d] = which == 1 ? 1 : dim;
+    const int bi = d - (nd - nb);
+    if (bi >= 0) bd[bi] = which == 2 ? 1 : dim;
+    na_el *= ad[d];
+    if (bi >= 0) nb_el *= bd[bi];
+  }
+  mace_eltwise_shape shape;
+  int ond;
+  if (mace_eltwise_shape_init(&shape, ad, nd, bd, nb, od, &ond) >= 0) return;
+  int64_t n = 1;
+  for (int d = 0; d < ond; ++d) n *= od[d];
+  float *a = malloc(sizeof(float) * na_el), *b = malloc(sizeof(float) * nb_el);
+  float *ref = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
+  for (int64_t i = 0; i < na_el; ++i) a[i] = frand(seed);
+  for (int64_t i = 0; i < nb_el; ++i) b[i] = frand(seed) + 0.01f;
+  const int64_t lo = n > 4 ? n / 3 : 0, hi = n > 4 ? n - 1 : n;
+  for (int part = 0; part < 2; ++part) {
+    const int64_t b0 = part ? lo : 0, b1 = part ? hi : n;
+    for (int64_t i = 0; i < n; ++i) ref[i] = y[i] = -3.0f;
+    mace_f32_eltwise__ref(type, &shape, a, b, ref, b0, b1);
+    v->eltwise_binary(type, &shape, a, b, y, b0, b1);
+    checked += n;
+    if (memcmp(y, ref, sizeof(float) * n) != 0) {
+      if (++failures <= 20) {
+        printf("FAIL %s bcast type=%d a=[", v->name, (int)type);
+        for (int d = 0; d < nd; ++d) printf(" %lld", (long long)ad[d]);
+        printf(" ] b=[");
+        for (int d = 0; d < nb; ++d) printf(" %lld", (long long)bd[d]);
+        printf(" ] range [%lld, %lld)\n", (long long)b0, (long long)b1);
+      }
+      break;
+    }
+  }
+  free(a);
+  free(b);
+  free(ref);
+  free(y);
+}
+
 int main(void) {
   const mace_simd_kernels *const *list;
   const int nv = mace_simd_variants(&list);
@@ -81,6 +135,9 @@ int main(void) {
         for (int m = 0; m < 3; ++m)
           for (int ip = 0; ip < 3; ++ip)
             check(v, types[t], sizes[si], modes[m][0], modes[m][1], ip, 11u + (unsigned)si);
+    unsigned seed = 99u;
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); ++t)
+      for (int rep = 0; rep < 300; ++rep) check_bcast(v, types[t], &seed);
   }
   printf("test_eltwise_simd: %d SIMD variant(s) of %d, %ld values checked, %d failure(s)\n",
          tested, nv, checked, failures);
