@@ -8,7 +8,9 @@ import platform
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+from onnx import helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -37,8 +39,9 @@ SUPPORTED = {
 # time but no coverage; mobilenet_v1 (1x1 + fused relu), resnet50 (1x1, 3x3 and 7x7 im2col,
 # strides, FC) and squeezenet (1x1 / 3x3 in parallel branches) cover the GEMM paths.
 TESTS = ["tests/ops/test_conv2d.py", "tests/ops/test_gemm.py", "tests/ops/test_matmul.py",
-         "tests/test_networks.py"]
-SELECT = "not test_networks or (zoo_network and not mobilenet_v2 and not resnet18)"
+         "tests/test_networks.py", "tests/test_isa.py"]
+SELECT = ("(not test_networks and not test_isa) or (zoo_network and not mobilenet_v2 and not "
+          "resnet18) or gemm_sized")
 
 
 def _run(isa: str, args: list[str]) -> subprocess.CompletedProcess:
@@ -68,3 +71,93 @@ def test_unsupported_isa_falls_back_with_a_warning():
                          text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert f"MACE_CPU_ISA={isa}" in res.stderr, res.stderr
+
+
+# GEMM-sized problems (the op tests are mostly smaller than a tile): K past the K block (256),
+# partial tiles, batch broadcasting, constant (prepacked) and run-time weights, fused bias +
+# activation. Run in-process at the detected ISA and, through the subprocesses above, at each.
+sys.path.insert(0, HERE)
+from helpers import check_model, make_model, rand  # noqa: E402
+
+CONV_CASES = [
+    ((2, 40, 17, 19), (70, 40, 3, 3), {"pads": [1, 0, 2, 1], "strides": [2, 1]}, "Relu"),
+    ((1, 30, 15, 16), (33, 30, 3, 3), {"dilations": [2, 2], "pads": [2, 2, 2, 2]}, None),
+    ((1, 40, 9, 10), (64, 20, 3, 3), {"group": 2, "pads": [1, 1, 1, 1]}, "Clip"),
+    ((2, 300, 7, 9), (45, 300, 1, 1), {}, "Relu"),                       # 1x1: input is B
+    ((1, 64, 14, 13), (29, 64, 1, 1), {"strides": [2, 2]}, None),       # 1x1 stride 2: im2col
+    ((1, 3, 40, 38), (16, 3, 7, 7), {"strides": [2, 2], "pads": [3, 3, 3, 3]}, "Relu"),  # stem
+]
+
+
+def _conv_out(xs, ws, attrs):
+    pads = attrs.get("pads", [0, 0, 0, 0])
+    strides = attrs.get("strides", [1, 1])
+    dil = attrs.get("dilations", [1, 1])
+    hw = [(xs[2 + i] + pads[i] + pads[i + 2] - (ws[2 + i] - 1) * dil[i] - 1) // strides[i] + 1
+          for i in range(2)]
+    return [xs[0], ws[0], *hw]
+
+
+@pytest.mark.parametrize("case", range(len(CONV_CASES)))
+@pytest.mark.parametrize("const_w", [True, False])
+def test_gemm_sized_conv(case, const_w):
+    xs, ws, attrs, act = CONV_CASES[case]
+    w = rand(*ws, seed=2) * 0.2
+    b = rand(ws[0], seed=3)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], **attrs)]
+    if act == "Relu":
+        nodes.append(helper.make_node("Relu", ["c"], ["y"]))
+    elif act == "Clip":
+        nodes.append(helper.make_node("Clip", ["c", "lo", "hi"], ["y"]))
+    else:
+        nodes[0].output[0] = "y"
+    inputs = [("x", np.float32, list(xs))]
+    inits = [("b", b)]
+    feeds = {"x": rand(*xs, seed=1)}
+    if act == "Clip":
+        inits += [("lo", np.array(0, np.float32)), ("hi", np.array(0.5, np.float32))]
+    if const_w:
+        inits.append(("w", w))
+    else:
+        inputs.append(("w", np.float32, list(ws)))
+        feeds["w"] = w
+    model = make_model(nodes, inputs, [("y", np.float32, _conv_out(xs, ws, attrs))], inits)
+    check_model(model, feeds, num_threads=2)
+
+
+MATMUL_CASES = [
+    ((3, 1, 40, 300), (2, 300, 50), False),   # broadcast both ways, K > 256
+    ((8, 20, 30), (8, 30, 20), False),        # many small products (split over threads)
+    ((3, 20, 30), (3, 30, 20), False),
+    ((5, 37, 290), (290, 70), True),          # constant b, packed once
+    ((300,), (4, 300, 40), False),            # 1-D a
+    ((2, 33, 300), (300,), True),             # 1-D b
+]
+
+
+@pytest.mark.parametrize("case", range(len(MATMUL_CASES)))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_gemm_sized_matmul(case, threads):
+    sa, sb, b_const = MATMUL_CASES[case]
+    b = rand(*sb, seed=2)
+    inputs = [("a", np.float32, list(sa))]
+    inits, feeds = [], {"a": rand(*sa, seed=1)}
+    if b_const:
+        inits.append(("b", b))
+    else:
+        inputs.append(("b", np.float32, list(sb)))
+        feeds["b"] = b
+    out = list(np.matmul(np.zeros(sa, np.float32), np.zeros(sb, np.float32)).shape)
+    model = make_model([helper.make_node("MatMul", ["a", "b"], ["y"])], inputs,
+                       [("y", np.float32, out)], inits)
+    check_model(model, feeds, num_threads=threads)
+
+
+@pytest.mark.parametrize("m", [1, 37])
+def test_gemm_sized_fully_connected(m):
+    k, n = 300, 1000
+    nodes = [helper.make_node("Gemm", ["x", "w", "c"], ["g"], transB=1, alpha=0.5, beta=2.0),
+             helper.make_node("Relu", ["g"], ["y"])]
+    model = make_model(nodes, [("x", np.float32, [m, k])], [("y", np.float32, [m, n])],
+                       [("w", rand(n, k, seed=2)), ("c", rand(n, seed=3))])
+    check_model(model, {"x": rand(m, k, seed=1)}, num_threads=2)

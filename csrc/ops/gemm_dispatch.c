@@ -211,6 +211,8 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
   const int64_t mp = (g->m + f->mr - 1) / f->mr, np = (g->n + f->nr - 1) / f->nr;
   gemm_job j = {g, (float *)g->a_packed, (float *)g->b_packed, mp >= np};
   float *s = scratch;
+  /* A problem too small to share: no thread hand-offs at all. */
+  if (g->m * g->n * g->k < 2 * GEMM_MIN_MACS_PER_THREAD) pool = NULL;
   if (!g->a_packed) {
     j.pa = s;
     s += round_up(mace_gemm_packed_a_floats(f, g->m, g->k), 16);

@@ -30,10 +30,15 @@ typedef struct matmul_state {
   float *packed_b;              /* owned: a constant, unbatched b packed once */
   int64_t packed_k, packed_n;
   int b_broadcast;              /* every b batch stride is 0 */
+  int64_t slots;                /* >0: batches split over this many threads, each with its own
+                                   scratch slot of slot_bytes (else one GEMM at a time) */
+  size_t slot_bytes;
 } matmul_state;
 
 /* Below this many multiply-adds per matrix the packing does not pay: reference kernel. */
 #define MATMUL_GEMM_MIN_MACS 4096
+/* Below this many per matrix, batches are split over threads rather than each GEMM. */
+#define MATMUL_SMALL_MACS (1 << 18)
 
 static void matmul_release(mace_op *op) {
   matmul_state *st = op->state;
@@ -141,6 +146,17 @@ static mace_status matmul_infer(mace_op *op) {
   }
   op->scratch_bytes = mace_gemm_scratch_bytes(st->gemm, st->m, st->n, st->k, 0,
                                               st->packed_b != NULL);
+  /* Many small products: one thread per share of the batches (a GEMM each, single-threaded)
+   * costs less than spreading every small GEMM over all threads. */
+  const int64_t threads = op->pool ? mace_threadpool_size(op->pool) : 1;
+  st->slots = 0;
+  if (threads > 1 && st->batch > 1 &&
+      (st->batch % threads == 0 || st->batch >= 4 * threads ||
+       st->m * st->n * st->k < MATMUL_SMALL_MACS)) {
+    st->slots = st->batch < threads ? st->batch : threads;
+    st->slot_bytes = op->scratch_bytes;
+    op->scratch_bytes = st->slot_bytes * (size_t)st->slots;
+  }
   return MACE_OK;
 }
 
@@ -177,28 +193,59 @@ static void matmul_range(void *p, int64_t begin, int64_t end) {
   }
 }
 
-static mace_status matmul_run(mace_op *op) {
-  const matmul_state *st = op->state;
-  if (st->gemm) {
-    const float *a = op->inputs[0]->data, *b = op->inputs[1]->data;
-    float *y = op->outputs[0]->data;
-    for (int64_t bidx = 0; bidx < st->batch; ++bidx) {
-      int64_t aoff = 0, boff = 0, rem = bidx;
-      for (int i = st->nb - 1; i >= 0; --i) {
-        const int64_t d = rem % st->out_batch[i];
-        rem /= st->out_batch[i];
-        aoff += d * st->a_bstride[i];
-        boff += d * st->b_bstride[i];
-      }
-      const mace_gemm_args g = {.f = st->gemm, .m = st->m, .n = st->n, .k = st->k,
-                                .a = a + aoff, .a_rs = st->a_rs, .a_cs = st->a_cs,
-                                .b = b + boff, .b_packed = st->packed_b,
-                                .b_rs = st->b_rs, .b_cs = st->b_cs,
-                                .c = y + bidx * st->m * st->n, .ldc = st->n, .act = &st->act};
-      mace_gemm_run(op->pool, &g, op->scratch);
+/* The GEMM arguments of output batch bidx. */
+static mace_gemm_args matmul_batch_args(const matmul_state *st, const matmul_ctx *c,
+                                        int64_t bidx) {
+  int64_t aoff = 0, boff = 0, rem = bidx;
+  for (int i = st->nb - 1; i >= 0; --i) {
+    const int64_t d = rem % st->out_batch[i];
+    rem /= st->out_batch[i];
+    aoff += d * st->a_bstride[i];
+    boff += d * st->b_bstride[i];
+  }
+  return (mace_gemm_args){.f = st->gemm, .m = st->m, .n = st->n, .k = st->k,
+                          .a = c->a + aoff, .a_rs = st->a_rs, .a_cs = st->a_cs,
+                          .b = c->b + boff, .b_packed = st->packed_b,
+                          .b_rs = st->b_rs, .b_cs = st->b_cs,
+                          .c = c->y + bidx * st->m * st->n, .ldc = st->n, .act = &st->act};
+}
+
+typedef struct matmul_slot_ctx {
+  const matmul_ctx *c;
+  char *scratch;
+} matmul_slot_ctx;
+
+/* Items are scratch slots; slot t computes its share of the batches single-threaded. */
+static void matmul_slot_range(void *p, int64_t begin, int64_t end) {
+  const matmul_slot_ctx *sc = p;
+  const matmul_state *st = sc->c->st;
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t b0 = st->batch * t / st->slots, b1 = st->batch * (t + 1) / st->slots;
+    for (int64_t bidx = b0; bidx < b1; ++bidx) {
+      const mace_gemm_args g = matmul_batch_args(st, sc->c, bidx);
+      mace_gemm_run(NULL, &g, sc->scratch + (size_t)t * st->slot_bytes);
     }
+  }
+}
+
+static mace_status matmul_run_gemm(mace_op *op) {
+  const matmul_state *st = op->state;
+  const matmul_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data, op->outputs[0]->data};
+  if (st->slots > 0) {
+    matmul_slot_ctx sc = {&c, op->scratch};
+    mace_threadpool_parallel_for(op->pool, st->slots, 1, matmul_slot_range, &sc);
     return MACE_OK;
   }
+  for (int64_t bidx = 0; bidx < st->batch; ++bidx) {
+    const mace_gemm_args g = matmul_batch_args(st, &c, bidx);
+    mace_gemm_run(op->pool, &g, op->scratch);
+  }
+  return MACE_OK;
+}
+
+static mace_status matmul_run(mace_op *op) {
+  const matmul_state *st = op->state;
+  if (st->gemm) return matmul_run_gemm(op);
   matmul_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data, op->outputs[0]->data};
   mace_threadpool_parallel_for(op->pool, st->batch * st->m * st->n_blocks, 1, matmul_range, &c);
   return MACE_OK;
