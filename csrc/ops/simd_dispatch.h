@@ -19,6 +19,7 @@ typedef struct mace_simd_kernels {
   mace_f32_vbinary_fn vbinary;
   mace_f32_eltwise_binary_fn eltwise_binary;
   mace_f32_softmax_rows_fn softmax_rows;
+  mace_f32_softmax_inner_fn softmax_inner;
   mace_f32_maxpool2d_fn maxpool2d;
   mace_f32_avgpool2d_fn avgpool2d;
   mace_f32_dwconv3x3_fn dwconv3x3;

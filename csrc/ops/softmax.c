@@ -69,9 +69,13 @@ typedef struct {
 
 static void softmax_range(void *ctx, int64_t begin, int64_t end) {
   const softmax_job *j = (const softmax_job *)ctx;
-  const mace_f32_softmax_rows_fn fast = mace_simd_active()->softmax_rows;
-  if (fast && j->s->inner == 1) {  /* contiguous rows: SIMD */
-    fast(j->x, j->y, j->s->len, j->s->use_log, begin, end);
+  const mace_simd_kernels *k = mace_simd_active();
+  if (k->softmax_rows && j->s->inner == 1) {  /* contiguous rows */
+    k->softmax_rows(j->x, j->y, j->s->len, j->s->use_log, begin, end);
+    return;
+  }
+  if (k->softmax_inner && j->s->inner >= 4) {  /* strided axis: vectors across inner */
+    k->softmax_inner(j->x, j->y, j->s->len, j->s->inner, j->s->use_log, begin, end);
     return;
   }
   mace_f32_softmax__ref(j->x, j->y, j->s->len, j->s->inner, j->s->use_log, begin, end);

@@ -41,7 +41,7 @@ typedef struct bench_case {
   const char *family, *what;
   const mace_simd_kernels *k;  /* the variant under test; NULL: the reference kernel */
   float *x, *x2, *y, *w, *bias;
-  int64_t n, len;
+  int64_t n, len, inner;        /* softmax: row length, and the stride of the axis (0: 1) */
   mace_activation act;
   mace_eltwise_type etype;
   int bcast;                   /* eltwise through the broadcasting driver with eshape */
@@ -70,8 +70,10 @@ static void run_case(const bench_case *c) {
       mace_f32_eltwise__ref(c->etype, &sh, c->x, c->x2, c->y, 0, c->n);
     }
   } else if (strcmp(c->family, "softmax") == 0) {
-    if (k) k->softmax_rows(c->x, c->y, c->len, c->use_log, 0, c->n / c->len);
-    else mace_f32_softmax__ref(c->x, c->y, c->len, 1, c->use_log, 0, c->n / c->len);
+    const int64_t inner = c->inner > 0 ? c->inner : 1, rows = c->n / c->len;
+    if (!k) mace_f32_softmax__ref(c->x, c->y, c->len, inner, c->use_log, 0, rows);
+    else if (inner == 1) k->softmax_rows(c->x, c->y, c->len, c->use_log, 0, rows);
+    else k->softmax_inner(c->x, c->y, c->len, inner, c->use_log, 0, rows);
   } else if (strcmp(c->family, "pooling") == 0) {
     const int64_t planes = c->pool.batch * c->pool.channels;
     if (c->avg)
@@ -184,6 +186,12 @@ int main(void) {
                       .n = n / lens[li] * lens[li], .len = lens[li], .use_log = lg};
       report(&c, list, nv);
     }
+  }
+
+  {  /* channel softmax of NCHW [1, 21, 48, 48]: len 21 along a strided axis */
+    bench_case c = {.family = "softmax", .what = "softmax axis 1 of [1,21,48,48]", .x = x,
+                    .y = y, .n = 21 * 48 * 48, .len = 21, .inner = 48 * 48};
+    report(&c, list, nv);
   }
 
   /* NCHW 1x32x112x112 input (1.6 MB). */

@@ -1,4 +1,4 @@
-/* f32 softmax / log-softmax along the last (contiguous) axis: SIMD kernels per ISA. */
+/* f32 softmax / log-softmax along the last axis or a strided one: SIMD kernels per ISA. */
 #ifndef MACE_KERNELS_CPU_SOFTMAX_H_
 #define MACE_KERNELS_CPU_SOFTMAX_H_
 
@@ -10,13 +10,26 @@
 typedef void (*mace_f32_softmax_rows_fn)(const float *in, float *out, int64_t len, int use_log,
                                          int64_t begin, int64_t end);
 
+/* Along a strided axis: the rows r in [begin, end) of the [outer, len, inner] view, exactly the
+ * window of mace_f32_softmax__ref (any inner >= 1; vectors across inner, so meant for
+ * inner >= the vector width). in == out allowed. Within 1.5e-6 relative of the reference. */
+typedef void (*mace_f32_softmax_inner_fn)(const float *in, float *out, int64_t len,
+                                          int64_t inner, int use_log, int64_t begin,
+                                          int64_t end);
+
 #if defined(__x86_64__) || defined(_M_X64)
+void mace_f32_softmax_inner__avx2(const float *in, float *out, int64_t len, int64_t inner,
+                                  int use_log, int64_t begin, int64_t end);
+void mace_f32_softmax_inner__avx512(const float *in, float *out, int64_t len, int64_t inner,
+                                    int use_log, int64_t begin, int64_t end);
 void mace_f32_softmax_rows__avx2(const float *in, float *out, int64_t len, int use_log,
                                  int64_t begin, int64_t end);
 void mace_f32_softmax_rows__avx512(const float *in, float *out, int64_t len, int use_log,
                                    int64_t begin, int64_t end);
 #endif
 #if defined(__aarch64__)
+void mace_f32_softmax_inner__neon(const float *in, float *out, int64_t len, int64_t inner,
+                                  int use_log, int64_t begin, int64_t end);
 void mace_f32_softmax_rows__neon(const float *in, float *out, int64_t len, int use_log,
                                  int64_t begin, int64_t end);
 #endif

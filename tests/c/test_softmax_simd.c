@@ -1,6 +1,7 @@
 /* Unit test of the SIMD softmax / log-softmax kernels (contiguous rows): every variant this CPU
  * supports against mace_f32_softmax__ref with inner = 1, row lengths below, at and above the
- * vector widths, several rows, a sub-range of rows, out of place and in place.
+ * vector widths, several rows, a sub-range of rows, out of place and in place; and along a
+ * strided axis ([outer, len, inner], inner below, at and above the vector widths).
  * Tolerance: softmax |y - ref| <= 1.5e-6 * ref + 1e-12 per element (exp within 2 ulp, sum in float
  * lanes); log-softmax |y - ref| <= 2e-6 * max(1, |ref|). */
 #include <math.h>
@@ -52,6 +53,35 @@ static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, int use
   free(y);
 }
 
+/* Strided axis: [outer, len, inner] against the reference, a sub-range of rows too. */
+static void check_inner(const mace_simd_kernels *v, int64_t outer, int64_t len, int64_t inner,
+                        int use_log, int in_place, unsigned seed) {
+  const int64_t n = outer * len * inner, rows = outer * inner;
+  const int64_t b = rows > 3 ? 1 : 0, e = rows > 3 ? rows - 2 : rows;
+  float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
+  float *y = malloc(sizeof(float) * n);
+  for (int64_t i = 0; i < n; ++i) x[i] = frand(&seed, 20.0f);
+  memcpy(ref, x, sizeof(float) * n);  /* rows outside [b, e) keep x: in place or not */
+  memcpy(y, x, sizeof(float) * n);
+  mace_f32_softmax__ref(x, ref, len, inner, use_log, b, e);
+  v->softmax_inner(in_place ? y : x, y, len, inner, use_log, b, e);
+  for (int64_t i = 0; i < n; ++i) {
+    ++checked;
+    const double d = fabs((double)y[i] - (double)ref[i]);
+    const double tol = use_log ? 2e-6 * fmax(1.0, fabs(ref[i])) : 1.5e-6 * fabs(ref[i]) + 1e-12;
+    if (!(d <= tol)) {
+      if (++failures <= 20)
+        printf("FAIL %s inner: outer=%lld len=%lld inner=%lld log=%d in_place=%d: [%lld] got "
+               "%.9g want %.9g\n", v->name, (long long)outer, (long long)len, (long long)inner,
+               use_log, in_place, (long long)i, y[i], ref[i]);
+      break;
+    }
+  }
+  free(x);
+  free(ref);
+  free(y);
+}
+
 int main(void) {
   const mace_simd_kernels *const *list;
   const int nv = mace_simd_variants(&list);
@@ -67,6 +97,14 @@ int main(void) {
         for (int lg = 0; lg < 2; ++lg)
           for (int ip = 0; ip < 2; ++ip)
             check(v, lens[li] > 100 ? 3 : 5, lens[li], lg, scales[si], ip, 3u + (unsigned)li);
+    const int64_t ilens[] = {1, 2, 3, 17, 100, 1000};
+    const int64_t inners[] = {1, 2, 3, 4, 5, 8, 15, 16, 17, 33, 40};
+    for (size_t li = 0; li < sizeof(ilens) / sizeof(ilens[0]); ++li)
+      for (size_t ii = 0; ii < sizeof(inners) / sizeof(inners[0]); ++ii)
+        for (int lg = 0; lg < 2; ++lg)
+          for (int ip = 0; ip < 2; ++ip)
+            check_inner(v, ilens[li] >= 100 ? 1 : 2, ilens[li], inners[ii], lg, ip,
+                        7u + (unsigned)ii);
   }
   printf("test_softmax_simd: %d SIMD variant(s) of %d, %ld values checked, worst softmax "
          "relative error %.2g, %d failure(s)\n", tested, nv, checked, worst_rel, failures);
