@@ -149,6 +149,9 @@ int main(void) {
       /* larger: 64 channels, 28x28 (several blocks), and K > MACE_GEMM_KC */
       one(pool2, f, m, 1, 64, 64, 28, 28, 1, 1, 1, 1, 1, 1, 0, seed++);
       one(pool2, f, m, 1, 300, 40, 9, 10, 1, 1, 1, 1, 1, 0, 0, seed++);
+      /* rows of 8+ whole interior tiles (the vector gather / scatter paths), several chunks */
+      one(pool2, f, m, 2, 5, 7, 21, 75, 1, 1, 1, 1, 1, 2, 0, seed++);
+      one(NULL, f, m, 1, 3, 4, 11, 70, 0, 0, 0, 0, 0, 0, 13, seed++);
     }
   }
   mace_threadpool_destroy(pool2);
