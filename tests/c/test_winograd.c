@@ -114,6 +114,28 @@ static void ranges(int64_t m) {
   }
 }
 
+/* The automatic choice's rules (ops/winograd_conv.h). */
+static void auto_choice(void) {
+  const mace_gemm_family f16 = {.name = "nr16", .mr = 6, .nr = 16};
+  const mace_gemm_family f32 = {.name = "nr32", .mr = 14, .nr = 32};
+  const struct {
+    const mace_gemm_family *f;
+    int64_t c, h, want;
+  } t[] = {{NULL, 64, 56, 0}, {&f32, 15, 56, 0}, {&f32, 64, 7, 0},  {&f32, 64, 56, 4},
+           {&f32, 256, 14, 2}, {&f16, 256, 14, 4}, {&f32, 64, 20, 4}, {&f32, 64, 8, 2}};
+  for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); ++i) {
+    const int64_t got = mace_winograd_conv_auto_m(t[i].f, t[i].c, t[i].c, t[i].h, t[i].h,
+                                                  t[i].h, t[i].h);
+    ++cases;
+    if (got != t[i].want) {
+      fprintf(stderr, "FAIL auto choice %s c=%lld %lldx%lld: %lld, expected %lld\n",
+              t[i].f ? t[i].f->name : "no family", (long long)t[i].c, (long long)t[i].h,
+              (long long)t[i].h, (long long)got, (long long)t[i].want);
+      ++failures;
+    }
+  }
+}
+
 int main(void) {
   const mace_gemm_family *const *fams;
   const int nf = mace_gemm_families(&fams);
@@ -125,6 +147,7 @@ int main(void) {
   }
   ranges(2);
   ranges(4);
+  auto_choice();
   static const int64_t chans[] = {1, 2, 3, 8, 16, 17, 33, 67};
   static const int64_t hw[][2] = {{1, 1}, {2, 3}, {3, 3}, {5, 7}, {8, 8}, {9, 14}, {13, 11},
                                   {17, 6}};
