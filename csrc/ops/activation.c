@@ -16,6 +16,7 @@
 #include "kernels/cpu/activation.h"
 #include "kernels/cpu/ref/eltwise.h"
 #include "ops/fused_activation.h"
+#include "ops/simd_dispatch.h"
 
 #define ACTIVATION_GRAIN 16384
 
@@ -76,7 +77,9 @@ typedef struct {
 static void activation_range(void *ctx, int64_t begin, int64_t end) {
   const activation_job *j = (const activation_job *)ctx;
   if (j->s->prelu) {
-    mace_f32_eltwise__ref(MACE_ELTWISE_PRELU, &j->s->shape, j->x, j->slope, j->y, begin, end);
+    const mace_f32_eltwise_binary_fn fast = mace_simd_active()->eltwise_binary;
+    (fast ? fast : mace_f32_eltwise__ref)(MACE_ELTWISE_PRELU, &j->s->shape, j->x, j->slope, j->y,
+                                          begin, end);
   } else {
     mace_f32_activation(&j->s->act, j->x + begin, j->y + begin, end - begin);
   }

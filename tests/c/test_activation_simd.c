@@ -80,7 +80,8 @@ static void check(const mace_simd_kernels *v, mace_activation_kind kind, int64_t
 /* Dense sweep of the transcendental kinds: the largest ulp error seen (reported). */
 static void sweep(const mace_simd_kernels *v, mace_activation_kind kind) {
   const int64_t n = 1 << 20;
-  float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
+  float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
+  float *y = malloc(sizeof(float) * n);
   for (int64_t i = 0; i < n; ++i) x[i] = -100.0f + 200.0f * (float)i / (float)n;
   const mace_activation act = {kind, 1.0f, 0.0f};
   mace_f32_activation__ref(&act, x, ref, n);

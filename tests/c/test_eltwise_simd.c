@@ -1,7 +1,7 @@
 /* Unit test of the SIMD element-wise binary fast paths: every variant this CPU supports against
- * mace_f32_eltwise__ref for ADD/SUB/PROD/DIV/MIN/MAX, same shape and scalar broadcast on either
- * side, sizes below, at and above the vector widths, out of place and in place (out = a or b);
- * and the broadcasting driver against mace_f32_eltwise__ref on random shapes of ranks 1 to 4.
+ * mace_f32_eltwise__ref for ADD/SUB/PROD/DIV/MIN/MAX/PRELU, same shape and scalar broadcast on
+ * either side, sizes below, at and above the vector widths, out of place and in place (out = a
+ * or b); and the broadcasting driver against mace_f32_eltwise__ref on random shapes (ranks 1-4).
  * Tolerance: bit-identical (NaN and signed zeros included). */
 #include <math.h>
 #include <stdio.h>
@@ -122,7 +122,8 @@ int main(void) {
   const mace_simd_kernels *const *list;
   const int nv = mace_simd_variants(&list);
   const mace_eltwise_type types[] = {MACE_ELTWISE_ADD, MACE_ELTWISE_SUB, MACE_ELTWISE_PROD,
-                                     MACE_ELTWISE_DIV, MACE_ELTWISE_MIN, MACE_ELTWISE_MAX};
+                                     MACE_ELTWISE_DIV, MACE_ELTWISE_MIN, MACE_ELTWISE_MAX,
+                                     MACE_ELTWISE_PRELU};
   const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65, 1000};
   const int modes[3][2] = {{1, 1}, {0, 1}, {1, 0}};
   int tested = 0;

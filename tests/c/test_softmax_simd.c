@@ -38,12 +38,13 @@ static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, int use
   for (int64_t i = 0; i < n; ++i) {
     ++checked;
     const double d = fabs((double)y[i] - (double)ref[i]);
-    const double tol = use_log ? 2e-6 * fmax(1.0, fabs(ref[i])) : 1.5e-6 * fabs(ref[i]) + 1e-12;
+    const double tol =
+        use_log ? 2e-6 * fmax(1.0, fabs(ref[i])) : 1.5e-6 * fabs(ref[i]) + 1e-12;
     if (!use_log && ref[i] > 1e-30) worst_rel = fmax(worst_rel, d / ref[i]);
     if (!(d <= tol)) {
       if (++failures <= 20)
-        printf("FAIL %s rows=%lld len=%lld log=%d scale=%g in_place=%d: [%lld] got %.9g want %.9g\n",
-               v->name, (long long)rows, (long long)len, use_log, scale, in_place,
+        printf("FAIL %s rows=%lld len=%lld log=%d scale=%g in_place=%d: [%lld] got %.9g "
+               "want %.9g\n", v->name, (long long)rows, (long long)len, use_log, scale, in_place,
                (long long)i, y[i], ref[i]);
       break;
     }

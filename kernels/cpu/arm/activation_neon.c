@@ -1,3 +1,3 @@
-/* f32 activations, NEON (kernels/cpu/simd/activation_impl.inc on vec_neon.h). */
+/* f32 activations, NEON (simd/activation_impl.inc). */
 #include "kernels/cpu/simd/vec_neon.h"
 #include "kernels/cpu/simd/activation_impl.inc"

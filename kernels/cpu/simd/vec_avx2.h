@@ -1,4 +1,4 @@
-/* f32 vector primitives for the shared SIMD kernel templates (kernels/cpu/simd/FAMILY_impl.inc): AVX2 + FMA. */
+/* f32 vector primitives (AVX2 + FMA) for the SIMD kernel templates simd/FAMILY_impl.inc. */
 #ifndef MACE_KERNELS_CPU_SIMD_VEC_AVX2_H_
 #define MACE_KERNELS_CPU_SIMD_VEC_AVX2_H_
 
@@ -30,17 +30,20 @@ typedef __m256 VF;
 #define VABS(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (x))
 
 static inline VF VMAXNAN(VF m, VF v) {
-  const __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+  const __m256 take =
+      _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
   return _mm256_blendv_ps(m, v, take);
 }
 
 static inline VF VSCALE2N(VF p, VF n) {
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  const __m256i e =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
   return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 
 static inline VF VLOAD_EVEN(const float *p) {
-  const __m256 t = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), _MM_SHUFFLE(2, 0, 2, 0));
+  const __m256 t =
+      _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), _MM_SHUFFLE(2, 0, 2, 0));
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 

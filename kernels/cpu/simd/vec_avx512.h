@@ -1,4 +1,4 @@
-/* f32 vector primitives for the shared SIMD kernel templates (kernels/cpu/simd/FAMILY_impl.inc): AVX-512F. */
+/* f32 vector primitives (AVX-512F) for the SIMD kernel templates simd/FAMILY_impl.inc. */
 #ifndef MACE_KERNELS_CPU_SIMD_VEC_AVX512_H_
 #define MACE_KERNELS_CPU_SIMD_VEC_AVX512_H_
 
@@ -24,12 +24,14 @@ typedef __m512 VF;
 #define VABS(x) _mm512_abs_ps(x)
 
 static inline VF VMAXNAN(VF m, VF v) {
-  const __mmask16 take = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  const __mmask16 take =
+      _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
   return _mm512_mask_blend_ps(take, m, v);
 }
 
 static inline VF VSCALE2N(VF p, VF n) {
-  const __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+  const __m512i e =
+      _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
   return _mm512_mul_ps(p, _mm512_castsi512_ps(e));
 }
 

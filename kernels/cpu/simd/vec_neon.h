@@ -1,4 +1,4 @@
-/* f32 vector primitives for the shared SIMD kernel templates (kernels/cpu/simd/FAMILY_impl.inc): aarch64 NEON. */
+/* f32 vector primitives (aarch64 NEON) for the SIMD kernel templates simd/FAMILY_impl.inc. */
 #ifndef MACE_KERNELS_CPU_SIMD_VEC_NEON_H_
 #define MACE_KERNELS_CPU_SIMD_VEC_NEON_H_
 

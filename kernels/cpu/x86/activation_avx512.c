@@ -1,3 +1,3 @@
-/* f32 activations, avx512 (kernels/cpu/simd/activation_impl.inc on vec_avx512.h). */
+/* f32 activations, avx512 (simd/activation_impl.inc). */
 #include "kernels/cpu/simd/vec_avx512.h"
 #include "kernels/cpu/simd/activation_impl.inc"

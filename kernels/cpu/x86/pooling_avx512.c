@@ -1,3 +1,3 @@
-/* f32 2-D max / average pooling on NCHW rows, avx512 (kernels/cpu/simd/pooling_impl.inc on vec_avx512.h). */
+/* f32 2-D max / average pooling on NCHW rows, avx512 (simd/pooling_impl.inc). */
 #include "kernels/cpu/simd/vec_avx512.h"
 #include "kernels/cpu/simd/pooling_impl.inc"

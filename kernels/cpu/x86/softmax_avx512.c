@@ -1,3 +1,3 @@
-/* f32 softmax along the last axis, avx512 (kernels/cpu/simd/softmax_impl.inc on vec_avx512.h). */
+/* f32 softmax along the last axis, avx512 (simd/softmax_impl.inc). */
 #include "kernels/cpu/simd/vec_avx512.h"
 #include "kernels/cpu/simd/softmax_impl.inc"
