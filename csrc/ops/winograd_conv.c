@@ -108,8 +108,13 @@ static void input_range(void *p, int64_t begin, int64_t end) {
                                     end);
     else
 #endif
+#if defined(__aarch64__)
+      mace_f32_winograd_input__neon(g, j->x + img * in_size, lt0, lt1, j->v + col, j->nt, begin,
+                                    end);
+#else
       mace_f32_winograd_input__ref(g, j->x + img * in_size, lt0, lt1, j->v + col, j->nt, begin,
                                    end);
+#endif
   });
 }
 
@@ -124,8 +129,13 @@ static void output_range(void *p, int64_t begin, int64_t end) {
                                      j->y + img * out_size, begin, end);
     else
 #endif
+#if defined(__aarch64__)
+      mace_f32_winograd_output__neon(g, j->mm + col, j->nt, lt0, lt1, j->bias, j->act,
+                                     j->y + img * out_size, begin, end);
+#else
       mace_f32_winograd_output__ref(g, j->mm + col, j->nt, lt0, lt1, j->bias, j->act,
                                     j->y + img * out_size, begin, end);
+#endif
   });
 }
 

@@ -61,4 +61,15 @@ void mace_f32_winograd_output__avx2(const mace_winograd_geom *g, const float *mm
                                     int64_t end);
 #endif
 
+#if defined(__aarch64__)
+/* kernels/cpu/arm/winograd_neon.c: the same input and output transforms with NEON structure
+ * loads / stores for the tile rows (NEON is baseline on aarch64). */
+void mace_f32_winograd_input__neon(const mace_winograd_geom *g, const float *x, int64_t t0,
+                                   int64_t t1, float *v, int64_t ldv, int64_t begin, int64_t end);
+void mace_f32_winograd_output__neon(const mace_winograd_geom *g, const float *mm, int64_t ldm,
+                                    int64_t t0, int64_t t1, const float *bias,
+                                    const mace_activation *act, float *y, int64_t begin,
+                                    int64_t end);
+#endif
+
 #endif /* MACE_KERNELS_CPU_REF_WINOGRAD_H_ */
