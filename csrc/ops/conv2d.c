@@ -137,12 +137,10 @@ static mace_status conv2d_infer(mace_op *op) {
                        st->packed_w + gi * st->packed_group_floats, 0,
                        (st->gm + st->gemm->mr - 1) / st->gemm->mr);
   }
-  size_t bytes = mace_gemm_scratch_bytes(st->gemm, st->gm, st->gn, st->gk,
-                                         st->packed_w != NULL, 0);
-  if (!st->direct_b)  /* the im2col goes straight into the packed B: no B packing */
-    bytes = mace_gemm_scratch_bytes(st->gemm, st->gm, st->gn, st->gk, st->packed_w != NULL, 1) +
-            mace_gemm_scratch_bytes(st->gemm, 1, st->gn, st->gk, 1, 0);
-  op->scratch_bytes = bytes;
+  /* The packed B (the input, or its im2col written straight in the packed layout) and, for a
+   * filter given at run time, the packed A. */
+  op->scratch_bytes = mace_gemm_scratch_bytes(st->gemm, st->gm, st->gn, st->gk,
+                                              st->packed_w != NULL, 0);
   return MACE_OK;
 }
 
@@ -153,25 +151,22 @@ static mace_status conv2d_infer(mace_op *op) {
 typedef struct im2col_ctx {
   const mace_conv2d_shape *s;
   const float *x;            /* the group's first input channel */
-  float *packed;
   int64_t nr, npad, k;       /* panel width, padded columns, rows (gk) */
 } im2col_ctx;
 
-/* Fills columns [j0, j0 + nr) of row r (tap ic, ky, kx) into d[0, nr); columns past oh*ow
- * are 0. The columns are cut where output rows end: each piece reads one input row. */
-static void im2col_piece(const mace_conv2d_shape *s, const float *x, int64_t r, int64_t j0,
-                         int64_t nr, float *d) {
-  const int64_t khw = s->k_h * s->k_w, ohw = s->out_h * s->out_w;
-  const int64_t ic = r / khw, ky = (r % khw) / s->k_w, kx = r % s->k_w;
+/* Fills columns [j0, j0 + nr) of the im2col row of filter tap (ic, ky, kx) into d[0, nr);
+ * columns past oh*ow are 0. [x_lo, x_hi) are the output columns whose input column is
+ * inside the image for this kx. The columns are cut where output rows end: each piece reads
+ * one input row. */
+static void im2col_piece(const mace_conv2d_shape *s, const float *x, int64_t ic, int64_t ky,
+                         int64_t kx, int64_t x_lo, int64_t x_hi, int64_t j0, int64_t nr,
+                         float *d) {
+  const int64_t ohw = s->out_h * s->out_w;
   const float *plane = x + ic * s->in_h * s->in_w;
-  int64_t x_lo, x_hi;
-  mace_conv_valid_range(s->out_w, s->in_w, s->stride_w, s->pad_left, kx * s->dilation_w, &x_lo,
-                        &x_hi);
   const int64_t ix_off = kx * s->dilation_w - s->pad_left, sw = s->stride_w;
   const int64_t j_end = j0 + nr < ohw ? j0 + nr : ohw;
-  int64_t j = j0;
+  int64_t j = j0, oy = j0 / s->out_w, ox0 = j0 - oy * s->out_w;
   while (j < j_end) {
-    const int64_t oy = j / s->out_w, ox0 = j - oy * s->out_w;
     const int64_t piece = s->out_w - ox0 < j_end - j ? s->out_w - ox0 : j_end - j;
     float *dd = d + (j - j0);
     const int64_t iy = oy * s->stride_h - s->pad_top + ky * s->dilation_h;
@@ -190,20 +185,50 @@ static void im2col_piece(const mace_conv2d_shape *s, const float *x, int64_t r, 
       for (int64_t t = b; t < piece; ++t) dd[t] = 0.0f;
     }
     j += piece;
+    ++oy;
+    ox0 = 0;
   }
   for (int64_t t = j_end - j0; t < nr; ++t) d[t] = 0.0f;
 }
 
-/* Panels [begin, end) of the packed B, each written front to back (contiguous stores). */
-static void im2col_range(void *p, int64_t begin, int64_t end) {
+/* Kernel widths up to this use a table of valid output columns per kx. */
+#define IM2COL_MAX_KW 32
+
+/* Panels [begin, end) of the packed B at dst, each written front to back (contiguous stores):
+ * the GEMM's pack_b_fn. */
+static void im2col_pack(void *p, float *dst, int64_t begin, int64_t end) {
   const im2col_ctx *c = p;
+  const mace_conv2d_shape *s = c->s;
   const int64_t nr = c->nr;
+  int64_t lo[IM2COL_MAX_KW], hi[IM2COL_MAX_KW];
+  const int table = s->k_w <= IM2COL_MAX_KW;
+  for (int64_t kx = 0; table && kx < s->k_w; ++kx)
+    mace_conv_valid_range(s->out_w, s->in_w, s->stride_w, s->pad_left, kx * s->dilation_w,
+                          &lo[kx], &hi[kx]);
   for (int64_t k0 = 0; k0 < c->k; k0 += MACE_GEMM_KC) {
     const int64_t kl = c->k - k0 < MACE_GEMM_KC ? c->k - k0 : MACE_GEMM_KC;
+    const int64_t khw = s->k_h * s->k_w;
     for (int64_t panel = begin; panel < end; ++panel) {
-      float *d = c->packed + k0 * c->npad + panel * nr * kl;
-      for (int64_t kk = 0; kk < kl; ++kk)
-        im2col_piece(c->s, c->x, k0 + kk, panel * nr, nr, d + kk * nr);
+      float *d = dst + k0 * c->npad + panel * nr * kl;
+      int64_t ic = k0 / khw, ky = (k0 % khw) / s->k_w, kx = k0 % s->k_w;
+      for (int64_t kk = 0; kk < kl; ++kk) {
+        int64_t x_lo, x_hi;
+        if (table) {
+          x_lo = lo[kx];
+          x_hi = hi[kx];
+        } else {
+          mace_conv_valid_range(s->out_w, s->in_w, s->stride_w, s->pad_left,
+                                kx * s->dilation_w, &x_lo, &x_hi);
+        }
+        im2col_piece(s, c->x, ic, ky, kx, x_lo, x_hi, panel * nr, nr, d + kk * nr);
+        if (++kx == s->k_w) {
+          kx = 0;
+          if (++ky == s->k_h) {
+            ky = 0;
+            ++ic;
+          }
+        }
+      }
     }
   }
 }
@@ -215,12 +240,6 @@ static void conv2d_run_gemm(mace_op *op) {
   const float *bias = op->n_inputs > 2 ? op->inputs[2]->data : NULL;
   float *y = op->outputs[0]->data;
   const int64_t icg = s->in_c / s->group, in_plane = s->in_h * s->in_w;
-  float *packed_b = NULL;
-  char *gemm_scratch = op->scratch;
-  if (!st->direct_b) {
-    packed_b = op->scratch;
-    gemm_scratch += mace_gemm_scratch_bytes(st->gemm, 1, st->gn, st->gk, 1, 0);
-  }
   for (int64_t img = 0; img < s->batch; ++img) {
     for (int64_t gi = 0; gi < s->group; ++gi) {
       const float *xg = x + (img * s->in_c + gi * icg) * in_plane;
@@ -232,14 +251,14 @@ static void conv2d_run_gemm(mace_op *op) {
                           .c = y + (img * s->out_c + gi * st->gm) * st->gn, .ldc = st->gn,
                           .bias = bias ? bias + gi * st->gm : NULL, .bias_per_row = 1,
                           .act = &st->act};
+      const int64_t nr = st->gemm->nr;
+      im2col_ctx ic = {s, xg, nr, (st->gn + nr - 1) / nr * nr, st->gk};
       if (!st->direct_b) {
-        const int64_t nr = st->gemm->nr;
-        im2col_ctx ic = {s, xg, packed_b, nr, (st->gn + nr - 1) / nr * nr, st->gk};
-        mace_threadpool_parallel_for(op->pool, ic.npad / nr, 1, im2col_range, &ic);
         g.b = NULL;
-        g.b_packed = packed_b;
+        g.pack_b_fn = im2col_pack;
+        g.pack_b_ctx = &ic;
       }
-      mace_gemm_run(op->pool, &g, gemm_scratch);
+      mace_gemm_run(op->pool, &g, op->scratch);
     }
   }
 }

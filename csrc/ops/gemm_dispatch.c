@@ -10,6 +10,8 @@
  * of A (L2); within them each NR-wide B micro-panel (L1) meets every MR-row A panel. */
 #define GEMM_NC 512
 #define GEMM_MC 96
+/* Split along N, B is packed and consumed in blocks of about this many floats (512 KiB). */
+#define GEMM_PACK_BLOCK_FLOATS (128 * 1024)
 /* A thread's share should hold at least this many multiply-adds. */
 #define GEMM_MIN_MACS_PER_THREAD 65536
 
@@ -189,13 +191,30 @@ static void pack_a_range(void *p, int64_t begin, int64_t end) {
 
 static void pack_b_range(void *p, int64_t begin, int64_t end) {
   const gemm_job *j = p;
-  mace_gemm_pack_b(j->g->f, j->g->k, j->g->n, j->g->b, j->g->b_rs, j->g->b_cs, j->pb, begin,
-                   end);
+  if (j->g->pack_b_fn)
+    j->g->pack_b_fn(j->g->pack_b_ctx, j->pb, begin, end);
+  else
+    mace_gemm_pack_b(j->g->f, j->g->k, j->g->n, j->g->b, j->g->b_rs, j->g->b_cs, j->pb, begin,
+                     end);
 }
 
 static void compute_range(void *p, int64_t begin, int64_t end) {
   const gemm_job *j = p;
   mace_gemm_compute(j->g, j->pa, j->pb, j->split_m, begin, end);
+}
+
+/* Split along N: a thread's B panels are packed and used a cache block at a time, while
+ * they are still in cache (no other thread reads them). */
+static void pack_compute_range(void *p, int64_t begin, int64_t end) {
+  const gemm_job *j = p;
+  /* About GEMM_PACK_BLOCK_FLOATS of packed B (all of K) per block. */
+  int64_t block = GEMM_PACK_BLOCK_FLOATS / (j->g->k * j->g->f->nr);
+  if (block < 1) block = 1;
+  for (int64_t p0 = begin; p0 < end; p0 += block) {
+    const int64_t p1 = p0 + block < end ? p0 + block : end;
+    pack_b_range((void *)j, p0, p1);
+    mace_gemm_compute(j->g, j->pa, j->pb, 0, p0, p1);
+  }
 }
 
 size_t mace_gemm_scratch_bytes(const mace_gemm_family *f, int64_t m, int64_t n, int64_t k,
@@ -218,13 +237,17 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
     s += round_up(mace_gemm_packed_a_floats(f, g->m, g->k), 16);
     mace_threadpool_parallel_for(pool, mp, 1, pack_a_range, &j);
   }
-  if (!g->b_packed) {
-    j.pb = s;
-    mace_threadpool_parallel_for(pool, np, 1, pack_b_range, &j);
-  }
   const int64_t panels = j.split_m ? mp : np;
   const int64_t macs_per_panel = (j.split_m ? f->mr * g->n : f->nr * g->m) * g->k;
   int64_t grain = GEMM_MIN_MACS_PER_THREAD / (macs_per_panel > 0 ? macs_per_panel : 1);
   if (grain < 1) grain = 1;
+  if (!g->b_packed) {
+    j.pb = s;
+    if (!j.split_m) {
+      mace_threadpool_parallel_for(pool, np, grain, pack_compute_range, &j);
+      return;
+    }
+    mace_threadpool_parallel_for(pool, np, 1, pack_b_range, &j);
+  }
   mace_threadpool_parallel_for(pool, panels, grain, compute_range, &j);
 }

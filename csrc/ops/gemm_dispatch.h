@@ -59,6 +59,10 @@ typedef struct mace_gemm_args {
   const float *bias;         /* NULL, or bias[i] per row (bias_per_row) / bias[j] per column */
   int bias_per_row;
   const mace_activation *act; /* NULL or MACE_ACT_NONE: none */
+  /* Optional, with b_packed NULL: writes B's packed panels [p_begin, p_end) into dst (the
+   * whole packed-B layout) instead of packing b (Conv2D's im2col). Must not allocate. */
+  void (*pack_b_fn)(void *ctx, float *dst, int64_t p_begin, int64_t p_end);
+  void *pack_b_ctx;
 } mace_gemm_args;
 
 /* Scratch mace_gemm_run needs (bytes, 64-byte multiples) for the operands not packed yet. */
@@ -66,7 +70,8 @@ size_t mace_gemm_scratch_bytes(const mace_gemm_family *f, int64_t m, int64_t n, 
                                int a_packed, int b_packed);
 
 /* Packs what needs packing into `scratch`, then computes C over the pool's threads
- * (split along whichever of M and N has more panels). m, n >= 1; k >= 1. */
+ * (split along whichever of M and N has more panels; split along N, each thread packs and
+ * computes its B panels a cache block at a time). m, n >= 1; k >= 1. */
 void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch);
 
 /* Computes panels [p_begin, p_end) of the split dimension (split_m: A panels, else B panels)
