@@ -322,7 +322,7 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
     L += [f"- {k}: {v}" for k, v in cpu.items()]
     L += [f"- MACE_CPU_ISA: {os.environ.get('MACE_CPU_ISA', 'unset (mace picks the best the CPU has)')}",
           f"- load average (1 min) at start / end of the run: {args.load[0]:.1f} / "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} logical cores (other jobs running)"]
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} logical cores"]
     L += [f"- mace build: the Python extension as `pip install -e .` builds it ({_build_flags()})",
           "",
           "## Engines", ""]
