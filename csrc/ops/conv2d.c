@@ -13,6 +13,11 @@
  *   group           int, default 1 (C_in and C_out both divisible by it; depthwise = C_in)
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha/beta
  *                   the fused activation (ops/fused_activation.h), applied in the output write
+ *   winograd        int: 0 off, 2 = F(2x2, 3x3), 4 = F(4x4, 3x3); absent: automatic, with a SIMD
+ *                   GEMM family when C_in and C_out >= 16 and H, W >= 8: F(4,3) for outputs of
+ *                   enough 4x4 tiles, else F(2,3) (mace_winograd_conv_auto_m). Applies to 3x3,
+ *                   stride 1, dilation 1, group 1 convolutions with a constant filter; elsewhere
+ *                   the paths below are used.
  *
  * With a SIMD GEMM family (ops/gemm_dispatch.h) and more than one input channel per group (not
  * depthwise), each image and group is one GEMM on NCHW: y[oc, oh*ow] = W[oc, ic*kh*kw] x
@@ -20,6 +25,9 @@
  * otherwise its im2col, written in the scratch straight in the GEMM's packed B layout; a
  * constant filter is packed once at infer. Depthwise convolutions and MACE_CPU_ISA=ref use
  * the reference direct convolution.
+ * Winograd (ops/winograd_conv.h, when chosen): the filter is transformed once at infer into the op
+ * state; per block of tiles, input transform, the 16 / 36 products on the same GEMM, output
+ * transform with bias and activation.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +37,7 @@
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
 #include "ops/gemm_dispatch.h"
+#include "ops/winograd_conv.h"
 
 typedef struct conv2d_state {
   int64_t strides[2], dilations[2], pads[4], group;
@@ -40,12 +49,16 @@ typedef struct conv2d_state {
   int64_t gm, gn, gk;           /* per image and group: C_out/g, H_out*W_out, C_in/g*kH*kW */
   float *packed_w;              /* owned: constant filter, per group packed GEMM A panels */
   int64_t packed_group_floats;
+  int64_t winograd_arg;         /* -1 automatic, 0 off, 2 or 4 */
+  int64_t winograd_m;           /* 0: not used for the current shape */
+  mace_winograd_conv wino;      /* owns the transformed filter */
 } conv2d_state;
 
 static void conv2d_release(mace_op *op) {
   conv2d_state *st = op->state;
   free(st->packed_w);
   st->packed_w = NULL;
+  mace_winograd_conv_free(&st->wino);
 }
 
 static mace_status conv2d_init(mace_op *op) {
@@ -63,6 +76,11 @@ static mace_status conv2d_init(mace_op *op) {
   if (st->group < 1)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Conv2D): group %lld must be >= 1", op->name,
                       (long long)st->group);
+  st->winograd_arg = mace_op_arg_int(op, "winograd", -1);
+  if (st->winograd_arg != -1 && st->winograd_arg != 0 && st->winograd_arg != 2 &&
+      st->winograd_arg != 4)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Conv2D): winograd %lld is not 0, 2 or 4",
+                      op->name, (long long)st->winograd_arg);
   return mace_fused_activation_parse(op, &st->act);
 }
 
@@ -115,6 +133,22 @@ static mace_status conv2d_infer(mace_op *op) {
   op->macs = n * oc * oh * ow * (c / g) * s->k_h * s->k_w;
   op->scratch_bytes = 0;
   st->gemm = mace_gemm_family_active();
+  st->winograd_m = 0;
+  if (w->role == MACE_TENSOR_CONST && w->data &&
+      mace_winograd_conv_applies(s->k_h, s->k_w, s->stride_h, s->stride_w, s->dilation_h,
+                                 s->dilation_w, g)) {
+    int64_t m = st->winograd_arg;
+    if (m < 0) m = mace_winograd_conv_auto_m(st->gemm, c, oc, s->in_h, s->in_w, oh, ow);
+    if (m) {
+      if (mace_winograd_conv_plan(&st->wino, m, n, c, s->in_h, s->in_w, oc, oh, ow, pads[0],
+                                  pads[1], w->data, st->gemm) != 0)
+        return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the "
+                          "Winograd filter", op->name);
+      st->winograd_m = m;
+      op->scratch_bytes = st->wino.scratch_bytes;
+      return MACE_OK;
+    }
+  }
   if (!st->gemm || (g > 1 && w->dims[1] == 1)) {  /* depthwise: reference kernel */
     st->gemm = NULL;
     return MACE_OK;
@@ -276,6 +310,12 @@ static void conv2d_range(void *p, int64_t begin, int64_t end) {
 
 static mace_status conv2d_run(mace_op *op) {
   const conv2d_state *st = op->state;
+  if (st->winograd_m) {
+    mace_winograd_conv_run(&st->wino, op->pool, op->inputs[0]->data,
+                           op->n_inputs > 2 ? op->inputs[2]->data : NULL, &st->act,
+                           op->outputs[0]->data, op->scratch);
+    return MACE_OK;
+  }
   if (st->gemm) {
     conv2d_run_gemm(op);
     return MACE_OK;

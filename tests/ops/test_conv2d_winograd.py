@@ -1,0 +1,75 @@
+"""Conv2D's Winograd paths (argument `winograd` 2 / 4 / 0 and the automatic choice) against onnxruntime."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers import assert_close, make_model, rand, run_ort  # noqa: E402
+
+# (x shape, output channels, pads): odd sizes that are not tile multiples, 1x1 spatial,
+# asymmetric padding, a batch, channels past the GEMM tiles.
+CASES = [
+    ((1, 3, 1, 1), 5, [1, 1, 1, 1]),
+    ((2, 5, 7, 9), 4, [1, 1, 1, 1]),
+    ((1, 17, 11, 13), 19, [1, 0, 2, 1]),
+    ((1, 16, 9, 8), 33, [0, 0, 0, 0]),
+    ((2, 24, 18, 17), 16, [1, 1, 1, 1]),
+]
+
+
+def _model(xs, oc, pads, act=None):
+    ic = xs[1]
+    inits = [("w", rand(oc, ic, 3, 3, seed=2)), ("b", rand(oc, seed=3))]
+    out = "c" if act else "y"
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], [out], pads=pads)]
+    if act:
+        nodes.append(helper.make_node(act, ["c"], ["y"]))
+    return make_model(nodes, [("x", np.float32, list(xs))], [("y", np.float32, [None] * 4)],
+                      inits)
+
+
+def _run(model, feeds, winograd, num_threads=1):
+    import mace
+    converted = mace.convert(model)
+    convs = [op for op in converted.graph.ops if op.type == "Conv2D"]
+    assert convs
+    if winograd is not None:
+        for op in convs:
+            op.args["winograd"] = winograd
+    sess = mace.Session(converted, num_threads=num_threads)
+    out = sess.run(feeds)
+    return out[sess.outputs[0].name]
+
+
+@pytest.mark.parametrize("winograd", [2, 4, 0, None])
+@pytest.mark.parametrize("case", CASES, ids=[f"x{'x'.join(map(str, c[0]))}-oc{c[1]}" for c in CASES])
+def test_conv_winograd(case, winograd):
+    xs, oc, pads = case
+    model = _model(xs, oc, pads)
+    feeds = {"x": rand(*xs, seed=1)}
+    assert_close(_run(model, feeds, winograd), run_ort(model, feeds)[0])
+
+
+@pytest.mark.parametrize("winograd", [2, 4])
+@pytest.mark.parametrize("act", ["Relu", "Sigmoid"])
+def test_conv_winograd_activation_threads(winograd, act):
+    xs = (1, 20, 15, 10)
+    model = _model(xs, 24, [1, 1, 1, 1], act)
+    feeds = {"x": rand(*xs, seed=1, low=-4, high=4)}
+    assert_close(_run(model, feeds, winograd, num_threads=2), run_ort(model, feeds)[0])
+
+
+def test_conv_winograd_bad_value():
+    import mace
+    model = _model((1, 2, 5, 5), 3, [1, 1, 1, 1])
+    converted = mace.convert(model)
+    for op in converted.graph.ops:
+        if op.type == "Conv2D":
+            op.args["winograd"] = 3
+    with pytest.raises(mace.MaceError, match="winograd 3"):
+        mace.Session(converted, num_threads=1)
