@@ -1,9 +1,9 @@
 /* mace_bench_winograd: micro-benchmark of 3x3 stride-1 convolution algorithms, f32, NCHW.
  *
- *   mace_bench_winograd [--reps N] [--threads T] [--batch B]
+ *   mace_bench_winograd [--reps N] [--threads T] [--batch B] [--shape CxHxW]...
  *
  * Times, on ResNet-50's 3x3 shapes (56x56x64, 28x28x128, 14x14x256, 7x7x512, padding 1), the
- * reference direct convolution (kernels/cpu/ref/conv2d.h), im2col + the dispatched SIMD GEMM
+ * (or the --shape ones: C in and out channels, H x W, padding 1) the reference direct convolution (kernels/cpu/ref/conv2d.h), im2col + the dispatched SIMD GEMM
  * (ops/gemm_dispatch.h, filter packed beforehand, as Conv2D does), Winograd F(2,3) and F(4,3)
  * (ops/winograd_conv.h) on that GEMM, and prints each one's best time of N runs, GFLOPS counted as
  * the direct convolution's 2 * MACs (so Winograd's fewer multiplies show as more GFLOPS), and its
@@ -126,12 +126,26 @@ static double best_of(void (*fn)(const bench_case *), const bench_case *c, int r
 int main(int argc, char **argv) {
   int reps = 5, threads = 1;
   int64_t batch = 1;
+  int64_t shapes[16][3] = {{64, 56, 56}, {128, 28, 28}, {256, 14, 14}, {512, 7, 7}};
+  int n_shapes = 4, custom = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--batch") && i + 1 < argc) batch = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--shape") && i + 1 < argc && custom < 16) {
+      long long c, h, w;
+      if (sscanf(argv[++i], "%lldx%lldx%lld", &c, &h, &w) != 3 || c < 1 || h < 1 || w < 1) {
+        fprintf(stderr, "mace_bench_winograd: --shape wants CxHxW, got \"%s\"\n", argv[i]);
+        return 2;
+      }
+      shapes[custom][0] = c;
+      shapes[custom][1] = h;
+      shapes[custom][2] = w;
+      n_shapes = ++custom;
+    }
     else {
-      fprintf(stderr, "usage: mace_bench_winograd [--reps N] [--threads T] [--batch B]\n");
+      fprintf(stderr, "usage: mace_bench_winograd [--reps N] [--threads T] [--batch B] "
+                      "[--shape CxHxW]...\n");
       return 2;
     }
   }
@@ -150,10 +164,9 @@ int main(int argc, char **argv) {
          threads, (long long)batch, reps);
   printf("%-16s %-12s %10s %9s %8s %8s\n", "shape (CxHxW)", "algorithm", "ms", "GFLOPS",
          "x direct", "x im2col");
-  static const int64_t shapes[][3] = {{64, 56, 56}, {128, 28, 28}, {256, 14, 14}, {512, 7, 7}};
   mace_activation relu = {MACE_ACT_RELU, 0.0f, 0.0f};
   unsigned seed = 1;
-  for (int si = 0; si < 4; ++si) {
+  for (int si = 0; si < n_shapes; ++si) {
     const int64_t c = shapes[si][0], h = shapes[si][1], w = shapes[si][2];
     const mace_conv2d_shape s = {.batch = batch, .in_c = c, .in_h = h, .in_w = w, .out_c = c,
                                  .out_h = h, .out_w = w, .k_h = 3, .k_w = 3, .stride_h = 1,
