@@ -39,6 +39,8 @@ SUPPORTED = {
 # time but no coverage; mobilenet_v1 (1x1 + fused relu), resnet50 (1x1, 3x3 and 7x7 im2col,
 # strides, FC) and squeezenet (1x1 / 3x3 in parallel branches) cover the GEMM paths.
 TESTS = ["tests/ops/test_conv2d.py", "tests/ops/test_gemm.py", "tests/ops/test_matmul.py",
+         "tests/ops/test_activation.py", "tests/ops/test_eltwise.py", "tests/ops/test_softmax.py",
+         "tests/ops/test_pooling.py", "tests/ops/test_conv2d_winograd.py", "tests/ops/test_batch_norm.py",
          "tests/test_networks.py", "tests/test_isa.py"]
 SELECT = ("(not test_networks and not test_isa) or (zoo_network and not mobilenet_v2 and not "
           "resnet18) or gemm_sized")

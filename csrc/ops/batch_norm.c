@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "core/op.h"
+#include "kernels/cpu/activation.h"
 #include "kernels/cpu/ref/batch_norm.h"
 #include "ops/fused_activation.h"
 
@@ -77,7 +78,7 @@ static void batch_norm_range(void *p, int64_t begin, int64_t end) {
   mace_f32_batch_norm__ref(c->x, c->scale, c->offset, c->y, st->channels, st->inner, begin, end);
   if (st->act.kind != MACE_ACT_NONE) {
     float *y = c->y + begin * st->inner;
-    mace_f32_activation__ref(&st->act, y, y, (end - begin) * st->inner);
+    mace_f32_activation(&st->act, y, y, (end - begin) * st->inner);
   }
 }
 

@@ -37,6 +37,7 @@
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
 #include "ops/gemm_dispatch.h"
+#include "ops/simd_dispatch.h"
 #include "ops/winograd_conv.h"
 
 typedef struct conv2d_state {
@@ -305,6 +306,12 @@ typedef struct conv2d_ctx {
 
 static void conv2d_range(void *p, int64_t begin, int64_t end) {
   const conv2d_ctx *c = p;
+  /* Depthwise 3x3 (stride 1 or 2): the SIMD kernel covers the same window (batch * C planes). */
+  const mace_f32_dwconv3x3_fn dw = mace_simd_active()->dwconv3x3;
+  if (dw && mace_f32_dwconv3x3_applies(&c->st->shape)) {
+    dw(&c->st->shape, c->x, c->w, c->b, &c->st->act, c->y, begin, end);
+    return;
+  }
   mace_f32_conv2d__ref(&c->st->shape, c->x, c->w, c->b, &c->st->act, c->y, begin, end);
 }
 

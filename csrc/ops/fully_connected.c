@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "core/op.h"
+#include "kernels/cpu/activation.h"
 #include "kernels/cpu/ref/gemm.h"
 #include "ops/fused_activation.h"
 #include "ops/gemm_dispatch.h"
@@ -108,7 +109,7 @@ static void fc_range(void *p, int64_t begin, int64_t end) {
     float *row = c->y + m * st->n;
     if (c->b)
       for (int64_t j = n0; j < n1; ++j) row[j] += c->b[j];
-    if (st->act.kind != MACE_ACT_NONE) mace_f32_activation__ref(&st->act, row + n0, row + n0, n1 - n0);
+    if (st->act.kind != MACE_ACT_NONE) mace_f32_activation(&st->act, row + n0, row + n0, n1 - n0);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/status.h"
+#include "kernels/cpu/activation.h"
 
 /* Cache blocking over packed panels: a KC x NC block of B (L2/L3) is swept by MC-row blocks
  * of A (L2); within them each NR-wide B micro-panel (L1) meets every MR-row A panel. */
@@ -138,7 +139,7 @@ static void epilogue(const mace_gemm_args *g, int64_t i0, int64_t rows, int64_t 
           row[j] = v < hi ? v : hi;
         }
       } else {
-        mace_f32_activation__ref(g->act, row, row, cols);
+        mace_f32_activation(g->act, row, row, cols);
       }
     }
   }

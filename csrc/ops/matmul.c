@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "core/op.h"
+#include "kernels/cpu/activation.h"
 #include "kernels/cpu/ref/gemm.h"
 #include "ops/fused_activation.h"
 #include "ops/gemm_dispatch.h"
@@ -188,7 +189,7 @@ static void matmul_range(void *p, int64_t begin, int64_t end) {
                        y, st->n, m, m + 1, n0, n1);
     if (st->act.kind != MACE_ACT_NONE) {
       float *row = y + m * st->n + n0;
-      mace_f32_activation__ref(&st->act, row, row, n1 - n0);
+      mace_f32_activation(&st->act, row, row, n1 - n0);
     }
   }
 }
