@@ -162,7 +162,7 @@ ext = Extension(
     sources=_sources(),
     include_dirs=["csrc/include", "csrc", ".", GEN_DIR],
     libraries=["protobuf-c", "pthread", "m"],
-    extra_compile_args=["-std=c11", "-O2"],
+    extra_compile_args=["-std=c11", "-O3"],
 )
 
 setup(

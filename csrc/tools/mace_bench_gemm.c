@@ -32,6 +32,10 @@ static const problem kProblems[] = {
     {"stage4 1x1 2048->512 7x7", 512, 49, 2048},
     {"stage4 1x1 512->2048 7x7", 2048, 49, 512},
     {"stage4 3x3 512->512 7x7 (im2col)", 512, 49, 4608},
+    /* MobileNetV2's small-K pointwise convolutions on large planes. */
+    {"mbv2 1x1 16->96 112x112", 96, 12544, 16},
+    {"mbv2 1x1 24->144 56x56", 144, 3136, 24},
+    {"mbv2 1x1 384->64 14x14", 64, 196, 384},
 };
 
 static double now(void) {
