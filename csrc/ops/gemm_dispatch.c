@@ -18,13 +18,14 @@
 
 static const mace_gemm_family g_all[] = {
 #if defined(__x86_64__) || defined(_M_X64)
-    {"14x32__avx512", MACE_ISA_AVX512, 14, 32, mace_f32_gemm_14x32__avx512},
-    {"6x16__avx2", MACE_ISA_AVX2, 6, 16, mace_f32_gemm_6x16__avx2},
+    {"14x32__avx512", MACE_ISA_AVX512, 14, 32, mace_f32_gemm_14x32__avx512,
+     mace_f32_gemm_row__avx512},
+    {"6x16__avx2", MACE_ISA_AVX2, 6, 16, mace_f32_gemm_6x16__avx2, mace_f32_gemm_row__avx2},
 #endif
 #if defined(__aarch64__)
-    {"8x8__neon", MACE_ISA_NEON, 8, 8, mace_f32_gemm_8x8__neon},
+    {"8x8__neon", MACE_ISA_NEON, 8, 8, mace_f32_gemm_8x8__neon, mace_f32_gemm_row__neon},
 #endif
-    {NULL, MACE_ISA_REF, 0, 0, NULL}};
+    {NULL, MACE_ISA_REF, 0, 0, NULL, NULL}};
 
 static const mace_gemm_family *g_supported[sizeof(g_all) / sizeof(g_all[0])];
 static int g_n_supported;
@@ -228,6 +229,20 @@ size_t mace_gemm_scratch_bytes(const mace_gemm_family *f, int64_t m, int64_t n, 
 
 void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch) {
   const mace_gemm_family *f = g->f;
+  /* A few rows: a one-row family of the same NR (the packed B is the same), so a batch-1
+   * FullyConnected streams its weights once instead of computing MR rows for one. Its packed
+   * A (M rows) fits in the scratch sized for MR-row panels. */
+  mace_gemm_family row_f;
+  mace_gemm_args row_g;
+  if (!g->a_packed && g->m <= MACE_GEMM_ROW_MAX_M && g->m < f->mr && f->ukernel_row) {
+    row_f = *f;
+    row_f.mr = 1;
+    row_f.ukernel = f->ukernel_row;
+    row_g = *g;
+    row_g.f = &row_f;
+    g = &row_g;
+    f = &row_f;
+  }
   const int64_t mp = (g->m + f->mr - 1) / f->mr, np = (g->n + f->nr - 1) / f->nr;
   gemm_job j = {g, (float *)g->a_packed, (float *)g->b_packed, mp >= np};
   float *s = scratch;

@@ -17,7 +17,12 @@ typedef struct mace_gemm_family {
   mace_cpu_isa isa;
   int64_t mr, nr;
   mace_f32_gemm_ukernel ukernel;
+  mace_f32_gemm_ukernel ukernel_row; /* MR = 1, same NR: used when A has few rows */
 } mace_gemm_family;
+
+/* mace_gemm_run computes an A of at most this many rows (not packed by the caller) one row at a
+ * time with the family's ukernel_row instead of padding it to MR rows. */
+#define MACE_GEMM_ROW_MAX_M 4
 
 /* The families this CPU supports (whatever MACE_CPU_ISA says), best first; returns the
  * count and points *list at them. For tests and benchmarks. */

@@ -29,4 +29,17 @@ void mace_f32_gemm_8x8__neon(int64_t kc, const float *a, const float *b, float *
                              int64_t mr, int64_t nr, int accumulate);
 #endif
 
+/* One-row microkernels (MR = 1) with the NR of the family of the same ISA, for A of a few rows
+ * (batch-1 FullyConnected / MatMul): kernels/cpu/simd/gemm_row_impl.inc. */
+#if defined(__x86_64__) || defined(_M_X64)
+void mace_f32_gemm_row__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                             int64_t mr, int64_t nr, int accumulate);
+void mace_f32_gemm_row__avx512(int64_t kc, const float *a, const float *b, float *c,
+                               int64_t ldc, int64_t mr, int64_t nr, int accumulate);
+#endif
+#if defined(__aarch64__)
+void mace_f32_gemm_row__neon(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                             int64_t mr, int64_t nr, int accumulate);
+#endif
+
 #endif /* MACE_KERNELS_CPU_GEMM_H_ */

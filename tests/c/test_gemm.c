@@ -1,6 +1,7 @@
 /* Unit test of the dispatched f32 GEMM: every microkernel family this CPU supports against the
  * reference GEMM, for sizes below, at and above the tiles, all four transposes, K blocking,
- * prepacked operands, bias (per row / per column) with fused activations, 1 and 2 threads. */
+ * prepacked operands, bias (per row / per column) with fused activations, 1 and 2 threads; A of
+ * up to MACE_GEMM_ROW_MAX_M rows goes through the one-row kernels. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,8 +110,9 @@ int main(void) {
     /* All transposes on a few shapes; K blocking (K > MACE_GEMM_KC); prepacked operands;
      * bias per row / column and activations in the epilogue. */
     static const int64_t shapes[][3] = {{7, 17, 13}, {31, 33, 300}, {100, 64, 520},
-                                        {1, 1000, 257}, {64, 49, 576}, {15, 33, 1}};
-    for (int s = 0; s < 6; ++s)
+                                        {1, 1000, 257}, {64, 49, 576}, {15, 33, 1},
+                                        {3, 70, 601}, {4, 1000, 130}};
+    for (int s = 0; s < 8; ++s)
       for (int t = 0; t < 4; ++t)
         for (int pp = 0; pp < 4; ++pp)
           one(pool2, f, shapes[s][0], shapes[s][1], shapes[s][2], t & 1, t >> 1, pp,
