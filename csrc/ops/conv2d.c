@@ -190,17 +190,18 @@ typedef struct im2col_ctx {
 } im2col_ctx;
 
 /* Fills columns [j0, j0 + nr) of the im2col row of filter tap (ic, ky, kx) into d[0, nr);
- * columns past oh*ow are 0. [x_lo, x_hi) are the output columns whose input column is
+ * columns past oh*ow are 0; (oy, ox0) is column j0's output position (computed once per panel
+ * by the caller: a division per call was a fifth of a 7x7 stem convolution's im2col). [x_lo, x_hi) are the output columns whose input column is
  * inside the image for this kx. The columns are cut where output rows end: each piece reads
  * one input row. */
 static void im2col_piece(const mace_conv2d_shape *s, const float *x, int64_t ic, int64_t ky,
                          int64_t kx, int64_t x_lo, int64_t x_hi, int64_t j0, int64_t nr,
-                         float *d) {
+                         int64_t oy, int64_t ox0, float *d) {
   const int64_t ohw = s->out_h * s->out_w;
   const float *plane = x + ic * s->in_h * s->in_w;
   const int64_t ix_off = kx * s->dilation_w - s->pad_left, sw = s->stride_w;
   const int64_t j_end = j0 + nr < ohw ? j0 + nr : ohw;
-  int64_t j = j0, oy = j0 / s->out_w, ox0 = j0 - oy * s->out_w;
+  int64_t j = j0;
   while (j < j_end) {
     const int64_t piece = s->out_w - ox0 < j_end - j ? s->out_w - ox0 : j_end - j;
     float *dd = d + (j - j0);
@@ -214,9 +215,13 @@ static void im2col_piece(const mace_conv2d_shape *s, const float *x, int64_t ic,
       b = b < a ? a : b > piece ? piece : b;
       for (int64_t t = 0; t < a; ++t) dd[t] = 0.0f;
       const float *src = plane + iy * s->in_w + ox0 * sw + ix_off;
-      if (sw == 1) memcpy(dd + a, src + a, (size_t)(b - a) * sizeof(float));
-      else
+      if (sw == 1) {
+        for (int64_t t = a; t < b; ++t) dd[t] = src[t];  /* < NR floats: no memcpy call */
+      } else if (sw == 2) {
+        for (int64_t t = a; t < b; ++t) dd[t] = src[2 * t];
+      } else {
         for (int64_t t = a; t < b; ++t) dd[t] = src[t * sw];
+      }
       for (int64_t t = b; t < piece; ++t) dd[t] = 0.0f;
     }
     j += piece;
@@ -245,6 +250,7 @@ static void im2col_pack(void *p, float *dst, int64_t begin, int64_t end) {
     const int64_t khw = s->k_h * s->k_w;
     for (int64_t panel = begin; panel < end; ++panel) {
       float *d = dst + k0 * c->npad + panel * nr * kl;
+      const int64_t oy = panel * nr / s->out_w, ox0 = panel * nr - oy * s->out_w;
       int64_t ic = k0 / khw, ky = (k0 % khw) / s->k_w, kx = k0 % s->k_w;
       for (int64_t kk = 0; kk < kl; ++kk) {
         int64_t x_lo, x_hi;
@@ -255,7 +261,7 @@ static void im2col_pack(void *p, float *dst, int64_t begin, int64_t end) {
           mace_conv_valid_range(s->out_w, s->in_w, s->stride_w, s->pad_left,
                                 kx * s->dilation_w, &x_lo, &x_hi);
         }
-        im2col_piece(s, c->x, ic, ky, kx, x_lo, x_hi, panel * nr, nr, d + kk * nr);
+        im2col_piece(s, c->x, ic, ky, kx, x_lo, x_hi, panel * nr, nr, oy, ox0, d + kk * nr);
         if (++kx == s->k_w) {
           kx = 0;
           if (++ky == s->k_h) {
