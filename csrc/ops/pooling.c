@@ -15,6 +15,8 @@
  *   global             int 0 (default) | 1: one window over the whole plane (1x1 output);
  *                      the other geometry arguments are then ignored
  */
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "core/op.h"
@@ -110,8 +112,51 @@ typedef struct pooling_ctx {
   float *y;
 } pooling_ctx;
 
+/* Global pooling: each plane is one contiguous run, reduced with 16 independent partial
+ * results (the compiler keeps them in vector registers) instead of the window kernels' single
+ * running sum, a dependent add per pixel (EfficientNet-B0's 17 squeeze-excite pools: 1.1 ms).
+ * The summation order differs from the reference window kernel, so the mean may differ in
+ * the last bits; the maximum is exact, NaN propagated. */
+#define GLOBAL_LANES 16
+static void global_pool_range(const pooling_ctx *c, int64_t begin, int64_t end) {
+  const int64_t plane = c->st->shape.in_h * c->st->shape.in_w;
+  for (int64_t item = begin; item < end; ++item) {
+    const float *x = c->x + item * plane;
+    float acc[GLOBAL_LANES];
+    int64_t i = 0;
+    int any_nan = 0;
+    if (c->st->is_max) {
+      for (int l = 0; l < GLOBAL_LANES; ++l) acc[l] = -FLT_MAX;
+      for (; i + GLOBAL_LANES <= plane; i += GLOBAL_LANES)
+        for (int l = 0; l < GLOBAL_LANES; ++l) {
+          acc[l] = x[i + l] > acc[l] ? x[i + l] : acc[l];
+          any_nan |= x[i + l] != x[i + l];
+        }
+      float m = -FLT_MAX;
+      for (; i < plane; ++i) {
+        m = x[i] > m ? x[i] : m;
+        any_nan |= x[i] != x[i];
+      }
+      for (int l = 0; l < GLOBAL_LANES; ++l) m = acc[l] > m ? acc[l] : m;
+      c->y[item] = any_nan ? NAN : m;
+    } else {
+      for (int l = 0; l < GLOBAL_LANES; ++l) acc[l] = 0.0f;
+      for (; i + GLOBAL_LANES <= plane; i += GLOBAL_LANES)
+        for (int l = 0; l < GLOBAL_LANES; ++l) acc[l] += x[i + l];
+      float sum = 0.0f;
+      for (; i < plane; ++i) sum += x[i];
+      for (int l = 0; l < GLOBAL_LANES; ++l) sum += acc[l];
+      c->y[item] = sum / (float)plane;
+    }
+  }
+}
+
 static void pooling_range(void *p, int64_t begin, int64_t end) {
   const pooling_ctx *c = p;
+  if (c->st->global) {
+    global_pool_range(c, begin, end);
+    return;
+  }
   const mace_simd_kernels *k = mace_simd_active();  /* drop-ins for the reference kernels */
   if (c->st->is_max)
     k->maxpool2d(&c->st->shape, c->x, c->y, begin, end);

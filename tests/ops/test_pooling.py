@@ -86,7 +86,7 @@ def test_avgpool_dilated(case, count_include_pad):
 
 
 @pytest.mark.parametrize("op", ["GlobalAveragePool", "GlobalMaxPool"])
-@pytest.mark.parametrize("xs", [(1, 3, 1, 1), (2, 5, 7, 9), (1, 64, 14, 14)])
+@pytest.mark.parametrize("xs", [(1, 3, 1, 1), (2, 5, 7, 9), (1, 64, 14, 14), (1, 4, 56, 57)])
 def test_global_pool(op, xs):
     _run(op, xs, {})
 
