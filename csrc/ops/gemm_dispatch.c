@@ -114,35 +114,22 @@ void mace_gemm_pack_b(const mace_gemm_family *f, int64_t k, int64_t n, const flo
   }
 }
 
-/* Bias and activation on a finished tile, while it is in cache. */
+/* The activations a microkernel applies in registers (mace_gemm_tile_ep's clamp); 0 for the
+ * others, which epilogue() applies to the finished tile. */
+static int tile_clamp(const mace_activation *act) {
+  if (!act || act->kind == MACE_ACT_NONE) return 0;
+  if (act->kind == MACE_ACT_RELU) return 1;
+  if (act->kind == MACE_ACT_RELUX) return 2;
+  return -1;
+}
+
+/* An activation the microkernel cannot apply, on a finished tile while it is in cache (the
+ * bias is already in). */
 static void epilogue(const mace_gemm_args *g, int64_t i0, int64_t rows, int64_t j0,
                      int64_t cols) {
-  const int act = g->act && g->act->kind != MACE_ACT_NONE;
-  if (!g->bias && !act) return;
   for (int64_t i = 0; i < rows; ++i) {
-    float *restrict row = g->c + (i0 + i) * g->ldc + j0;
-    if (g->bias) {
-      if (g->bias_per_row) {
-        const float bv = g->bias[i0 + i];
-        for (int64_t j = 0; j < cols; ++j) row[j] += bv;
-      } else {
-        const float *restrict bias = g->bias + j0;
-        for (int64_t j = 0; j < cols; ++j) row[j] += bias[j];
-      }
-    }
-    if (act) {
-      if (g->act->kind == MACE_ACT_RELU)
-        for (int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
-      else if (g->act->kind == MACE_ACT_RELUX) {
-        const float hi = g->act->beta;
-        for (int64_t j = 0; j < cols; ++j) {
-          float v = row[j] > 0.0f ? row[j] : 0.0f;
-          row[j] = v < hi ? v : hi;
-        }
-      } else {
-        mace_f32_activation(g->act, row, row, cols);
-      }
-    }
+    float *row = g->c + (i0 + i) * g->ldc + j0;
+    mace_f32_activation(g->act, row, row, cols);
   }
 }
 
@@ -156,6 +143,8 @@ void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb
   const int64_t n_lo = split_m ? 0 : p_begin, n_hi = split_m ? np : p_end;
   const int64_t nc = GEMM_NC / nr > 0 ? GEMM_NC / nr : 1;   /* in panels */
   const int64_t mc = GEMM_MC / mr > 0 ? GEMM_MC / mr : 1;
+  const int clamp = tile_clamp(g->act);
+  const int has_ep = g->bias || clamp != 0;
   for (int64_t k0 = 0; k0 < g->k; k0 += MACE_GEMM_KC) {
     const int64_t kl = g->k - k0 < MACE_GEMM_KC ? g->k - k0 : MACE_GEMM_KC;
     const int last = k0 + kl == g->k;
@@ -170,8 +159,12 @@ void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb
           for (int64_t ip = ic; ip < ic_end; ++ip) {
             const int64_t i0 = ip * mr, rows = g->m - i0 < mr ? g->m - i0 : mr;
             float *ct = g->c + i0 * g->ldc + j0;
-            f->ukernel(kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols, k0 > 0);
-            if (last) epilogue(g, i0, rows, j0, cols);
+            const mace_gemm_tile_ep ep = {
+                g->bias ? g->bias + (g->bias_per_row ? i0 : j0) : NULL, g->bias_per_row,
+                clamp > 0 ? clamp : 0, clamp == 2 ? g->act->beta : 0.0f};
+            f->ukernel(kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols, k0 > 0,
+                       last && has_ep ? &ep : NULL);
+            if (last && clamp < 0) epilogue(g, i0, rows, j0, cols);
           }
         }
       }

@@ -6,21 +6,40 @@
 #define MR 8
 #define NR 8
 
-#define STORE_FULL(i, v0, v1)                                               \
-  do {                                                                      \
-    float *row_ = c + (i) * ldc;                                            \
-    if (accumulate) {                                                       \
-      vst1q_f32(row_, vaddq_f32(vld1q_f32(row_), (v0)));                    \
-      vst1q_f32(row_ + 4, vaddq_f32(vld1q_f32(row_ + 4), (v1)));            \
-    } else {                                                               \
-      vst1q_f32(row_, (v0));                                                \
-      vst1q_f32(row_ + 4, (v1));                                            \
-    }                                                                       \
-  } while (0)
+/* + bias, then the clamp, on a full MR x NR tile of accumulators (ep's bias covers MR rows /
+ * NR columns). */
+static inline void tile_ep_apply_(const mace_gemm_tile_ep *ep, float32x4_t acc[MR][2]) {
+  if (ep->bias) {
+    if (ep->bias_per_row) {
+      for (int i = 0; i < MR; ++i) {
+        const float32x4_t rb = vdupq_n_f32(ep->bias[i]);
+        acc[i][0] = vaddq_f32(acc[i][0], rb);
+        acc[i][1] = vaddq_f32(acc[i][1], rb);
+      }
+    } else {
+      const float32x4_t cb0 = vld1q_f32(ep->bias), cb1 = vld1q_f32(ep->bias + 4);
+      for (int i = 0; i < MR; ++i) {
+        acc[i][0] = vaddq_f32(acc[i][0], cb0);
+        acc[i][1] = vaddq_f32(acc[i][1], cb1);
+      }
+    }
+  }
+  if (ep->clamp) {
+    /* x > 0 ? x : 0 (NaN -> 0, as the reference RELU), then x < hi ? x : hi. */
+    const float32x4_t zero = vdupq_n_f32(0.0f), hi = vdupq_n_f32(ep->hi);
+    for (int i = 0; i < MR; ++i)
+      for (int h = 0; h < 2; ++h) {
+        float32x4_t v = vbslq_f32(vcgtq_f32(acc[i][h], zero), acc[i][h], zero);
+        if (ep->clamp == 2) v = vbslq_f32(vcltq_f32(v, hi), v, hi);
+        acc[i][h] = v;
+      }
+  }
+}
 
 /* 16 accumulators + 2 A + 2 B vectors of the 32 q registers. */
 void mace_f32_gemm_8x8__neon(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-                             int64_t mr, int64_t nr, int accumulate) {
+                             int64_t mr, int64_t nr, int accumulate,
+                             const mace_gemm_tile_ep *ep) {
   float32x4_t c00 = vdupq_n_f32(0.0f), c01 = vdupq_n_f32(0.0f);
   float32x4_t c10 = vdupq_n_f32(0.0f), c11 = vdupq_n_f32(0.0f);
   float32x4_t c20 = vdupq_n_f32(0.0f), c21 = vdupq_n_f32(0.0f);
@@ -51,39 +70,48 @@ void mace_f32_gemm_8x8__neon(int64_t kc, const float *a, const float *b, float *
     a += MR;
     b += NR;
   }
+  float32x4_t acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
+                            {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
   if (mr == MR && nr == NR) {
-    STORE_FULL(0, c00, c01);
-    STORE_FULL(1, c10, c11);
-    STORE_FULL(2, c20, c21);
-    STORE_FULL(3, c30, c31);
-    STORE_FULL(4, c40, c41);
-    STORE_FULL(5, c50, c51);
-    STORE_FULL(6, c60, c61);
-    STORE_FULL(7, c70, c71);
+    if (accumulate)
+      for (int i = 0; i < MR; ++i) {
+        acc[i][0] = vaddq_f32(vld1q_f32(c + i * ldc), acc[i][0]);
+        acc[i][1] = vaddq_f32(vld1q_f32(c + i * ldc + 4), acc[i][1]);
+      }
+    if (ep) tile_ep_apply_(ep, acc);
+    for (int i = 0; i < MR; ++i) {
+      vst1q_f32(c + i * ldc, acc[i][0]);
+      vst1q_f32(c + i * ldc + 4, acc[i][1]);
+    }
     return;
   }
+  /* Partial tile: through a local tile (C's values first when accumulating). */
   float t[MR * NR];
-  vst1q_f32(t + 0 * NR, c00);
-  vst1q_f32(t + 0 * NR + 4, c01);
-  vst1q_f32(t + 1 * NR, c10);
-  vst1q_f32(t + 1 * NR + 4, c11);
-  vst1q_f32(t + 2 * NR, c20);
-  vst1q_f32(t + 2 * NR + 4, c21);
-  vst1q_f32(t + 3 * NR, c30);
-  vst1q_f32(t + 3 * NR + 4, c31);
-  vst1q_f32(t + 4 * NR, c40);
-  vst1q_f32(t + 4 * NR + 4, c41);
-  vst1q_f32(t + 5 * NR, c50);
-  vst1q_f32(t + 5 * NR + 4, c51);
-  vst1q_f32(t + 6 * NR, c60);
-  vst1q_f32(t + 6 * NR + 4, c61);
-  vst1q_f32(t + 7 * NR, c70);
-  vst1q_f32(t + 7 * NR + 4, c71);
-  for (int64_t i = 0; i < mr; ++i) {
-    float *row = c + i * ldc;
-    if (accumulate)
-      for (int64_t j = 0; j < nr; ++j) row[j] += t[i * NR + j];
-    else
-      for (int64_t j = 0; j < nr; ++j) row[j] = t[i * NR + j];
+  for (int i = 0; i < MR; ++i) {
+    vst1q_f32(t + i * NR, acc[i][0]);
+    vst1q_f32(t + i * NR + 4, acc[i][1]);
   }
+  if (accumulate)
+    for (int64_t i = 0; i < mr; ++i)
+      for (int64_t j = 0; j < nr; ++j) t[i * NR + j] += c[i * ldc + j];
+  if (ep) {
+    float bias_pad[MR > NR ? MR : NR] = {0};  /* the bias padded to the whole tile */
+    mace_gemm_tile_ep padded = *ep;
+    if (ep->bias) {
+      const int64_t nb = ep->bias_per_row ? mr : nr;
+      for (int64_t j = 0; j < nb; ++j) bias_pad[j] = ep->bias[j];
+      padded.bias = bias_pad;
+    }
+    for (int i = 0; i < MR; ++i) {
+      acc[i][0] = vld1q_f32(t + i * NR);
+      acc[i][1] = vld1q_f32(t + i * NR + 4);
+    }
+    tile_ep_apply_(&padded, acc);
+    for (int i = 0; i < MR; ++i) {
+      vst1q_f32(t + i * NR, acc[i][0]);
+      vst1q_f32(t + i * NR + 4, acc[i][1]);
+    }
+  }
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j) c[i * ldc + j] = t[i * NR + j];
 }

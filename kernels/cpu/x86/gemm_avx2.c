@@ -6,9 +6,43 @@
 #define MR 6
 #define NR 16
 
-/* Writes (or adds) the accumulators into C when the tile is full, else through a local tile. */
+/* + bias, then the clamp, on a full MR x NR tile of accumulators (ep's bias covers MR rows /
+ * NR columns). */
+static inline void mace_gemm_tile_ep_apply_avx2_(const mace_gemm_tile_ep *ep,
+                                                 __m256 acc[MR][2]) {
+  if (ep->bias) {
+    if (ep->bias_per_row) {
+      for (int i = 0; i < MR; ++i) {
+        const __m256 rb = _mm256_broadcast_ss(ep->bias + i);
+        acc[i][0] = _mm256_add_ps(acc[i][0], rb);
+        acc[i][1] = _mm256_add_ps(acc[i][1], rb);
+      }
+    } else {
+      const __m256 cb0 = _mm256_loadu_ps(ep->bias), cb1 = _mm256_loadu_ps(ep->bias + 8);
+      for (int i = 0; i < MR; ++i) {
+        acc[i][0] = _mm256_add_ps(acc[i][0], cb0);
+        acc[i][1] = _mm256_add_ps(acc[i][1], cb1);
+      }
+    }
+  }
+  if (ep->clamp) {
+    const __m256 zero = _mm256_setzero_ps(), hi = _mm256_set1_ps(ep->hi);
+    for (int i = 0; i < MR; ++i) {
+      acc[i][0] = _mm256_max_ps(acc[i][0], zero);
+      acc[i][1] = _mm256_max_ps(acc[i][1], zero);
+      if (ep->clamp == 2) {
+        acc[i][0] = _mm256_min_ps(acc[i][0], hi);
+        acc[i][1] = _mm256_min_ps(acc[i][1], hi);
+      }
+    }
+  }
+}
+
+/* Writes (or adds) the accumulators into C when the tile is full, else through a local tile;
+ * ep's bias and clamp are applied in registers before the store. */
 void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-                              int64_t mr, int64_t nr, int accumulate) {
+                              int64_t mr, int64_t nr, int accumulate,
+                              const mace_gemm_tile_ep *ep) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -40,31 +74,53 @@ void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float 
     a += MR;
     b += NR;
   }
-  const __m256 acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21},
-                             {c30, c31}, {c40, c41}, {c50, c51}};
+  __m256 acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21},
+                       {c30, c31}, {c40, c41}, {c50, c51}};
   if (mr == MR && nr == NR) {
     for (int i = 0; i < MR; ++i) {
       float *row = c + i * ldc;
       if (accumulate) {
-        _mm256_storeu_ps(row, _mm256_add_ps(_mm256_loadu_ps(row), acc[i][0]));
-        _mm256_storeu_ps(row + 8, _mm256_add_ps(_mm256_loadu_ps(row + 8), acc[i][1]));
-      } else {
-        _mm256_storeu_ps(row, acc[i][0]);
-        _mm256_storeu_ps(row + 8, acc[i][1]);
+        acc[i][0] = _mm256_add_ps(_mm256_loadu_ps(row), acc[i][0]);
+        acc[i][1] = _mm256_add_ps(_mm256_loadu_ps(row + 8), acc[i][1]);
       }
+    }
+    if (ep) mace_gemm_tile_ep_apply_avx2_(ep, acc);
+    for (int i = 0; i < MR; ++i) {
+      float *row = c + i * ldc;
+      _mm256_storeu_ps(row, acc[i][0]);
+      _mm256_storeu_ps(row + 8, acc[i][1]);
     }
     return;
   }
+  /* Partial tile: through a local tile (C's values first when accumulating, so the bias and
+   * clamp see the full sum). */
   float t[MR * NR];
   for (int i = 0; i < MR; ++i) {
     _mm256_storeu_ps(t + i * NR, acc[i][0]);
     _mm256_storeu_ps(t + i * NR + 8, acc[i][1]);
   }
-  for (int64_t i = 0; i < mr; ++i) {
-    float *row = c + i * ldc;
-    if (accumulate)
-      for (int64_t j = 0; j < nr; ++j) row[j] += t[i * NR + j];
-    else
-      for (int64_t j = 0; j < nr; ++j) row[j] = t[i * NR + j];
+  if (accumulate)
+    for (int64_t i = 0; i < mr; ++i)
+      for (int64_t j = 0; j < nr; ++j) t[i * NR + j] += c[i * ldc + j];
+  if (ep) {
+    /* The bias padded to the whole tile (rows or columns past the matrix get 0). */
+    float bias_pad[NR > MR ? NR : MR] = {0};
+    mace_gemm_tile_ep padded = *ep;
+    if (ep->bias) {
+      const int64_t nb = ep->bias_per_row ? mr : nr;
+      for (int64_t j = 0; j < nb; ++j) bias_pad[j] = ep->bias[j];
+      padded.bias = bias_pad;
+    }
+    for (int i = 0; i < MR; ++i) {
+      acc[i][0] = _mm256_loadu_ps(t + i * NR);
+      acc[i][1] = _mm256_loadu_ps(t + i * NR + 8);
+    }
+    mace_gemm_tile_ep_apply_avx2_(&padded, acc);
+    for (int i = 0; i < MR; ++i) {
+      _mm256_storeu_ps(t + i * NR, acc[i][0]);
+      _mm256_storeu_ps(t + i * NR + 8, acc[i][1]);
+    }
   }
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j) c[i * ldc + j] = t[i * NR + j];
 }

@@ -6,7 +6,8 @@
 #define MR 14
 #define NR 32
 
-/* Writes row i of the tile: masked loads/stores cover partial tiles (nr < NR). */
+/* Writes row i of the tile: + C (accumulate), + bias and the clamp (ep), then masked stores
+ * (partial tiles, nr < NR). */
 #define STORE_ROW(i, v0, v1)                                              \
   do {                                                                    \
     float *row_ = c + (i) * ldc;                                          \
@@ -15,6 +16,24 @@
       x0_ = _mm512_add_ps(x0_, _mm512_maskz_loadu_ps(m0, row_));          \
       x1_ = _mm512_add_ps(x1_, _mm512_maskz_loadu_ps(m1, row_ + 16));     \
     }                                                                     \
+    if (ep) {                                                             \
+      if (row_bias) {                                                     \
+        const __m512 rb_ = _mm512_set1_ps(row_bias[i]);                   \
+        x0_ = _mm512_add_ps(x0_, rb_);                                    \
+        x1_ = _mm512_add_ps(x1_, rb_);                                    \
+      } else {                                                            \
+        x0_ = _mm512_add_ps(x0_, cb0);                                    \
+        x1_ = _mm512_add_ps(x1_, cb1);                                    \
+      }                                                                   \
+      if (ep->clamp) {                                                    \
+        x0_ = _mm512_max_ps(x0_, zero);                                   \
+        x1_ = _mm512_max_ps(x1_, zero);                                   \
+        if (ep->clamp == 2) {                                             \
+          x0_ = _mm512_min_ps(x0_, hi);                                   \
+          x1_ = _mm512_min_ps(x1_, hi);                                   \
+        }                                                                 \
+      }                                                                   \
+    }                                                                     \
     _mm512_mask_storeu_ps(row_, m0, x0_);                                 \
     _mm512_mask_storeu_ps(row_ + 16, m1, x1_);                            \
   } while (0)
@@ -22,7 +41,8 @@
 /* 28 accumulators + 2 B vectors + 1 broadcast = 31 of the 32 zmm registers (written out
  * by hand: an array of accumulators is not kept in registers at -O2). */
 void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, float *c,
-                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate) {
+                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                 const mace_gemm_tile_ep *ep) {
   __m512 c00 = _mm512_setzero_ps(), c01 = _mm512_setzero_ps();
   __m512 c10 = _mm512_setzero_ps(), c11 = _mm512_setzero_ps();
   __m512 c20 = _mm512_setzero_ps(), c21 = _mm512_setzero_ps();
@@ -90,6 +110,14 @@ void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, flo
   }
   const int64_t n0 = nr < 16 ? nr : 16, n1 = nr > 16 ? nr - 16 : 0;
   const __mmask16 m0 = (__mmask16)((1u << n0) - 1u), m1 = (__mmask16)((1u << n1) - 1u);
+  /* ep: a per-row bias (broadcast per row), or a per-column bias (loaded once; zero if none). */
+  const float *row_bias = ep && ep->bias && ep->bias_per_row ? ep->bias : NULL;
+  const __m512 zero = _mm512_setzero_ps(), hi = _mm512_set1_ps(ep ? ep->hi : 0.0f);
+  __m512 cb0 = zero, cb1 = zero;
+  if (ep && ep->bias && !ep->bias_per_row) {
+    cb0 = _mm512_maskz_loadu_ps(m0, ep->bias);
+    cb1 = _mm512_maskz_loadu_ps(m1, ep->bias + 16);
+  }
   if (mr > 0) STORE_ROW(0, c00, c01);
   if (mr > 1) STORE_ROW(1, c10, c11);
   if (mr > 2) STORE_ROW(2, c20, c21);
