@@ -142,7 +142,8 @@ static mace_status conv2d_infer(mace_op *op) {
     if (m < 0) m = mace_winograd_conv_auto_m(st->gemm, c, oc, s->in_h, s->in_w, oh, ow);
     if (m) {
       if (mace_winograd_conv_plan(&st->wino, m, n, c, s->in_h, s->in_w, oc, oh, ow, pads[0],
-                                  pads[1], w->data, st->gemm) != 0)
+                                  pads[1], w->data, st->gemm,
+                                  mace_threadpool_size(op->pool)) != 0)
         return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the "
                           "Winograd filter", op->name);
       st->winograd_m = m;

@@ -29,7 +29,7 @@ static int64_t round_up16(int64_t n) { return (n + 15) / 16 * 16; }
 int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int64_t in_c,
                             int64_t in_h, int64_t in_w, int64_t out_c, int64_t out_h,
                             int64_t out_w, int64_t pad_top, int64_t pad_left,
-                            const float *filter, const mace_gemm_family *f) {
+                            const float *filter, const mace_gemm_family *f, int threads) {
   mace_winograd_geom_init(&w->g, m, in_c, in_h, in_w, out_c, out_h, out_w, pad_top, pad_left);
   w->batch = batch;
   const int64_t npt = (m + 2) * (m + 2), tiles = w->g.tiles_h * w->g.tiles_w;
@@ -45,6 +45,14 @@ int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int
   if (block > 1024) block = 1024;
   if (f) block = (block + f->nr - 1) / f->nr * f->nr;
   if (block > tiles * batch) block = tiles * batch; /* blocks run across images */
+  w->slots = 1;
+  if (f && threads > 1 && tiles * batch >= 2 * (int64_t)threads) {
+    /* Whole blocks per thread: a multiple of `threads` blocks of (nearly) equal size. */
+    int64_t n_blocks = (tiles * batch + block - 1) / block;
+    n_blocks = (n_blocks + threads - 1) / threads * threads;
+    block = (tiles * batch + n_blocks - 1) / n_blocks;
+    w->slots = threads;
+  }
   w->block = block;
   if (!w->u) {
     float *raw = malloc(sizeof(float) * (size_t)(npt * out_c * in_c));
@@ -72,7 +80,8 @@ int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int
   w->pb_floats = f ? round_up16(mace_gemm_packed_b_floats(f, in_c, block)) : 0;
   const int64_t floats = round_up16(npt * in_c * block) + round_up16(npt * out_c * block) +
                          npt * w->pb_floats;
-  w->scratch_bytes = (size_t)floats * sizeof(float) + 64;
+  w->slot_floats = floats;
+  w->scratch_bytes = (size_t)(floats * w->slots) * sizeof(float) + 64;
   return 0;
 }
 
@@ -173,16 +182,56 @@ static void ref_gemm_range(void *p, int64_t begin, int64_t end) {
   mace_f32_winograd_gemm__ref(&j->w->g, j->w->u, j->v, j->nt, j->mm, j->nt, j->nt, begin, end);
 }
 
+/* The scratch of one slot: V, M, packed B. */
+static void wg_job_init(wg_job *j, const mace_winograd_conv *w, const float *x,
+                        const float *bias, const mace_activation *act, float *y, float *base) {
+  const mace_winograd_geom *g = &w->g;
+  const int64_t npt = (g->m + 2) * (g->m + 2);
+  *j = (wg_job){.w = w, .x = x, .y = y, .bias = bias, .act = act, .v = base};
+  j->mm = j->v + round_up16(npt * g->in_c * w->block);
+  j->pb = j->mm + round_up16(npt * g->out_c * w->block);
+  j->mp = w->f ? (g->out_c + w->f->mr - 1) / w->f->mr : 0;
+}
+
+typedef struct wg_slots_job {
+  const mace_winograd_conv *w;
+  const float *x, *bias;
+  const mace_activation *act;
+  float *y, *base;
+} wg_slots_job;
+
+/* Slots [begin, end): slot s computes blocks s, s + slots, ... alone, in its own scratch. */
+static void slots_range(void *p, int64_t begin, int64_t end) {
+  const wg_slots_job *sj = p;
+  const mace_winograd_conv *w = sj->w;
+  const mace_winograd_geom *g = &w->g;
+  const int64_t npt = (g->m + 2) * (g->m + 2), total = g->tiles_h * g->tiles_w * w->batch;
+  for (int64_t s = begin; s < end; ++s) {
+    wg_job j;
+    wg_job_init(&j, w, sj->x, sj->bias, sj->act, sj->y, sj->base + s * w->slot_floats);
+    for (j.t0 = s * w->block; j.t0 < total; j.t0 += w->slots * w->block) {
+      j.nt = total - j.t0 < w->block ? total - j.t0 : w->block;
+      input_range(&j, 0, g->in_c);
+      pack_range(&j, 0, npt);
+      gemm_range(&j, 0, npt * j.mp);
+      output_range(&j, 0, g->out_c);
+    }
+  }
+}
+
 void mace_winograd_conv_run(const mace_winograd_conv *w, mace_threadpool *pool, const float *x,
                             const float *bias, const mace_activation *act, float *y,
                             void *scratch) {
   const mace_winograd_geom *g = &w->g;
   const int64_t npt = (g->m + 2) * (g->m + 2), tiles = g->tiles_h * g->tiles_w;
   float *base = (float *)(((uintptr_t)scratch + 63) / 64 * 64);
-  wg_job j = {.w = w, .x = x, .y = y, .bias = bias, .act = act, .v = base};
-  j.mm = j.v + round_up16(npt * g->in_c * w->block);
-  j.pb = j.mm + round_up16(npt * g->out_c * w->block);
-  j.mp = w->f ? (g->out_c + w->f->mr - 1) / w->f->mr : 0;
+  if (w->slots > 1 && w->f) {
+    const wg_slots_job sj = {w, x, bias, act, y, base};
+    mace_threadpool_parallel_for(pool, w->slots, 1, slots_range, (void *)&sj);
+    return;
+  }
+  wg_job j;
+  wg_job_init(&j, w, x, bias, act, y, base);
   const int64_t total = tiles * w->batch;
   for (j.t0 = 0; j.t0 < total; j.t0 += w->block) {
     j.nt = total - j.t0 < w->block ? total - j.t0 : w->block;

@@ -203,7 +203,8 @@ int main(int argc, char **argv) {
     for (int64_t m = 2; m <= 4; m += 2) {
       mace_winograd_conv wc;
       memset(&wc, 0, sizeof(wc));
-      if (mace_winograd_conv_plan(&wc, m, batch, c, h, w, c, h, w, 1, 1, wt, f) != 0) {
+      if (mace_winograd_conv_plan(&wc, m, batch, c, h, w, c, h, w, 1, 1, wt, f,
+                                  mace_threadpool_size(pool)) != 0) {
         fprintf(stderr, "mace_bench_winograd: out of memory\n");
         return 1;
       }

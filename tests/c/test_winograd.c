@@ -57,7 +57,8 @@ static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int
                        mace_f32_conv2d_window__ref(&s));
   mace_winograd_conv wc;
   memset(&wc, 0, sizeof(wc));
-  if (mace_winograd_conv_plan(&wc, m, batch, ic, h, w, oc, oh, ow, pt, pl, wt, f) != 0) {
+  if (mace_winograd_conv_plan(&wc, m, batch, ic, h, w, oc, oh, ow, pt, pl, wt, f,
+                              mace_threadpool_size(pool)) != 0) {
     fprintf(stderr, "FAIL: out of memory\n");
     exit(1);
   }
@@ -122,7 +123,8 @@ static void auto_choice(void) {
     const mace_gemm_family *f;
     int64_t c, h, want;
   } t[] = {{NULL, 64, 56, 0}, {&f32, 15, 56, 0}, {&f32, 64, 7, 0},  {&f32, 64, 56, 4},
-           {&f32, 256, 14, 2}, {&f16, 256, 14, 4}, {&f32, 64, 20, 4}, {&f32, 64, 8, 2}};
+           {&f32, 256, 14, 2}, {&f16, 256, 14, 4}, {&f32, 64, 20, 4}, {&f32, 64, 8, 0},
+           {&f32, 64, 12, 2}};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); ++i) {
     const int64_t got = mace_winograd_conv_auto_m(t[i].f, t[i].c, t[i].c, t[i].h, t[i].h,
                                                   t[i].h, t[i].h);
