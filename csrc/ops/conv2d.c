@@ -313,9 +313,10 @@ typedef struct conv2d_ctx {
 
 static void conv2d_range(void *p, int64_t begin, int64_t end) {
   const conv2d_ctx *c = p;
-  /* Depthwise 3x3 (stride 1 or 2): the SIMD kernel covers the same window (batch * C planes). */
-  const mace_f32_dwconv3x3_fn dw = mace_simd_active()->dwconv3x3;
-  if (dw && mace_f32_dwconv3x3_applies(&c->st->shape)) {
+  /* Depthwise KxK (K <= 7, stride 1 or 2): the SIMD kernel covers the same window (batch * C
+   * planes). */
+  const mace_f32_dwconv_fn dw = mace_simd_active()->dwconv;
+  if (dw && mace_f32_dwconv_applies(&c->st->shape)) {
     dw(&c->st->shape, c->x, c->w, c->b, &c->st->act, c->y, begin, end);
     return;
   }

@@ -14,7 +14,7 @@ static const mace_simd_kernels g_all[] = {
      .softmax_inner = mace_f32_softmax_inner__avx512,
      .maxpool2d = mace_f32_maxpool2d__avx512,
      .avgpool2d = mace_f32_avgpool2d__avx512,
-     .dwconv3x3 = mace_f32_dwconv3x3__avx512},
+     .dwconv = mace_f32_dwconv__avx512},
     {.name = "avx2", .isa = MACE_ISA_AVX2,
      .activation = mace_f32_activation__avx2,
      .vbinary = mace_f32_vbinary__avx2,
@@ -23,7 +23,7 @@ static const mace_simd_kernels g_all[] = {
      .softmax_inner = mace_f32_softmax_inner__avx2,
      .maxpool2d = mace_f32_maxpool2d__avx2,
      .avgpool2d = mace_f32_avgpool2d__avx2,
-     .dwconv3x3 = mace_f32_dwconv3x3__avx2},
+     .dwconv = mace_f32_dwconv__avx2},
 #endif
 #if defined(__aarch64__)
     {.name = "neon", .isa = MACE_ISA_NEON,
@@ -34,7 +34,7 @@ static const mace_simd_kernels g_all[] = {
      .softmax_inner = mace_f32_softmax_inner__neon,
      .maxpool2d = mace_f32_maxpool2d__neon,
      .avgpool2d = mace_f32_avgpool2d__neon,
-     .dwconv3x3 = mace_f32_dwconv3x3__neon},
+     .dwconv = mace_f32_dwconv__neon},
 #endif
     {.name = "ref", .isa = MACE_ISA_REF,
      .activation = mace_f32_activation__ref,
