@@ -38,30 +38,35 @@ static int64_t now_ns(void) {
 
 /* Polls until *gen differs from seen (or, with gen NULL, *count drops to 0) or the spin
  * time is over; returns whether the condition was met. */
-static int spin_wait_generation(atomic_uint_fast64_t *gen, uint64_t seen) {
-  const int64_t deadline = now_ns() + MACE_SPIN_NS;
+static int spin_wait_generation(atomic_uint_fast64_t *gen, uint64_t seen, int64_t spin_ns) {
+  if (spin_ns <= 0) return 0;
+  const int64_t deadline = now_ns() + spin_ns;
   for (;;) {
     for (int i = 0; i < 64; ++i) {
       if (atomic_load_explicit(gen, memory_order_acquire) != seen) return 1;
       cpu_relax();
     }
     if (now_ns() > deadline) return 0;
+    sched_yield();  /* a thread of another pool (or process) waiting for this core runs */
   }
 }
 
-static int spin_wait_zero(atomic_int *count) {
-  const int64_t deadline = now_ns() + MACE_SPIN_NS;
-  for (;;) {
-    for (int i = 0; i < 64; ++i) {
-      if (atomic_load_explicit(count, memory_order_acquire) <= 0) return 1;
-      cpu_relax();
-    }
-    if (now_ns() > deadline) return 0;
-  }
-}
+/* A job's chunks are claimed through one atomic word: job number (the generation, low 40
+ * bits), chunk count (12 bits), next chunk (12 bits). A worker claims a chunk only while the
+ * word still names the job it woke for, so a late worker can never take a chunk of a job it
+ * did not read, and the caller waits only for claimed chunks to finish: a worker that has not
+ * woken yet (its core busy with another process) holds nothing up, the caller runs its chunks
+ * too. (The pool used to wait for every worker to check in: with one core taken by a compiler,
+ * ResNet-50 at 2 threads took 400 ms instead of 39 ms.) */
+#define CLAIM_JOB_SHIFT 24
+#define CLAIM_COUNT_SHIFT 12
+#define CLAIM_MASK 0xfffu
+#define CLAIM_JOB_MASK 0xffffffffffull
 
 struct mace_threadpool {
   int size;                 /* threads including the caller */
+  int64_t spin_ns;          /* MACE_SPIN_NS, or 0 with more threads than cores: polling
+                             * threads would then hold the cores the others need */
   mace_affinity affinity;
   int refs;                 /* shared pools: engines holding it (under g_shared_mu) */
   struct mace_threadpool *next_shared;
@@ -69,26 +74,33 @@ struct mace_threadpool {
   pthread_t *workers;       /* owned, size - 1 */
   pthread_mutex_t mu;
   pthread_cond_t wake;
-  pthread_cond_t done;
-  atomic_uint_fast64_t generation;
-  atomic_int pending;       /* workers still busy with the current job */
-  atomic_int next_chunk;
+  atomic_uint_fast64_t generation; /* the current job's number */
+  atomic_uint_fast64_t claim;      /* job | chunk count | next chunk (above) */
+  atomic_int done;                 /* chunks of the current job finished */
   int stop;
-  /* current job, written by the caller before bumping generation */
+  /* current job, written by the caller before publishing `claim` */
   mace_range_fn fn;
   void *ctx;
   int64_t n;
   int64_t chunk;
-  int n_chunks;
 };
 
-static void run_chunks(mace_threadpool *p) {
+/* Claims and runs chunks of job `job` until none is left (or the job is over). */
+static void run_chunks(mace_threadpool *p, uint64_t job) {
   for (;;) {
-    int c = atomic_fetch_add(&p->next_chunk, 1);
-    if (c >= p->n_chunks) break;
-    int64_t begin = (int64_t)c * p->chunk;
-    int64_t end = begin + p->chunk < p->n ? begin + p->chunk : p->n;
+    uint_fast64_t w = atomic_load_explicit(&p->claim, memory_order_acquire);
+    if ((w >> CLAIM_JOB_SHIFT) != (job & CLAIM_JOB_MASK)) return;
+    const unsigned count = (unsigned)(w >> CLAIM_COUNT_SHIFT) & CLAIM_MASK;
+    const unsigned c = (unsigned)w & CLAIM_MASK;
+    if (c >= count) return;
+    if (!atomic_compare_exchange_weak_explicit(&p->claim, &w, w + 1, memory_order_acq_rel,
+                                               memory_order_acquire))
+      continue;
+    /* The job cannot end before this chunk is counted done: its fields are stable. */
+    const int64_t begin = (int64_t)c * p->chunk;
+    const int64_t end = begin + p->chunk < p->n ? begin + p->chunk : p->n;
     if (begin < end) p->fn(p->ctx, begin, end);
+    atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
   }
 }
 
@@ -96,19 +108,14 @@ static void *worker_main(void *arg) {
   mace_threadpool *p = arg;
   uint64_t seen = 0;
   for (;;) {
-    spin_wait_generation(&p->generation, seen);
+    spin_wait_generation(&p->generation, seen, p->spin_ns);
     pthread_mutex_lock(&p->mu);
     while (atomic_load(&p->generation) == seen && !p->stop) pthread_cond_wait(&p->wake, &p->mu);
     int stop = p->stop;
     pthread_mutex_unlock(&p->mu);
     if (stop) return NULL;
     seen = atomic_load(&p->generation);
-    run_chunks(p);
-    if (atomic_fetch_sub(&p->pending, 1) == 1) {
-      pthread_mutex_lock(&p->mu);
-      pthread_cond_signal(&p->done);
-      pthread_mutex_unlock(&p->mu);
-    }
+    run_chunks(p, seen);
   }
 }
 
@@ -156,13 +163,14 @@ mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
   if (!p) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory for the thread pool");
   p->size = num_threads;
   p->affinity = affinity;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  p->spin_ns = cores > 0 && num_threads > cores ? 0 : MACE_SPIN_NS;
   pthread_mutex_init(&p->job_mu, NULL);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->wake, NULL);
-  pthread_cond_init(&p->done, NULL);
   atomic_init(&p->generation, 0);
-  atomic_init(&p->pending, 0);
-  atomic_init(&p->next_chunk, 0);
+  atomic_init(&p->claim, 0);
+  atomic_init(&p->done, 0);
   if (num_threads > 1) {
     p->workers = calloc((size_t)num_threads - 1, sizeof(pthread_t));
     if (!p->workers) {
@@ -188,13 +196,13 @@ void mace_threadpool_destroy(mace_threadpool *p) {
   if (p->workers) {
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
+    atomic_fetch_add(&p->generation, 1);  /* polling workers see it at once */
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->size - 1; ++i) pthread_join(p->workers[i], NULL);
     free(p->workers);
   }
   pthread_cond_destroy(&p->wake);
-  pthread_cond_destroy(&p->done);
   pthread_mutex_destroy(&p->mu);
   pthread_mutex_destroy(&p->job_mu);
   free(p);
@@ -260,17 +268,21 @@ void mace_threadpool_parallel_for(mace_threadpool *p, int64_t n, int64_t grain,
   p->ctx = ctx;
   p->n = n;
   p->chunk = (n + n_chunks - 1) / n_chunks;
-  p->n_chunks = n_chunks;
-  atomic_store(&p->next_chunk, 0);
-  atomic_store(&p->pending, p->size - 1);
+  atomic_store_explicit(&p->done, 0, memory_order_relaxed);
+  const uint64_t job = atomic_load(&p->generation) + 1;
+  atomic_store_explicit(&p->claim,
+                        ((job & CLAIM_JOB_MASK) << CLAIM_JOB_SHIFT) |
+                            ((uint_fast64_t)n_chunks << CLAIM_COUNT_SHIFT),
+                        memory_order_release);
   pthread_mutex_lock(&p->mu);
-  atomic_fetch_add(&p->generation, 1);
+  atomic_store(&p->generation, job);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
-  run_chunks(p);
-  spin_wait_zero(&p->pending);
-  pthread_mutex_lock(&p->mu);
-  while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->mu);
-  pthread_mutex_unlock(&p->mu);
+  run_chunks(p, job);
+  /* Only chunks being run by workers are left: poll (yielding the core now and then). */
+  while (atomic_load_explicit(&p->done, memory_order_acquire) < n_chunks) {
+    for (int i = 0; i < 64; ++i) cpu_relax();
+    sched_yield();
+  }
   pthread_mutex_unlock(&p->job_mu);
 }
