@@ -1,6 +1,6 @@
 /* Persistent worker threads: a job is a window [0, n) cut into one contiguous chunk per
- * thread; workers poll for the next job for up to MACE_SPIN_NS, then sleep on a condition
- * variable. */
+ * thread, claimed by whichever thread comes first; workers poll for the next job for up to
+ * MACE_SPIN_NS (yielding the core now and then), then sleep on a condition variable. */
 #define _GNU_SOURCE
 #include "core/threadpool.h"
 
