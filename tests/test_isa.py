@@ -35,15 +35,16 @@ SUPPORTED = {
     "avx512": X86 and {"avx2", "fma", "avx512f", "avx512bw"} <= FLAGS,
 }
 
-# Depthwise convolutions stay on the reference kernel at every level, so mobilenet_v2 adds
-# time but no coverage; mobilenet_v1 (1x1 + fused relu), resnet50 (1x1, 3x3 and 7x7 im2col,
-# strides, FC) and squeezenet (1x1 / 3x3 in parallel branches) cover the GEMM paths.
+# mobilenet_v2 (depthwise 3x3 stride 1/2 with RELUX in registers, small-K 1x1), mnasnet
+# (depthwise 5x5), mobilenet_v1 (1x1 + fused relu), resnet50 (1x1, 3x3 Winograd and im2col, 7x7
+# im2col, strides, FC) and squeezenet (1x1 / 3x3 in parallel branches, ceil-mode pooling) cover
+# the SIMD paths; resnet18 adds time but no new path.
 TESTS = ["tests/ops/test_conv2d.py", "tests/ops/test_gemm.py", "tests/ops/test_matmul.py",
          "tests/ops/test_activation.py", "tests/ops/test_eltwise.py", "tests/ops/test_softmax.py",
          "tests/ops/test_pooling.py", "tests/ops/test_conv2d_winograd.py", "tests/ops/test_batch_norm.py",
          "tests/test_networks.py", "tests/test_isa.py"]
-SELECT = ("(not test_networks and not test_isa) or (zoo_network and not mobilenet_v2 and not "
-          "resnet18) or gemm_sized")
+SELECT = ("(not test_networks and not test_isa) or (zoo_network and not resnet18 and not "
+          "efficientnet and not shufflenet) or gemm_sized")
 
 
 def _run(isa: str, args: list[str]) -> subprocess.CompletedProcess:

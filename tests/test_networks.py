@@ -27,6 +27,9 @@ def _input_shape(model):
     ("squeezenet1_1", 1.0),
     ("resnet18", 0.5),
     ("resnet50", 0.25),
+    ("mnasnet", 0.5),          # depthwise 5x5 and 3x3, stride 1 and 2
+    ("efficientnet_b0", 0.5),  # depthwise 5x5, swish, squeeze-excite
+    ("shufflenet_v2", 0.5),    # depthwise 3x3 on 28x28 .. 7x7, channel shuffle
 ])
 def test_zoo_network_matches_onnxruntime(name, width):
     model = zoo.build(name, width=width)

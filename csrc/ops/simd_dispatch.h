@@ -22,10 +22,7 @@ typedef struct mace_simd_kernels {
   mace_f32_softmax_inner_fn softmax_inner;
   mace_f32_maxpool2d_fn maxpool2d;
   mace_f32_avgpool2d_fn avgpool2d;
-  union {  /* depthwise KxK, K <= 7 (dwconv3x3: the old name, for csrc/tools) */
-    mace_f32_dwconv_fn dwconv;
-    mace_f32_dwconv_fn dwconv3x3;
-  };
+  mace_f32_dwconv_fn dwconv;  /* depthwise KxK, K <= 7 */
 } mace_simd_kernels;
 
 /* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns

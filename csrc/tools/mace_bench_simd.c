@@ -1,5 +1,5 @@
 /* mace_bench_simd: single-threaded timing of each SIMD kernel variant against the reference
- * kernel (activation, eltwise, softmax, pooling, depthwise 3x3), printing ms per call and the
+ * kernel (activation, eltwise, softmax, pooling, depthwise KxK), printing ms per call and the
  * speed-up. Informational only: nothing is asserted.
  *
  *   gcc -std=c11 -O2 -Icsrc/include -Icsrc -I. -Ibuild/gen csrc/tools/mace_bench_simd.c \
@@ -82,7 +82,7 @@ static void run_case(const bench_case *c) {
       (k ? k->maxpool2d : mace_f32_maxpool2d__ref)(&c->pool, c->x, c->y, 0, planes);
   } else {  /* dwconv */
     const int64_t planes = c->conv.batch * c->conv.in_c;
-    if (k) k->dwconv3x3(&c->conv, c->x, c->w, c->bias, &c->act, c->y, 0, planes);
+    if (k) k->dwconv(&c->conv, c->x, c->w, c->bias, &c->act, c->y, 0, planes);
     else mace_f32_conv2d__ref(&c->conv, c->x, c->w, c->bias, &c->act, c->y, 0, planes);
   }
 }
