@@ -25,8 +25,9 @@ void mace_threadpool_release(mace_threadpool *pool);
 int mace_threadpool_size(const mace_threadpool *pool);
 
 /* Runs fn over [0, n) in contiguous chunks of at least `grain` items, one chunk per
- * thread (claimed by whichever thread gets to it first: the caller runs a worker's chunk
- * when that worker is late), and returns when all are done. pool may be NULL (runs inline). Callers on other
+ * thread: thread t (the caller is 0) takes chunk t, so consecutive calls give a thread the
+ * same part of their windows; a late thread's chunk is run by another. Returns when all are
+ * done. pool may be NULL (runs inline). Callers on other
  * threads wait their turn; fn must not call parallel_for on the same pool. */
 void mace_threadpool_parallel_for(mace_threadpool *pool, int64_t n, int64_t grain,
                                   mace_range_fn fn, void *ctx);
