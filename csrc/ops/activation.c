@@ -5,9 +5,11 @@
  * Output:  0 Y, shape and dtype of X.
  * Arguments:
  *   activation              "RELU" | "RELUX" | "LEAKYRELU" | "SIGMOID" | "TANH" |
- *                           "HARDSIGMOID" | "HARDSWISH" | "ELU" | "PRELU" | "NOOP"
+ *                           "HARDSIGMOID" | "HARDSWISH" | "ELU" | "SWISH" | "PRELU" | "NOOP"
+ *                           (SWISH: x * sigmoid(alpha * x))
  *   max_limit               RELUX upper bound (default 6)
- *   activation_coefficient  LEAKYRELU slope (default 0.01), ELU alpha (default 1)
+ *   activation_coefficient  LEAKYRELU slope (default 0.01), ELU alpha (default 1),
+ *                           SWISH alpha (default 1)
  *   hardsigmoid_alpha/beta  HARDSIGMOID (default 0.2, 0.5)
  */
 #include <string.h>

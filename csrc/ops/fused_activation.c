@@ -13,7 +13,7 @@ static const act_name kActNames[] = {
     {"RELUX", MACE_ACT_RELUX},         {"LEAKYRELU", MACE_ACT_LEAKYRELU},
     {"SIGMOID", MACE_ACT_SIGMOID},     {"TANH", MACE_ACT_TANH},
     {"HARDSIGMOID", MACE_ACT_HARDSIGMOID}, {"HARDSWISH", MACE_ACT_HARDSWISH},
-    {"ELU", MACE_ACT_ELU},
+    {"ELU", MACE_ACT_ELU},             {"SWISH", MACE_ACT_SWISH},
 };
 
 mace_status mace_fused_activation_parse(const mace_op *op, mace_activation *act) {
@@ -51,6 +51,9 @@ mace_status mace_fused_activation_parse(const mace_op *op, mace_activation *act)
     case MACE_ACT_HARDSWISH:
       act->alpha = 1.0f / 6.0f;
       act->beta = 0.5f;
+      break;
+    case MACE_ACT_SWISH: /* x * sigmoid(alpha * x); 1: SiLU, Mul(x, Sigmoid(x)) */
+      act->alpha = mace_op_arg_float(op, "activation_coefficient", 1.0f);
       break;
     default:
       break;

@@ -1,7 +1,7 @@
 /* Unit test of the SIMD activation kernels: every variant this CPU supports against
  * mace_f32_activation__ref, on sizes below, at and above the vector widths, out of place and in
  * place. Tolerance: bit-identical for RELU, RELUX, LEAKYRELU, HARDSIGMOID, HARDSWISH (and
- * NONE); SIGMOID, TANH and ELU within 4 ulp of the reference, or within FLT_MIN absolute
+ * NONE); SIGMOID, TANH, ELU and SWISH within 4 ulp of the reference, or within FLT_MIN absolute
  * where the reference result is denormal (the vector exp does not produce denormals). */
 #include <float.h>
 #include <math.h>
@@ -33,7 +33,7 @@ static double ulp_diff(float a, float b) {
 
 static const char *kind_name(mace_activation_kind k) {
   static const char *names[] = {"NONE", "RELU", "RELUX", "LEAKYRELU", "SIGMOID",
-                                "TANH", "HARDSIGMOID", "HARDSWISH", "ELU"};
+                                "TANH", "HARDSIGMOID", "HARDSWISH", "ELU", "SWISH"};
   return names[k];
 }
 
@@ -57,7 +57,8 @@ static void check(const mace_simd_kernels *v, mace_activation_kind kind, int64_t
   } else {
     v->activation(&act, x, y, n);
   }
-  const int exact = kind != MACE_ACT_SIGMOID && kind != MACE_ACT_TANH && kind != MACE_ACT_ELU;
+  const int exact = kind != MACE_ACT_SIGMOID && kind != MACE_ACT_TANH && kind != MACE_ACT_ELU &&
+                    kind != MACE_ACT_SWISH;
   for (int64_t i = 0; i <= n; ++i) {
     ++checked;
     int ok;
@@ -78,12 +79,12 @@ static void check(const mace_simd_kernels *v, mace_activation_kind kind, int64_t
 }
 
 /* Dense sweep of the transcendental kinds: the largest ulp error seen (reported). */
-static void sweep(const mace_simd_kernels *v, mace_activation_kind kind) {
+static void sweep(const mace_simd_kernels *v, mace_activation_kind kind, float alpha) {
   const int64_t n = 1 << 20;
   float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
   float *y = malloc(sizeof(float) * n);
   for (int64_t i = 0; i < n; ++i) x[i] = -100.0f + 200.0f * (float)i / (float)n;
-  const mace_activation act = {kind, 1.0f, 0.0f};
+  const mace_activation act = {kind, alpha, 0.0f};
   mace_f32_activation__ref(&act, x, ref, n);
   v->activation(&act, x, y, n);
   double worst = 0.0;
@@ -92,7 +93,8 @@ static void sweep(const mace_simd_kernels *v, mace_activation_kind kind) {
     const double d = ulp_diff(y[i], ref[i]);
     if (d > worst) worst = d;
   }
-  printf("  %s %-9s max %.0f ulp over [-100, 100]\n", v->name, kind_name(kind), worst);
+  printf("  %s %-9s alpha %g max %.0f ulp over [-100, 100]\n", v->name, kind_name(kind),
+         (double)alpha, worst);
   if (worst > 4.0) ++failures;
   free(x);
   free(ref);
@@ -106,14 +108,17 @@ int main(void) {
   const float scales[] = {1.0f, 8.0f, 120.0f};
   for (int vi = 0; vi < nv; ++vi) {
     const mace_simd_kernels *v = list[vi];
-    for (int kind = MACE_ACT_NONE; kind <= MACE_ACT_ELU; ++kind)
+    for (int kind = MACE_ACT_NONE; kind <= MACE_ACT_SWISH; ++kind)
       for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); ++si)
         for (size_t ci = 0; ci < sizeof(scales) / sizeof(scales[0]); ++ci)
           for (int ip = 0; ip < 2; ++ip)
             check(v, (mace_activation_kind)kind, sizes[si], scales[ci], ip, 7u + (unsigned)si);
-    sweep(v, MACE_ACT_SIGMOID);
-    sweep(v, MACE_ACT_TANH);
-    sweep(v, MACE_ACT_ELU);
+    sweep(v, MACE_ACT_SIGMOID, 1.0f);
+    sweep(v, MACE_ACT_TANH, 1.0f);
+    sweep(v, MACE_ACT_ELU, 1.0f);
+    sweep(v, MACE_ACT_SWISH, 1.0f);
+    sweep(v, MACE_ACT_SWISH, 1.702f);  /* the sigmoid GELU approximation */
+    sweep(v, MACE_ACT_SWISH, 0.25f);
   }
   /* The dispatched entry is the active variant. */
   const mace_activation relu = {MACE_ACT_RELU, 0.0f, 0.0f};

@@ -12,6 +12,13 @@ static inline float sigmoidf_(float x) {
   return e / (1.0f + e);
 }
 
+/* x * sigmoid(y) for the float y = alpha * x, in double: x * exp(y) stays normal down to
+ * y = -91.8 where exp(y) alone is a float denormal. */
+static inline float swishf_(float x, float alpha) {
+  const float y = alpha * x;
+  return (float)((double)x / (1.0 + exp(-(double)y)));
+}
+
 static inline float hardsigmoidf_(float x, float alpha, float beta) {
   float y = alpha * x + beta;
   return y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y);
@@ -54,6 +61,9 @@ void mace_f32_activation__ref(const mace_activation *act, const float *in, float
       break;
     case MACE_ACT_ELU:
       for (i = 0; i < n; ++i) out[i] = in[i] >= 0.0f ? in[i] : alpha * expm1f(in[i]);
+      break;
+    case MACE_ACT_SWISH:
+      for (i = 0; i < n; ++i) out[i] = swishf_(in[i], alpha);
       break;
   }
 }
