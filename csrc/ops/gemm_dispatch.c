@@ -19,13 +19,13 @@
 static const mace_gemm_family g_all[] = {
 #if defined(__x86_64__) || defined(_M_X64)
     {"14x32__avx512", MACE_ISA_AVX512, 14, 32, mace_f32_gemm_14x32__avx512,
-     mace_f32_gemm_row__avx512},
-    {"6x16__avx2", MACE_ISA_AVX2, 6, 16, mace_f32_gemm_6x16__avx2, mace_f32_gemm_row__avx2},
+     mace_f32_gemm_row__avx512, mace_f32_gemm_14x16__avx512},
+    {"6x16__avx2", MACE_ISA_AVX2, 6, 16, mace_f32_gemm_6x16__avx2, mace_f32_gemm_row__avx2, NULL},
 #endif
 #if defined(__aarch64__)
-    {"8x8__neon", MACE_ISA_NEON, 8, 8, mace_f32_gemm_8x8__neon, mace_f32_gemm_row__neon},
+    {"8x8__neon", MACE_ISA_NEON, 8, 8, mace_f32_gemm_8x8__neon, mace_f32_gemm_row__neon, NULL},
 #endif
-    {NULL, MACE_ISA_REF, 0, 0, NULL, NULL}};
+    {NULL, MACE_ISA_REF, 0, 0, NULL, NULL, NULL}};
 
 static const mace_gemm_family *g_supported[sizeof(g_all) / sizeof(g_all[0])];
 static int g_n_supported;
@@ -162,8 +162,10 @@ void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb
             const mace_gemm_tile_ep ep = {
                 g->bias ? g->bias + (g->bias_per_row ? i0 : j0) : NULL, g->bias_per_row,
                 clamp > 0 ? clamp : 0, clamp == 2 ? g->act->beta : 0.0f};
-            f->ukernel(kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols, k0 > 0,
-                       last && has_ep ? &ep : NULL);
+            const mace_f32_gemm_ukernel uk =
+                cols <= nr / 2 && f->ukernel_half ? f->ukernel_half : f->ukernel;
+            uk(kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols, k0 > 0,
+               last && has_ep ? &ep : NULL);
             if (last && clamp < 0) epilogue(g, i0, rows, j0, cols);
           }
         }
@@ -231,6 +233,7 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
     row_f = *f;
     row_f.mr = 1;
     row_f.ukernel = f->ukernel_row;
+    row_f.ukernel_half = NULL;  /* a 14-row kernel must not see a one-row panel */
     row_g = *g;
     row_g.f = &row_f;
     g = &row_g;

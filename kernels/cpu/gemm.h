@@ -38,6 +38,11 @@ void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float 
 void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, float *c,
                                  int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                  const mace_gemm_tile_ep *ep);
+/* Same file: the 14-row tile over the first 16 columns of a 32-wide B panel (a matrix's last
+ * panel when it has at most 16 columns). */
+void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, float *c,
+                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                 const mace_gemm_tile_ep *ep);
 #endif
 
 #if defined(__aarch64__)

@@ -133,3 +133,68 @@ void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, flo
   if (mr > 12) STORE_ROW(12, c120, c121);
   if (mr > 13) STORE_ROW(13, c130, c131);
 }
+
+/* The same tile with only the first 16 columns of the (32-wide) B panel: the last panel of a
+ * matrix with N mod 32 in [1, 16] (N = 196 for 14x14 planes: 224 columns computed for 196 with
+ * the full kernel, 208 with this one). */
+#define STORE_ROW16(i, v0)                                                \
+  do {                                                                    \
+    float *row_ = c + (i) * ldc;                                          \
+    __m512 x0_ = (v0);                                                    \
+    if (accumulate) x0_ = _mm512_add_ps(x0_, _mm512_maskz_loadu_ps(m0, row_)); \
+    if (ep) {                                                             \
+      x0_ = _mm512_add_ps(x0_, row_bias ? _mm512_set1_ps(row_bias[i]) : cb0); \
+      if (ep->clamp) {                                                    \
+        x0_ = _mm512_max_ps(x0_, zero);                                   \
+        if (ep->clamp == 2) x0_ = _mm512_min_ps(x0_, hi);                 \
+      }                                                                   \
+    }                                                                     \
+    _mm512_mask_storeu_ps(row_, m0, x0_);                                 \
+  } while (0)
+
+void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, float *c,
+                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                 const mace_gemm_tile_ep *ep) {
+  __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0;
+  __m512 c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0, c12 = c0, c13 = c0;
+  for (int64_t k = 0; k < kc; ++k) {
+    _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);
+    const __m512 b0 = _mm512_loadu_ps(b);
+    c0 = _mm512_fmadd_ps(_mm512_set1_ps(a[0]), b0, c0);
+    c1 = _mm512_fmadd_ps(_mm512_set1_ps(a[1]), b0, c1);
+    c2 = _mm512_fmadd_ps(_mm512_set1_ps(a[2]), b0, c2);
+    c3 = _mm512_fmadd_ps(_mm512_set1_ps(a[3]), b0, c3);
+    c4 = _mm512_fmadd_ps(_mm512_set1_ps(a[4]), b0, c4);
+    c5 = _mm512_fmadd_ps(_mm512_set1_ps(a[5]), b0, c5);
+    c6 = _mm512_fmadd_ps(_mm512_set1_ps(a[6]), b0, c6);
+    c7 = _mm512_fmadd_ps(_mm512_set1_ps(a[7]), b0, c7);
+    c8 = _mm512_fmadd_ps(_mm512_set1_ps(a[8]), b0, c8);
+    c9 = _mm512_fmadd_ps(_mm512_set1_ps(a[9]), b0, c9);
+    c10 = _mm512_fmadd_ps(_mm512_set1_ps(a[10]), b0, c10);
+    c11 = _mm512_fmadd_ps(_mm512_set1_ps(a[11]), b0, c11);
+    c12 = _mm512_fmadd_ps(_mm512_set1_ps(a[12]), b0, c12);
+    c13 = _mm512_fmadd_ps(_mm512_set1_ps(a[13]), b0, c13);
+    a += MR;
+    b += NR;
+  }
+  const int64_t n0 = nr < 16 ? nr : 16;
+  const __mmask16 m0 = (__mmask16)((1u << n0) - 1u);
+  const float *row_bias = ep && ep->bias && ep->bias_per_row ? ep->bias : NULL;
+  const __m512 zero = _mm512_setzero_ps(), hi = _mm512_set1_ps(ep ? ep->hi : 0.0f);
+  const __m512 cb0 = ep && ep->bias && !ep->bias_per_row ? _mm512_maskz_loadu_ps(m0, ep->bias)
+                                                         : zero;
+  if (mr > 0) STORE_ROW16(0, c0);
+  if (mr > 1) STORE_ROW16(1, c1);
+  if (mr > 2) STORE_ROW16(2, c2);
+  if (mr > 3) STORE_ROW16(3, c3);
+  if (mr > 4) STORE_ROW16(4, c4);
+  if (mr > 5) STORE_ROW16(5, c5);
+  if (mr > 6) STORE_ROW16(6, c6);
+  if (mr > 7) STORE_ROW16(7, c7);
+  if (mr > 8) STORE_ROW16(8, c8);
+  if (mr > 9) STORE_ROW16(9, c9);
+  if (mr > 10) STORE_ROW16(10, c10);
+  if (mr > 11) STORE_ROW16(11, c11);
+  if (mr > 12) STORE_ROW16(12, c12);
+  if (mr > 13) STORE_ROW16(13, c13);
+}
