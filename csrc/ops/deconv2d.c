@@ -19,11 +19,22 @@
  * EXPLICIT: out = full - pad_begin - pad_end. SAME_*: out = min(in * stride, full). With an out given
  * (output_shape or SAME), total = full - out is split with the odd pixel at the end for
  * SAME_UPPER and at the start otherwise.
+ *
+ * With a SIMD GEMM family (ops/gemm_dispatch.h), per image and group the GEMM computes
+ * cols[C_out/g * kH * kW, H * W] = W_g^T [C_out/g * kH * kW, C_in/g] x X_g [C_in/g, H * W]
+ * (a constant filter is packed once at infer), then col2im adds every (oc, ky, kx) row of cols
+ * into output plane oc at its strided positions, bias first and the activation last; threads
+ * own whole output planes. cols and the GEMM's scratch come from op->scratch. MACE_CPU_ISA=ref
+ * runs the reference scatter kernel (kernels/cpu/ref/deconv2d.c).
  */
+#include <stdlib.h>
+
 #include "core/op.h"
 #include "kernels/cpu/ref/deconv2d.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
+#include "ops/gemm_dispatch.h"
+#include "ops/simd_dispatch.h"
 
 typedef struct deconv2d_state {
   int64_t strides[2], dilations[2], pads[4], out_pad[2], out_shape[2], group;
@@ -31,7 +42,18 @@ typedef struct deconv2d_state {
   mace_pad_mode mode;
   mace_activation act;
   mace_deconv2d_shape shape;
+  const mace_gemm_family *gemm; /* NULL: reference scatter kernel */
+  int64_t gm, gn, gk;           /* per image and group: C_out/g*kH*kW, H*W, C_in/g */
+  float *packed_w;              /* owned: constant filter, per group packed GEMM A panels */
+  int64_t packed_group_floats;
+  size_t cols_bytes;            /* cols of all groups of one image, at the scratch's start */
 } deconv2d_state;
+
+static void deconv2d_release(mace_op *op) {
+  deconv2d_state *st = op->state;
+  free(st->packed_w);
+  st->packed_w = NULL;
+}
 
 static mace_status deconv2d_init(mace_op *op) {
   deconv2d_state *st = op->state;
@@ -136,7 +158,122 @@ static mace_status deconv2d_infer(mace_op *op) {
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, dims, 4));
   op->macs = n * c * x->dims[2] * x->dims[3] * (oc / g) * w->dims[2] * w->dims[3];
   op->scratch_bytes = 0;
+  st->gemm = mace_gemm_family_active();
+  if (!st->gemm) return MACE_OK;
+  const int64_t kk = w->dims[2] * w->dims[3];
+  st->gm = w->dims[1] * kk;
+  st->gn = x->dims[2] * x->dims[3];
+  st->gk = c / g;
+  if (n == 0 || st->gn == 0) {  /* nothing to compute: the reference loop handles it */
+    st->gemm = NULL;
+    return MACE_OK;
+  }
+  if (w->role == MACE_TENSOR_CONST && w->data && !st->packed_w) {
+    st->packed_group_floats = mace_gemm_packed_a_floats(st->gemm, st->gm, st->gk);
+    st->packed_w = malloc((size_t)(st->packed_group_floats * g) * sizeof(float));
+    if (!st->packed_w)
+      return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Deconv2D): no memory for the packed "
+                        "filter (%lld floats)", op->name,
+                        (long long)(st->packed_group_floats * g));
+    const float *wd = w->data;
+    /* A = W_g^T: A[r, icg] = w[(gi * C_in/g + icg) * gm + r], r = (ocg, ky, kx). */
+    for (int64_t gi = 0; gi < g; ++gi)
+      mace_gemm_pack_a(st->gemm, st->gm, st->gk, wd + gi * st->gk * st->gm, 1, st->gm,
+                       st->packed_w + gi * st->packed_group_floats, 0,
+                       (st->gm + st->gemm->mr - 1) / st->gemm->mr);
+  }
+  st->cols_bytes = ((size_t)(g * st->gm * st->gn) * sizeof(float) + 63) / 64 * 64;
+  op->scratch_bytes = st->cols_bytes + mace_gemm_scratch_bytes(st->gemm, st->gm, st->gn, st->gk,
+                                                                st->packed_w != NULL, 0);
   return MACE_OK;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Input positions i in [0, in) whose target i * stride - pad + off lies in [0, out). */
+static void scatter_range(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t off,
+                          int64_t *lo, int64_t *hi) {
+  int64_t l = -floor_div(-(pad - off), stride);
+  int64_t h = floor_div(out - 1 + pad - off, stride) + 1;
+  if (l < 0) l = 0;
+  if (h > in) h = in;
+  if (h < l) h = l;
+  *lo = l;
+  *hi = h;
+}
+
+typedef struct col2im_ctx {
+  const deconv2d_state *st;
+  const float *cols, *b;
+  float *y;  /* this image's output */
+  mace_f32_activation_fn act;
+} col2im_ctx;
+
+/* Output channels [begin, end) of one image: bias, every (ky, kx) row of the channel's cols
+ * added at its strided positions, then the activation. */
+static void col2im_range(void *p, int64_t begin, int64_t end) {
+  const col2im_ctx *c = p;
+  const deconv2d_state *st = c->st;
+  const mace_deconv2d_shape *s = &st->shape;
+  const int64_t out_plane = s->out_h * s->out_w, in_w = s->in_w, out_w = s->out_w;
+  const int64_t sh = s->stride_h, sw = s->stride_w, kk = s->k_h * s->k_w;
+  for (int64_t oc = begin; oc < end; ++oc) {
+    float *out = c->y + oc * out_plane;
+    const float b0 = c->b ? c->b[oc] : 0.0f;
+    for (int64_t i = 0; i < out_plane; ++i) out[i] = b0;
+    /* oc = gi * C_out/g + ocg: its rows start at (gi * gm + ocg * kk) * gn = oc * kk * gn. */
+    const float *rows = c->cols + oc * kk * st->gn;
+    for (int64_t kh = 0; kh < s->k_h; ++kh) {
+      int64_t ih_lo, ih_hi;
+      scatter_range(s->in_h, s->out_h, sh, s->pad_top, kh * s->dilation_h, &ih_lo, &ih_hi);
+      if (ih_lo >= ih_hi) continue;
+      for (int64_t kw = 0; kw < s->k_w; ++kw) {
+        int64_t iw_lo, iw_hi;
+        scatter_range(in_w, out_w, sw, s->pad_left, kw * s->dilation_w, &iw_lo, &iw_hi);
+        if (iw_lo >= iw_hi) continue;
+        const float *row = rows + (kh * s->k_w + kw) * st->gn;
+        const int64_t ow0 = iw_lo * sw - s->pad_left + kw * s->dilation_w;
+        const int64_t cnt = iw_hi - iw_lo;
+        for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
+          const int64_t oh = ih * sh - s->pad_top + kh * s->dilation_h;
+          float *restrict orow = out + oh * out_w + ow0;
+          const float *restrict irow = row + ih * in_w + iw_lo;
+          if (sw == 1)
+            for (int64_t j = 0; j < cnt; ++j) orow[j] += irow[j];
+          else
+            for (int64_t j = 0; j < cnt; ++j) orow[j * sw] += irow[j];
+        }
+      }
+    }
+    if (st->act.kind != MACE_ACT_NONE) c->act(&st->act, out, out, out_plane);
+  }
+}
+
+static void deconv2d_run_gemm(mace_op *op) {
+  const deconv2d_state *st = op->state;
+  const mace_deconv2d_shape *s = &st->shape;
+  const float *x = op->inputs[0]->data, *w = op->inputs[1]->data;
+  float *cols = op->scratch;
+  void *gemm_scratch = (char *)op->scratch + st->cols_bytes;
+  const int64_t out_plane = s->out_h * s->out_w;
+  col2im_ctx cc = {st, cols, op->n_inputs > 2 ? op->inputs[2]->data : NULL, NULL,
+                   mace_simd_active()->activation};
+  for (int64_t img = 0; img < s->batch; ++img) {
+    for (int64_t gi = 0; gi < s->group; ++gi) {
+      mace_gemm_args g = {.f = st->gemm, .m = st->gm, .n = st->gn, .k = st->gk,
+                          .a = w + gi * st->gk * st->gm, .a_rs = 1, .a_cs = st->gm,
+                          .a_packed = st->packed_w ? st->packed_w + gi * st->packed_group_floats
+                                                   : NULL,
+                          .b = x + (img * s->in_c + gi * st->gk) * st->gn, .b_rs = st->gn,
+                          .b_cs = 1, .c = cols + gi * st->gm * st->gn, .ldc = st->gn};
+      mace_gemm_run(op->pool, &g, gemm_scratch);
+    }
+    cc.y = (float *)op->outputs[0]->data + img * s->out_c * out_plane;
+    mace_threadpool_parallel_for(op->pool, s->out_c, 1, col2im_range, &cc);
+  }
 }
 
 typedef struct deconv2d_ctx {
@@ -152,6 +289,10 @@ static void deconv2d_range(void *p, int64_t begin, int64_t end) {
 
 static mace_status deconv2d_run(mace_op *op) {
   const deconv2d_state *st = op->state;
+  if (st->gemm) {
+    deconv2d_run_gemm(op);
+    return MACE_OK;
+  }
   deconv2d_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data,
                     op->n_inputs > 2 ? op->inputs[2]->data : NULL, op->outputs[0]->data};
   mace_threadpool_parallel_for(op->pool, st->shape.batch * st->shape.out_c, 1, deconv2d_range,
@@ -165,4 +306,5 @@ const mace_op_kind mace_op_deconv2d_f32 = {.type = "Deconv2D",
                                            .state_size = sizeof(deconv2d_state),
                                            .init = deconv2d_init,
                                            .infer = deconv2d_infer,
-                                           .run = deconv2d_run};
+                                           .run = deconv2d_run,
+                                           .release = deconv2d_release};
