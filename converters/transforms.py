@@ -13,7 +13,7 @@ from . import ir
 ACTIVATION_ARGS = ("activation", "max_limit", "activation_coefficient",
                    "hardsigmoid_alpha", "hardsigmoid_beta")
 FUSABLE_ACTIVATIONS = {"RELU", "RELUX", "LEAKYRELU", "SIGMOID", "TANH", "HARDSIGMOID",
-                       "HARDSWISH", "ELU"}
+                       "HARDSWISH", "ELU", "SWISH"}
 CONV_TYPES = ("Conv2D", "Deconv2D")
 
 
@@ -185,6 +185,39 @@ def fuse_bias(graph: ir.Graph) -> bool:
     return False
 
 
+def fuse_swish(graph: ir.Graph) -> bool:
+    """Eltwise PROD(a, Activation SIGMOID(a)) (either order; the Sigmoid's only consumer)
+    becomes Activation SWISH(a), which fuse_activation then moves into a's producer
+    (EfficientNet's x * sigmoid(x) after its convolutions); an f32 UnaryMath SWISH (ONNX Swish,
+    x * sigmoid(alpha x)) becomes the same Activation."""
+    m = _Matcher(graph)
+    for op in graph.ops:
+        if (op.type == "UnaryMath" and op.args.get("type") == "SWISH" and len(op.inputs) == 1
+                and set(op.args) <= {"type", "alpha"}
+                and graph.dtypes.get(op.inputs[0]) == np.float32):
+            alpha = float(op.args.get("alpha", 1.0))
+            args = {"activation": "SWISH"}
+            if alpha != 1.0:
+                args["activation_coefficient"] = alpha
+            sw = ir.Op("Activation", op.name, list(op.inputs), list(op.outputs), args)
+            graph.ops = [sw if o is op else o for o in graph.ops]
+            return True
+        if (op.type != "Activation" or op.args.get("activation") != "SIGMOID"
+                or not set(op.args) <= set(ACTIVATION_ARGS) or len(op.inputs) != 1):
+            continue
+        a, sig = op.inputs[0], op.outputs[0]
+        if graph.dtypes.get(a) != np.float32 or a == sig:
+            continue
+        mul = m.sole_consumer(op)
+        if (mul is None or mul.type != "Eltwise" or mul.args != {"type": "PROD"}
+                or len(mul.inputs) != 2 or sorted(mul.inputs) != sorted([a, sig])):
+            continue
+        sw = ir.Op("Activation", mul.name, [a], list(mul.outputs), {"activation": "SWISH"})
+        graph.ops = [sw if o is mul else o for o in graph.ops if o is not op]
+        return True
+    return False
+
+
 def fuse_activation(graph: ir.Graph) -> bool:
     """Conv2D/Deconv2D/FullyConnected/MatMul (and f32 Eltwise, e.g. ResNet's Add + Relu)
     -> Activation becomes a fused activation."""
@@ -258,7 +291,8 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
     return changed or n != len(graph.consts)
 
 
-TRANSFORMS = [matmul_add_to_fc, fold_batchnorm, fuse_bias, fuse_activation, remove_dead_ops]
+TRANSFORMS = [matmul_add_to_fc, fold_batchnorm, fuse_bias, fuse_swish, fuse_activation,
+              remove_dead_ops]
 
 
 def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:
