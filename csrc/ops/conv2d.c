@@ -25,6 +25,9 @@
  * otherwise its im2col, written in the scratch straight in the GEMM's packed B layout; a
  * constant filter is packed once at infer. Depthwise convolutions and MACE_CPU_ISA=ref use
  * the reference direct convolution.
+ * First layers (group 1, C_in <= 4, KxK with K <= 7, stride 1 or 2, dilation 1, a constant
+ * filter) with a SIMD family use the direct SIMD convolution (kernels/cpu/directconv.h) instead
+ * of im2col + GEMM: the filter is packed once at infer; work items are blocks of output rows.
  * Winograd (ops/winograd_conv.h, when chosen): the filter is transformed once at infer into the op
  * state; per block of tiles, input transform, the 16 / 36 products on the same GEMM, output
  * transform with bias and activation.
@@ -53,12 +56,16 @@ typedef struct conv2d_state {
   int64_t winograd_arg;         /* -1 automatic, 0 off, 2 or 4 */
   int64_t winograd_m;           /* 0: not used for the current shape */
   mace_winograd_conv wino;      /* owns the transformed filter */
+  mace_f32_directconv_fn direct; /* non-NULL: direct SIMD convolution with direct_w */
+  float *direct_w;               /* owned: constant filter packed for it */
 } conv2d_state;
 
 static void conv2d_release(mace_op *op) {
   conv2d_state *st = op->state;
   free(st->packed_w);
   st->packed_w = NULL;
+  free(st->direct_w);
+  st->direct_w = NULL;
   mace_winograd_conv_free(&st->wino);
 }
 
@@ -150,6 +157,22 @@ static mace_status conv2d_infer(mace_op *op) {
       op->scratch_bytes = st->wino.scratch_bytes;
       return MACE_OK;
     }
+  }
+  st->direct = NULL;
+  const mace_f32_directconv_fn dc = mace_simd_active()->directconv;
+  if (st->gemm && dc && w->role == MACE_TENSOR_CONST && w->data &&
+      mace_f32_directconv_applies(s)) {
+    if (!st->direct_w) {
+      const int64_t nf = mace_f32_directconv_packed_floats(s);
+      st->direct_w = malloc((size_t)nf * sizeof(float));
+      if (!st->direct_w)
+        return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the packed "
+                          "filter (%lld floats)", op->name, (long long)nf);
+      mace_f32_directconv_pack(s, w->data, st->direct_w);
+    }
+    st->direct = dc;
+    st->gemm = NULL;
+    return MACE_OK;
   }
   if (!st->gemm || (g > 1 && w->dims[1] == 1)) {  /* depthwise: reference kernel */
     st->gemm = NULL;
@@ -323,6 +346,11 @@ static void conv2d_range(void *p, int64_t begin, int64_t end) {
   mace_f32_conv2d__ref(&c->st->shape, c->x, c->w, c->b, &c->st->act, c->y, begin, end);
 }
 
+static void conv2d_direct_range(void *p, int64_t begin, int64_t end) {
+  const conv2d_ctx *c = p;
+  c->st->direct(&c->st->shape, c->x, c->st->direct_w, c->b, &c->st->act, c->y, begin, end);
+}
+
 static mace_status conv2d_run(mace_op *op) {
   const conv2d_state *st = op->state;
   if (st->winograd_m) {
@@ -337,6 +365,11 @@ static mace_status conv2d_run(mace_op *op) {
   }
   conv2d_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data,
                   op->n_inputs > 2 ? op->inputs[2]->data : NULL, op->outputs[0]->data};
+  if (st->direct) {
+    mace_threadpool_parallel_for(op->pool, mace_f32_directconv_window(&st->shape), 1,
+                                 conv2d_direct_range, &c);
+    return MACE_OK;
+  }
   mace_threadpool_parallel_for(op->pool, mace_f32_conv2d_window__ref(&st->shape), 1,
                                conv2d_range, &c);
   return MACE_OK;

@@ -14,7 +14,8 @@ static const mace_simd_kernels g_all[] = {
      .softmax_inner = mace_f32_softmax_inner__avx512,
      .maxpool2d = mace_f32_maxpool2d__avx512,
      .avgpool2d = mace_f32_avgpool2d__avx512,
-     .dwconv = mace_f32_dwconv__avx512},
+     .dwconv = mace_f32_dwconv__avx512,
+     .directconv = mace_f32_directconv__avx512},
     {.name = "avx2", .isa = MACE_ISA_AVX2,
      .activation = mace_f32_activation__avx2,
      .vbinary = mace_f32_vbinary__avx2,
@@ -23,7 +24,8 @@ static const mace_simd_kernels g_all[] = {
      .softmax_inner = mace_f32_softmax_inner__avx2,
      .maxpool2d = mace_f32_maxpool2d__avx2,
      .avgpool2d = mace_f32_avgpool2d__avx2,
-     .dwconv = mace_f32_dwconv__avx2},
+     .dwconv = mace_f32_dwconv__avx2,
+     .directconv = mace_f32_directconv__avx2},
 #endif
 #if defined(__aarch64__)
     {.name = "neon", .isa = MACE_ISA_NEON,
@@ -34,7 +36,8 @@ static const mace_simd_kernels g_all[] = {
      .softmax_inner = mace_f32_softmax_inner__neon,
      .maxpool2d = mace_f32_maxpool2d__neon,
      .avgpool2d = mace_f32_avgpool2d__neon,
-     .dwconv = mace_f32_dwconv__neon},
+     .dwconv = mace_f32_dwconv__neon,
+     .directconv = mace_f32_directconv__neon},
 #endif
     {.name = "ref", .isa = MACE_ISA_REF,
      .activation = mace_f32_activation__ref,

@@ -5,6 +5,7 @@
 
 #include "core/cpu_features.h"
 #include "kernels/cpu/activation.h"
+#include "kernels/cpu/directconv.h"
 #include "kernels/cpu/dwconv.h"
 #include "kernels/cpu/eltwise.h"
 #include "kernels/cpu/pooling.h"
@@ -23,6 +24,7 @@ typedef struct mace_simd_kernels {
   mace_f32_maxpool2d_fn maxpool2d;
   mace_f32_avgpool2d_fn avgpool2d;
   mace_f32_dwconv_fn dwconv;  /* depthwise KxK, K <= 7 */
+  mace_f32_directconv_fn directconv;  /* group 1, in_c <= 4, KxK, K <= 7 (first layers) */
 } mace_simd_kernels;
 
 /* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns
