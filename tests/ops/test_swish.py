@@ -1,7 +1,9 @@
 """SWISH (x * sigmoid(alpha x), SiLU): the converter rewrites Mul(a, Sigmoid(a)) and ONNX Swish
-into Activation SWISH and fuses it into the producer (Conv2D incl. depthwise, BatchNorm folded or
-not, FullyConnected, MatMul, Eltwise); never across a graph output or a Sigmoid used twice.
-Against onnxruntime (NumPy for ONNX Swish, newer than onnxruntime) at the project tolerance."""
+into one Activation SWISH; never across a graph output or a Sigmoid used twice. Every case runs
+twice: as converted today (standalone Activation, SWISH not in FUSABLE_ACTIVATIONS) and with
+"SWISH" added to it, fused into the producer (Conv2D incl. depthwise and folded BatchNorm,
+FullyConnected, MatMul, Eltwise), so the C ops' fused SWISH stays correct. Against onnxruntime
+(NumPy for ONNX Swish, newer than onnxruntime) at the project tolerance."""
 from __future__ import annotations
 
 import os
@@ -13,7 +15,16 @@ from onnx import helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from helpers import assert_close, check_model, make_model, rand, run_mace  # noqa: E402
-from mace.converters import convert  # noqa: E402
+from mace.converters import convert, transforms  # noqa: E402
+
+
+@pytest.fixture(params=[False, True], ids=["standalone", "fused"])
+def fused(request, monkeypatch):
+    """True: the converter fuses SWISH into producers like the other activations."""
+    if request.param:
+        monkeypatch.setattr(transforms, "FUSABLE_ACTIVATIONS",
+                            transforms.FUSABLE_ACTIVATIONS | {"SWISH"})
+    return request.param
 
 
 def _swish_nodes(a, out, order="as", sig="s"):
@@ -55,9 +66,13 @@ def _feeds(shape, seed=0, scale=4.0):
     return {"x": rand(*shape, seed=seed, low=-scale, high=scale)}
 
 
-def _assert_fused(g, host, n_ops=1):
+def _assert_fused(g, host, fused, n_ops=1):
+    """The pair is one SWISH: on `host` (n_ops ops) when fused, else an Activation after it."""
+    if not fused:
+        host, n_ops = "Activation", n_ops + 1
     assert "Eltwise" not in _types(g), _types(g)
     assert len(g.ops) == n_ops, _types(g)
+    assert not any(op.args.get("activation") == "SIGMOID" for op in g.ops), _types(g)
     assert any(op.type == host and op.args.get("activation") == "SWISH" for op in g.ops), \
         [(op.type, op.args) for op in g.ops]
 
@@ -71,18 +86,18 @@ CONVS = [(3, 8, 9, 3, 1, 1, None), (4, 6, 1, 1, 1, 1, None), (5, 7, 7, 1, 3, 1, 
 
 @pytest.mark.parametrize("order", ["as", "sa"])
 @pytest.mark.parametrize("cfg", CONVS, ids=str)
-def test_conv_swish(cfg, order):
+def test_conv_swish(cfg, order, fused):
     cin, cout, hw, k, stride, group, pads = cfg
     m = _conv_model(cin, cout, hw, k, stride, group, pads, order)
-    _assert_fused(_graph(m), "Conv2D")
+    _assert_fused(_graph(m), "Conv2D", fused)
     check_model(m, _feeds([1, cin, hw, hw]))
 
 
 @pytest.mark.parametrize("cfg", [CONVS[0], CONVS[4], CONVS[6]], ids=str)
-def test_conv_bn_swish(cfg):
+def test_conv_bn_swish(cfg, fused):
     cin, cout, hw, k, stride, group, pads = cfg
     m = _conv_model(cin, cout, hw, k, stride, group, pads, "sa", bn=True)
-    _assert_fused(_graph(m), "Conv2D")
+    _assert_fused(_graph(m), "Conv2D", fused)
     check_model(m, _feeds([1, cin, hw, hw]))
 
 
@@ -96,39 +111,40 @@ def test_batchnorm_swish():
              ("mu", rand(c, seed=5)), ("var", rand(c, seed=6, low=0.1, high=1))]
     m = make_model(nodes, [("x", np.float32, [2, c, 5, 3])], [("y", np.float32, [2, c, 5, 3])],
                    inits)
-    _assert_fused(_graph(m), "Activation", n_ops=2)
+    _assert_fused(_graph(m), "Activation", False, n_ops=1)
     check_model(m, _feeds([2, c, 5, 3]))
 
 
 @pytest.mark.parametrize("order", ["as", "sa"])
 @pytest.mark.parametrize("mk", [(1, 7, 5), (3, 33, 17)], ids=str)
-def test_gemm_swish(mk, order):
+def test_gemm_swish(mk, order, fused):
     m_, k, n = mk
     nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["c"], transB=1)] + \
         _swish_nodes("c", "y", order)
     model = make_model(nodes, [("x", np.float32, [m_, k])], [("y", np.float32, [m_, n])],
                        [("w", rand(n, k, seed=1)), ("b", rand(n, seed=2))])
-    _assert_fused(_graph(model), "FullyConnected")
+    _assert_fused(_graph(model), "FullyConnected", fused)
     check_model(model, _feeds([m_, k]))
 
 
-def test_matmul_swish():
+def test_matmul_swish(fused):
     """MatMul of two activations (batched, broadcast) keeps the SWISH fused."""
     nodes = [helper.make_node("MatMul", ["x", "z"], ["c"])] + _swish_nodes("c", "y", "sa")
     model = make_model(nodes, [("x", np.float32, [2, 3, 5, 4]), ("z", np.float32, [3, 4, 6])],
                        [("y", np.float32, [2, 3, 5, 6])])
-    _assert_fused(_graph(model), "MatMul")
+    _assert_fused(_graph(model), "MatMul", fused)
     check_model(model, {"x": rand(2, 3, 5, 4, seed=1, low=-3, high=3),
                         "z": rand(3, 4, 6, seed=2, low=-3, high=3)})
 
 
-def test_add_swish():
+def test_add_swish(fused):
     """The residual Add of two activations takes the SWISH (f32 Eltwise fused activation)."""
     nodes = [helper.make_node("Add", ["x", "z"], ["c"])] + _swish_nodes("c", "y")
     model = make_model(nodes, [("x", np.float32, [2, 3, 4]), ("z", np.float32, [3, 1])],
                        [("y", np.float32, [2, 3, 4])])
-    g = _graph(model)
-    assert len(g.ops) == 1 and g.ops[0].args.get("activation") == "SWISH", _types(g)
+    got = [(op.type, op.args.get("activation")) for op in _graph(model).ops]
+    assert got == ([("Eltwise", "SWISH")] if fused else
+                   [("Eltwise", None), ("Activation", "SWISH")]), got
     check_model(model, {"x": rand(2, 3, 4, seed=1, low=-5, high=5),
                         "z": rand(3, 1, seed=2, low=-5, high=5)})
 
@@ -144,7 +160,7 @@ def test_swish_of_graph_input():
     check_model(model, {"x": x})
 
 
-def test_sigmoid_is_graph_output():
+def test_sigmoid_is_graph_output(fused):
     """The Sigmoid's output is a graph output: nothing fuses, both outputs correct."""
     m = _conv_model(3, 4, 6, 3)
     m.graph.output.append(helper.make_tensor_value_info("s", 1, [1, 4, 6, 6]))
@@ -154,7 +170,7 @@ def test_sigmoid_is_graph_output():
     check_model(m, _feeds([1, 3, 6, 6]))
 
 
-def test_conv_output_is_graph_output():
+def test_conv_output_is_graph_output(fused):
     """The Conv's output is a graph output: the pair still becomes one SWISH, not fused."""
     m = _conv_model(3, 4, 6, 3, order="sa")
     m.graph.output.append(helper.make_tensor_value_info("c", 1, [1, 4, 6, 6]))
@@ -165,7 +181,7 @@ def test_conv_output_is_graph_output():
     check_model(m, _feeds([1, 3, 6, 6]))
 
 
-def test_sigmoid_consumed_twice():
+def test_sigmoid_consumed_twice(fused):
     """Sigmoid feeds the Mul and an Add: not fused (the Sigmoid stays), still correct."""
     m = _conv_model(3, 4, 6, 3)
     nodes = list(m.graph.node) + [helper.make_node("Add", ["s", "y"], ["y2"])]
@@ -188,7 +204,7 @@ def test_mul_of_other_sigmoid():
 
 
 @pytest.mark.parametrize("alpha", [None, 1.0, 0.5, -2.0])
-def test_onnx_swish_fuses(alpha):
+def test_onnx_swish_fuses(alpha, fused):
     """ONNX Swish (opset 24, newer than onnxruntime: NumPy is the oracle) fuses like the pair."""
     cin, cout, hw = 3, 5, 7
     w, b = rand(cout, cin, 3, 3, seed=1), rand(cout, seed=2)
@@ -197,7 +213,7 @@ def test_onnx_swish_fuses(alpha):
              helper.make_node("Swish", ["c"], ["y"], **attrs)]
     m = make_model(nodes, [("x", np.float32, [1, cin, hw, hw])],
                    [("y", np.float32, [1, cout, hw, hw])], [("w", w), ("b", b)], opset=24)
-    _assert_fused(_graph(m), "Conv2D")
+    _assert_fused(_graph(m), "Conv2D", fused)
     x = rand(1, cin, hw, hw, seed=3, low=-2, high=2)
     xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
     c = np.zeros((1, cout, hw, hw))
