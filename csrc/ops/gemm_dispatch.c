@@ -166,8 +166,15 @@ void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb
                 cols <= nr / 2 && f->ukernel_half ? f->ukernel_half : f->ukernel;
             uk(kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols, k0 > 0,
                last && has_ep ? &ep : NULL);
-            if (last && clamp < 0) epilogue(g, i0, rows, j0, cols);
           }
+        }
+        /* Another activation: over the finished block (still in cache), a row at a time; not
+         * per tile right after the tile's masked stores, whose data the loads would wait for
+         * (SWISH fused this way made EfficientNet-B0's 1x1 convs 2.9 ms instead of 1.8). */
+        if (last && clamp < 0) {
+          const int64_t i0 = ic * mr, i1 = ic_end * mr < g->m ? ic_end * mr : g->m;
+          const int64_t j0 = jc * nr, j1 = jc_end * nr < g->n ? jc_end * nr : g->n;
+          epilogue(g, i0, i1 - i0, j0, j1 - j0);
         }
       }
     }
