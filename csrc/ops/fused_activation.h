@@ -1,9 +1,9 @@
 /* Activation fused into the output write of Conv2D/Deconv2D/FullyConnected/MatMul/Eltwise,
  * parsed from the op's arguments (MACE's names):
  *   activation              "NOOP" (default) | "RELU" | "RELUX" | "LEAKYRELU" | "SIGMOID" |
- *                           "TANH" | "HARDSIGMOID" | "HARDSWISH" | "ELU"
+ *                           "TANH" | "HARDSIGMOID" | "HARDSWISH" | "ELU" | "SWISH"
  *   max_limit               RELUX upper bound (relu6: 6)
- *   activation_coefficient  LEAKYRELU slope, ELU alpha
+ *   activation_coefficient  LEAKYRELU slope, ELU alpha, SWISH alpha (x * sigmoid(alpha x), default 1)
  *   hardsigmoid_alpha/beta  HARDSIGMOID (ONNX defaults 0.2, 0.5); HARDSWISH uses 1/6, 0.5
  */
 #ifndef MACE_OPS_FUSED_ACTIVATION_H_
