@@ -30,6 +30,7 @@
 #include <stdlib.h>
 
 #include "core/op.h"
+#include "kernels/cpu/col2im.h"
 #include "kernels/cpu/ref/deconv2d.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
@@ -188,68 +189,41 @@ static mace_status deconv2d_infer(mace_op *op) {
   return MACE_OK;
 }
 
-static int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-/* Input positions i in [0, in) whose target i * stride - pad + off lies in [0, out). */
-static void scatter_range(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t off,
-                          int64_t *lo, int64_t *hi) {
-  int64_t l = -floor_div(-(pad - off), stride);
-  int64_t h = floor_div(out - 1 + pad - off, stride) + 1;
-  if (l < 0) l = 0;
-  if (h > in) h = in;
-  if (h < l) h = l;
-  *lo = l;
-  *hi = h;
-}
-
 typedef struct col2im_ctx {
   const deconv2d_state *st;
   const float *cols, *b;
   float *y;  /* this image's output */
+  mace_f32_col2im_fn col2im;
   mace_f32_activation_fn act;
 } col2im_ctx;
 
-/* Output channels [begin, end) of one image: bias, every (ky, kx) row of the channel's cols
- * added at its strided positions, then the activation. */
-static void col2im_range(void *p, int64_t begin, int64_t end) {
+/* Row buffer of the strided col2im (kernels/cpu/col2im.h); wider rows take its strided path. */
+#define DECONV_ROW_BUF_FLOATS 4096
+
+/* Output channels [begin, end) of one image: each channel's kH*kW cols rows added into its
+ * plane after the bias, then the activation. */
+static void col2im_channels(void *p, int64_t begin, int64_t end) {
   const col2im_ctx *c = p;
   const deconv2d_state *st = c->st;
   const mace_deconv2d_shape *s = &st->shape;
-  const int64_t out_plane = s->out_h * s->out_w, in_w = s->in_w, out_w = s->out_w;
-  const int64_t sh = s->stride_h, sw = s->stride_w, kk = s->k_h * s->k_w;
+  const int64_t out_plane = s->out_h * s->out_w, kk = s->k_h * s->k_w;
+  float buf[DECONV_ROW_BUF_FLOATS];
+  float *rb = mace_col2im_buf_floats(s) <= DECONV_ROW_BUF_FLOATS ? buf : NULL;
   for (int64_t oc = begin; oc < end; ++oc) {
     float *out = c->y + oc * out_plane;
-    const float b0 = c->b ? c->b[oc] : 0.0f;
-    for (int64_t i = 0; i < out_plane; ++i) out[i] = b0;
     /* oc = gi * C_out/g + ocg: its rows start at (gi * gm + ocg * kk) * gn = oc * kk * gn. */
-    const float *rows = c->cols + oc * kk * st->gn;
-    for (int64_t kh = 0; kh < s->k_h; ++kh) {
-      int64_t ih_lo, ih_hi;
-      scatter_range(s->in_h, s->out_h, sh, s->pad_top, kh * s->dilation_h, &ih_lo, &ih_hi);
-      if (ih_lo >= ih_hi) continue;
-      for (int64_t kw = 0; kw < s->k_w; ++kw) {
-        int64_t iw_lo, iw_hi;
-        scatter_range(in_w, out_w, sw, s->pad_left, kw * s->dilation_w, &iw_lo, &iw_hi);
-        if (iw_lo >= iw_hi) continue;
-        const float *row = rows + (kh * s->k_w + kw) * st->gn;
-        const int64_t ow0 = iw_lo * sw - s->pad_left + kw * s->dilation_w;
-        const int64_t cnt = iw_hi - iw_lo;
-        for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
-          const int64_t oh = ih * sh - s->pad_top + kh * s->dilation_h;
-          float *restrict orow = out + oh * out_w + ow0;
-          const float *restrict irow = row + ih * in_w + iw_lo;
-          if (sw == 1)
-            for (int64_t j = 0; j < cnt; ++j) orow[j] += irow[j];
-          else
-            for (int64_t j = 0; j < cnt; ++j) orow[j * sw] += irow[j];
-        }
-      }
-    }
+    c->col2im(s, c->cols + oc * kk * st->gn, c->b ? c->b[oc] : 0.0f, out, rb);
     if (st->act.kind != MACE_ACT_NONE) c->act(&st->act, out, out, out_plane);
   }
+}
+
+static mace_f32_col2im_fn col2im_kernel(const mace_gemm_family *f) {
+#if defined(__x86_64__) || defined(_M_X64)
+  if (f->isa == MACE_ISA_AVX512) return mace_f32_col2im__avx512;
+  if (f->isa == MACE_ISA_AVX2) return mace_f32_col2im__avx2;
+#endif
+  (void)f;
+  return mace_f32_col2im__ref;
 }
 
 static void deconv2d_run_gemm(mace_op *op) {
@@ -260,7 +234,7 @@ static void deconv2d_run_gemm(mace_op *op) {
   void *gemm_scratch = (char *)op->scratch + st->cols_bytes;
   const int64_t out_plane = s->out_h * s->out_w;
   col2im_ctx cc = {st, cols, op->n_inputs > 2 ? op->inputs[2]->data : NULL, NULL,
-                   mace_simd_active()->activation};
+                   col2im_kernel(st->gemm), mace_simd_active()->activation};
   for (int64_t img = 0; img < s->batch; ++img) {
     for (int64_t gi = 0; gi < s->group; ++gi) {
       mace_gemm_args g = {.f = st->gemm, .m = st->gm, .n = st->gn, .k = st->gk,
@@ -272,7 +246,7 @@ static void deconv2d_run_gemm(mace_op *op) {
       mace_gemm_run(op->pool, &g, gemm_scratch);
     }
     cc.y = (float *)op->outputs[0]->data + img * s->out_c * out_plane;
-    mace_threadpool_parallel_for(op->pool, s->out_c, 1, col2im_range, &cc);
+    mace_threadpool_parallel_for(op->pool, s->out_c, 1, col2im_channels, &cc);
   }
 }
 

@@ -38,6 +38,12 @@ CASES = [
     ((2, 8, 7, 6), (8, 6, 4, 4), {"strides": [2, 2], "pads": [1, 1, 1, 1]}),  # many planes
     # SIMD GEMM path (cols = W_g^T x X_g, then col2im): shapes that hit its edges
     ((1, 5, 6, 7), (5, 3, 3, 3), {"strides": [3, 3], "pads": [1, 1, 1, 1]}),  # stride 3
+    # input rows of 24+ pixels with stride_w > 1: col2im's phase-split row path
+    ((1, 3, 3, 25), (3, 2, 3, 4), {"strides": [2, 2], "pads": [1, 1, 0, 2]}),
+    ((1, 2, 2, 26), (2, 3, 2, 3), {"strides": [1, 3], "dilations": [1, 2],
+                                   "output_padding": [0, 1]}),
+    ((1, 4, 3, 30), (4, 2, 4, 4), {"group": 2, "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ((1, 3, 2, 24), (3, 2, 3, 3), {"strides": [2, 4], "pads": [0, 3, 0, 2]}),  # stride > k
     ((1, 5, 4, 4), (5, 7, 1, 1), {}),                                         # 1x1 kernel
     ((1, 5, 4, 3), (5, 3, 1, 1), {"strides": [2, 3]}),                       # 1x1, gaps
     ((1, 16, 6, 5), (16, 24, 3, 3), {"strides": [2, 2], "output_padding": [1, 1]}),  # M 216
@@ -83,7 +89,7 @@ def test_deconv_no_bias(case):
     check_model(_model(xs, ws, attrs, bias=False), {"x": rand(*xs, seed=1)})
 
 
-THREAD_CASES = [CASES[20], CASES[-4], CASES[-2], CASES[-1]]
+THREAD_CASES = [CASES[20], CASES[23], CASES[-4], CASES[-2], CASES[-1]]
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])

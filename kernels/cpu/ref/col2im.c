@@ -1,0 +1,3 @@
+/* Reference (portable C) col2im of a transposed convolution, f32 (kernels/cpu/col2im.h). */
+#define MACE_COL2IM_NAME mace_f32_col2im__ref
+#include "kernels/cpu/col2im_impl.inc"
