@@ -17,6 +17,27 @@ typedef struct mace_gemm_tile_ep {
   float hi;
 } mace_gemm_tile_ep;
 
+/* A partial tile (mr < MR or nr < NR) computed into a local tile t (rows tile_nr floats apart):
+ * + C (accumulate), + bias, clamp, then its mr x nr corner stored. Shared by the microkernels
+ * (scalar: partial tiles are a matrix's edges). */
+static inline void mace_gemm_store_partial(const float *t, int64_t tile_nr, float *c,
+                                           int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                           const mace_gemm_tile_ep *ep) {
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j) {
+      float v = t[i * tile_nr + j];
+      if (accumulate) v += c[i * ldc + j];
+      if (ep) {
+        if (ep->bias) v += ep->bias[ep->bias_per_row ? i : j];
+        if (ep->clamp) {
+          v = v > 0.0f ? v : 0.0f;  /* NaN -> 0, as max(x, 0) in the vector code */
+          if (ep->clamp == 2) v = v < ep->hi ? v : ep->hi;
+        }
+      }
+      c[i * ldc + j] = v;
+    }
+}
+
 /* A microkernel of an MR x NR family computes one tile of C = A * B over kc steps of K:
  *   a  packed A panel, MR rows: a[k * MR + i] is A[i, k] (rows past the matrix are zeros);
  *   b  packed B panel, NR columns: b[k * NR + j] is B[k, j] (columns past it are zeros);

@@ -85,33 +85,11 @@ void mace_f32_gemm_8x8__neon(int64_t kc, const float *a, const float *b, float *
     }
     return;
   }
-  /* Partial tile: through a local tile (C's values first when accumulating). */
+  /* Partial tile: through a local tile (kernels/cpu/gemm.h). */
   float t[MR * NR];
   for (int i = 0; i < MR; ++i) {
     vst1q_f32(t + i * NR, acc[i][0]);
     vst1q_f32(t + i * NR + 4, acc[i][1]);
   }
-  if (accumulate)
-    for (int64_t i = 0; i < mr; ++i)
-      for (int64_t j = 0; j < nr; ++j) t[i * NR + j] += c[i * ldc + j];
-  if (ep) {
-    float bias_pad[MR > NR ? MR : NR] = {0};  /* the bias padded to the whole tile */
-    mace_gemm_tile_ep padded = *ep;
-    if (ep->bias) {
-      const int64_t nb = ep->bias_per_row ? mr : nr;
-      for (int64_t j = 0; j < nb; ++j) bias_pad[j] = ep->bias[j];
-      padded.bias = bias_pad;
-    }
-    for (int i = 0; i < MR; ++i) {
-      acc[i][0] = vld1q_f32(t + i * NR);
-      acc[i][1] = vld1q_f32(t + i * NR + 4);
-    }
-    tile_ep_apply_(&padded, acc);
-    for (int i = 0; i < MR; ++i) {
-      vst1q_f32(t + i * NR, acc[i][0]);
-      vst1q_f32(t + i * NR + 4, acc[i][1]);
-    }
-  }
-  for (int64_t i = 0; i < mr; ++i)
-    for (int64_t j = 0; j < nr; ++j) c[i * ldc + j] = t[i * NR + j];
+  mace_gemm_store_partial(t, NR, c, ldc, mr, nr, accumulate, ep);
 }

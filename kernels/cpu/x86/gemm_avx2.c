@@ -92,35 +92,11 @@ void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float 
     }
     return;
   }
-  /* Partial tile: through a local tile (C's values first when accumulating, so the bias and
-   * clamp see the full sum). */
+  /* Partial tile: through a local tile (kernels/cpu/gemm.h). */
   float t[MR * NR];
   for (int i = 0; i < MR; ++i) {
     _mm256_storeu_ps(t + i * NR, acc[i][0]);
     _mm256_storeu_ps(t + i * NR + 8, acc[i][1]);
   }
-  if (accumulate)
-    for (int64_t i = 0; i < mr; ++i)
-      for (int64_t j = 0; j < nr; ++j) t[i * NR + j] += c[i * ldc + j];
-  if (ep) {
-    /* The bias padded to the whole tile (rows or columns past the matrix get 0). */
-    float bias_pad[NR > MR ? NR : MR] = {0};
-    mace_gemm_tile_ep padded = *ep;
-    if (ep->bias) {
-      const int64_t nb = ep->bias_per_row ? mr : nr;
-      for (int64_t j = 0; j < nb; ++j) bias_pad[j] = ep->bias[j];
-      padded.bias = bias_pad;
-    }
-    for (int i = 0; i < MR; ++i) {
-      acc[i][0] = _mm256_loadu_ps(t + i * NR);
-      acc[i][1] = _mm256_loadu_ps(t + i * NR + 8);
-    }
-    mace_gemm_tile_ep_apply_avx2_(&padded, acc);
-    for (int i = 0; i < MR; ++i) {
-      _mm256_storeu_ps(t + i * NR, acc[i][0]);
-      _mm256_storeu_ps(t + i * NR + 8, acc[i][1]);
-    }
-  }
-  for (int64_t i = 0; i < mr; ++i)
-    for (int64_t j = 0; j < nr; ++j) c[i * ldc + j] = t[i * NR + j];
+  mace_gemm_store_partial(t, NR, c, ldc, mr, nr, accumulate, ep);
 }
