@@ -55,6 +55,10 @@ typedef void (*mace_f32_gemm_ukernel)(int64_t kc, const float *a, const float *b
 void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                               int64_t mr, int64_t nr, int accumulate,
                               const mace_gemm_tile_ep *ep);
+/* Same file: the 6-row tile over the first 8 columns of a 16-wide B panel. */
+void mace_f32_gemm_6x8__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                             int64_t mr, int64_t nr, int accumulate,
+                             const mace_gemm_tile_ep *ep);
 /* kernels/cpu/x86/gemm_avx512.c (compiled with -mavx512f -mavx512bw -mfma): MR = 14, NR = 32. */
 void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, float *c,
                                  int64_t ldc, int64_t mr, int64_t nr, int accumulate,

@@ -1,4 +1,5 @@
-/* f32 GEMM microkernel 6x16 for AVX2 + FMA (this file is compiled with -mavx2 -mfma). */
+/* f32 GEMM microkernels for AVX2 + FMA (this file is compiled with -mavx2 -mfma): 6x16, and 6x8
+ * over the first 8 columns of a 16-wide panel. */
 #include <immintrin.h>
 
 #include "kernels/cpu/gemm.h"
@@ -6,40 +7,55 @@
 #define MR 6
 #define NR 16
 
-/* + bias, then the clamp, on a full MR x NR tile of accumulators (ep's bias covers MR rows /
- * NR columns). */
-static inline void mace_gemm_tile_ep_apply_avx2_(const mace_gemm_tile_ep *ep,
-                                                 __m256 acc[MR][2]) {
-  if (ep->bias) {
-    if (ep->bias_per_row) {
-      for (int i = 0; i < MR; ++i) {
-        const __m256 rb = _mm256_broadcast_ss(ep->bias + i);
-        acc[i][0] = _mm256_add_ps(acc[i][0], rb);
-        acc[i][1] = _mm256_add_ps(acc[i][1], rb);
-      }
-    } else {
-      const __m256 cb0 = _mm256_loadu_ps(ep->bias), cb1 = _mm256_loadu_ps(ep->bias + 8);
-      for (int i = 0; i < MR; ++i) {
-        acc[i][0] = _mm256_add_ps(acc[i][0], cb0);
-        acc[i][1] = _mm256_add_ps(acc[i][1], cb1);
-      }
-    }
-  }
-  if (ep->clamp) {
-    const __m256 zero = _mm256_setzero_ps(), hi = _mm256_set1_ps(ep->hi);
-    for (int i = 0; i < MR; ++i) {
-      acc[i][0] = _mm256_max_ps(acc[i][0], zero);
-      acc[i][1] = _mm256_max_ps(acc[i][1], zero);
-      if (ep->clamp == 2) {
-        acc[i][0] = _mm256_min_ps(acc[i][0], hi);
-        acc[i][1] = _mm256_min_ps(acc[i][1], hi);
-      }
-    }
-  }
+/* The lanes j < n of a vector of 8 (n in [0, 8]). */
+static inline __m256i lanes_below_(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-/* Writes (or adds) the accumulators into C when the tile is full, else through a local tile;
- * ep's bias and clamp are applied in registers before the store. */
+/* One 8-column half of row i of the tile: + C (accumulate), + bias and the clamp (ep), then the
+ * store; `full` half: plain load / store, else masked by m (nr < NR: a matrix's last panel). */
+#define STORE_HALF(i, v, off, cb, m, full)                                       \
+  do {                                                                           \
+    float *p_ = c + (i) * ldc + (off);                                           \
+    __m256 x_ = (v);                                                             \
+    if (accumulate)                                                              \
+      x_ = _mm256_add_ps(x_, (full) ? _mm256_loadu_ps(p_) : _mm256_maskload_ps(p_, m)); \
+    if (ep) {                                                                    \
+      x_ = _mm256_add_ps(x_, row_bias ? _mm256_broadcast_ss(row_bias + (i)) : (cb)); \
+      if (ep->clamp) {                                                           \
+        x_ = _mm256_max_ps(x_, zero);                                            \
+        if (ep->clamp == 2) x_ = _mm256_min_ps(x_, hi);                          \
+      }                                                                          \
+    }                                                                            \
+    if (full)                                                                    \
+      _mm256_storeu_ps(p_, x_);                                                  \
+    else                                                                         \
+      _mm256_maskstore_ps(p_, m, x_);                                            \
+  } while (0)
+
+/* The epilogue's constants: the per-row bias pointer (broadcast per row) or the per-column
+ * bias vectors (masked loads: zeros past nr), the clamp bounds, the column masks. */
+#define EPILOGUE_SETUP(n0, n1)                                                   \
+  const __m256i m0 = lanes_below_(n0), m1 = lanes_below_(n1);                    \
+  const int full0 = (n0) == 8, full1 = (n1) == 8;                                \
+  const float *row_bias = ep && ep->bias && ep->bias_per_row ? ep->bias : NULL;  \
+  const __m256 zero = _mm256_setzero_ps(), hi = _mm256_set1_ps(ep ? ep->hi : 0.0f); \
+  __m256 cb0 = zero, cb1 = zero;                                                 \
+  if (ep && ep->bias && !ep->bias_per_row) {                                     \
+    cb0 = _mm256_maskload_ps(ep->bias, m0);                                      \
+    cb1 = _mm256_maskload_ps(ep->bias + 8, m1);                                  \
+  }                                                                              \
+  (void)cb1; (void)full1
+
+#define STORE_ROW(i, v0, v1)                                                     \
+  do {                                                                           \
+    STORE_HALF(i, v0, 0, cb0, m0, full0);                                        \
+    if (n1 > 0) STORE_HALF(i, v1, 8, cb1, m1, full1);                            \
+  } while (0)
+
+/* Every tile, partial ones too (mr < MR rows, nr < NR columns), is written from registers:
+ * the rows below mr are skipped, the columns past nr masked. A scalar path for the edges cost
+ * MobileNetV2's 32->16 1x1 conv on 112x112 (M = 16: one tile in three has 4 rows) ~20%. */
 void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                               int64_t mr, int64_t nr, int accumulate,
                               const mace_gemm_tile_ep *ep) {
@@ -74,29 +90,40 @@ void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float 
     a += MR;
     b += NR;
   }
-  __m256 acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21},
-                       {c30, c31}, {c40, c41}, {c50, c51}};
-  if (mr == MR && nr == NR) {
-    for (int i = 0; i < MR; ++i) {
-      float *row = c + i * ldc;
-      if (accumulate) {
-        acc[i][0] = _mm256_add_ps(_mm256_loadu_ps(row), acc[i][0]);
-        acc[i][1] = _mm256_add_ps(_mm256_loadu_ps(row + 8), acc[i][1]);
-      }
-    }
-    if (ep) mace_gemm_tile_ep_apply_avx2_(ep, acc);
-    for (int i = 0; i < MR; ++i) {
-      float *row = c + i * ldc;
-      _mm256_storeu_ps(row, acc[i][0]);
-      _mm256_storeu_ps(row + 8, acc[i][1]);
-    }
-    return;
+  const int64_t n0 = nr < 8 ? nr : 8, n1 = nr > 8 ? nr - 8 : 0;
+  EPILOGUE_SETUP(n0, n1);
+  if (mr > 0) STORE_ROW(0, c00, c01);
+  if (mr > 1) STORE_ROW(1, c10, c11);
+  if (mr > 2) STORE_ROW(2, c20, c21);
+  if (mr > 3) STORE_ROW(3, c30, c31);
+  if (mr > 4) STORE_ROW(4, c40, c41);
+  if (mr > 5) STORE_ROW(5, c50, c51);
+}
+
+/* The same tile over only the first 8 columns of the 16-wide B panel: the last panel of a
+ * matrix with N mod 16 in [1, 8] (N = 49 for 7x7 planes: 56 columns computed instead of 64). */
+void mace_f32_gemm_6x8__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                             int64_t mr, int64_t nr, int accumulate,
+                             const mace_gemm_tile_ep *ep) {
+  __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;
+  for (int64_t k = 0; k < kc; ++k) {
+    _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);
+    const __m256 b0 = _mm256_loadu_ps(b);
+    c0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + 0), b0, c0);
+    c1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + 1), b0, c1);
+    c2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + 2), b0, c2);
+    c3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + 3), b0, c3);
+    c4 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + 4), b0, c4);
+    c5 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + 5), b0, c5);
+    a += MR;
+    b += NR;
   }
-  /* Partial tile: through a local tile (kernels/cpu/gemm.h). */
-  float t[MR * NR];
-  for (int i = 0; i < MR; ++i) {
-    _mm256_storeu_ps(t + i * NR, acc[i][0]);
-    _mm256_storeu_ps(t + i * NR + 8, acc[i][1]);
-  }
-  mace_gemm_store_partial(t, NR, c, ldc, mr, nr, accumulate, ep);
+  const int64_t n0 = nr < 8 ? nr : 8, n1 = 0;
+  EPILOGUE_SETUP(n0, n1);
+  if (mr > 0) STORE_HALF(0, c0, 0, cb0, m0, full0);
+  if (mr > 1) STORE_HALF(1, c1, 0, cb0, m0, full0);
+  if (mr > 2) STORE_HALF(2, c2, 0, cb0, m0, full0);
+  if (mr > 3) STORE_HALF(3, c3, 0, cb0, m0, full0);
+  if (mr > 4) STORE_HALF(4, c4, 0, cb0, m0, full0);
+  if (mr > 5) STORE_HALF(5, c5, 0, cb0, m0, full0);
 }
