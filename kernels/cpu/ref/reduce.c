@@ -96,7 +96,19 @@ void mace_reduce_shape_init(mace_reduce_shape *shape, const int64_t *dims, int n
           for (k = 0; k < inner_n; ++k) acc += (ACC)exp((double)p[k * inner_s] - shift);  \
           break;                                                                          \
         default: /* SUM, MEAN, LOG_SUM */                                                 \
-          for (k = 0; k < inner_n; ++k) acc += (ACC)p[k * inner_s];                       \
+          if (inner_s == 1) { /* 4 chains: one add chain was latency-bound (global mean) */  \
+            ACC a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                           \
+            for (k = 0; k + 4 <= inner_n; k += 4) {                                       \
+              a0 += (ACC)p[k];                                                            \
+              a1 += (ACC)p[k + 1];                                                        \
+              a2 += (ACC)p[k + 2];                                                        \
+              a3 += (ACC)p[k + 3];                                                        \
+            }                                                                             \
+            for (; k < inner_n; ++k) a0 += (ACC)p[k];                                     \
+            acc += (a0 + a1) + (a2 + a3);                                                 \
+          } else {                                                                        \
+            for (k = 0; k < inner_n; ++k) acc += (ACC)p[k * inner_s];                     \
+          }                                                                               \
           break;                                                                          \
       }                                                                                   \
       /* Next position of the outer reduced dims (odometer). */                           \
