@@ -1,7 +1,8 @@
 /* Unit test of the SIMD depthwise KxK convolution kernels: every variant this CPU supports
  * against mace_f32_conv2d__ref (group = channels) for K = 1..7, stride 1 and 2, symmetric and
  * asymmetric padding (also padding >= K), widths 1..40 and a few larger ones (above the
- * 256-column strip too), heights below / at / above the 4-row tile, bias or none, the
+ * 256-column strip too), heights below / at / above the 4-row tile, small planes (up to 29x27)
+ * over 19 channels x 2 images, 8 channels and 1 channel x 3 images, bias or none, the
  * activations done in registers (NONE, RELU, RELUX, LEAKYRELU) and two done on the finished
  * rows (HARDSWISH, HARDSIGMOID: the vector activation is bit-exact for them, so the bound below
  * is the convolution's alone), a sub-range of planes (plane 0 must stay untouched).
@@ -26,10 +27,9 @@ static float frand(unsigned *s) {
   return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
 }
 
-static void check(const mace_simd_kernels *v, int64_t k, int64_t h, int64_t w, int64_t stride,
-                  int64_t pt, int64_t pl, int64_t pb, int64_t pr, int use_bias, int act_kind,
-                  unsigned seed) {
-  const int64_t C = 3, N = 2;
+static void check_c(const mace_simd_kernels *v, int64_t C, int64_t N, int64_t k, int64_t h,
+                    int64_t w, int64_t stride, int64_t pt, int64_t pl, int64_t pb, int64_t pr,
+                    int use_bias, int act_kind, unsigned seed) {
   mace_conv2d_shape s = {.batch = N, .in_c = C, .in_h = h, .in_w = w, .out_c = C, .k_h = k,
                          .k_w = k, .stride_h = stride, .stride_w = stride, .dilation_h = 1,
                          .dilation_w = 1, .pad_top = pt, .pad_left = pl, .group = C};
@@ -89,6 +89,12 @@ done:
   free(y);
 }
 
+static void check(const mace_simd_kernels *v, int64_t k, int64_t h, int64_t w, int64_t stride,
+                  int64_t pt, int64_t pl, int64_t pb, int64_t pr, int use_bias, int act_kind,
+                  unsigned seed) {
+  check_c(v, 3, 2, k, h, w, stride, pt, pl, pb, pr, use_bias, act_kind, seed);
+}
+
 int main(void) {
   const mace_simd_kernels *const *list;
   const int nv = mace_simd_variants(&list);
@@ -99,6 +105,8 @@ int main(void) {
                       MACE_ACT_HARDSWISH, MACE_ACT_HARDSIGMOID};
   const int nacts = (int)(sizeof(acts) / sizeof(acts[0]));
   const int64_t big[] = {47, 63, 64, 65, 112, 255, 256, 257, 513, 600};
+  const int64_t small[][2] = {{1, 1}, {2, 3}, {3, 3}, {2, 4}, {3, 5}, {7, 7},  {8, 8},
+                              {9, 9}, {14, 14}, {15, 13}, {13, 29}, {28, 28}, {29, 27}, {4, 60}};
   int tested = 0;
   for (int vi = 0; vi < nv; ++vi) {
     const mace_simd_kernels *v = list[vi];
@@ -119,6 +127,17 @@ int main(void) {
           for (int ai = 0; ai < nacts; ++ai) {
             const int64_t *p = pads[pi];
             check(v, k, 9, 21, stride, p[0], p[1], p[2], p[3], (pi + ai) & 1, acts[ai], ++seed);
+          }
+        /* small planes over many channels (the channels-last path: blocks of 8 planes, the
+         * last one partial, channels wrapping into the next image, planes below / at / above
+         * 8 pixels), and over 1-2 planes (the row path) */
+        for (size_t si = 0; si < sizeof(small) / sizeof(small[0]); ++si)
+          for (int ci = 0; ci < 3; ++ci) {
+            const int64_t *p = pads[(si + (size_t)ci + (size_t)k) % (size_t)npads];
+            const int64_t cs[3][2] = {{19, 2}, {8, 1}, {1, 3}};
+            check_c(v, cs[ci][0], cs[ci][1], k, small[si][0], small[si][1], stride, p[0], p[1],
+                    p[2], p[3], (int)((si + (size_t)ci) & 1),
+                    acts[(si + (size_t)ci + (size_t)stride) % (size_t)nacts], ++seed);
           }
         /* wide rows: several strips */
         for (size_t bi = 0; bi < sizeof(big) / sizeof(big[0]); ++bi) {
