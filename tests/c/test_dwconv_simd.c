@@ -1,8 +1,9 @@
 /* Unit test of the SIMD depthwise KxK convolution kernels: every variant this CPU supports
  * against mace_f32_conv2d__ref (group = channels) for K = 1..7, stride 1 and 2, symmetric and
  * asymmetric padding (also padding >= K), widths 1..40 and a few larger ones (above the
- * 256-column strip too), heights below / at / above the 4-row tile, small planes (up to 29x27)
- * over 19 channels x 2 images, 8 channels and 1 channel x 3 images, bias or none, the
+ * 256-column strip too), heights below / at / above the 4-row tile, small and mid-size planes
+ * (up to 29x27 in one channels-last buffer, larger ones through its ring of rows, down to K
+ * rows of it) over 19 channels x 2 images, 8 channels and 1 channel x 3 images, bias or none, the
  * activations done in registers (NONE, RELU, RELUX, LEAKYRELU) and two done on the finished
  * rows (HARDSWISH, HARDSIGMOID: the vector activation is bit-exact for them, so the bound below
  * is the convolution's alone), a sub-range of planes (plane 0 must stay untouched).
@@ -106,7 +107,8 @@ int main(void) {
   const int nacts = (int)(sizeof(acts) / sizeof(acts[0]));
   const int64_t big[] = {47, 63, 64, 65, 112, 255, 256, 257, 513, 600};
   const int64_t small[][2] = {{1, 1}, {2, 3}, {3, 3}, {2, 4}, {3, 5}, {7, 7},  {8, 8},
-                              {9, 9}, {14, 14}, {15, 13}, {13, 29}, {28, 28}, {29, 27}, {4, 60}};
+                              {9, 9}, {14, 14}, {15, 13}, {13, 29}, {28, 28}, {29, 27}, {4, 60},
+                              {40, 40}, {45, 61}, {100, 17}, {20, 130}, {9, 300}};
   int tested = 0;
   for (int vi = 0; vi < nv; ++vi) {
     const mace_simd_kernels *v = list[vi];
