@@ -17,7 +17,7 @@ static inline int mace_f32_dwconv_applies(const mace_conv2d_shape *s) {
 /* Computes output planes [begin, end) of the window [0, batch * channels) (plane n * C + c),
  * + bias[c] (bias may be NULL), then act (may be NULL). Same result as mace_f32_conv2d__ref up
  * to rounding (FMA, another summation order). NONE, RELU, RELUX and LEAKYRELU are applied in
- * registers, other kinds by the vector activation on each finished row. No allocation (about
+ * registers, other kinds by the vector activation on each finished plane. No allocation (about
  * 35 KB of stack). */
 typedef void (*mace_f32_dwconv_fn)(const mace_conv2d_shape *s, const float *input,
                                    const float *filter, const float *bias,
