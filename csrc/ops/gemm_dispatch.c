@@ -13,6 +13,10 @@
 #define GEMM_MC 96
 /* Split along N, B is packed and consumed in blocks of about this many floats (512 KiB). */
 #define GEMM_PACK_BLOCK_FLOATS (128 * 1024)
+/* Split along N with one K block and A of at most GEMM_SMALL_A_BYTES: packed B blocks of about
+ * GEMM_L1_PACK_FLOATS (16 KB), reused (pack_compute_range). */
+#define GEMM_SMALL_A_BYTES (256 * 1024)
+#define GEMM_L1_PACK_FLOATS 4096
 /* A thread's share should hold at least this many multiply-adds. */
 #define GEMM_MIN_MACS_PER_THREAD 65536
 
@@ -227,6 +231,29 @@ static void compute_range(void *p, int64_t begin, int64_t end) {
  * they are still in cache (no other thread reads them). */
 static void pack_compute_range(void *p, int64_t begin, int64_t end) {
   const gemm_job *j = p;
+  const mace_gemm_args *g = j->g;
+  const int64_t nr = g->f->nr;
+  if (!g->pack_b_fn && g->k <= MACE_GEMM_KC &&
+      g->m * g->k * (int64_t)sizeof(float) <= GEMM_SMALL_A_BYTES) {
+    /* One K block and an A that stays in L2 (1x1 convolutions with few input or output
+     * channels): a few panels at a time, packed into the same L1-sized buffer (the start of
+     * this range's scratch) and multiplied while they are still in L1, as a GEMM over those
+     * columns. Packing the whole range first sent the packed B through L2/L3 and back. */
+    int64_t block = GEMM_L1_PACK_FLOATS / (g->k * nr);
+    if (block < 1) block = 1;
+    float *buf = j->pb + begin * nr * g->k;
+    for (int64_t p0 = begin; p0 < end; p0 += block) {
+      const int64_t p1 = p0 + block < end ? p0 + block : end, j0 = p0 * nr;
+      mace_gemm_args sub = *g;
+      sub.n = g->n - j0;
+      sub.b = g->b + j0 * g->b_cs;
+      sub.c = g->c + j0;
+      if (g->bias && !g->bias_per_row) sub.bias = g->bias + j0;
+      mace_gemm_pack_b(g->f, sub.k, sub.n, sub.b, sub.b_rs, sub.b_cs, buf, 0, p1 - p0);
+      mace_gemm_compute(&sub, j->pa, buf, 0, 0, p1 - p0);
+    }
+    return;
+  }
   /* About GEMM_PACK_BLOCK_FLOATS of packed B (all of K) per block. */
   int64_t block = GEMM_PACK_BLOCK_FLOATS / (j->g->k * j->g->f->nr);
   if (block < 1) block = 1;
