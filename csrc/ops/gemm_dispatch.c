@@ -255,12 +255,12 @@ static void pack_compute_range(void *p, int64_t begin, int64_t end) {
     return;
   }
   /* About GEMM_PACK_BLOCK_FLOATS of packed B (all of K) per block. */
-  int64_t block = GEMM_PACK_BLOCK_FLOATS / (j->g->k * j->g->f->nr);
+  int64_t block = GEMM_PACK_BLOCK_FLOATS / (g->k * nr);
   if (block < 1) block = 1;
   for (int64_t p0 = begin; p0 < end; p0 += block) {
     const int64_t p1 = p0 + block < end ? p0 + block : end;
     pack_b_range((void *)j, p0, p1);
-    mace_gemm_compute(j->g, j->pa, j->pb, 0, p0, p1);
+    mace_gemm_compute(g, j->pa, j->pb, 0, p0, p1);
   }
 }
 

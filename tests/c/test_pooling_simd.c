@@ -39,7 +39,8 @@ static void check(const mace_simd_kernels *v, int64_t h, int64_t w, int64_t k_h,
     x[30] = -0.0f;
   }
   /* The max kernels take a faster path on planes without NaN or infinity: plane 1 has signed
-   * zeros side by side (the first of equal values is kept), plane 2 an infinity, plane 3 -inf, plane 4 a NaN. */
+   * zeros side by side (the first of equal values is kept), plane 2 an infinity, plane 3 -inf,
+   * planes 4 and 5 a NaN. */
   if (h * w >= 8) {
     x[h * w + 3] = -0.0f;
     x[h * w + 4] = 0.0f;
@@ -47,6 +48,7 @@ static void check(const mace_simd_kernels *v, int64_t h, int64_t w, int64_t k_h,
     x[2 * h * w + 2] = INFINITY;
     x[3 * h * w + 1] = -INFINITY;
     x[4 * h * w + 6] = NAN;
+    x[6 * h * w - 1] = NAN; /* the plane's last value: past the scan's whole vectors */
   }
   for (int m = 0; m < 2; ++m) {
     for (int64_t i = 0; i < no; ++i) ref[i] = y[i] = 99.0f;
