@@ -246,6 +246,49 @@ def fuse_activation(graph: ir.Graph) -> bool:
     return False
 
 
+def fuse_residual_add(graph: ir.Graph) -> bool:
+    """Conv2D -> Eltwise ADD(conv output, r) of the same shape (ResNet's and MobileNetV2's
+    shortcut; with the Add's fused activation) becomes Conv2D with r as a fourth input:
+    y = act(conv(x) + bias + r). The Conv2D must have no activation of its own and the Add no
+    broadcast; a missing bias becomes zeros (the residual is input 3). The fused op runs where
+    the Add ran, when r is ready."""
+    m = _Matcher(graph)
+    producers = graph.producers()
+    for add in graph.ops:
+        if (add.type != "Eltwise" or add.args.get("type") != "ADD" or len(add.inputs) != 2
+                or not set(add.args) <= {"type"} | set(ACTIVATION_ARGS)
+                or add.inputs[0] == add.inputs[1]
+                or graph.dtypes.get(add.outputs[0]) != np.float32):
+            continue
+        shape = graph.shapes.get(add.outputs[0])
+        if (not graph.declare_shapes or shape is None or len(shape) != 4
+                or not all(isinstance(d, (int, np.integer)) and d > 0 for d in shape)
+                or any(list(graph.shapes.get(t) or []) != list(shape) for t in add.inputs)):
+            continue  # only shapes known to match: a broadcast Add stays an Add
+        for t, r in (add.inputs, add.inputs[::-1]):
+            if r in graph.consts:
+                continue  # fuse_bias's, or a batch-1 constant the Add broadcasts over N
+            conv = producers.get(t)
+            if (conv is None or conv.type != "Conv2D" or _has_activation(conv)
+                    or not 2 <= len(conv.inputs) <= 3 or m.sole_consumer(conv) is not add
+                    or graph.dtypes.get(t) != np.float32):
+                continue
+            inputs = list(conv.inputs)
+            if len(inputs) == 2:
+                n = _out_channels(graph, conv)
+                if n is None:
+                    continue
+                inputs.append(_new_const(graph, conv.name + "_bias", np.zeros(n, np.float32)))
+            args = dict(conv.args)
+            for k in ACTIVATION_ARGS:
+                if k in add.args:
+                    args[k] = add.args[k]
+            fused = ir.Op("Conv2D", conv.name, inputs + [r], list(add.outputs), args)
+            graph.ops = [fused if o is add else o for o in graph.ops if o is not conv]
+            return True
+    return False
+
+
 def matmul_add_to_fc(graph: ir.Graph) -> bool:
     """MatMul(A 2-D, constant B 2-D) -> Eltwise ADD constant bias[N] becomes FullyConnected."""
     m = _Matcher(graph)
@@ -298,7 +341,7 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
 
 
 TRANSFORMS = [matmul_add_to_fc, fold_batchnorm, fuse_bias, fuse_swish, fuse_activation,
-              remove_dead_ops]
+              fuse_residual_add, remove_dead_ops]
 
 
 def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:

@@ -611,8 +611,10 @@ def test_fused_residual_block_matches_onnxruntime():
     m = make_model(nodes, [("x", np.float32, ["N", c, 5, 6])], [("y", np.float32, ["N", c, 5, 6])],
                    inits)
     g = convert(m).graph
-    assert types(g) == ["Conv2D", "Conv2D", "Eltwise", "Conv2D"]
-    assert [op.args.get("activation") for op in g.ops] == ["RELU", None, "RELU", "RELUX"]
+    # The shortcut Add (and its Relu) goes into the second conv as its residual input.
+    assert types(g) == ["Conv2D", "Conv2D", "Conv2D"]
+    assert [op.args.get("activation") for op in g.ops] == ["RELU", "RELU", "RELUX"]
+    assert g.ops[1].inputs[3] == "x" and len(g.ops[2].inputs) == 3
     check_model(m, {"x": rand(1, c, 5, 6, seed=7, low=-3, high=3)})
 
 

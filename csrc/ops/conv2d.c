@@ -2,7 +2,9 @@
 /*
  * Inputs:  0 x       [N, C_in, H, W]
  *          1 filter  [C_out, C_in / group, kH, kW] (OIHW, as ONNX)
- *          2 bias    [C_out] (optional)
+ *          2 bias    [C_out] (optional; required with a residual)
+ *          3 residual [N, C_out, H_out, W_out] (optional): a fused residual Add (ResNet's and
+ *                    MobileNetV2's shortcut), y = act(conv(x) + bias + residual)
  * Output:  0 y       [N, C_out, H_out, W_out]
  * Arguments:
  *   strides         ints [sH, sW], default [1, 1]
@@ -31,6 +33,9 @@
  * Winograd (ops/winograd_conv.h, when chosen): the filter is transformed once at infer into the op
  * state; per block of tiles, input transform, the 16 / 36 products on the same GEMM, output
  * transform with bias and activation.
+ * A residual goes into the GEMM's output tiles before the first K block's product is added
+ * (gemm_dispatch.h, mace_gemm_args.res): no pass of its own. The other paths (Winograd, direct,
+ * depthwise, reference) compute bias only, then add it and apply the activation in one pass.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +63,7 @@ typedef struct conv2d_state {
   mace_winograd_conv wino;      /* owns the transformed filter */
   mace_f32_directconv_fn direct; /* non-NULL: direct SIMD convolution with direct_w */
   float *direct_w;               /* owned: constant filter packed for it */
+  mace_activation no_act;        /* MACE_ACT_NONE: what the paths apply before a residual pass */
 } conv2d_state;
 
 static void conv2d_release(mace_op *op) {
@@ -89,14 +95,17 @@ static mace_status conv2d_init(mace_op *op) {
       st->winograd_arg != 4)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Conv2D): winograd %lld is not 0, 2 or 4",
                       op->name, (long long)st->winograd_arg);
+  st->no_act = (mace_activation){.kind = MACE_ACT_NONE};
   return mace_fused_activation_parse(op, &st->act);
 }
 
 static mace_status conv2d_infer(mace_op *op) {
   conv2d_state *st = op->state;
-  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 2, 3, 1));
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 2, 4, 1));
   const mace_tensor *x = op->inputs[0], *w = op->inputs[1];
   const mace_tensor *b = op->n_inputs > 2 ? op->inputs[2] : NULL;
+  const mace_tensor *r = op->n_inputs > 3 ? op->inputs[3] : NULL;
+  if (r) MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, r, MACE_DT_F32));
   MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, x, MACE_DT_F32));
   MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, w, MACE_DT_F32));
   if (b) MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, b, MACE_DT_F32));
@@ -137,6 +146,13 @@ static mace_status conv2d_infer(mace_op *op) {
                            .dilation_h = st->dilations[0], .dilation_w = st->dilations[1],
                            .pad_top = pads[0], .pad_left = pads[1], .group = g};
   const int64_t dims[4] = {n, oc, oh, ow};
+  if (r && !mace_dims_equal(r->dims, r->ndim, dims, 4)) {
+    char b1[128], b2[128];
+    return mace_error(MACE_INVALID_MODEL,
+                      "op '%s' (Conv2D): residual is %s, expects the output's shape %s", op->name,
+                      mace_dims_str(r->dims, r->ndim, b1, sizeof(b1)),
+                      mace_dims_str(dims, 4, b2, sizeof(b2)));
+  }
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, dims, 4));
   op->macs = n * oc * oh * ow * (c / g) * s->k_h * s->k_w;
   op->scratch_bytes = 0;
@@ -303,6 +319,7 @@ static void conv2d_run_gemm(mace_op *op) {
   const mace_conv2d_shape *s = &st->shape;
   const float *x = op->inputs[0]->data, *w = op->inputs[1]->data;
   const float *bias = op->n_inputs > 2 ? op->inputs[2]->data : NULL;
+  const float *res = op->n_inputs > 3 ? op->inputs[3]->data : NULL;
   float *y = op->outputs[0]->data;
   const int64_t icg = s->in_c / s->group, in_plane = s->in_h * s->in_w;
   for (int64_t img = 0; img < s->batch; ++img) {
@@ -315,7 +332,8 @@ static void conv2d_run_gemm(mace_op *op) {
                           .b = xg, .b_rs = st->gn, .b_cs = 1,
                           .c = y + (img * s->out_c + gi * st->gm) * st->gn, .ldc = st->gn,
                           .bias = bias ? bias + gi * st->gm : NULL, .bias_per_row = 1,
-                          .act = &st->act};
+                          .act = &st->act,
+                          .res = res ? res + (img * s->out_c + gi * st->gm) * st->gn : NULL};
       const int64_t nr = st->gemm->nr;
       im2col_ctx ic = {s, xg, nr, (st->gn + nr - 1) / nr * nr, st->gk};
       if (!st->direct_b) {
@@ -330,6 +348,7 @@ static void conv2d_run_gemm(mace_op *op) {
 
 typedef struct conv2d_ctx {
   const conv2d_state *st;
+  const mace_activation *act;
   const float *x, *w, *b;
   float *y;
 } conv2d_ctx;
@@ -340,38 +359,75 @@ static void conv2d_range(void *p, int64_t begin, int64_t end) {
    * planes). */
   const mace_f32_dwconv_fn dw = mace_simd_active()->dwconv;
   if (dw && mace_f32_dwconv_applies(&c->st->shape)) {
-    dw(&c->st->shape, c->x, c->w, c->b, &c->st->act, c->y, begin, end);
+    dw(&c->st->shape, c->x, c->w, c->b, c->act, c->y, begin, end);
     return;
   }
-  mace_f32_conv2d__ref(&c->st->shape, c->x, c->w, c->b, &c->st->act, c->y, begin, end);
+  mace_f32_conv2d__ref(&c->st->shape, c->x, c->w, c->b, c->act, c->y, begin, end);
 }
 
 static void conv2d_direct_range(void *p, int64_t begin, int64_t end) {
   const conv2d_ctx *c = p;
-  c->st->direct(&c->st->shape, c->x, c->st->direct_w, c->b, &c->st->act, c->y, begin, end);
+  c->st->direct(&c->st->shape, c->x, c->st->direct_w, c->b, c->act, c->y, begin, end);
+}
+
+/* y = act(y + residual) over blocks [begin, end) of RESIDUAL_BLOCK elements, each block's add
+ * and activation while it is in cache. */
+#define RESIDUAL_BLOCK 4096
+
+typedef struct residual_ctx {
+  const mace_activation *act;
+  const float *r;
+  float *y;
+  int64_t n;
+} residual_ctx;
+
+static void residual_range(void *p, int64_t begin, int64_t end) {
+  const residual_ctx *c = p;
+  const mace_f32_vbinary_fn add = mace_simd_active()->vbinary;
+  const int64_t hi = end * RESIDUAL_BLOCK < c->n ? end * RESIDUAL_BLOCK : c->n;
+  for (int64_t i0 = begin * RESIDUAL_BLOCK; i0 < hi; i0 += RESIDUAL_BLOCK) {
+    const int64_t len = hi - i0 < RESIDUAL_BLOCK ? hi - i0 : RESIDUAL_BLOCK;
+    float *y = c->y + i0;
+    const float *r = c->r + i0;
+    if (add) {
+      add(MACE_ELTWISE_ADD, y, 1, r, 1, y, len);
+    } else {
+      for (int64_t i = 0; i < len; ++i) y[i] += r[i];
+    }
+    mace_f32_activation(c->act, y, y, len);
+  }
 }
 
 static mace_status conv2d_run(mace_op *op) {
   const conv2d_state *st = op->state;
+  const int has_res = op->n_inputs > 3;
+  /* Paths other than the GEMM's leave the activation to the residual pass. */
+  const int gemm_path = st->gemm && !st->winograd_m;
+  const mace_activation *act = has_res && !gemm_path ? &st->no_act : &st->act;
   if (st->winograd_m) {
     mace_winograd_conv_run(&st->wino, op->pool, op->inputs[0]->data,
-                           op->n_inputs > 2 ? op->inputs[2]->data : NULL, &st->act,
+                           op->n_inputs > 2 ? op->inputs[2]->data : NULL, act,
                            op->outputs[0]->data, op->scratch);
-    return MACE_OK;
-  }
-  if (st->gemm) {
+  } else if (st->gemm) {
     conv2d_run_gemm(op);
     return MACE_OK;
+  } else {
+    conv2d_ctx c = {st, act, op->inputs[0]->data, op->inputs[1]->data,
+                    op->n_inputs > 2 ? op->inputs[2]->data : NULL, op->outputs[0]->data};
+    if (st->direct)
+      mace_threadpool_parallel_for(op->pool, mace_f32_directconv_window(&st->shape), 1,
+                                   conv2d_direct_range, &c);
+    else
+      mace_threadpool_parallel_for(op->pool, mace_f32_conv2d_window__ref(&st->shape), 1,
+                                   conv2d_range, &c);
   }
-  conv2d_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data,
-                  op->n_inputs > 2 ? op->inputs[2]->data : NULL, op->outputs[0]->data};
-  if (st->direct) {
-    mace_threadpool_parallel_for(op->pool, mace_f32_directconv_window(&st->shape), 1,
-                                 conv2d_direct_range, &c);
-    return MACE_OK;
+  if (has_res) {
+    const mace_tensor *y = op->outputs[0];
+    const int64_t n = mace_tensor_numel(y);
+    residual_ctx rc = {&st->act, op->inputs[3]->data, y->data, n};
+    mace_threadpool_parallel_for(op->pool, (n + RESIDUAL_BLOCK - 1) / RESIDUAL_BLOCK, 4,
+                                 residual_range, &rc);
   }
-  mace_threadpool_parallel_for(op->pool, mace_f32_conv2d_window__ref(&st->shape), 1,
-                               conv2d_range, &c);
   return MACE_OK;
 }
 

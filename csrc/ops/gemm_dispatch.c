@@ -153,6 +153,22 @@ static void epilogue(const mace_gemm_args *g, int64_t i0, int64_t rows, int64_t 
   }
 }
 
+/* The residual's rows x cols tile into C's, where the first K block's microkernel then adds
+ * the product to it (accumulate): the residual Add costs no pass of its own. Fixed-size copies
+ * for whole panels (see copy_panel_row). */
+static void copy_residual_tile(const float *r, float *c, int64_t ldc, int64_t rows, int64_t cols,
+                               int64_t nr) {
+  for (int64_t i = 0; i < rows; ++i, r += ldc, c += ldc) {
+    if (cols == nr && nr == 16) {
+      memcpy(c, r, 16 * sizeof(float));
+    } else if (cols == nr && nr == 32) {
+      memcpy(c, r, 32 * sizeof(float));
+    } else {
+      for (int64_t j = 0; j < cols; ++j) c[j] = r[j];
+    }
+  }
+}
+
 void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb, int split_m,
                        int64_t p_begin, int64_t p_end) {
   const mace_gemm_family *f = g->f;
@@ -184,7 +200,9 @@ void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb
                 clamp > 0 ? clamp : 0, clamp == 2 ? g->act->beta : 0.0f};
             const mace_f32_gemm_ukernel uk =
                 cols <= nr / 2 && f->ukernel_half ? f->ukernel_half : f->ukernel;
-            uk(kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols, k0 > 0,
+            if (k0 == 0 && g->res)
+              copy_residual_tile(g->res + i0 * g->ldc + j0, ct, g->ldc, rows, cols, nr);
+            uk(kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols, k0 > 0 || g->res,
                last && has_ep ? &ep : NULL);
           }
         }
@@ -248,6 +266,7 @@ static void pack_compute_range(void *p, int64_t begin, int64_t end) {
       sub.n = g->n - j0;
       sub.b = g->b + j0 * g->b_cs;
       sub.c = g->c + j0;
+      if (g->res) sub.res = g->res + j0;
       if (g->bias && !g->bias_per_row) sub.bias = g->bias + j0;
       mace_gemm_pack_b(g->f, sub.k, sub.n, sub.b, sub.b_rs, sub.b_cs, buf, 0, p1 - p0);
       mace_gemm_compute(&sub, j->pa, buf, 0, 0, p1 - p0);

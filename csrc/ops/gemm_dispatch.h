@@ -51,7 +51,7 @@ void mace_gemm_pack_a(const mace_gemm_family *f, int64_t m, int64_t k, const flo
 void mace_gemm_pack_b(const mace_gemm_family *f, int64_t k, int64_t n, const float *b,
                       int64_t b_rs, int64_t b_cs, float *dst, int64_t p_begin, int64_t p_end);
 
-/* One C = A * B (+ bias, then activation) problem. An operand is either packed already
+/* One C = A * B (+ residual, + bias, then activation) problem. An operand is either packed already
  * (a_packed / b_packed non-NULL, e.g. constant weights packed at load) or given by pointer
  * and strides and packed into the scratch by mace_gemm_run. */
 typedef struct mace_gemm_args {
@@ -66,6 +66,9 @@ typedef struct mace_gemm_args {
   const float *bias;         /* NULL, or bias[i] per row (bias_per_row) / bias[j] per column */
   int bias_per_row;
   const mace_activation *act; /* NULL or MACE_ACT_NONE: none */
+  /* NULL, or a residual R of C's shape (rows ldc floats apart, not overlapping C) added before
+   * the bias and the activation: C = act(A * B + R + bias). Conv2D's fused residual Add. */
+  const float *res;
   /* Optional, with b_packed NULL: writes B's packed panels [p_begin, p_end) into dst (the
    * whole packed-B layout) instead of packing b (Conv2D's im2col). Must not allocate. */
   void (*pack_b_fn)(void *ctx, float *dst, int64_t p_begin, int64_t p_end);

@@ -1,7 +1,8 @@
 /* Unit test of the dispatched f32 GEMM: every microkernel family this CPU supports against the
  * reference GEMM, for sizes below, at and above the tiles, all four transposes, K blocking,
- * prepacked operands, bias (per row / per column) with fused activations, 1 and 2 threads; A of
- * up to MACE_GEMM_ROW_MAX_M rows goes through the one-row kernels. */
+ * prepacked operands, bias (per row / per column) with fused activations, a residual added
+ * before them, 1 and 2 threads; A of up to MACE_GEMM_ROW_MAX_M rows goes through the one-row
+ * kernels. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,13 +21,15 @@ static float frand(unsigned *s) {
   return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
 }
 
-/* Reference: C = A * B via mace_f32_gemm__ref, then bias and activation. */
+/* Reference: C = A * B via mace_f32_gemm__ref, then residual, bias and activation. */
 static void reference(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs,
                       int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs,
-                      const float *bias, int bias_per_row, const mace_activation *act,
-                      float *c) {
+                      const float *res, const float *bias, int bias_per_row,
+                      const mace_activation *act, float *c) {
   mace_f32_gemm__ref(k, a, a_rs, a_cs, b, b_rs, b_cs, c, n, 0, m, 0, n);
   for (int64_t i = 0; i < m; ++i) {
+    if (res)
+      for (int64_t j = 0; j < n; ++j) c[i * n + j] += res[i * n + j];
     if (bias)
       for (int64_t j = 0; j < n; ++j) c[i * n + j] += bias_per_row ? bias[i] : bias[j];
     if (act) mace_f32_activation__ref(act, c + i * n, c + i * n, n);
@@ -35,8 +38,10 @@ static void reference(int64_t m, int64_t n, int64_t k, const float *a, int64_t a
 
 static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int64_t n,
                 int64_t k, int ta, int tb, int prepack, int bias_mode, int act_kind,
-                unsigned seed) {
+                int residual, unsigned seed) {
   float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+  float *res = residual ? malloc(sizeof(float) * m * n) : NULL;
+  for (int64_t i = 0; res && i < m * n; ++i) res[i] = 4.0f * frand(&seed);
   float *bias = malloc(sizeof(float) * (m > n ? m : n));
   float *c = malloc(sizeof(float) * m * n), *r = malloc(sizeof(float) * m * n);
   for (int64_t i = 0; i < m * k; ++i) a[i] = frand(&seed);
@@ -50,7 +55,7 @@ static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int
   mace_gemm_args g = {.f = f, .m = m, .n = n, .k = k, .a = a, .a_rs = a_rs, .a_cs = a_cs,
                       .b = b, .b_rs = b_rs, .b_cs = b_cs, .c = c, .ldc = n,
                       .bias = bias_mode ? bias : NULL, .bias_per_row = bias_mode == 1,
-                      .act = act_kind ? &act : NULL};
+                      .act = act_kind ? &act : NULL, .res = res};
   float *pa = NULL, *pb = NULL;
   if (prepack) {
     pa = malloc(sizeof(float) * mace_gemm_packed_a_floats(f, m, k));
@@ -63,7 +68,7 @@ static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int
   void *scratch = malloc(mace_gemm_scratch_bytes(f, m, n, k, g.a_packed != NULL,
                                                  g.b_packed != NULL) + 64);
   mace_gemm_run(pool, &g, scratch);
-  reference(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, g.bias, g.bias_per_row, g.act, r);
+  reference(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, res, g.bias, g.bias_per_row, g.act, r);
   double maxerr = 0, maxref = 1;
   for (int64_t i = 0; i < m * n; ++i) {
     const double e = fabs((double)c[i] - r[i]);
@@ -73,12 +78,12 @@ static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int
   ++cases;
   if (!(maxerr <= 1e-5 * maxref * (k > 16 ? sqrt((double)k) : 4.0))) {
     if (failures < 30)
-      fprintf(stderr, "FAIL %s m=%lld n=%lld k=%lld ta=%d tb=%d prepack=%d bias=%d act=%d: "
-              "max err %g (max |ref| %g)\n", f->name, (long long)m, (long long)n, (long long)k,
-              ta, tb, prepack, bias_mode, act_kind, maxerr, maxref);
+      fprintf(stderr, "FAIL %s m=%lld n=%lld k=%lld ta=%d tb=%d prepack=%d bias=%d act=%d "
+              "residual=%d: max err %g (max |ref| %g)\n", f->name, (long long)m, (long long)n,
+              (long long)k, ta, tb, prepack, bias_mode, act_kind, residual, maxerr, maxref);
     ++failures;
   }
-  free(a); free(b); free(bias); free(c); free(r); free(pa); free(pb); free(scratch);
+  free(a); free(b); free(bias); free(c); free(r); free(pa); free(pb); free(scratch); free(res);
 }
 
 int main(void) {
@@ -105,10 +110,10 @@ int main(void) {
         for (int ik = 0; ik < ns; ++ik) {
           const int t = (im + in + ik) % 4;  /* every transpose pairing, spread over sizes */
           one((im + ik) % 2 ? pool2 : NULL, f, sizes[im], sizes[in], sizes[ik], t & 1, t >> 1,
-              0, 0, 0, seed++);
+              0, 0, 0, (im + in) % 5 == 0, seed++);
         }
     /* All transposes on a few shapes; K blocking (K > MACE_GEMM_KC); prepacked operands;
-     * bias per row / column and activations in the epilogue. */
+     * bias per row / column and activations in the epilogue, with and without a residual. */
     static const int64_t shapes[][3] = {{7, 17, 13}, {31, 33, 300}, {100, 64, 520},
                                         {1, 1000, 257}, {64, 49, 576}, {15, 33, 1},
                                         {3, 70, 601}, {4, 1000, 130}};
@@ -116,7 +121,7 @@ int main(void) {
       for (int t = 0; t < 4; ++t)
         for (int pp = 0; pp < 4; ++pp)
           one(pool2, f, shapes[s][0], shapes[s][1], shapes[s][2], t & 1, t >> 1, pp,
-              (pp + t) % 3, (s + t + pp) % 9, seed++);
+              (pp + t) % 3, (s + t + pp) % 9, (s + t + pp) % 2, seed++);
     printf("%s: %ld cases\n", f->name, cases - before);
   }
   if (nf == 0) printf("no SIMD GEMM family for this CPU: nothing to test\n");

@@ -136,3 +136,104 @@ def test_conv1d_unsupported():
                        [("w", rand(4, 3, 3, seed=2))])
     with pytest.raises(mace.errors.UnsupportedError, match="Conv"):
         mace.Session(model)
+
+
+# Conv -> Add(conv output, residual) [-> activation]: the converter fuses the Add into Conv2D
+# (input 3). (x shape, filter shape, Conv attributes, what the residual is, activation after
+# the Add, bias). Each case reaches one conv path: the GEMM split along M or along N (packed a
+# few panels at a time), K past one block, im2col, groups and batches, Winograd, depthwise, the
+# direct first-layer kernel.
+RES_CASES = [
+    ((1, 40, 6, 7), (48, 40, 1, 1), {}, "input", "Relu", True),           # GEMM split along M
+    ((1, 24, 20, 20), (16, 24, 1, 1), {}, "input", None, True),           # split along N
+    ((2, 300, 5, 6), (20, 300, 1, 1), {}, "input", "Clip", True),         # K > 256, batch 2
+    ((1, 300, 12, 12), (10, 300, 1, 1), {}, "input", "Relu", True),       # N split, K > 256
+    ((1, 40, 6, 7), (48, 40, 1, 1), {}, "input", "Sigmoid", False),       # no bias, epilogue act
+    ((1, 16, 10, 10), (32, 16, 3, 3), {"strides": [2, 2], "pads": [1, 1, 1, 1]}, "shortcut",
+     "Relu", True),                                                       # im2col, conv shortcut
+    ((2, 16, 6, 6), (16, 8, 3, 3), {"group": 2, "pads": [1, 1, 1, 1]}, "x", "Relu", True),
+    ((1, 16, 12, 12), (16, 16, 3, 3), {"pads": [1, 1, 1, 1]}, "x", "Relu", True),  # Winograd
+    ((1, 8, 9, 9), (8, 1, 3, 3), {"group": 8, "pads": [1, 1, 1, 1]}, "x", "Clip", True),  # dw
+    ((1, 3, 12, 12), (3, 3, 3, 3), {"pads": [1, 1, 1, 1]}, "x", "Relu", True),  # direct conv
+]
+
+
+def _res_model(xs, ws, attrs, res, act, bias):
+    """y = act(Conv(x) + r): r is the input "r" ("input"), x itself ("x"), or a strided 1x1
+    conv of x ("shortcut", a ResNet downsampling block)."""
+    out = _conv_out(xs, ws, attrs)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"] if bias else ["x", "w"], ["c"], **attrs)]
+    inits = [("w", rand(*ws, seed=2) * 0.3)] + ([("b", rand(ws[0], seed=3))] if bias else [])
+    inputs = [("x", np.float32, list(xs))]
+    feeds = {"x": rand(*xs, seed=1)}
+    r = "x"
+    if res == "input":
+        r = "r"
+        inputs.append(("r", np.float32, out))
+        feeds["r"] = rand(*out, seed=4, low=-2, high=2)
+    elif res == "shortcut":
+        r = "s"
+        inits.append(("ws", rand(ws[0], xs[1], 1, 1, seed=5)))
+        nodes.append(helper.make_node("Conv", ["x", "ws"], ["s"],
+                                      strides=attrs.get("strides", [1, 1])))
+    nodes.append(helper.make_node("Add", ["c", r], ["a" if act else "y"]))
+    if act == "Clip":
+        inits += [("lo", np.array(0.0, np.float32)), ("hi", np.array(1.0, np.float32))]
+        nodes.append(helper.make_node("Clip", ["a", "lo", "hi"], ["y"]))
+    elif act:
+        nodes.append(helper.make_node(act, ["a"], ["y"]))
+    return make_model(nodes, inputs, [("y", np.float32, out)], inits), feeds
+
+
+def _conv_out(xs, ws, attrs):
+    pads = attrs.get("pads", [0, 0, 0, 0])
+    strides = attrs.get("strides", [1, 1])
+    return [xs[0], ws[0]] + [(xs[2 + i] + pads[i] + pads[i + 2] - ws[2 + i]) // strides[i] + 1
+                             for i in range(2)]
+
+
+@pytest.mark.parametrize("case", RES_CASES, ids=[_ids(c[:3]) + f"-{c[3]}-{c[4]}-bias{c[5]}"
+                                                 for c in RES_CASES])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_conv_residual_add_fused(case, threads):
+    model, feeds = _res_model(*case)
+    assert _mace_ops(model).count("Eltwise") == 0, _mace_ops(model)
+    check_model(model, feeds, num_threads=threads)
+
+
+def test_conv_residual_add_not_fused():
+    """An Add that broadcasts (a run-time [1, 1, H, W]), one after a conv with its own
+    activation, and one whose conv output is also read elsewhere stay Eltwise ops (and still
+    match)."""
+    xs, ws = (1, 8, 6, 6), (8, 8, 1, 1)
+    inits = [("w", rand(*ws, seed=2)), ("b", rand(8, seed=3))]
+    conv = helper.make_node("Conv", ["x", "w", "b"], ["c"])
+    cases = {
+        "broadcast": [conv, helper.make_node("Add", ["c", "r"], ["y"])],
+        "conv activation": [conv, helper.make_node("Relu", ["c"], ["c2"]),
+                            helper.make_node("Add", ["c2", "x"], ["y"])],
+        "conv output reused": [conv, helper.make_node("Add", ["c", "x"], ["a"]),
+                               helper.make_node("Mul", ["a", "c"], ["y"])],
+    }
+    for what, nodes in cases.items():
+        model = make_model(nodes, [("x", np.float32, list(xs)), ("r", np.float32, [1, 1, 6, 6])],
+                           [("y", np.float32, list(xs))], inits)
+        assert "Eltwise" in _mace_ops(model), what
+        check_model(model, {"x": rand(*xs, seed=1), "r": rand(1, 1, 6, 6, seed=4)})
+
+
+def test_conv_residual_bad_shape():
+    """A Conv2D whose residual input does not have the output's shape is refused, naming the op
+    and both shapes."""
+    import mace
+    from mace.converters import ir
+    from mace.converters.model import MaceModel
+    g = ir.Graph()
+    g.inputs = [ir.TensorInfo("x", [1, 3, 5, 5]), ir.TensorInfo("r", [1, 4, 5, 4])]
+    g.consts["w"] = rand(4, 3, 3, 3, seed=1)
+    g.consts["b"] = rand(4, seed=2)
+    g.ops = [ir.Op("Conv2D", "conv", ["x", "w", "b", "r"], ["y"],
+                   {"padding_values": [1, 1, 1, 1]})]
+    g.outputs = [ir.TensorInfo("y", [1, 4, 5, 5])]
+    with pytest.raises(mace.MaceError, match=r"conv.*residual is \[1,4,5,4\].*\[1,4,5,5\]"):
+        mace.Session(MaceModel(g))
