@@ -20,6 +20,9 @@ typedef struct mace_gemm_family {
   mace_f32_gemm_ukernel ukernel_row; /* MR = 1, same NR: used when A has few rows */
   mace_f32_gemm_ukernel ukernel_half; /* MR x NR/2 over an NR-wide panel, or NULL: used for a
                                        * last panel of at most NR/2 columns */
+  mace_f32_gemm_ukernel ukernel_narrow; /* MR x (at most MACE_GEMM_NARROW_NR), or NULL: used
+                                         * for a last panel of at most narrow_nr columns */
+  int64_t narrow_nr;
 } mace_gemm_family;
 
 /* mace_gemm_run computes an A of at most this many rows (not packed by the caller) one row at a

@@ -46,6 +46,9 @@ static inline void mace_gemm_store_partial(const float *t, int64_t tile_nr, floa
  *   accumulate  0: C = A * B, else C += A * B;
  *   ep  NULL, or the bias / clamp applied after the sum (with accumulate, after adding C).
  * kc >= 1. No allocation; panels need no particular alignment. */
+/* The most columns a family's narrow kernel (mace_gemm_family.ukernel_narrow) computes. */
+#define MACE_GEMM_NARROW_NR 4
+
 typedef void (*mace_f32_gemm_ukernel)(int64_t kc, const float *a, const float *b, float *c,
                                       int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                       const mace_gemm_tile_ep *ep);
@@ -57,6 +60,11 @@ void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float 
                               const mace_gemm_tile_ep *ep);
 /* Same file: the 6-row tile over the first 8 columns of a 16-wide B panel. */
 void mace_f32_gemm_6x8__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                             int64_t mr, int64_t nr, int accumulate,
+                             const mace_gemm_tile_ep *ep);
+/* Same file: the 6-row tile over the first nr <= MACE_GEMM_NARROW_NR columns of a 16-wide B
+ * panel, a column at a time (a matrix's last panel when it has that few columns). */
+void mace_f32_gemm_6xn__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                              int64_t mr, int64_t nr, int accumulate,
                              const mace_gemm_tile_ep *ep);
 /* kernels/cpu/x86/gemm_avx512.c (compiled with -mavx512f -mavx512bw -mfma): MR = 14, NR = 32. */
