@@ -32,6 +32,14 @@ CASES = [
     ((1, 2, 3, 3), (3, 2, 5, 5), {"pads": [2, 2, 2, 2]}),                    # kernel > input
     ((1, 2, 2, 2), (3, 2, 1, 1), {"pads": [3, 0, 0, 2]}),                    # pads > kernel
     ((2, 16, 12, 13), (24, 16, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # many planes
+    # im2col with more than one K block of 256 rows, the second starting mid-channel
+    ((1, 40, 9, 11), (8, 40, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+    ((1, 64, 7, 7), (16, 64, 3, 3), {"pads": [1, 1, 1, 1]}),                 # 7x7, not Winograd
+    ((1, 30, 11, 10), (8, 30, 3, 3), {"dilations": [2, 1], "pads": [2, 1, 0, 2],
+                                      "strides": [1, 2]}),
+    ((1, 300, 9, 9), (8, 300, 1, 1), {"strides": [2, 2]}),                   # 1x1 stride 2
+    ((1, 12, 10, 10), (4, 12, 5, 5), {"pads": [2, 2, 2, 2]}),
+    ((1, 8, 5, 40), (4, 8, 1, 7), {"pads": [0, 3, 0, 3]}),                   # wide rows
 ]
 
 
