@@ -22,9 +22,9 @@
 
 static const mace_gemm_family g_all[] = {
 #if defined(__x86_64__) || defined(_M_X64)
+    /* 14xn / 6xn for one or two columns (four: 2% slower than 6x8 on 512x196x512). */
     {"14x32__avx512", MACE_ISA_AVX512, 14, 32, mace_f32_gemm_14x32__avx512,
-     mace_f32_gemm_row__avx512, mace_f32_gemm_14x16__avx512, NULL, 0},
-    /* 6xn for one or two columns (four: 2% slower than 6x8 on 512x196x512). */
+     mace_f32_gemm_row__avx512, mace_f32_gemm_14x16__avx512, mace_f32_gemm_14xn__avx512, 2},
     {"6x16__avx2", MACE_ISA_AVX2, 6, 16, mace_f32_gemm_6x16__avx2, mace_f32_gemm_row__avx2,
      mace_f32_gemm_6x8__avx2, mace_f32_gemm_6xn__avx2, 2},
 #endif
@@ -171,6 +171,32 @@ static void copy_residual_tile(const float *r, float *c, int64_t ldc, int64_t ro
   }
 }
 
+/* One tile through the family's kernel that wastes the fewest columns: the narrow one for up
+ * to narrow_nr columns, the half one for up to NR/2, both side by side for up to NR/2 +
+ * narrow_nr (N = 49: 7x7 planes under AVX-512 leave 17 columns; 27x27 and 13x13 under AVX2
+ * leave 9), else the full one. */
+static void run_tile(const mace_gemm_family *f, int64_t kl, const float *a, const float *b,
+                     float *c, int64_t ldc, int64_t rows, int64_t cols, int accumulate,
+                     const mace_gemm_tile_ep *ep) {
+  const int64_t half = f->nr / 2;
+  if (f->ukernel_narrow && cols <= f->narrow_nr) {
+    f->ukernel_narrow(kl, a, b, c, ldc, rows, cols, accumulate, ep);
+  } else if (f->ukernel_half && cols <= half) {
+    f->ukernel_half(kl, a, b, c, ldc, rows, cols, accumulate, ep);
+  } else if (f->ukernel_half && f->ukernel_narrow && cols <= half + f->narrow_nr) {
+    f->ukernel_half(kl, a, b, c, ldc, rows, half, accumulate, ep);
+    mace_gemm_tile_ep rest;
+    if (ep) {
+      rest = *ep;
+      if (rest.bias && !rest.bias_per_row) rest.bias += half;
+    }
+    f->ukernel_narrow(kl, a, b + half, c + half, ldc, rows, cols - half, accumulate,
+                      ep ? &rest : NULL);
+  } else {
+    f->ukernel(kl, a, b, c, ldc, rows, cols, accumulate, ep);
+  }
+}
+
 void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb, int split_m,
                        int64_t p_begin, int64_t p_end) {
   const mace_gemm_family *f = g->f;
@@ -200,14 +226,10 @@ void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb
             const mace_gemm_tile_ep ep = {
                 g->bias ? g->bias + (g->bias_per_row ? i0 : j0) : NULL, g->bias_per_row,
                 clamp > 0 ? clamp : 0, clamp == 2 ? g->act->beta : 0.0f};
-            const mace_f32_gemm_ukernel uk =
-                cols <= f->narrow_nr && f->ukernel_narrow ? f->ukernel_narrow
-                : cols <= nr / 2 && f->ukernel_half       ? f->ukernel_half
-                                                          : f->ukernel;
             if (k0 == 0 && g->res)
               copy_residual_tile(g->res + i0 * g->ldc + j0, ct, g->ldc, rows, cols, nr);
-            uk(kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols, k0 > 0 || g->res,
-               last && has_ep ? &ep : NULL);
+            run_tile(f, kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols,
+                     k0 > 0 || g->res, last && has_ep ? &ep : NULL);
           }
         }
         /* Another activation: over the finished block (still in cache), a row at a time; not

@@ -21,7 +21,8 @@ typedef struct mace_gemm_family {
   mace_f32_gemm_ukernel ukernel_half; /* MR x NR/2 over an NR-wide panel, or NULL: used for a
                                        * last panel of at most NR/2 columns */
   mace_f32_gemm_ukernel ukernel_narrow; /* MR x (at most MACE_GEMM_NARROW_NR), or NULL: used
-                                         * for a last panel of at most narrow_nr columns */
+                                         * for a last panel of at most narrow_nr columns, and
+                                         * beside ukernel_half for NR/2 + narrow_nr */
   int64_t narrow_nr;
 } mace_gemm_family;
 

@@ -76,6 +76,11 @@ void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, flo
 void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, float *c,
                                  int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                  const mace_gemm_tile_ep *ep);
+/* Same file: the 14-row tile over the first nr <= MACE_GEMM_NARROW_NR columns of a 32-wide B
+ * panel, a column at a time. */
+void mace_f32_gemm_14xn__avx512(int64_t kc, const float *a, const float *b, float *c,
+                                int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                const mace_gemm_tile_ep *ep);
 #endif
 
 #if defined(__aarch64__)
