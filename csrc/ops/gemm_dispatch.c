@@ -30,7 +30,7 @@ static const mace_gemm_family g_all[] = {
 #endif
 #if defined(__aarch64__)
     {"8x8__neon", MACE_ISA_NEON, 8, 8, mace_f32_gemm_8x8__neon, mace_f32_gemm_row__neon, NULL,
-     NULL, 0},
+     mace_f32_gemm_8xn__neon, 2},
 #endif
     {NULL, MACE_ISA_REF, 0, 0, NULL, NULL, NULL, NULL, 0}};
 

@@ -88,6 +88,11 @@ void mace_f32_gemm_14xn__avx512(int64_t kc, const float *a, const float *b, floa
 void mace_f32_gemm_8x8__neon(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                              int64_t mr, int64_t nr, int accumulate,
                              const mace_gemm_tile_ep *ep);
+/* Same file: the 8-row tile over the first nr <= MACE_GEMM_NARROW_NR columns of an 8-wide B
+ * panel, a column at a time. */
+void mace_f32_gemm_8xn__neon(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                             int64_t mr, int64_t nr, int accumulate,
+                             const mace_gemm_tile_ep *ep);
 #endif
 
 /* One-row microkernels (MR = 1) with the NR of the family of the same ISA, for A of a few rows
