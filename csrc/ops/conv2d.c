@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "core/op.h"
+#include "kernels/cpu/compiler.h"
 #include "kernels/cpu/ref/conv2d.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
@@ -63,7 +64,6 @@ typedef struct conv2d_state {
   mace_winograd_conv wino;      /* owns the transformed filter */
   mace_f32_directconv_fn direct; /* non-NULL: direct SIMD convolution with direct_w */
   float *direct_w;               /* owned: constant filter packed for it */
-  mace_activation no_act;        /* MACE_ACT_NONE: what the paths apply before a residual pass */
 } conv2d_state;
 
 static void conv2d_release(mace_op *op) {
@@ -95,7 +95,6 @@ static mace_status conv2d_init(mace_op *op) {
       st->winograd_arg != 4)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Conv2D): winograd %lld is not 0, 2 or 4",
                       op->name, (long long)st->winograd_arg);
-  st->no_act = (mace_activation){.kind = MACE_ACT_NONE};
   return mace_fused_activation_parse(op, &st->act);
 }
 
@@ -229,16 +228,6 @@ typedef struct im2col_ctx {
   int64_t nr, npad, k;       /* panel width, padded columns, rows (gk) */
 } im2col_ctx;
 
-#if defined(__GNUC__) || defined(__clang__)
-#define IM2COL_INLINE static inline __attribute__((always_inline))
-#define IM2COL_PREFETCH(p) __builtin_prefetch(p)
-#define IM2COL_PREFETCHW(p) __builtin_prefetch(p, 1)
-#else
-#define IM2COL_INLINE static inline
-#define IM2COL_PREFETCH(p) ((void)(p))
-#define IM2COL_PREFETCHW(p) ((void)(p))
-#endif
-
 /* A gather row prefetches the input pixels and the packed row this many rows ahead: the rows
  * of one tap read a plane apart and are written khw rows apart, strides the hardware
  * prefetcher did not follow (a stride-2 3x3 on 56x56: im2col / GEMM time 0.35 -> 0.29). */
@@ -282,7 +271,7 @@ static int im2col_tap_build(const mace_conv2d_shape *s, const int64_t *iy0, cons
  * widths, so the loops unroll and the contiguous copy is a few vector moves. The gather
  * copies bits (AND with the mask): a padded 0 is +0 and a pixel, NaN or -0 included, is
  * copied as it is. */
-IM2COL_INLINE void im2col_tap_rows(const im2col_tap *tb, int kind, int64_t cols, const float *x,
+MACE_INLINE void im2col_tap_rows(const im2col_tap *tb, int kind, int64_t cols, const float *x,
                                    int64_t x_stride, int64_t rows, float *d, int64_t d_stride) {
   if (kind == IM2COL_ZERO) {
     for (int64_t i = 0; i < rows; ++i) memset(d + i * d_stride, 0, (size_t)cols * sizeof(float));
@@ -295,9 +284,9 @@ IM2COL_INLINE void im2col_tap_rows(const im2col_tap *tb, int kind, int64_t cols,
       const float *src = x + i * x_stride;
       float *dd = d + i * d_stride;
       if (i + IM2COL_PF_ROWS < rows) {
-        IM2COL_PREFETCH(src + IM2COL_PF_ROWS * x_stride + tb->off[0]);
-        IM2COL_PREFETCH(src + IM2COL_PF_ROWS * x_stride + tb->off[cols - 1]);
-        IM2COL_PREFETCHW(dd + IM2COL_PF_ROWS * d_stride);
+        MACE_PREFETCH(src + IM2COL_PF_ROWS * x_stride + tb->off[0]);
+        MACE_PREFETCH(src + IM2COL_PF_ROWS * x_stride + tb->off[cols - 1]);
+        MACE_PREFETCHW(dd + IM2COL_PF_ROWS * d_stride);
       }
       for (int64_t t = 0; t < cols; ++t) {
         uint32_t v;
@@ -456,8 +445,9 @@ static mace_status conv2d_run(mace_op *op) {
   const conv2d_state *st = op->state;
   const int has_res = op->n_inputs > 3;
   /* Paths other than the GEMM's leave the activation to the residual pass. */
+  static const mace_activation no_act = {.kind = MACE_ACT_NONE};
   const int gemm_path = st->gemm && !st->winograd_m;
-  const mace_activation *act = has_res && !gemm_path ? &st->no_act : &st->act;
+  const mace_activation *act = has_res && !gemm_path ? &no_act : &st->act;
   if (st->winograd_m) {
     mace_winograd_conv_run(&st->wino, op->pool, op->inputs[0]->data,
                            op->n_inputs > 2 ? op->inputs[2]->data : NULL, act,

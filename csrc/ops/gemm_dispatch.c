@@ -22,15 +22,15 @@
 
 static const mace_gemm_family g_all[] = {
 #if defined(__x86_64__) || defined(_M_X64)
-    /* 14xn / 6xn for one or two columns (four: 2% slower than 6x8 on 512x196x512). */
+    /* Narrow kernels for one or two columns (four: 2% slower than 6x8 on 512x196x512). */
     {"14x32__avx512", MACE_ISA_AVX512, 14, 32, mace_f32_gemm_14x32__avx512,
-     mace_f32_gemm_row__avx512, mace_f32_gemm_14x16__avx512, mace_f32_gemm_14xn__avx512, 2},
+     mace_f32_gemm_row__avx512, mace_f32_gemm_14x16__avx512, mace_f32_gemm_narrow__avx512, 2},
     {"6x16__avx2", MACE_ISA_AVX2, 6, 16, mace_f32_gemm_6x16__avx2, mace_f32_gemm_row__avx2,
-     mace_f32_gemm_6x8__avx2, mace_f32_gemm_6xn__avx2, 2},
+     mace_f32_gemm_6x8__avx2, mace_f32_gemm_narrow__avx2, 2},
 #endif
 #if defined(__aarch64__)
     {"8x8__neon", MACE_ISA_NEON, 8, 8, mace_f32_gemm_8x8__neon, mace_f32_gemm_row__neon, NULL,
-     mace_f32_gemm_8xn__neon, 2},
+     mace_f32_gemm_narrow__neon, 2},
 #endif
     {NULL, MACE_ISA_REF, 0, 0, NULL, NULL, NULL, NULL, 0}};
 

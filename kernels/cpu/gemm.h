@@ -62,11 +62,6 @@ void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float 
 void mace_f32_gemm_6x8__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                              int64_t mr, int64_t nr, int accumulate,
                              const mace_gemm_tile_ep *ep);
-/* Same file: the 6-row tile over the first nr <= MACE_GEMM_NARROW_NR columns of a 16-wide B
- * panel, a column at a time (a matrix's last panel when it has that few columns). */
-void mace_f32_gemm_6xn__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-                             int64_t mr, int64_t nr, int accumulate,
-                             const mace_gemm_tile_ep *ep);
 /* kernels/cpu/x86/gemm_avx512.c (compiled with -mavx512f -mavx512bw -mfma): MR = 14, NR = 32. */
 void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, float *c,
                                  int64_t ldc, int64_t mr, int64_t nr, int accumulate,
@@ -76,21 +71,11 @@ void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, flo
 void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, float *c,
                                  int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                  const mace_gemm_tile_ep *ep);
-/* Same file: the 14-row tile over the first nr <= MACE_GEMM_NARROW_NR columns of a 32-wide B
- * panel, a column at a time. */
-void mace_f32_gemm_14xn__avx512(int64_t kc, const float *a, const float *b, float *c,
-                                int64_t ldc, int64_t mr, int64_t nr, int accumulate,
-                                const mace_gemm_tile_ep *ep);
 #endif
 
 #if defined(__aarch64__)
 /* kernels/cpu/arm/gemm_neon.c: MR = 8, NR = 8. */
 void mace_f32_gemm_8x8__neon(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-                             int64_t mr, int64_t nr, int accumulate,
-                             const mace_gemm_tile_ep *ep);
-/* Same file: the 8-row tile over the first nr <= MACE_GEMM_NARROW_NR columns of an 8-wide B
- * panel, a column at a time. */
-void mace_f32_gemm_8xn__neon(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                              int64_t mr, int64_t nr, int accumulate,
                              const mace_gemm_tile_ep *ep);
 #endif
@@ -109,6 +94,23 @@ void mace_f32_gemm_row__avx512(int64_t kc, const float *a, const float *b, float
 void mace_f32_gemm_row__neon(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                              int64_t mr, int64_t nr, int accumulate,
                              const mace_gemm_tile_ep *ep);
+#endif
+
+/* Narrow microkernels (the family's MR rows, nr <= MACE_GEMM_NARROW_NR columns of an NR-wide
+ * panel, a column at a time), for a matrix's last panel of that few columns:
+ * kernels/cpu/simd/gemm_narrow_impl.inc. */
+#if defined(__x86_64__) || defined(_M_X64)
+void mace_f32_gemm_narrow__avx2(int64_t kc, const float *a, const float *b, float *c,
+                                int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                const mace_gemm_tile_ep *ep);
+void mace_f32_gemm_narrow__avx512(int64_t kc, const float *a, const float *b, float *c,
+                                  int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                  const mace_gemm_tile_ep *ep);
+#endif
+#if defined(__aarch64__)
+void mace_f32_gemm_narrow__neon(int64_t kc, const float *a, const float *b, float *c,
+                                int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                const mace_gemm_tile_ep *ep);
 #endif
 
 #endif /* MACE_KERNELS_CPU_GEMM_H_ */

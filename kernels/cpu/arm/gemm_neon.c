@@ -93,33 +93,3 @@ void mace_f32_gemm_8x8__neon(int64_t kc, const float *a, const float *b, float *
   }
   mace_gemm_store_partial(t, NR, c, ldc, mr, nr, accumulate, ep);
 }
-
-/* The 8-row tile over the first nr <= MACE_GEMM_NARROW_NR columns of an 8-wide panel, a column
- * at a time (as mace_f32_gemm_6xn__avx2): per K step two loads of the panel's 8 A values and two
- * FMAs by the column's B value; two K steps in flight. N = 49 (7x7 planes) leaves one column,
- * which the 8x8 kernel computed as eight. */
-void mace_f32_gemm_8xn__neon(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-                             int64_t mr, int64_t nr, int accumulate,
-                             const mace_gemm_tile_ep *ep) {
-  float t[MR * MACE_GEMM_NARROW_NR];
-  for (int64_t j = 0; j < nr; ++j) {
-    float32x4_t s0 = vdupq_n_f32(0.0f), s1 = s0, s2 = s0, s3 = s0;
-    const float *ak = a, *bk = b + j;
-    int64_t k = 0;
-    for (; k + 2 <= kc; k += 2, ak += 2 * MR, bk += 2 * NR) {
-      s0 = vfmaq_n_f32(s0, vld1q_f32(ak), bk[0]);
-      s1 = vfmaq_n_f32(s1, vld1q_f32(ak + 4), bk[0]);
-      s2 = vfmaq_n_f32(s2, vld1q_f32(ak + MR), bk[NR]);
-      s3 = vfmaq_n_f32(s3, vld1q_f32(ak + MR + 4), bk[NR]);
-    }
-    if (k < kc) {
-      s0 = vfmaq_n_f32(s0, vld1q_f32(ak), bk[0]);
-      s1 = vfmaq_n_f32(s1, vld1q_f32(ak + 4), bk[0]);
-    }
-    float col[MR];
-    vst1q_f32(col, vaddq_f32(s0, s2));
-    vst1q_f32(col + 4, vaddq_f32(s1, s3));
-    for (int64_t i = 0; i < MR; ++i) t[i * MACE_GEMM_NARROW_NR + j] = col[i];
-  }
-  mace_gemm_store_partial(t, MACE_GEMM_NARROW_NR, c, ldc, mr, nr, accumulate, ep);
-}

@@ -127,33 +127,3 @@ void mace_f32_gemm_6x8__avx2(int64_t kc, const float *a, const float *b, float *
   if (mr > 4) STORE_HALF(4, c4, 0, cb0, m0, full0);
   if (mr > 5) STORE_HALF(5, c5, 0, cb0, m0, full0);
 }
-
-/* The 6-row tile over the first nr <= MACE_GEMM_NARROW_NR columns of a 16-wide panel (N = 49
- * for 7x7 planes leaves one column in the last panel, which the 6x8 tile computed as eight), a
- * column at a time: per K step one load of the panel's 6 A values (8 lanes: the last step's
- * masked, the panel ends there), one broadcast of B, one FMA; four K steps in flight. */
-void mace_f32_gemm_6xn__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-                             int64_t mr, int64_t nr, int accumulate,
-                             const mace_gemm_tile_ep *ep) {
-  float t[MR * MACE_GEMM_NARROW_NR];
-  const __m256i m6 = lanes_below_(MR);
-  for (int64_t j = 0; j < nr; ++j) {
-    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-    const float *ak = a, *bk = b + j;
-    int64_t k = 0;
-    for (; k + 4 < kc; k += 4, ak += 4 * MR, bk += 4 * NR) {
-      s0 = _mm256_fmadd_ps(_mm256_loadu_ps(ak), _mm256_broadcast_ss(bk), s0);
-      s1 = _mm256_fmadd_ps(_mm256_loadu_ps(ak + MR), _mm256_broadcast_ss(bk + NR), s1);
-      s2 = _mm256_fmadd_ps(_mm256_loadu_ps(ak + 2 * MR), _mm256_broadcast_ss(bk + 2 * NR), s2);
-      s3 = _mm256_fmadd_ps(_mm256_loadu_ps(ak + 3 * MR), _mm256_broadcast_ss(bk + 3 * NR), s3);
-    }
-    for (; k < kc; ++k, ak += MR, bk += NR) {
-      const __m256 av = k + 1 < kc ? _mm256_loadu_ps(ak) : _mm256_maskload_ps(ak, m6);
-      s0 = _mm256_fmadd_ps(av, _mm256_broadcast_ss(bk), s0);
-    }
-    float col[8];
-    _mm256_storeu_ps(col, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
-    for (int64_t i = 0; i < MR; ++i) t[i * MACE_GEMM_NARROW_NR + j] = col[i];
-  }
-  mace_gemm_store_partial(t, MACE_GEMM_NARROW_NR, c, ldc, mr, nr, accumulate, ep);
-}

@@ -198,32 +198,3 @@ void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, flo
   if (mr > 12) STORE_ROW16(12, c12);
   if (mr > 13) STORE_ROW16(13, c13);
 }
-
-/* The 14-row tile over the first nr <= MACE_GEMM_NARROW_NR columns of a 32-wide panel, a column
- * at a time (as mace_f32_gemm_6xn__avx2): per K step one masked load of the panel's 14 A values,
- * one broadcast of B, one FMA; four K steps in flight. */
-void mace_f32_gemm_14xn__avx512(int64_t kc, const float *a, const float *b, float *c,
-                                int64_t ldc, int64_t mr, int64_t nr, int accumulate,
-                                const mace_gemm_tile_ep *ep) {
-  float t[MR * MACE_GEMM_NARROW_NR];
-  const __mmask16 m14 = (__mmask16)((1u << MR) - 1u);
-  for (int64_t j = 0; j < nr; ++j) {
-    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-    const float *ak = a, *bk = b + j;
-    int64_t k = 0;
-    for (; k + 4 <= kc; k += 4, ak += 4 * MR, bk += 4 * NR) {
-      s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m14, ak), _mm512_set1_ps(bk[0]), s0);
-      s1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m14, ak + MR), _mm512_set1_ps(bk[NR]), s1);
-      s2 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m14, ak + 2 * MR), _mm512_set1_ps(bk[2 * NR]),
-                           s2);
-      s3 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m14, ak + 3 * MR), _mm512_set1_ps(bk[3 * NR]),
-                           s3);
-    }
-    for (; k < kc; ++k, ak += MR, bk += NR)
-      s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m14, ak), _mm512_set1_ps(bk[0]), s0);
-    float col[16];
-    _mm512_storeu_ps(col, _mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
-    for (int64_t i = 0; i < MR; ++i) t[i * MACE_GEMM_NARROW_NR + j] = col[i];
-  }
-  mace_gemm_store_partial(t, MACE_GEMM_NARROW_NR, c, ldc, mr, nr, accumulate, ep);
-}
