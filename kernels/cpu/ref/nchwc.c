@@ -1,0 +1,94 @@
+/* Reference NCHWc kernels (kernels/cpu/nchwc.h): reorders, filter packing, pointwise and
+ * depthwise convolution, for any block. The oracle of the SIMD variants. */
+#include "kernels/cpu/nchwc.h"
+
+void mace_f32_nchw_to_nchwc__ref(int block, int64_t hw, const float *x, float *y, int64_t cb0,
+                                 int64_t cb1) {
+  for (int64_t cb = cb0; cb < cb1; ++cb) {
+    const float *xs = x + cb * block * hw;
+    float *yd = y + cb * block * hw;
+    for (int64_t p = 0; p < hw; ++p)
+      for (int j = 0; j < block; ++j) yd[p * block + j] = xs[j * hw + p];
+  }
+}
+
+void mace_f32_nchwc_to_nchw__ref(int block, int64_t hw, const float *x, float *y, int64_t cb0,
+                                 int64_t cb1) {
+  for (int64_t cb = cb0; cb < cb1; ++cb) {
+    const float *xs = x + cb * block * hw;
+    float *yd = y + cb * block * hw;
+    for (int j = 0; j < block; ++j)
+      for (int64_t p = 0; p < hw; ++p) yd[j * hw + p] = xs[p * block + j];
+  }
+}
+
+int64_t mace_f32_nchwc_conv1x1_packed_floats(int block, int64_t out_c, int64_t in_c) {
+  (void)block;
+  return out_c * in_c;
+}
+
+void mace_f32_nchwc_conv1x1_pack(int block, int64_t out_c, int64_t in_c, const float *w,
+                                 float *packed) {
+  for (int64_t ob = 0; ob < out_c / block; ++ob)
+    for (int64_t ic = 0; ic < in_c; ++ic)
+      for (int j = 0; j < block; ++j)
+        packed[(ob * in_c + ic) * block + j] = w[(ob * block + j) * in_c + ic];
+}
+
+void mace_f32_nchwc_conv1x1__ref(const mace_nchwc_conv1x1 *a, int64_t ob0, int64_t ob1,
+                                 int64_t p0, int64_t p1) {
+  const int b = a->block;
+  const int64_t hw = a->hw;
+  for (int64_t ob = ob0; ob < ob1; ++ob) {
+    const float *w = a->w + ob * a->in_c * b;
+    float *y = a->y + ob * hw * b;
+    for (int64_t p = p0; p < p1; ++p) {
+      for (int j = 0; j < b; ++j) {
+        float s = a->bias ? a->bias[ob * b + j] : 0.0f;
+        for (int64_t ic = 0; ic < a->in_c; ++ic)
+          s += w[ic * b + j] * a->x[((ic / b) * hw + p) * b + ic % b];
+        if (a->res) s += a->res[(ob * hw + p) * b + j];
+        y[p * b + j] = s;
+      }
+      if (a->act) mace_f32_activation__ref(a->act, y + p * b, y + p * b, b);
+    }
+  }
+}
+
+int64_t mace_f32_nchwc_dwconv_packed_floats(int block, int64_t c, int k) {
+  (void)block;
+  return c * k * k;
+}
+
+void mace_f32_nchwc_dwconv_pack(int block, int64_t c, int k, const float *w, float *packed) {
+  for (int64_t cb = 0; cb < c / block; ++cb)
+    for (int t = 0; t < k * k; ++t)
+      for (int j = 0; j < block; ++j)
+        packed[(cb * k * k + t) * block + j] = w[(cb * block + j) * k * k + t];
+}
+
+void mace_f32_nchwc_dwconv__ref(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1) {
+  const int b = a->block, k = a->k;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t cb = r / a->out_h, oy = r % a->out_h;
+    const float *x = a->x + cb * a->in_h * a->in_w * b;
+    const float *w = a->w + cb * k * k * b;
+    float *y = a->y + (cb * a->out_h + oy) * a->out_w * b;
+    for (int64_t ox = 0; ox < a->out_w; ++ox) {
+      for (int j = 0; j < b; ++j) {
+        float s = a->bias ? a->bias[cb * b + j] : 0.0f;
+        for (int ky = 0; ky < k; ++ky) {
+          const int64_t iy = oy * a->stride - a->pad_top + ky;
+          if (iy < 0 || iy >= a->in_h) continue;
+          for (int kx = 0; kx < k; ++kx) {
+            const int64_t ix = ox * a->stride - a->pad_left + kx;
+            if (ix < 0 || ix >= a->in_w) continue;
+            s += w[(ky * k + kx) * b + j] * x[(iy * a->in_w + ix) * b + j];
+          }
+        }
+        y[ox * b + j] = s;
+      }
+      if (a->act) mace_f32_activation__ref(a->act, y + ox * b, y + ox * b, b);
+    }
+  }
+}
