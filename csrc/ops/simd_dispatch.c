@@ -15,7 +15,8 @@ static const mace_simd_kernels g_all[] = {
      .maxpool2d = mace_f32_maxpool2d__avx512,
      .avgpool2d = mace_f32_avgpool2d__avx512,
      .dwconv = mace_f32_dwconv__avx512,
-     .directconv = mace_f32_directconv__avx512},
+     .directconv = mace_f32_directconv__avx512,
+     .nchwc_block = 16},
     {.name = "avx2", .isa = MACE_ISA_AVX2,
      .activation = mace_f32_activation__avx2,
      .vbinary = mace_f32_vbinary__avx2,
@@ -25,7 +26,8 @@ static const mace_simd_kernels g_all[] = {
      .maxpool2d = mace_f32_maxpool2d__avx2,
      .avgpool2d = mace_f32_avgpool2d__avx2,
      .dwconv = mace_f32_dwconv__avx2,
-     .directconv = mace_f32_directconv__avx2},
+     .directconv = mace_f32_directconv__avx2,
+     .nchwc_block = 8},
 #endif
 #if defined(__aarch64__)
     {.name = "neon", .isa = MACE_ISA_NEON,
@@ -37,7 +39,8 @@ static const mace_simd_kernels g_all[] = {
      .maxpool2d = mace_f32_maxpool2d__neon,
      .avgpool2d = mace_f32_avgpool2d__neon,
      .dwconv = mace_f32_dwconv__neon,
-     .directconv = mace_f32_directconv__neon},
+     .directconv = mace_f32_directconv__neon,
+     .nchwc_block = 4},
 #endif
     {.name = "ref", .isa = MACE_ISA_REF,
      .activation = mace_f32_activation__ref,

@@ -8,6 +8,7 @@
 #include "kernels/cpu/directconv.h"
 #include "kernels/cpu/dwconv.h"
 #include "kernels/cpu/eltwise.h"
+#include "kernels/cpu/nchwc.h"
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/softmax.h"
 
@@ -25,6 +26,11 @@ typedef struct mace_simd_kernels {
   mace_f32_avgpool2d_fn avgpool2d;
   mace_f32_dwconv_fn dwconv;  /* depthwise KxK, K <= 7 */
   mace_f32_directconv_fn directconv;  /* group 1, in_c <= 4, KxK, K <= 7 (first layers) */
+  /* NCHWc kernels (kernels/cpu/nchwc.h) on blocks of nchwc_block channels (the vector width;
+   * core/layout.h's mace_nchwc_block gives the same number for the active ISA). */
+  int nchwc_block;
+  mace_f32_nchwc_conv1x1_fn nchwc_conv1x1;
+  mace_f32_nchwc_dwconv_fn nchwc_dwconv;
 } mace_simd_kernels;
 
 /* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns
