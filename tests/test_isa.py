@@ -42,7 +42,7 @@ SUPPORTED = {
 TESTS = ["tests/ops/test_conv2d.py", "tests/ops/test_gemm.py", "tests/ops/test_matmul.py",
          "tests/ops/test_activation.py", "tests/ops/test_eltwise.py", "tests/ops/test_softmax.py",
          "tests/ops/test_pooling.py", "tests/ops/test_conv2d_winograd.py", "tests/ops/test_batch_norm.py",
-         "tests/test_networks.py", "tests/test_isa.py"]
+         "tests/test_networks.py", "tests/test_isa.py", "tests/test_nchwc.py"]
 SELECT = ("(not test_networks and not test_isa) or (zoo_network and not resnet18 and not "
           "efficientnet and not shufflenet) or gemm_sized")
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/layout.h"
 #include "core/planner.h"
 #include "core/status.h"
 #include "mace.pb-c.h"
@@ -252,25 +253,8 @@ static mace_status convert_args(mace_net *net) {
   for (size_t i = 0; i < net->def->n_op; ++i) {
     const Mace__OperatorDef *od = net->def->op[i];
     for (size_t a = 0; a < od->n_arg; ++a) {
-      const Mace__Argument *pa = od->arg[a];
-      mace_arg *arg = &net->args[net->n_args++];
-      arg->name = pa->name ? pa->name : "";
-      arg->has_i = pa->has_i;
-      arg->i = pa->i;
-      arg->has_f = pa->has_f;
-      arg->f = pa->f;
-      if (pa->has_s) {
-        char *s = malloc(pa->s.len + 1);
-        if (!s) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
-        if (pa->s.len) memcpy(s, pa->s.data, pa->s.len);
-        s[pa->s.len] = 0;
-        arg->s = s;
-        arg->has_s = 1;
-      }
-      arg->n_ints = (int)pa->n_ints;
-      arg->ints = pa->ints;
-      arg->n_floats = (int)pa->n_floats;
-      arg->floats = pa->floats;
+      MACE_RETURN_IF_ERROR(mace_arg_from_proto(od->arg[a], &net->args[net->n_args]));
+      ++net->n_args;
     }
   }
   return MACE_OK;
@@ -343,6 +327,11 @@ static mace_status infer_op(mace_net *net, int i, int check_declared) {
   mace_op *op = &net->ops[i];
   op->macs = 0;
   op->scratch_bytes = 0;
+  for (int k = 0; k < op->n_inputs && !op->kind->accepts_nchwc; ++k)
+    if (op->inputs[k]->layout == MACE_LAYOUT_NCHWC)
+      return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s) cannot read the blocked (NCHWc) "
+                        "tensor '%s' (a layout pass error; MACE_NCHWC=0 turns the pass off)",
+                        op->name, op->type, op->inputs[k]->name);
   MACE_RETURN_IF_ERROR(op->kind->infer(op));
   const Mace__OperatorDef *od = net->def->op[i];
   for (int k = 0; k < op->n_outputs; ++k) {
@@ -624,6 +613,9 @@ mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t 
                     net->weights_size, (long long)net->def->weights_size);
     goto fail;
   }
+  /* Chains of ops that gain from the blocked layout get it, with Reorders at their ends. */
+  int n_reorders = 0;
+  if ((st = mace_layout_nchwc(net->def, mace_nchwc_block(), &n_reorders)) != MACE_OK) goto fail;
   size_t n_tensors = net->def->n_tensors + net->def->n_input_info;
   for (size_t i = 0; i < net->def->n_op; ++i) n_tensors += net->def->op[i]->n_output;
   if (n_tensors > (1u << 24)) {

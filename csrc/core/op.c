@@ -113,5 +113,7 @@ mace_status mace_op_set_output(mace_op *op, int i, mace_dtype dtype, const int64
   }
   t->ndim = ndim;
   t->dtype = dtype;
+  t->layout = MACE_LAYOUT_NCHW;
+  t->block = 0;
   return MACE_OK;
 }

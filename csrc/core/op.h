@@ -49,7 +49,18 @@ typedef struct mace_op_kind {
   mace_status (*infer)(mace_op *op);         /* required */
   mace_status (*run)(mace_op *op);           /* required */
   void (*release)(mace_op *op);              /* optional: frees what init allocated */
+  /* Optional: whether the op can take its computed inputs and give output 0 in the blocked
+   * NCHWc layout of `block` channels (core/layout.h). Asked at net build, before any shape
+   * is known, on an op that has only its name, type, args and state (scratch, zeroed) and
+   * inputs[k] = the constant tensor (dims and dtype, no data) or NULL for a computed input.
+   * Returns MACE_NCHWC_NO, MACE_NCHWC_ELEMENTWISE (layout-agnostic: worth blocking only
+   * inside a chain) or MACE_NCHWC_CONV (a kernel that gains from the layout). When an input
+   * arrives blocked, infer must check it can run so and set output 0's layout. The net
+   * never gives a blocked input to a kind without this function. */
+  int (*accepts_nchwc)(mace_op *op, int block);
 } mace_op_kind;
+
+enum { MACE_NCHWC_NO = 0, MACE_NCHWC_ELEMENTWISE = 1, MACE_NCHWC_CONV = 2 };
 
 struct mace_op {
   const mace_op_kind *kind;
@@ -87,7 +98,8 @@ mace_status mace_op_input_ints(const mace_op *op, int k, int64_t *out, int max, 
 /* run of kinds with output_is_view: nothing to compute, the net aliased the buffers. */
 mace_status mace_op_view_run(mace_op *op);
 
-/* Sets output i's dtype and dims. */
+/* Sets output i's dtype and dims, and its layout to plain NCHW (ops that write NCHWc set
+ * layout and block after). */
 mace_status mace_op_set_output(mace_op *op, int i, mace_dtype dtype, const int64_t *dims,
                                int ndim);
 

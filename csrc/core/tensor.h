@@ -12,7 +12,7 @@
 typedef enum mace_layout {
   MACE_LAYOUT_NCHW = 0,   /* also "plain row-major" for tensors that are not images */
   MACE_LAYOUT_NHWC = 1,
-  MACE_LAYOUT_NCHWC = 2   /* blocked, `block` channels innermost, tail zero-padded */
+  MACE_LAYOUT_NCHWC = 2   /* blocked [N, C/block, H, W, block]; C % block == 0 (core/layout.h) */
 } mace_layout;
 
 typedef enum mace_storage_kind {

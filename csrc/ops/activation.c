@@ -42,6 +42,14 @@ static mace_status activation_init(mace_op *op) {
   return mace_fused_activation_parse(op, &s->act);
 }
 
+/* Element-wise (not PRELU, whose slope is laid out per channel): the same on any layout. */
+static int activation_accepts_nchwc(mace_op *op, int block) {
+  (void)block;
+  const char *a = mace_op_arg_str(op, "activation", NULL);
+  return a && strcmp(a, "PRELU") != 0 && op->n_inputs == 1 ? MACE_NCHWC_ELEMENTWISE
+                                                           : MACE_NCHWC_NO;
+}
+
 static mace_status activation_infer(mace_op *op) {
   activation_state *s = (activation_state *)op->state;
   const mace_tensor *x;
@@ -64,7 +72,12 @@ static mace_status activation_infer(mace_op *op) {
                         mace_dims_str(x->dims, x->ndim, b2, sizeof(b2)));
     }
   }
+  if (x->layout == MACE_LAYOUT_NCHWC && s->prelu)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Activation): PRELU cannot run on the "
+                      "blocked (NCHWc) layout", op->name);
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, x->dims, x->ndim));
+  op->outputs[0]->layout = x->layout;
+  op->outputs[0]->block = x->block;
   op->macs = mace_tensor_numel(x);
   op->scratch_bytes = 0;
   return MACE_OK;
@@ -106,4 +119,5 @@ const mace_op_kind mace_op_activation_f32 = {.type = "Activation", .device = MAC
                                              .state_size = sizeof(activation_state),
                                              .init = activation_init,
                                              .infer = activation_infer,
-                                             .run = activation_run};
+                                             .run = activation_run,
+                                             .accepts_nchwc = activation_accepts_nchwc};

@@ -43,6 +43,7 @@
 #include "core/op.h"
 #include "kernels/cpu/compiler.h"
 #include "kernels/cpu/ref/conv2d.h"
+#include "ops/conv2d_nchwc.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
 #include "ops/gemm_dispatch.h"
@@ -64,6 +65,7 @@ typedef struct conv2d_state {
   mace_winograd_conv wino;      /* owns the transformed filter */
   mace_f32_directconv_fn direct; /* non-NULL: direct SIMD convolution with direct_w */
   float *direct_w;               /* owned: constant filter packed for it */
+  mace_conv_nchwc nchwc;         /* kind != NONE: the input is blocked (owns its filter) */
 } conv2d_state;
 
 static void conv2d_release(mace_op *op) {
@@ -73,6 +75,7 @@ static void conv2d_release(mace_op *op) {
   free(st->direct_w);
   st->direct_w = NULL;
   mace_winograd_conv_free(&st->wino);
+  mace_conv_nchwc_free(&st->nchwc);
 }
 
 static mace_status conv2d_init(mace_op *op) {
@@ -96,6 +99,56 @@ static mace_status conv2d_init(mace_op *op) {
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Conv2D): winograd %lld is not 0, 2 or 4",
                       op->name, (long long)st->winograd_arg);
   return mace_fused_activation_parse(op, &st->act);
+}
+
+/* Blocked: a pointwise or depthwise convolution (ops/conv2d_nchwc.h) with a constant f32
+ * filter and bias; a residual only for pointwise. Pointwise needs no padding whatever the
+ * input size: explicit zeros, VALID, or SAME (zero for 1x1 stride 1). */
+static int conv2d_accepts_nchwc(mace_op *op, int block) {
+  if (conv2d_init(op) != MACE_OK || op->n_inputs < 2 || op->n_inputs > 4) return MACE_NCHWC_NO;
+  const conv2d_state *st = op->state;
+  const mace_tensor *w = op->inputs[1];
+  if (!w || w->dtype != MACE_DT_F32 || w->ndim != 4 || op->inputs[0]) return MACE_NCHWC_NO;
+  if (op->n_inputs > 2 && (!op->inputs[2] || op->inputs[2]->dtype != MACE_DT_F32))
+    return MACE_NCHWC_NO;
+  if (op->n_inputs > 3 && op->inputs[3]) return MACE_NCHWC_NO;  /* a constant residual */
+  const int explicit_zero = st->mode != MACE_PAD_EXPLICIT ||
+                            (st->pads[0] == 0 && st->pads[1] == 0 && st->pads[2] == 0 &&
+                             st->pads[3] == 0);
+  const mace_conv2d_shape s = {.in_c = w->dims[1] * st->group, .out_c = w->dims[0],
+                               .k_h = w->dims[2], .k_w = w->dims[3],
+                               .stride_h = st->strides[0], .stride_w = st->strides[1],
+                               .dilation_h = st->dilations[0], .dilation_w = st->dilations[1],
+                               .group = st->group};
+  const int kind = mace_conv_nchwc_kind(&s, block);
+  if (kind == MACE_CONV_NCHWC_POINTWISE && explicit_zero) return MACE_NCHWC_CONV;
+  if (kind == MACE_CONV_NCHWC_DEPTHWISE && op->n_inputs < 4) return MACE_NCHWC_CONV;
+  return MACE_NCHWC_NO;
+}
+
+/* Input blocked: the NCHWc kernels, or an error naming why not (the layout pass asked
+ * conv2d_accepts_nchwc, so this is a model whose shapes contradict its arguments). */
+static mace_status conv2d_infer_nchwc(mace_op *op, const int64_t *pads) {
+  conv2d_state *st = op->state;
+  const mace_tensor *x = op->inputs[0], *w = op->inputs[1];
+  const mace_tensor *r = op->n_inputs > 3 ? op->inputs[3] : NULL;
+  const mace_conv2d_shape *s = &st->shape;
+  const int kind = mace_conv_nchwc_kind(s, x->block);
+  const int ok =
+      w->role == MACE_TENSOR_CONST && w->data && kind != MACE_CONV_NCHWC_NONE &&
+      (kind != MACE_CONV_NCHWC_POINTWISE || (pads[2] == 0 && pads[3] == 0)) &&
+      (!r || (kind == MACE_CONV_NCHWC_POINTWISE && r->layout == MACE_LAYOUT_NCHWC &&
+              r->block == x->block));
+  if (!ok)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Conv2D): cannot run on the blocked (NCHWc, "
+                      "block %d) layout with these shapes (MACE_NCHWC=0 turns it off)", op->name,
+                      x->block);
+  if (mace_conv_nchwc_plan(&st->nchwc, s, x->block, w->data, mace_threadpool_size(op->pool)))
+    return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the packed filter",
+                      op->name);
+  op->outputs[0]->layout = MACE_LAYOUT_NCHWC;
+  op->outputs[0]->block = x->block;
+  return MACE_OK;
 }
 
 static mace_status conv2d_infer(mace_op *op) {
@@ -155,6 +208,7 @@ static mace_status conv2d_infer(mace_op *op) {
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, dims, 4));
   op->macs = n * oc * oh * ow * (c / g) * s->k_h * s->k_w;
   op->scratch_bytes = 0;
+  if (x->layout == MACE_LAYOUT_NCHWC) return conv2d_infer_nchwc(op, pads);
   st->gemm = mace_gemm_family_active();
   st->winograd_m = 0;
   if (w->role == MACE_TENSOR_CONST && w->data &&
@@ -448,6 +502,12 @@ static mace_status conv2d_run(mace_op *op) {
   static const mace_activation no_act = {.kind = MACE_ACT_NONE};
   const int gemm_path = st->gemm && !st->winograd_m;
   const mace_activation *act = has_res && !gemm_path ? &no_act : &st->act;
+  if (st->nchwc.kind != MACE_CONV_NCHWC_NONE) {
+    mace_conv_nchwc_run(&st->nchwc, op->pool, op->inputs[0]->data,
+                        op->n_inputs > 2 ? op->inputs[2]->data : NULL,
+                        has_res ? op->inputs[3]->data : NULL, &st->act, op->outputs[0]->data);
+    return MACE_OK;
+  }
   if (st->winograd_m) {
     mace_winograd_conv_run(&st->wino, op->pool, op->inputs[0]->data,
                            op->n_inputs > 2 ? op->inputs[2]->data : NULL, act,
@@ -482,4 +542,5 @@ const mace_op_kind mace_op_conv2d_f32 = {.type = "Conv2D",
                                          .init = conv2d_init,
                                          .infer = conv2d_infer,
                                          .run = conv2d_run,
-                                         .release = conv2d_release};
+                                         .release = conv2d_release,
+                                         .accepts_nchwc = conv2d_accepts_nchwc};

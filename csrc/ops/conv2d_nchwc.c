@@ -1,0 +1,132 @@
+/* Conv2D on the blocked NCHWc layout (ops/conv2d_nchwc.h). */
+#include "ops/conv2d_nchwc.h"
+
+#include <stdlib.h>
+
+#include "ops/simd_dispatch.h"
+
+int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block) {
+  if (block <= 0 || s->in_c % block != 0 || s->out_c % block != 0 || s->dilation_h != 1 ||
+      s->dilation_w != 1)
+    return MACE_CONV_NCHWC_NONE;
+  if (s->group == 1 && s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
+      s->pad_top == 0 && s->pad_left == 0)
+    return MACE_CONV_NCHWC_POINTWISE;
+  if (s->group == s->in_c && s->out_c == s->in_c && s->k_h == s->k_w && s->k_h >= 1 &&
+      s->k_h <= 7 && s->stride_h == s->stride_w && (s->stride_h == 1 || s->stride_h == 2))
+    return MACE_CONV_NCHWC_DEPTHWISE;
+  return MACE_CONV_NCHWC_NONE;
+}
+
+void mace_conv_nchwc_free(mace_conv_nchwc *c) {
+  free(c->packed);
+  c->packed = NULL;
+  c->kind = MACE_CONV_NCHWC_NONE;
+}
+
+/* Pixels per pointwise work item: its input rows (in_c floats per pixel) stay within about
+ * 128 KB (in L2) while every output block pair of the group reads them. A multiple of 24, so
+ * that the kernels' pixel tiles (6, 8, 12) divide it. */
+static int64_t pointwise_chunk(int64_t in_c, int64_t hw) {
+  int64_t p = 32768 / in_c;
+  p = p < 24 ? 24 : p / 24 * 24;
+  return p < hw ? p : hw;
+}
+
+int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int block,
+                         const float *filter, int threads) {
+  const int kind = mace_conv_nchwc_kind(s, block);
+  if (c->packed && (c->kind != kind || c->block != block || c->s.in_c != s->in_c ||
+                    c->s.out_c != s->out_c || c->s.k_h != s->k_h))
+    mace_conv_nchwc_free(c);
+  const mace_simd_kernels *k = mace_simd_active();
+  if (!c->packed) {
+    const int64_t nf = kind == MACE_CONV_NCHWC_POINTWISE
+                           ? mace_f32_nchwc_conv1x1_packed_floats(block, s->out_c, s->in_c)
+                           : mace_f32_nchwc_dwconv_packed_floats(block, s->in_c, (int)s->k_h);
+    c->packed = malloc((size_t)nf * sizeof(float));
+    if (!c->packed) return -1;
+    if (kind == MACE_CONV_NCHWC_POINTWISE)
+      mace_f32_nchwc_conv1x1_pack(block, s->out_c, s->in_c, filter, c->packed);
+    else
+      mace_f32_nchwc_dwconv_pack(block, s->in_c, (int)s->k_h, filter, c->packed);
+  }
+  c->kind = kind;
+  c->block = block;
+  c->s = *s;
+  /* The SIMD kernel of the active ISA works on its own vector width; ref on any block. */
+  c->pw = k->nchwc_block == block && k->nchwc_conv1x1 ? k->nchwc_conv1x1
+                                                      : mace_f32_nchwc_conv1x1__ref;
+  c->dw = k->nchwc_block == block && k->nchwc_dwconv ? k->nchwc_dwconv
+                                                     : mace_f32_nchwc_dwconv__ref;
+  if (kind == MACE_CONV_NCHWC_POINTWISE) {
+    const int64_t hw = s->out_h * s->out_w, n_ob = s->out_c / block;
+    c->p_chunk = pointwise_chunk(s->in_c, hw);
+    c->n_pc = (hw + c->p_chunk - 1) / c->p_chunk;
+    /* Enough items for the threads to share evenly: split the output blocks too. */
+    c->og_size = n_ob;
+    while (s->batch * c->n_pc * ((n_ob + c->og_size - 1) / c->og_size) < 4 * (int64_t)threads &&
+           c->og_size > 2)
+      c->og_size = (c->og_size / 2 + 1) / 2 * 2;
+    c->n_og = (n_ob + c->og_size - 1) / c->og_size;
+  }
+  return 0;
+}
+
+typedef struct nchwc_job {
+  const mace_conv_nchwc *c;
+  const float *x, *bias, *res;
+  const mace_activation *act;
+  float *y;
+} nchwc_job;
+
+static void pointwise_range(void *p, int64_t begin, int64_t end) {
+  const nchwc_job *j = p;
+  const mace_conv_nchwc *c = j->c;
+  const mace_conv2d_shape *s = &c->s;
+  const int64_t hw = s->out_h * s->out_w, n_ob = s->out_c / c->block;
+  for (int64_t it = begin; it < end; ++it) {
+    const int64_t img = it / (c->n_pc * c->n_og), rest = it % (c->n_pc * c->n_og);
+    const int64_t pc = rest / c->n_og, og = rest % c->n_og;
+    const int64_t p0 = pc * c->p_chunk, p1 = p0 + c->p_chunk < hw ? p0 + c->p_chunk : hw;
+    const int64_t ob0 = og * c->og_size, ob1 = ob0 + c->og_size < n_ob ? ob0 + c->og_size : n_ob;
+    const mace_nchwc_conv1x1 a = {.block = c->block, .in_c = s->in_c, .out_c = s->out_c,
+                                  .hw = hw, .x = j->x + img * s->in_c * hw, .w = c->packed,
+                                  .bias = j->bias,
+                                  .res = j->res ? j->res + img * s->out_c * hw : NULL,
+                                  .act = j->act, .y = j->y + img * s->out_c * hw};
+    c->pw(&a, ob0, ob1, p0, p1);
+  }
+}
+
+static void depthwise_range(void *p, int64_t begin, int64_t end) {
+  const nchwc_job *j = p;
+  const mace_conv_nchwc *c = j->c;
+  const mace_conv2d_shape *s = &c->s;
+  const int64_t rows = s->in_c / c->block * s->out_h;
+  const int64_t in_img = s->in_c * s->in_h * s->in_w, out_img = s->in_c * s->out_h * s->out_w;
+  for (int64_t r = begin; r < end;) {
+    const int64_t img = r / rows, r0 = r % rows;
+    const int64_t r1 = end - img * rows < rows ? end - img * rows : rows;
+    const mace_nchwc_dwconv a = {.block = c->block, .c = s->in_c, .in_h = s->in_h,
+                                 .in_w = s->in_w, .out_h = s->out_h, .out_w = s->out_w,
+                                 .k = (int)s->k_h, .stride = (int)s->stride_h,
+                                 .pad_top = s->pad_top, .pad_left = s->pad_left,
+                                 .x = j->x + img * in_img, .w = c->packed, .bias = j->bias,
+                                 .act = j->act, .y = j->y + img * out_img};
+    c->dw(&a, r0, r1);
+    r += r1 - r0;
+  }
+}
+
+void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const float *x,
+                         const float *bias, const float *res, const mace_activation *act,
+                         float *y) {
+  nchwc_job j = {c, x, bias, res, act, y};
+  if (c->kind == MACE_CONV_NCHWC_POINTWISE) {
+    mace_threadpool_parallel_for(pool, c->s.batch * c->n_pc * c->n_og, 1, pointwise_range, &j);
+  } else {
+    const int64_t rows = c->s.in_c / c->block * c->s.out_h;
+    mace_threadpool_parallel_for(pool, c->s.batch * rows, 2, depthwise_range, &j);
+  }
+}

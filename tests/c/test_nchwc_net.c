@@ -1,0 +1,270 @@
+/* End-to-end test of the blocked-layout pass (core/layout.h) on the net: a MobileNetV2-like
+ * chain (pointwise expand + RELUX, depthwise 3x3 stride 1 and 2 with asymmetric padding,
+ * pointwise project with the residual fused as Conv2D's input 3, a LEAKYRELU Activation op),
+ * one mid-chain tensor also a model output, over 2 images. The net is built with the pass on
+ * (whatever block the active ISA uses: 16 AVX-512, 8 AVX2, 4 NEON, none for ref) and again
+ * with MACE_NCHWC=0, and both runs at 1 and 2 threads must agree:
+ * |on - off| <= 2e-5 * (1 + max |off|) (the same sums in another order: f32 roundings of
+ * at most ~300 terms of magnitude <= 1). With a block, the op list must hold the Reorders
+ * (one in, two out), and the blocked tensors are named "<name>@nchwc". Under ASan the pass's
+ * protobuf-c allocations and the kernels' reads are checked too. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/layout.h"
+#include "core/net.h"
+#include "mace.pb-c.h"
+
+#define C 16  /* a multiple of every block */
+#define E 48  /* expanded */
+#define H 9
+#define W 7
+#define N 2
+
+static int failures = 0;
+
+static float frand(unsigned *s) {
+  *s = *s * 1103515245u + 12345u;
+  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+typedef struct builder {
+  Mace__NetDef def;
+  Mace__OperatorDef ops[8], *op_ptrs[8];
+  Mace__ConstTensor consts[12], *const_ptrs[12];
+  int64_t const_dims[12][4];
+  Mace__Argument args[8][6], *arg_ptrs[8][6];
+  char *ins[8][4], *outs[8][1];
+  float *blob;
+  size_t blob_floats;
+  unsigned seed;
+} builder;
+
+static char *add_const(builder *b, const char *name, int64_t d0, int64_t d1, int64_t d2,
+                       int64_t d3, int ndim, float scale) {
+  Mace__ConstTensor *t = &b->consts[b->def.n_tensors];
+  mace__const_tensor__init(t);
+  int64_t *dims = b->const_dims[b->def.n_tensors];
+  const int64_t all[4] = {d0, d1, d2, d3};
+  int64_t n = 1;
+  for (int i = 0; i < ndim; ++i) n *= dims[i] = all[i];
+  t->name = (char *)name;
+  t->n_dims = (size_t)ndim;
+  t->dims = dims;
+  t->has_data_type = 1;
+  t->data_type = MACE__DATA_TYPE__DT_FLOAT;
+  t->has_offset = 1;
+  t->offset = (int64_t)(b->blob_floats * sizeof(float));
+  t->has_data_size = 1;
+  t->data_size = n * (int64_t)sizeof(float);
+  for (int64_t i = 0; i < n; ++i) b->blob[b->blob_floats + i] = scale * frand(&b->seed);
+  b->blob_floats += (size_t)n;
+  b->const_ptrs[b->def.n_tensors++] = t;
+  return (char *)name;
+}
+
+static Mace__Argument *add_arg(builder *b, int op, const char *name) {
+  Mace__OperatorDef *od = &b->ops[op];
+  Mace__Argument *a = &b->args[op][od->n_arg];
+  mace__argument__init(a);
+  a->name = (char *)name;
+  b->arg_ptrs[op][od->n_arg++] = a;
+  od->arg = b->arg_ptrs[op];
+  return a;
+}
+
+static void arg_ints(builder *b, int op, const char *name, int64_t *v, size_t n) {
+  Mace__Argument *a = add_arg(b, op, name);
+  a->n_ints = n;
+  a->ints = v;
+}
+
+static void arg_str(builder *b, int op, const char *name, const char *s) {
+  Mace__Argument *a = add_arg(b, op, name);
+  a->has_s = 1;
+  a->s.data = (uint8_t *)s;
+  a->s.len = strlen(s);
+}
+
+static int add_op(builder *b, const char *type, const char *name, char *const *in, int n_in,
+                  const char *out) {
+  const int i = (int)b->def.n_op;
+  Mace__OperatorDef *od = &b->ops[i];
+  mace__operator_def__init(od);
+  od->type = (char *)type;
+  od->name = (char *)name;
+  for (int k = 0; k < n_in; ++k) b->ins[i][k] = in[k];
+  od->input = b->ins[i];
+  od->n_input = (size_t)n_in;
+  b->outs[i][0] = (char *)out;
+  od->output = b->outs[i];
+  od->n_output = 1;
+  b->op_ptrs[b->def.n_op++] = od;
+  return i;
+}
+
+static int64_t g_pads_sym[4] = {1, 1, 1, 1}, g_pads_asym[4] = {0, 1, 2, 1};
+static int64_t g_s1[2] = {1, 1}, g_s2[2] = {2, 2}, g_zero[4] = {0, 0, 0, 0};
+
+static int add_conv(builder *b, const char *name, char *x, const char *y, int64_t cin,
+                    int64_t cout, int k, int group, int64_t *strides, int64_t *pads, char *res,
+                    const char *act) {
+  static char wname[8][16], bname[8][16];
+  const int i = (int)b->def.n_op;
+  snprintf(wname[i], sizeof(wname[i]), "%s_w", name);
+  snprintf(bname[i], sizeof(bname[i]), "%s_b", name);
+  char *in[4] = {x, add_const(b, wname[i], cout, cin / group, k, k, 4,
+                              1.0f / sqrtf((float)(cin / group * k * k))),
+                 add_const(b, bname[i], cout, 0, 0, 0, 1, 0.5f), res};
+  add_op(b, "Conv2D", name, in, res ? 4 : 3, y);
+  arg_ints(b, i, "strides", strides, 2);
+  arg_ints(b, i, "padding_values", pads, 4);
+  if (group > 1) {
+    Mace__Argument *a = add_arg(b, i, "group");
+    a->has_i = 1;
+    a->i = group;
+  }
+  if (act) arg_str(b, i, "activation", act);
+  return i;
+}
+
+static void build(builder *b, uint8_t **graph, size_t *size) {
+  memset(b, 0, sizeof(*b));
+  mace__net_def__init(&b->def);
+  b->seed = 7u;
+  b->blob = malloc(sizeof(float) * 16384);
+  b->def.tensors = b->const_ptrs;
+  b->def.op = b->op_ptrs;
+  /* pw1: x[16] -> e1[48] RELUX; dw1: 3x3 s1 -> d1 RELUX; pw2: d1 -> p2[16] + x (residual);
+   * act: LEAKYRELU -> a2 (also an output); pw3: a2 -> e3[48]; dw3: 3x3 s2 asym pads -> y */
+  add_conv(b, "pw1", "x", "e1", C, E, 1, 1, g_s1, g_zero, NULL, "RELUX");
+  add_conv(b, "dw1", "e1", "d1", E, E, 3, E, g_s1, g_pads_sym, NULL, "RELUX");
+  add_conv(b, "pw2", "d1", "p2", E, C, 1, 1, g_s1, g_zero, "x", NULL);
+  char *in_act[1] = {"p2"};
+  const int act = add_op(b, "Activation", "act", in_act, 1, "a2");
+  arg_str(b, act, "activation", "LEAKYRELU");
+  Mace__Argument *alpha = add_arg(b, act, "leakyrelu_coefficient");
+  alpha->has_f = 1;
+  alpha->f = 0.125f;
+  add_conv(b, "pw3", "a2", "e3", C, E, 1, 1, g_s1, g_zero, NULL, "RELU");
+  add_conv(b, "dw3", "e3", "y", E, E, 3, E, g_s2, g_pads_asym, NULL, NULL);
+  static int64_t xdims[4] = {N, C, H, W};
+  static Mace__InputOutputInfo in, out[2], *in_p[1], *out_p[2];
+  mace__input_output_info__init(&in);
+  in.name = "x";
+  in.n_dims = 4;
+  in.dims = xdims;
+  in.has_data_type = 1;
+  in.data_type = MACE__DATA_TYPE__DT_FLOAT;
+  in_p[0] = &in;
+  for (int i = 0; i < 2; ++i) {
+    mace__input_output_info__init(&out[i]);
+    out[i].name = i ? "a2" : "y";
+    out[i].has_data_type = 1;
+    out[i].data_type = MACE__DATA_TYPE__DT_FLOAT;
+    out_p[i] = &out[i];
+  }
+  b->def.input_info = in_p;
+  b->def.n_input_info = 1;
+  b->def.output_info = out_p;
+  b->def.n_output_info = 2;
+  b->def.has_weights_size = 1;
+  b->def.weights_size = (int64_t)(b->blob_floats * sizeof(float));
+  *size = mace__net_def__get_packed_size(&b->def);
+  *graph = malloc(*size);
+  mace__net_def__pack(&b->def, *graph);
+}
+
+/* Runs the net on x; copies the outputs (y first, then a2) into out[0..1]. Returns the
+ * number of Reorder ops, or -1 on error. */
+static int run(const uint8_t *graph, size_t size, const uint8_t *weights, size_t wsize,
+               int threads, const float *x, float *out[2], int64_t out_n[2]) {
+  mace_threadpool *pool = NULL;
+  mace_net *net = NULL;
+  int reorders = -1;
+  if (mace_threadpool_create(threads, MACE_AFFINITY_NONE, &pool) != MACE_OK ||
+      mace_net_create(graph, size, weights, wsize, pool, &net) != MACE_OK ||
+      mace_net_prepare(net) != MACE_OK) {
+    printf("FAIL: net build: %s\n", mace_last_error());
+    goto out;
+  }
+  mace_tensor *tx = mace_net_tensor(net, mace_net_input(net, 0)->tensor);
+  memcpy(tx->data, x, sizeof(float) * N * C * H * W);
+  if (mace_net_run(net) != MACE_OK) {
+    printf("FAIL: run: %s\n", mace_last_error());
+    goto out;
+  }
+  for (int i = 0; i < 2; ++i) {
+    const mace_tensor *t = mace_net_tensor_const(net, mace_net_output(net, i)->tensor);
+    if (t->layout != MACE_LAYOUT_NCHW) {
+      printf("FAIL: output %d is not NCHW\n", i);
+      goto out;
+    }
+    out_n[i] = mace_tensor_numel(t);
+    out[i] = malloc(sizeof(float) * (size_t)out_n[i]);
+    memcpy(out[i], t->data, sizeof(float) * (size_t)out_n[i]);
+  }
+  reorders = 0;
+  for (int i = 0; i < mace_net_num_ops(net); ++i) {
+    const mace_op *op = mace_net_op(net, i);
+    if (strcmp(op->type, "Reorder") == 0) ++reorders;
+    if (strcmp(op->type, "Conv2D") == 0 && reorders && !strstr(op->outputs[0]->name, "@nchwc")) {
+      printf("FAIL: blocked Conv2D '%s' writes '%s'\n", op->name, op->outputs[0]->name);
+      ++failures;
+    }
+  }
+out:
+  mace_net_destroy(net);
+  mace_threadpool_destroy(pool);
+  return reorders;
+}
+
+int main(void) {
+  builder b;
+  uint8_t *graph;
+  size_t size;
+  build(&b, &graph, &size);
+  const size_t wsize = b.blob_floats * sizeof(float);
+  float *x = malloc(sizeof(float) * N * C * H * W);
+  unsigned seed = 3u;
+  for (int i = 0; i < N * C * H * W; ++i) x[i] = frand(&seed);
+  const int block = mace_nchwc_block();
+  float *off[2] = {NULL, NULL};
+  int64_t off_n[2], on_n[2];
+  setenv("MACE_NCHWC", "0", 1);
+  if (run(graph, size, (const uint8_t *)b.blob, wsize, 1, x, off, off_n) != 0) ++failures;
+  unsetenv("MACE_NCHWC");
+  for (int threads = 1; threads <= 2 && off[0]; ++threads) {
+    float *on[2] = {NULL, NULL};
+    const int r = run(graph, size, (const uint8_t *)b.blob, wsize, threads, x, on, on_n);
+    if (r != (block ? 3 : 0)) {
+      printf("FAIL: block %d, %d threads: %d Reorder ops, want %d\n", block, threads, r,
+             block ? 3 : 0);
+      ++failures;
+    }
+    for (int o = 0; o < 2 && on[o]; ++o) {
+      double mx = 0.0, err = 0.0;
+      for (int64_t i = 0; i < off_n[o]; ++i) {
+        mx = fmax(mx, fabs(off[o][i]));
+        err = fmax(err, fabs((double)on[o][i] - off[o][i]));
+      }
+      if (on_n[o] != off_n[o] || !(err <= 2e-5 * (1.0 + mx))) {
+        printf("FAIL: output %d, block %d, %d threads: max error %.3g (max |y| %.3g)\n", o,
+               block, threads, err, mx);
+        ++failures;
+      }
+    }
+    free(on[0]);
+    free(on[1]);
+  }
+  printf("test_nchwc_net: block %d, %s\n", block, failures ? "FAILED" : "ok");
+  free(off[0]);
+  free(off[1]);
+  free(x);
+  free(graph);
+  free(b.blob);
+  return failures ? 1 : 0;
+}

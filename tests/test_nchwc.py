@@ -1,0 +1,223 @@
+"""The blocked activation layout NCHWc (csrc/core/layout.h): chains of pointwise and depthwise
+convolutions and element-wise activations run on [N, C/b, H, W, b] tensors between Reorder ops.
+Each model is checked against onnxruntime and against the same model with the pass turned off
+(MACE_NCHWC=0); the profile shows where the Reorders went."""
+from __future__ import annotations
+
+import os
+import platform
+
+import numpy as np
+import pytest
+from onnx import helper
+
+import mace
+from helpers import assert_close, make_model, rand, run_ort
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def _expected_block() -> int:
+    """The block the pass uses on this machine under MACE_CPU_ISA (0: the pass is off)."""
+    isa = os.environ.get("MACE_CPU_ISA", "")
+    machine = platform.machine().lower()
+    if isa == "ref":
+        return 0
+    if machine in ("aarch64", "arm64"):
+        return 4
+    if machine not in ("x86_64", "amd64"):
+        return 0
+    flags = _cpu_flags()
+    if isa != "avx2" and {"avx512f", "avx512bw", "avx2", "fma"} <= flags:
+        return 16
+    return 8 if {"avx2", "fma"} <= flags else 0
+
+
+BLOCK = _expected_block()
+
+
+class Net:
+    """A small ONNX graph builder: convolutions with random weights."""
+
+    def __init__(self, seed=0):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.n = [], [], 0
+
+    def _name(self, base):
+        self.n += 1
+        return f"{base}{self.n}"
+
+    def conv(self, x, cin, cout, k=1, stride=1, group=1, pads=None, bias=True):
+        w = self._name("w")
+        fan_in = cin // group * k * k
+        self.inits.append((w, (self.rng.standard_normal((cout, cin // group, k, k)) /
+                               np.sqrt(fan_in)).astype(np.float32)))
+        inputs = [x, w]
+        if bias:
+            b = self._name("b")
+            self.inits.append((b, self.rng.uniform(-0.5, 0.5, cout).astype(np.float32)))
+            inputs.append(b)
+        y = self._name("conv")
+        pads = pads if pads is not None else [k // 2] * 4
+        self.nodes.append(helper.make_node("Conv", inputs, [y], kernel_shape=[k, k],
+                                           strides=[stride, stride], group=group, pads=pads))
+        return y
+
+    def op(self, op_type, inputs, **attrs):
+        y = self._name(op_type.lower())
+        self.nodes.append(helper.make_node(op_type, inputs, [y], **attrs))
+        return y
+
+    def clip6(self, x):
+        lo, hi = self._name("lo"), self._name("hi")
+        self.inits += [(lo, np.array(0, np.float32)), (hi, np.array(6, np.float32))]
+        return self.op("Clip", [x, lo, hi])
+
+    def model(self, x_shape, outputs):
+        return make_model(self.nodes, [("x", np.float32, x_shape)],
+                          [(o, np.float32, [None] * 4) for o in outputs], self.inits)
+
+
+def _types(sess, x):
+    return [p["type"] for p in sess.profile(x, rounds=1, warmup=0)]
+
+
+def _check(model, x, monkeypatch, threads=(1, 2)):
+    """mace with the pass on (threads 1 and 2) and off against onnxruntime; returns the op
+    types of the blocked run."""
+    ref = run_ort(model, {"x": x})
+    names = [o.name for o in model.graph.output]
+    types = None
+    for t in threads:
+        sess = mace.Session(model, num_threads=t)
+        out = sess.run({"x": x})
+        for name, r in zip(names, ref):
+            assert_close(out[name], r, what=f"{name} (NCHWc pass on, {t} threads)")
+        types = types or _types(sess, x)
+    monkeypatch.setenv("MACE_NCHWC", "0")
+    sess = mace.Session(model, num_threads=1)
+    out = sess.run({"x": x})
+    for name, r in zip(names, ref):
+        assert_close(out[name], r, what=f"{name} (NCHWc pass off)")
+    assert "Reorder" not in _types(sess, x)
+    monkeypatch.delenv("MACE_NCHWC")
+    return types
+
+
+def _inverted_residual(g, x, c, expand, k, stride, pads=None, act="clip"):
+    h = g.conv(x, c, c * expand)
+    h = g.clip6(h) if act == "clip" else g.op("Relu", [h])
+    h = g.conv(h, c * expand, c * expand, k=k, stride=stride, group=c * expand, pads=pads)
+    h = g.clip6(h) if act == "clip" else g.op("Relu", [h])
+    y = g.conv(h, c * expand, c)
+    return g.op("Add", [y, x]) if stride == 1 else y
+
+
+@pytest.mark.parametrize("n,c,hw,k,stride,pads", [
+    (1, 16, 14, 3, 1, None),
+    (2, 32, 9, 3, 2, None),
+    (1, 16, 11, 5, 1, [1, 3, 3, 1]),
+    (1, 48, 8, 7, 2, [3, 3, 3, 3]),
+    (1, 64, 1, 3, 1, None),
+    (3, 16, 6, 1, 1, [0, 0, 0, 0]),
+])
+def test_inverted_residual_chains_match(monkeypatch, n, c, hw, k, stride, pads):
+    g = Net(seed=c + hw + k)
+    h = _inverted_residual(g, "x", c, 2, k, stride, pads)
+    h = _inverted_residual(g, h, c, 3, k, 1, None, act="relu")
+    model = g.model([n, c, hw, hw], [h])
+    types = _check(model, rand(n, c, hw, hw, seed=1), monkeypatch)
+    if BLOCK and c % BLOCK == 0:
+        # one Reorder in (x), one out (the model output); the residual reads x blocked
+        assert types.count("Reorder") == 2, types
+        assert types[0] == "Reorder" and types[-1] == "Reorder", types
+    else:
+        assert "Reorder" not in types
+
+
+def test_channels_off_the_block_stay_plain(monkeypatch):
+    g = Net(seed=3)
+    h = _inverted_residual(g, "x", 12, 2, 3, 1)  # 12 and 24 channels: not multiples of 16 or 8
+    h = _inverted_residual(g, h, 12, 2, 3, 1)
+    model = g.model([1, 12, 10, 10], [h])
+    types = _check(model, rand(1, 12, 10, 10, seed=2), monkeypatch)
+    if BLOCK in (8, 16):
+        assert "Reorder" not in types
+
+
+def test_blocked_tensors_read_outside_the_chain_and_returned(monkeypatch):
+    """A mid-chain tensor that is also a model output and is read by an op that cannot run
+    blocked (Softmax over channels) goes back to NCHW once, under its own name."""
+    c = 16
+    g = Net(seed=4)
+    a = g.op("Relu", [g.conv("x", c, c)])
+    b = g.op("Relu", [g.conv(a, c, c, k=3, group=c)])
+    d = g.conv(b, c, 2 * c)
+    e = g.conv(g.op("Relu", [d]), 2 * c, c, bias=False)
+    s = g.op("Softmax", [b], axis=1)
+    model = g.model([2, c, 7, 5], [e, b, s])
+    types = _check(model, rand(2, c, 7, 5, seed=3), monkeypatch)
+    if BLOCK and c % BLOCK == 0:
+        assert types.count("Reorder") == 3, types  # x in; b and e out
+
+
+def test_short_chains_are_not_blocked(monkeypatch):
+    """One convolution between two Reorders would cost more than it gains."""
+    g = Net(seed=5)
+    y = g.op("Softmax", [g.op("Relu", [g.conv("x", 16, 16)])], axis=1)
+    model = g.model([1, 16, 8, 8], [y])
+    assert "Reorder" not in _check(model, rand(1, 16, 8, 8, seed=4), monkeypatch)
+
+
+def test_activations_on_blocked_tensors(monkeypatch):
+    g = Net(seed=6)
+    h = g.conv("x", 16, 32)
+    h = g.op("LeakyRelu", [h], alpha=0.2)
+    h = g.conv(h, 32, 32, k=3, group=32)
+    h = g.op("Sigmoid", [h])
+    h = g.conv(h, 32, 16)
+    h = g.op("Tanh", [h])
+    h = g.conv(h, 16, 16, k=3, stride=2, group=16)
+    h = g.op("HardSigmoid", [h])
+    model = g.model([1, 16, 9, 9], [h])
+    types = _check(model, rand(1, 16, 9, 9, seed=5), monkeypatch)
+    if BLOCK in (8, 16):
+        assert types.count("Reorder") == 2, types
+
+
+def test_zoo_networks_match_without_the_pass(monkeypatch):
+    """mobilenet_v2 at 64x64: the blocked run agrees with the plain one and onnxruntime."""
+    from mace import zoo
+    model = zoo.build("mobilenet_v2", size=64)
+    x = rand(1, 3, 64, 64, seed=6)
+    x_name = model.graph.input[0].name
+    ref = run_ort(model, {x_name: x})[0]
+    on = mace.Session(model, num_threads=2).run(x)
+    monkeypatch.setenv("MACE_NCHWC", "0")
+    off = mace.Session(model, num_threads=2).run(x)
+    on = on if isinstance(on, np.ndarray) else next(iter(on.values()))
+    off = off if isinstance(off, np.ndarray) else next(iter(off.values()))
+    assert_close(on, ref, what="pass on")
+    assert_close(off, ref, what="pass off")
+
+
+def test_reorder_with_a_bad_block_is_a_clear_error():
+    from mace.converters import ir
+    from tiny_models import _graph
+    bad = _graph([ir.Op("Reorder", "r", ["x"], ["y"], {"block": 3})],
+                 [("x", [1, 8, 2, 2])], [("y", [1, 8, 2, 2])])
+    with pytest.raises(mace.MaceError, match="not a multiple of the block 3"):
+        mace.Session(bad).run(np.zeros((1, 8, 2, 2), np.float32))
+    worse = _graph([ir.Op("Reorder", "r", ["x"], ["y"], {"block": -2})],
+                   [("x", [1, 8, 2, 2])], [("y", [1, 8, 2, 2])])
+    with pytest.raises(mace.MaceError, match="block -2 is not in"):
+        mace.Session(worse)
