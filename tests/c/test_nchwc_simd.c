@@ -4,8 +4,8 @@
  * the same pack functions.
  *
  * Pointwise: in / out channels of 1, 2, 3, 5, 16 and 64 blocks, every plane size 1..40 and
- * 49, 196, 3136 (several pixel chunks), whole ranges and sub-ranges [ob0, ob1) x [p0, p1) (odd
- * block counts, pixel tails), bias or none, residual or none. Depthwise: K = 1..7, stride 1
+ * 49, 196, 3136, whole ranges and sub-ranges [ob0, ob1) x [p0, p1) (odd block counts,
+ * pixel tails), bias or none, residual or none. Depthwise: K = 1..7, stride 1
  * and 2, symmetric and asymmetric padding (also >= K), planes 1x1 .. 40x40 and 112x112 over 1
  * to 3 channel blocks, all rows or a sub-range of them. Activations NONE, RELU, RELUX,
  * LEAKYRELU (in registers), HARDSWISH, HARDSIGMOID and SIGMOID (the vector activation over the
