@@ -16,7 +16,9 @@ static const mace_simd_kernels g_all[] = {
      .avgpool2d = mace_f32_avgpool2d__avx512,
      .dwconv = mace_f32_dwconv__avx512,
      .directconv = mace_f32_directconv__avx512,
-     .nchwc_block = 16},
+     .nchwc_block = 16,
+     .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__avx512,
+     .nchwc_dwconv = mace_f32_nchwc_dwconv__avx512},
     {.name = "avx2", .isa = MACE_ISA_AVX2,
      .activation = mace_f32_activation__avx2,
      .vbinary = mace_f32_vbinary__avx2,
@@ -27,7 +29,9 @@ static const mace_simd_kernels g_all[] = {
      .avgpool2d = mace_f32_avgpool2d__avx2,
      .dwconv = mace_f32_dwconv__avx2,
      .directconv = mace_f32_directconv__avx2,
-     .nchwc_block = 8},
+     .nchwc_block = 8,
+     .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__avx2,
+     .nchwc_dwconv = mace_f32_nchwc_dwconv__avx2},
 #endif
 #if defined(__aarch64__)
     {.name = "neon", .isa = MACE_ISA_NEON,
@@ -40,7 +44,9 @@ static const mace_simd_kernels g_all[] = {
      .avgpool2d = mace_f32_avgpool2d__neon,
      .dwconv = mace_f32_dwconv__neon,
      .directconv = mace_f32_directconv__neon,
-     .nchwc_block = 4},
+     .nchwc_block = 4,
+     .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__neon,
+     .nchwc_dwconv = mace_f32_nchwc_dwconv__neon},
 #endif
     {.name = "ref", .isa = MACE_ISA_REF,
      .activation = mace_f32_activation__ref,

@@ -1,0 +1,289 @@
+/* Unit test of the SIMD NCHWc kernels (kernels/cpu/nchwc.h): every variant this CPU supports
+ * (the tables of ops/simd_dispatch.h with a non-NULL entry, on blocks of their nchwc_block
+ * channels) against the reference kernels of kernels/cpu/ref/nchwc.c, with filters packed by
+ * the same pack functions.
+ *
+ * Pointwise: in / out channels of 1, 2, 3, 5, 16 and 64 blocks, every plane size 1..40 and
+ * 49, 196, 3136, whole ranges and sub-ranges [ob0, ob1) x [p0, p1) (odd block counts,
+ * pixel tails), bias or none, residual or none. Depthwise: K = 1..7, stride 1
+ * and 2, symmetric and asymmetric padding (also >= K), planes 1x1 .. 40x40 and 112x112 over 1
+ * to 3 channel blocks, all rows or a sub-range of them. Activations NONE, RELU, RELUX,
+ * LEAKYRELU (in registers), HARDSWISH, HARDSIGMOID and SIGMOID (the vector activation over the
+ * stored outputs). Outputs outside the range must keep their sentinel; the buffers are heap
+ * blocks of the exact size, so ASan catches reads past them.
+ * Tolerance per output: |y - ref| <= 2e-6 * L * (|bias| + |res| + sum |w * x|), as in
+ * tests/c/test_dwconv_simd.c (float sums of up to ~1000 terms in another order, with FMA;
+ * the kernels' sums are blocked by the vector's lanes so the error grows like the reference's
+ * own, about one rounding of the magnitude per few terms; 2e-6 is ~34 roundings), L the
+ * activation's Lipschitz constant (1.5 for HARDSWISH, 1 for the others; SIGMOID's 0.25 is
+ * taken as 1), plus 1e-6 absolute for SIGMOID (the vector one is within 4 ulp of the
+ * reference's, and its outputs are in (0, 1)); the other activations are bit-exact. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kernels/cpu/nchwc.h"
+#include "ops/simd_dispatch.h"
+
+#define SENTINEL 99.0f
+
+static int failures = 0;
+static long checked = 0, cases = 0;
+
+static const int g_acts[] = {MACE_ACT_NONE,       MACE_ACT_RELU,      MACE_ACT_RELUX,
+                             MACE_ACT_LEAKYRELU,  MACE_ACT_HARDSWISH, MACE_ACT_HARDSIGMOID,
+                             MACE_ACT_SIGMOID};
+#define N_ACTS ((int)(sizeof(g_acts) / sizeof(g_acts[0])))
+
+static float frand(unsigned *s) {
+  *s = *s * 1103515245u + 12345u;
+  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static float *rand_buf(int64_t n, unsigned *seed) {
+  float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+  for (int64_t i = 0; i < n; ++i) p[i] = frand(seed);
+  return p;
+}
+
+static float *sentinel_buf(int64_t n) {
+  float *p = malloc(sizeof(float) * (size_t)n);
+  for (int64_t i = 0; i < n; ++i) p[i] = SENTINEL;
+  return p;
+}
+
+/* Compares y with ref: mag[i] < 0 marks an output outside the range (must keep the sentinel),
+ * else the bound's magnitude. Returns 0 on the first failure (printing it). */
+static int compare(const char *what, const float *y, const float *ref, const double *mag,
+                   int64_t n, int act_kind) {
+  const double lip = act_kind == MACE_ACT_HARDSWISH ? 1.5 : 1.0;
+  const double extra = act_kind == MACE_ACT_SIGMOID ? 1e-6 : 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    ++checked;
+    const double d = fabs((double)y[i] - (double)ref[i]);
+    const int ok = mag[i] < 0.0 ? y[i] == SENTINEL : d <= 2e-6 * lip * mag[i] + extra;
+    if (!ok) {
+      if (++failures <= 20)
+        printf("FAIL %s act=%d: output %lld got %.9g want %.9g (%s)\n", what, act_kind,
+               (long long)i, y[i], ref[i], mag[i] < 0.0 ? "outside the range" : "inside");
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* The outputs of one case: the variant's, the reference's (both starting at the sentinel) and
+ * the bound's magnitudes. */
+typedef struct outs {
+  float *y, *ref;
+  double *mag;
+  int64_t n;
+} outs;
+
+static outs outs_new(int64_t n) {
+  outs o = {sentinel_buf(n), sentinel_buf(n), malloc(sizeof(double) * (size_t)n), n};
+  return o;
+}
+
+static void outs_check_free(outs *o, const char *what, int act_kind) {
+  compare(what, o->y, o->ref, o->mag, o->n, act_kind);
+  free(o->y);
+  free(o->ref);
+  free(o->mag);
+}
+
+/* ---- pointwise ------------------------------------------------------------------------- */
+
+/* The bound's magnitude of every output of a pointwise call over [ob0, ob1) x [p0, p1). */
+static void c1_mag(const mace_nchwc_conv1x1 *a, const float *w, int64_t ob0, int64_t ob1,
+                   int64_t p0, int64_t p1, double *mag) {
+  const int b = a->block;
+  for (int64_t o = 0; o < a->out_c; ++o)
+    for (int64_t p = 0; p < a->hw; ++p) {
+      const int64_t i = ((o / b) * a->hw + p) * b + o % b;
+      if (o / b < ob0 || o / b >= ob1 || p < p0 || p >= p1) {
+        mag[i] = -1.0;
+        continue;
+      }
+      double m = (a->bias ? fabs(a->bias[o]) : 0.0) + (a->res ? fabs(a->res[i]) : 0.0);
+      for (int64_t c = 0; c < a->in_c; ++c)
+        m += fabs((double)w[o * a->in_c + c] * a->x[((c / b) * a->hw + p) * b + c % b]);
+      mag[i] = m;
+    }
+}
+
+static void check_c1(const mace_simd_kernels *v, int64_t icb, int64_t ocb, int64_t hw,
+                     int64_t ob0, int64_t ob1, int64_t p0, int64_t p1, int use_bias, int use_res,
+                     int act_kind, unsigned seed) {
+  const int b = v->nchwc_block;
+  const int64_t in_c = icb * b, out_c = ocb * b, ny = out_c * hw;
+  float *x = rand_buf(in_c * hw, &seed), *w = rand_buf(out_c * in_c, &seed);
+  float *bias = rand_buf(out_c, &seed), *res = rand_buf(ny, &seed);
+  float *packed =
+      malloc(sizeof(float) * (size_t)mace_f32_nchwc_conv1x1_packed_floats(b, out_c, in_c));
+  outs o = outs_new(ny);
+  mace_f32_nchwc_conv1x1_pack(b, out_c, in_c, w, packed);
+  const mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 0.5f};
+  mace_nchwc_conv1x1 a = {.block = b, .in_c = in_c, .out_c = out_c, .hw = hw, .x = x,
+                          .w = packed, .bias = use_bias ? bias : NULL,
+                          .res = use_res ? res : NULL, .act = &act, .y = o.ref};
+  mace_f32_nchwc_conv1x1__ref(&a, ob0, ob1, p0, p1);
+  a.y = o.y;
+  v->nchwc_conv1x1(&a, ob0, ob1, p0, p1);
+  ++cases;
+  c1_mag(&a, w, ob0, ob1, p0, p1, o.mag);
+  char what[256];
+  snprintf(what, sizeof(what), "%s conv1x1 in %lld out %lld hw %lld ob [%lld,%lld) p [%lld,%lld) "
+           "bias=%d res=%d", v->name, (long long)in_c, (long long)out_c, (long long)hw,
+           (long long)ob0, (long long)ob1, (long long)p0, (long long)p1, use_bias, use_res);
+  outs_check_free(&o, what, act_kind);
+  free(x);
+  free(w);
+  free(bias);
+  free(res);
+  free(packed);
+}
+
+/* Whole range, then a sub-range that leaves outputs on every side untouched where there are
+ * any (an odd number of blocks from block 1, pixels from 1 to hw - 2). */
+static void check_c1_ranges(const mace_simd_kernels *v, int64_t icb, int64_t ocb, int64_t hw,
+                            int variant, unsigned seed) {
+  const int act = g_acts[variant % N_ACTS];
+  check_c1(v, icb, ocb, hw, 0, ocb, 0, hw, variant & 1, (variant >> 1) & 1, act, seed);
+  const int64_t ob0 = ocb > 1 ? 1 : 0, p0 = hw > 2 ? 1 : 0, p1 = hw > 2 ? hw - 1 : hw;
+  int64_t ob1 = ocb > 2 ? ocb - 1 : ocb;
+  if ((ob1 - ob0) % 2 == 0 && ob1 - ob0 > 1) --ob1;
+  check_c1(v, icb, ocb, hw, ob0, ob1, p0, p1, (variant >> 2) & 1, !(variant & 1),
+           g_acts[(variant + 3) % N_ACTS], seed + 7u);
+}
+
+static void test_c1(const mace_simd_kernels *v) {
+  const int64_t blocks[] = {1, 2, 3, 5, 16};
+  const int nb = (int)(sizeof(blocks) / sizeof(blocks[0]));
+  unsigned seed = 1u;
+  int variant = 0;
+  /* every plane size 1..40 over rotating channel counts */
+  for (int64_t hw = 1; hw <= 40; ++hw)
+    check_c1_ranges(v, blocks[hw % nb], blocks[(hw / nb) % nb], hw, variant++, ++seed);
+  /* every channel pair on a few plane sizes */
+  const int64_t hws[] = {7, 13, 49};
+  for (int i = 0; i < nb; ++i)
+    for (int o = 0; o < nb; ++o)
+      for (int h = 0; h < 3; ++h)
+        check_c1_ranges(v, blocks[i], blocks[o], hws[h], variant++, ++seed);
+  /* larger planes and channel counts */
+  check_c1_ranges(v, 3, 5, 196, variant++, ++seed);
+  check_c1_ranges(v, 16, 16, 196, variant++, ++seed);
+  check_c1_ranges(v, 64, 3, 196, variant++, ++seed);
+  check_c1_ranges(v, 2, 3, 3136, variant++, ++seed);
+  check_c1_ranges(v, 16, 5, 3136, variant++, ++seed);
+}
+
+/* ---- depthwise ------------------------------------------------------------------------- */
+
+/* The bound's magnitude of every output of a depthwise call over rows [r0, r1). */
+static void dw_mag(const mace_nchwc_dwconv *a, const float *w, int64_t r0, int64_t r1,
+                   double *mag) {
+  const int b = a->block, k = a->k;
+  for (int64_t c = 0; c < a->c; ++c)
+    for (int64_t oy = 0; oy < a->out_h; ++oy)
+      for (int64_t ox = 0; ox < a->out_w; ++ox) {
+        const int64_t row = (c / b) * a->out_h + oy, i = (row * a->out_w + ox) * b + c % b;
+        if (row < r0 || row >= r1) {
+          mag[i] = -1.0;
+          continue;
+        }
+        double m = a->bias ? fabs(a->bias[c]) : 0.0;
+        for (int ky = 0; ky < k; ++ky)
+          for (int kx = 0; kx < k; ++kx) {
+            const int64_t iy = oy * a->stride - a->pad_top + ky;
+            const int64_t ix = ox * a->stride - a->pad_left + kx;
+            if (iy >= 0 && iy < a->in_h && ix >= 0 && ix < a->in_w)
+              m += fabs((double)w[(c * k + ky) * k + kx] *
+                        a->x[(((c / b) * a->in_h + iy) * a->in_w + ix) * b + c % b]);
+          }
+        mag[i] = m;
+      }
+}
+
+static void check_dw(const mace_simd_kernels *v, int64_t cb, int k, int stride, int64_t h,
+                     int64_t wd, const int64_t *pads /* top, left, bottom, right */, int sub,
+                     int use_bias, int act_kind, unsigned seed) {
+  const int b = v->nchwc_block;
+  const int64_t c = cb * b;
+  if (h + pads[0] + pads[2] < k || wd + pads[1] + pads[3] < k) return;
+  const int64_t out_h = (h + pads[0] + pads[2] - k) / stride + 1;
+  const int64_t out_w = (wd + pads[1] + pads[3] - k) / stride + 1, ny = c * out_h * out_w;
+  float *x = rand_buf(c * h * wd, &seed), *w = rand_buf(c * k * k, &seed);
+  float *bias = rand_buf(c, &seed);
+  float *packed = malloc(sizeof(float) * (size_t)mace_f32_nchwc_dwconv_packed_floats(b, c, k));
+  outs o = outs_new(ny);
+  mace_f32_nchwc_dwconv_pack(b, c, k, w, packed);
+  const mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 0.5f};
+  mace_nchwc_dwconv a = {.block = b, .c = c, .in_h = h, .in_w = wd, .out_h = out_h,
+                         .out_w = out_w, .k = k, .stride = stride, .pad_top = pads[0],
+                         .pad_left = pads[1], .x = x, .w = packed,
+                         .bias = use_bias ? bias : NULL, .act = &act, .y = o.ref};
+  const int64_t rows = cb * out_h;
+  const int64_t r0 = sub && rows > 2 ? 1 : 0, r1 = sub && rows > 2 ? rows - 1 : rows;
+  mace_f32_nchwc_dwconv__ref(&a, r0, r1);
+  a.y = o.y;
+  v->nchwc_dwconv(&a, r0, r1);
+  ++cases;
+  dw_mag(&a, w, r0, r1, o.mag);
+  char what[256];
+  snprintf(what, sizeof(what), "%s dwconv c %lld k%d s%d in %lldx%lld pads %lld,%lld,%lld,%lld "
+           "rows [%lld,%lld) bias=%d", v->name, (long long)c, k, stride, (long long)h,
+           (long long)wd, (long long)pads[0], (long long)pads[1], (long long)pads[2],
+           (long long)pads[3], (long long)r0, (long long)r1, use_bias);
+  outs_check_free(&o, what, act_kind);
+  free(x);
+  free(w);
+  free(bias);
+  free(packed);
+}
+
+static void test_dw(const mace_simd_kernels *v) {
+  const int64_t pads[][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {0, 1, 1, 0}, {1, 0, 2, 1},
+                             {2, 2, 2, 2}, {3, 3, 3, 3}, {3, 1, 0, 2}, {8, 8, 8, 8}};
+  const int np = (int)(sizeof(pads) / sizeof(pads[0]));
+  const int64_t hts[] = {1, 2, 4, 5, 7, 8, 11, 14};
+  unsigned seed = 5u;
+  int n = 0;
+  for (int k = 1; k <= 7; ++k)
+    for (int s = 1; s <= 2; ++s) {
+      /* every width 1..40, rotating height, padding, channel blocks and activation */
+      for (int64_t wd = 1; wd <= 40; ++wd, ++n)
+        check_dw(v, 1 + n % 3, k, s, hts[n % 8] + (k > 4 ? k - 4 : 0), wd, pads[n % np],
+                 n % 5 == 0, n & 1, g_acts[n % N_ACTS], ++seed);
+      /* every padding x activation on one odd shape, over two blocks and a sub-range */
+      for (int pi = 0; pi < np; ++pi)
+        for (int ai = 0; ai < N_ACTS; ++ai, ++n)
+          check_dw(v, 2, k, s, 9, 21, pads[pi], (pi + ai) & 1, n & 1, g_acts[ai], ++seed);
+      /* square planes up to 40x40, and 112x112 */
+      const int64_t sq[] = {1, 3, 7, 14, 28, 40, 112};
+      for (int si = 0; si < 7; ++si, ++n)
+        check_dw(v, si < 6 ? 2 : 1, k, s, sq[si], sq[si], pads[(si + k) % 3], si & 1, 1,
+                 g_acts[n % N_ACTS], ++seed);
+    }
+}
+
+int main(void) {
+  const mace_simd_kernels *const *list;
+  const int nv = mace_simd_variants(&list);
+  int tested = 0;
+  for (int vi = 0; vi < nv; ++vi) {
+    const mace_simd_kernels *v = list[vi];
+    if (v->nchwc_conv1x1) {
+      test_c1(v);
+      ++tested;
+    }
+    if (v->nchwc_dwconv) {
+      test_dw(v);
+      ++tested;
+    }
+  }
+  printf("test_nchwc_simd: %d SIMD kernel(s) over %d variant(s), %ld cases, %ld values "
+         "checked, %d failure(s)\n", tested, nv, cases, checked, failures);
+  return failures != 0;
+}
