@@ -24,13 +24,32 @@ void mace_conv_nchwc_free(mace_conv_nchwc *c) {
   c->kind = MACE_CONV_NCHWC_NONE;
 }
 
-/* Pixels per pointwise work item: its input rows (in_c floats per pixel) stay within about
- * 128 KB (in L2) while every output block pair of the group reads them. A multiple of 24, so
- * that the kernels' pixel tiles (6, 8, 12) divide it. */
-static int64_t pointwise_chunk(int64_t in_c, int64_t hw) {
-  int64_t p = 32768 / in_c;
-  p = p < 24 ? 24 : p / 24 * 24;
-  return p < hw ? p : hw;
+/* Pointwise work items: (image, pixel range, output-block group). Pixel ranges are multiples
+ * of the kernel's tile (no narrow tails) and keep their input rows within about 256 KB (in
+ * L2) while every output block of the item reads them; with several threads the ranges and
+ * groups shrink (groups down to one block pair, ranges down to one tile) until there are at
+ * least 4 items per thread, as the pool splits the items into equal contiguous shares. */
+static void pointwise_split(mace_conv_nchwc *c, int threads) {
+  const mace_conv2d_shape *s = &c->s;
+  const int64_t hw = s->out_h * s->out_w, n_ob = s->out_c / c->block;
+  const int64_t mr = MACE_NCHWC_C1_MR(c->block), want = threads > 1 ? 4 * (int64_t)threads : 1;
+  int64_t chunk = (65536 / s->in_c) / mr * mr;
+  if (chunk < mr) chunk = mr;
+  if (chunk > hw) chunk = hw;
+  c->og_size = n_ob;
+  for (;;) {
+    c->p_chunk = chunk;
+    c->n_pc = (hw + chunk - 1) / chunk;
+    c->n_og = (n_ob + c->og_size - 1) / c->og_size;
+    if (s->batch * c->n_pc * c->n_og >= want) return;
+    if (c->og_size > 2) {
+      c->og_size = (c->og_size / 2 + 1) / 2 * 2;  /* halved, even */
+    } else {
+      const int64_t n_pc = c->n_pc + 1;
+      chunk = ((hw + n_pc - 1) / n_pc + mr - 1) / mr * mr;
+      if (chunk >= c->p_chunk) return;  /* one tile per item already */
+    }
+  }
 }
 
 int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int block,
@@ -59,17 +78,7 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
                                                       : mace_f32_nchwc_conv1x1__ref;
   c->dw = k->nchwc_block == block && k->nchwc_dwconv ? k->nchwc_dwconv
                                                      : mace_f32_nchwc_dwconv__ref;
-  if (kind == MACE_CONV_NCHWC_POINTWISE) {
-    const int64_t hw = s->out_h * s->out_w, n_ob = s->out_c / block;
-    c->p_chunk = pointwise_chunk(s->in_c, hw);
-    c->n_pc = (hw + c->p_chunk - 1) / c->p_chunk;
-    /* Enough items for the threads to share evenly: split the output blocks too. */
-    c->og_size = n_ob;
-    while (s->batch * c->n_pc * ((n_ob + c->og_size - 1) / c->og_size) < 4 * (int64_t)threads &&
-           c->og_size > 2)
-      c->og_size = (c->og_size / 2 + 1) / 2 * 2;
-    c->n_og = (n_ob + c->og_size - 1) / c->og_size;
-  }
+  if (kind == MACE_CONV_NCHWC_POINTWISE) pointwise_split(c, threads);
   return 0;
 }
 

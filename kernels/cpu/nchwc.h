@@ -42,6 +42,10 @@ int64_t mace_f32_nchwc_conv1x1_packed_floats(int block, int64_t out_c, int64_t i
 void mace_f32_nchwc_conv1x1_pack(int block, int64_t out_c, int64_t in_c,
                                  const float *w /* [out_c][in_c] */, float *packed);
 
+/* Pixels per register tile of the SIMD pointwise kernels (AVX-512 14, AVX2 6, NEON 8): work
+ * split into pixel ranges that are multiples of it leaves no narrow tail tiles. */
+#define MACE_NCHWC_C1_MR(block) ((block) == 16 ? 14 : (block) == 8 ? 6 : 8)
+
 /* y = act(W x + bias (+ res)) for output channel blocks [ob0, ob1) and pixels [p0, p1).
  * No allocation. */
 typedef void (*mace_f32_nchwc_conv1x1_fn)(const mace_nchwc_conv1x1 *a, int64_t ob0,
