@@ -11,6 +11,7 @@
  */
 #include "core/op.h"
 #include "kernels/cpu/nchwc.h"
+#include "ops/simd_dispatch.h"
 
 typedef struct reorder_state {
   int64_t block;
@@ -58,7 +59,8 @@ static mace_status reorder_infer(mace_op *op) {
 }
 
 typedef struct reorder_job {
-  int block, to_blocked;
+  int block;
+  mace_f32_nchwc_reorder_fn fn;
   int64_t c_blocks, hw;
   const float *x;
   float *y;
@@ -70,10 +72,7 @@ static void reorder_range(void *p, int64_t begin, int64_t end) {
   for (int64_t it = begin; it < end; ++it) {
     const int64_t img = it / j->c_blocks, cb = it % j->c_blocks;
     const int64_t off = img * j->c_blocks * j->block * j->hw;
-    if (j->to_blocked)
-      mace_f32_nchw_to_nchwc__ref(j->block, j->hw, j->x + off, j->y + off, cb, cb + 1);
-    else
-      mace_f32_nchwc_to_nchw__ref(j->block, j->hw, j->x + off, j->y + off, cb, cb + 1);
+    j->fn(j->block, j->hw, j->x + off, j->y + off, cb, cb + 1);
   }
 }
 
@@ -81,8 +80,13 @@ static mace_status reorder_run(mace_op *op) {
   const mace_tensor *x = op->inputs[0];
   const reorder_state *st = op->state;
   const int to_blocked = st->block > 0;
-  reorder_job j = {.block = to_blocked ? (int)st->block : x->block, .to_blocked = to_blocked,
+  reorder_job j = {.block = to_blocked ? (int)st->block : x->block,
                    .hw = x->dims[2] * x->dims[3], .x = x->data, .y = op->outputs[0]->data};
+  /* The active ISA's kernels work on its own vector width; the reference ones on any block. */
+  const mace_simd_kernels *k = mace_simd_active();
+  const int simd = k->nchwc_block == j.block && k->nchw_to_nchwc && k->nchwc_to_nchw;
+  j.fn = to_blocked ? (simd ? k->nchw_to_nchwc : mace_f32_nchw_to_nchwc__ref)
+                    : (simd ? k->nchwc_to_nchw : mace_f32_nchwc_to_nchw__ref);
   j.c_blocks = x->dims[1] / j.block;
   mace_threadpool_parallel_for(op->pool, x->dims[0] * j.c_blocks, 1, reorder_range, &j);
   return MACE_OK;

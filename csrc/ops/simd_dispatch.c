@@ -18,7 +18,9 @@ static const mace_simd_kernels g_all[] = {
      .directconv = mace_f32_directconv__avx512,
      .nchwc_block = 16,
      .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__avx512,
-     .nchwc_dwconv = mace_f32_nchwc_dwconv__avx512},
+     .nchwc_dwconv = mace_f32_nchwc_dwconv__avx512,
+     .nchw_to_nchwc = mace_f32_nchw_to_nchwc__avx512,
+     .nchwc_to_nchw = mace_f32_nchwc_to_nchw__avx512},
     {.name = "avx2", .isa = MACE_ISA_AVX2,
      .activation = mace_f32_activation__avx2,
      .vbinary = mace_f32_vbinary__avx2,
@@ -31,7 +33,9 @@ static const mace_simd_kernels g_all[] = {
      .directconv = mace_f32_directconv__avx2,
      .nchwc_block = 8,
      .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__avx2,
-     .nchwc_dwconv = mace_f32_nchwc_dwconv__avx2},
+     .nchwc_dwconv = mace_f32_nchwc_dwconv__avx2,
+     .nchw_to_nchwc = mace_f32_nchw_to_nchwc__avx2,
+     .nchwc_to_nchw = mace_f32_nchwc_to_nchw__avx2},
 #endif
 #if defined(__aarch64__)
     {.name = "neon", .isa = MACE_ISA_NEON,
@@ -46,7 +50,9 @@ static const mace_simd_kernels g_all[] = {
      .directconv = mace_f32_directconv__neon,
      .nchwc_block = 4,
      .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__neon,
-     .nchwc_dwconv = mace_f32_nchwc_dwconv__neon},
+     .nchwc_dwconv = mace_f32_nchwc_dwconv__neon,
+     .nchw_to_nchwc = mace_f32_nchw_to_nchwc__neon,
+     .nchwc_to_nchw = mace_f32_nchwc_to_nchw__neon},
 #endif
     {.name = "ref", .isa = MACE_ISA_REF,
      .activation = mace_f32_activation__ref,

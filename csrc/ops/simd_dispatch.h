@@ -31,6 +31,7 @@ typedef struct mace_simd_kernels {
   int nchwc_block;
   mace_f32_nchwc_conv1x1_fn nchwc_conv1x1;
   mace_f32_nchwc_dwconv_fn nchwc_dwconv;
+  mace_f32_nchwc_reorder_fn nchw_to_nchwc, nchwc_to_nchw;
 } mace_simd_kernels;
 
 /* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns

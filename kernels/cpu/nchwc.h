@@ -13,7 +13,10 @@
 
 #include "kernels/cpu/ref/activation.h"
 
-/* ---- reorders (reference C only: a transpose of b x HW blocks) ------------------------ */
+/* ---- reorders (a transpose of b x HW blocks; SIMD variants for b = the vector width) --- */
+
+typedef void (*mace_f32_nchwc_reorder_fn)(int block, int64_t hw, const float *x, float *y,
+                                          int64_t cb0, int64_t cb1);
 
 /* y[c/b][p][c%b] = x[c][p] for channel blocks [cb0, cb1) of one image (hw pixels). */
 void mace_f32_nchw_to_nchwc__ref(int block, int64_t hw, const float *x, float *y, int64_t cb0,
@@ -80,6 +83,14 @@ typedef void (*mace_f32_nchwc_dwconv_fn)(const mace_nchwc_dwconv *a, int64_t r0,
 void mace_f32_nchwc_dwconv__ref(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1);
 
 #if defined(__x86_64__) || defined(_M_X64)
+void mace_f32_nchw_to_nchwc__avx2(int block, int64_t hw, const float *x, float *y, int64_t cb0,
+                                  int64_t cb1);
+void mace_f32_nchwc_to_nchw__avx2(int block, int64_t hw, const float *x, float *y, int64_t cb0,
+                                  int64_t cb1);
+void mace_f32_nchw_to_nchwc__avx512(int block, int64_t hw, const float *x, float *y,
+                                    int64_t cb0, int64_t cb1);
+void mace_f32_nchwc_to_nchw__avx512(int block, int64_t hw, const float *x, float *y,
+                                    int64_t cb0, int64_t cb1);
 void mace_f32_nchwc_conv1x1__avx2(const mace_nchwc_conv1x1 *a, int64_t ob0, int64_t ob1,
                                   int64_t p0, int64_t p1);
 void mace_f32_nchwc_conv1x1__avx512(const mace_nchwc_conv1x1 *a, int64_t ob0, int64_t ob1,
@@ -88,6 +99,10 @@ void mace_f32_nchwc_dwconv__avx2(const mace_nchwc_dwconv *a, int64_t r0, int64_t
 void mace_f32_nchwc_dwconv__avx512(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1);
 #endif
 #if defined(__aarch64__)
+void mace_f32_nchw_to_nchwc__neon(int block, int64_t hw, const float *x, float *y, int64_t cb0,
+                                  int64_t cb1);
+void mace_f32_nchwc_to_nchw__neon(int block, int64_t hw, const float *x, float *y, int64_t cb0,
+                                  int64_t cb1);
 void mace_f32_nchwc_conv1x1__neon(const mace_nchwc_conv1x1 *a, int64_t ob0, int64_t ob1,
                                   int64_t p0, int64_t p1);
 void mace_f32_nchwc_dwconv__neon(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1);

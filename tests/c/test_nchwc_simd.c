@@ -1,7 +1,7 @@
 /* Unit test of the SIMD NCHWc kernels (kernels/cpu/nchwc.h): every variant this CPU supports
  * (the tables of ops/simd_dispatch.h with a non-NULL entry, on blocks of their nchwc_block
  * channels) against the reference kernels of kernels/cpu/ref/nchwc.c, with filters packed by
- * the same pack functions.
+ * the same pack functions, and the reorders (bit-exact copies) against the reference ones.
  *
  * Pointwise: in / out channels of 1, 2, 3, 5, 16 and 64 blocks, every plane size 1..40 and
  * 49, 196, 3136, whole ranges and sub-ranges [ob0, ob1) x [p0, p1) (odd block counts,
@@ -268,6 +268,39 @@ static void test_dw(const mace_simd_kernels *v) {
     }
 }
 
+/* Reorders: exact copies, so equal to the reference bit for bit; channel blocks [cb0, cb1)
+ * of 3, the others keep their sentinel. */
+static void check_reorder(const mace_simd_kernels *v, int64_t hw, int64_t cb0, int64_t cb1,
+                          unsigned seed) {
+  const int b = v->nchwc_block;
+  const int64_t n = 3 * b * hw;
+  float *x = rand_buf(n, &seed);
+  for (int dir = 0; dir < 2; ++dir) {
+    float *y = sentinel_buf(n), *ref = sentinel_buf(n);
+    (dir ? v->nchwc_to_nchw : v->nchw_to_nchwc)(b, hw, x, y, cb0, cb1);
+    (dir ? mace_f32_nchwc_to_nchw__ref : mace_f32_nchw_to_nchwc__ref)(b, hw, x, ref, cb0, cb1);
+    ++cases;
+    for (int64_t i = 0; i < n; ++i, ++checked)
+      if (y[i] != ref[i]) {
+        if (++failures <= 20)
+          printf("FAIL %s %s hw %lld blocks [%lld, %lld): [%lld] got %.9g want %.9g\n", v->name,
+                 dir ? "nchwc_to_nchw" : "nchw_to_nchwc", (long long)hw, (long long)cb0,
+                 (long long)cb1, (long long)i, y[i], ref[i]);
+        break;
+      }
+    free(y);
+    free(ref);
+  }
+  free(x);
+}
+
+static void test_reorder(const mace_simd_kernels *v) {
+  unsigned seed = 11u;
+  for (int64_t hw = 1; hw <= 70; ++hw) check_reorder(v, hw, hw % 3 == 0, 3 - (hw % 4 == 1), ++seed);
+  const int64_t big[] = {196, 3136, 12544};
+  for (int i = 0; i < 3; ++i) check_reorder(v, big[i], 0, 3, ++seed);
+}
+
 int main(void) {
   const mace_simd_kernels *const *list;
   const int nv = mace_simd_variants(&list);
@@ -281,6 +314,10 @@ int main(void) {
     if (v->nchwc_dwconv) {
       test_dw(v);
       ++tested;
+    }
+    if (v->nchw_to_nchwc && v->nchwc_to_nchw) {
+      test_reorder(v);
+      tested += 2;
     }
   }
   printf("test_nchwc_simd: %d SIMD kernel(s) over %d variant(s), %ld cases, %ld values "
