@@ -25,6 +25,18 @@ def make_model(nodes, inputs, outputs, initializers=(), opset=13, name="test"):
     return model
 
 
+def cpu_flags() -> set[str]:
+    """The x86 CPU feature flags of /proc/cpuinfo (empty elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
 def run_ort(model, feeds: dict) -> list[np.ndarray]:
     import onnxruntime as ort
     so = ort.SessionOptions()

@@ -11,23 +11,13 @@ import sys
 import numpy as np
 import pytest
 from onnx import helper
+from helpers import cpu_flags
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def _cpu_flags() -> set[str]:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-FLAGS = _cpu_flags()
+FLAGS = cpu_flags()
 X86 = platform.machine().lower() in ("x86_64", "amd64")
 SUPPORTED = {
     "ref": True,

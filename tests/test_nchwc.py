@@ -12,18 +12,7 @@ import pytest
 from onnx import helper
 
 import mace
-from helpers import assert_close, make_model, rand, run_ort
-
-
-def _cpu_flags() -> set[str]:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
+from helpers import assert_close, cpu_flags, make_model, rand, run_ort
 
 
 def _expected_block() -> int:
@@ -36,7 +25,7 @@ def _expected_block() -> int:
         return 4
     if machine not in ("x86_64", "amd64"):
         return 0
-    flags = _cpu_flags()
+    flags = cpu_flags()
     if isa != "avx2" and {"avx512f", "avx512bw", "avx2", "fma"} <= flags:
         return 16
     return 8 if {"avx2", "fma"} <= flags else 0
