@@ -25,8 +25,8 @@ typedef struct mace_conv_nchwc {
   float *packed;            /* owned: the packed filter */
   mace_f32_nchwc_conv1x1_fn pw;
   mace_f32_nchwc_dwconv_fn dw;
-  int64_t p_chunk, n_pc;    /* pointwise work items: pixel chunks x output-block groups */
-  int64_t og_size, n_og;
+  int64_t og_size, n_og;    /* pointwise work items: output-block groups x pixel ranges */
+  int64_t p_chunk, n_pc;
 } mace_conv_nchwc;
 
 /* Packs the filter (once: a plan of the same kind and block keeps it) and splits the work for
