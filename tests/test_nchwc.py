@@ -190,7 +190,10 @@ def test_zoo_networks_match_without_the_pass(monkeypatch):
     x = rand(1, 3, 64, 64, seed=6)
     x_name = model.graph.input[0].name
     ref = run_ort(model, {x_name: x})[0]
-    on = mace.Session(model, num_threads=2).run(x)
+    sess = mace.Session(model, num_threads=2)
+    on = sess.run(x)
+    if BLOCK:
+        assert "Reorder" in _types(sess, x)  # the pass did block some of the network
     monkeypatch.setenv("MACE_NCHWC", "0")
     off = mace.Session(model, num_threads=2).run(x)
     on = on if isinstance(on, np.ndarray) else next(iter(on.values()))
