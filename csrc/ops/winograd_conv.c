@@ -45,6 +45,14 @@ int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int
   if (block > 1024) block = 1024;
   if (f) block = (block + f->nr - 1) / f->nr * f->nr;
   if (block > tiles * batch) block = tiles * batch; /* blocks run across images */
+  /* Blocks of even size: 196 tiles (55x55, F(4,3)) in blocks of 192 left a last block of 4
+   * tiles, transformed and multiplied on panels of NR columns for almost nothing. */
+  {
+    const int64_t n_blocks = (tiles * batch + block - 1) / block;
+    block = (tiles * batch + n_blocks - 1) / n_blocks;
+    if (f) block = (block + f->nr - 1) / f->nr * f->nr;
+    if (block > tiles * batch) block = tiles * batch;
+  }
   w->slots = 1;
   if (f && threads > 1 && tiles * batch >= 2 * (int64_t)threads) {
     /* Whole blocks per thread: a multiple of `threads` blocks of (nearly) equal size. */
