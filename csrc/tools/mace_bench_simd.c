@@ -213,6 +213,23 @@ int main(void) {
     report(&c, list, nv);
   }
 
+  /* SqueezeNet 1.1's max pools: 3x3 s2, no padding (the 64x111x111 input is 3.2 MB). */
+  static const struct { int64_t c, h; } sq[] = {{64, 111}, {128, 55}, {256, 27}};
+  float *sqx = frand_buf(64 * 111 * 111, 6u, 1.0f), *sqy = malloc(sizeof(float) * 64 * 55 * 55);
+  for (size_t i = 0; i < sizeof(sq) / sizeof(sq[0]); ++i) {
+    char what[64];
+    const int64_t c = sq[i].c, h = sq[i].h, o = (h - 3) / 2 + 1;
+    snprintf(what, sizeof(what), "max 3x3 s2 %lldx%lldx%lld", (long long)c, (long long)h,
+             (long long)h);
+    bench_case bc = {.family = "pooling", .what = what, .x = sqx, .y = sqy,
+                     .pool = {.batch = 1, .channels = c, .in_h = h, .in_w = h, .out_h = o,
+                              .out_w = o, .k_h = 3, .k_w = 3, .stride_h = 2, .stride_w = 2,
+                              .dilation_h = 1, .dilation_w = 1}};
+    report(&bc, list, nv);
+  }
+  free(sqx);
+  free(sqy);
+
   float *filt = frand_buf(C * 9, 4u, 1.0f), *bias = frand_buf(C, 5u, 1.0f);
   for (int64_t s = 1; s <= 2; ++s) {
     char what[64];
