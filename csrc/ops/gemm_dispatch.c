@@ -17,6 +17,13 @@
  * GEMM_L1_PACK_FLOATS (16 KB), reused (pack_compute_range). */
 #define GEMM_SMALL_A_BYTES (256 * 1024)
 #define GEMM_L1_PACK_FLOATS 4096
+/* A last A panel of at most MR / GEMM_TAIL_DIV rows (and GEMM_TAIL_MAX_ROWS) goes through the
+ * family's one-row kernel, a row at a time, instead of the MR-row tile: M = 16 under AVX-512 (MR
+ * 14) computed 28 rows for 16, a 1x1 convolution with 16 outputs (SqueezeNet's squeeze layers,
+ * EfficientNet's stage 1) costing as much as one with 28. The row kernel is load-bound at about
+ * one K step per cycle, the 14-row tile at MR / 2 cycles. */
+#define GEMM_TAIL_DIV 3
+#define GEMM_TAIL_MAX_ROWS 6
 /* A thread's share should hold at least this many multiply-adds. */
 #define GEMM_MIN_MACS_PER_THREAD 65536
 
@@ -197,6 +204,21 @@ static void run_tile(const mace_gemm_family *f, int64_t kl, const float *a, cons
   }
 }
 
+/* rows x cols tile of C, rows (<= GEMM_TAIL_MAX_ROWS) one at a time through the one-row
+ * kernel; a holds the rows contiguously (row r at a + r * kl). */
+static void run_tail_rows(const mace_gemm_family *f, int64_t kl, const float *a, const float *b,
+                          float *c, int64_t ldc, int64_t rows, int64_t cols, int accumulate,
+                          const mace_gemm_tile_ep *ep) {
+  for (int64_t r = 0; r < rows; ++r) {
+    mace_gemm_tile_ep er;
+    if (ep) {
+      er = *ep;
+      if (er.bias && er.bias_per_row) er.bias += r;
+    }
+    f->ukernel_row(kl, a + r * kl, b, c + r * ldc, ldc, 1, cols, accumulate, ep ? &er : NULL);
+  }
+}
+
 void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb, int split_m,
                        int64_t p_begin, int64_t p_end) {
   const mace_gemm_family *f = g->f;
@@ -209,10 +231,21 @@ void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb
   const int64_t mc = GEMM_MC / mr > 0 ? GEMM_MC / mr : 1;
   const int clamp = tile_clamp(g->act);
   const int has_ep = g->bias || clamp != 0;
+  /* The last A panel's rows, when few, through the one-row kernel (GEMM_TAIL_DIV). */
+  const int64_t tail_rows = g->m - (mp - 1) * mr;
+  const int tail = f->ukernel_row && mr > 1 && tail_rows < mr &&
+                   tail_rows * GEMM_TAIL_DIV <= mr && tail_rows <= GEMM_TAIL_MAX_ROWS &&
+                   m_hi == mp;
+  float tail_a[GEMM_TAIL_MAX_ROWS * MACE_GEMM_KC];
   for (int64_t k0 = 0; k0 < g->k; k0 += MACE_GEMM_KC) {
     const int64_t kl = g->k - k0 < MACE_GEMM_KC ? g->k - k0 : MACE_GEMM_KC;
     const int last = k0 + kl == g->k;
     const float *pak = pa + k0 * mpad, *pbk = pb + k0 * npad;
+    if (tail) {  /* the panel's rows, each contiguous (the packed panel interleaves them) */
+      const float *ap = pak + (mp - 1) * mr * kl;
+      for (int64_t r = 0; r < tail_rows; ++r)
+        for (int64_t kk = 0; kk < kl; ++kk) tail_a[r * kl + kk] = ap[kk * mr + r];
+    }
     for (int64_t jc = n_lo; jc < n_hi; jc += nc) {
       const int64_t jc_end = jc + nc < n_hi ? jc + nc : n_hi;
       for (int64_t ic = m_lo; ic < m_hi; ic += mc) {
@@ -228,8 +261,12 @@ void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb
                 clamp > 0 ? clamp : 0, clamp == 2 ? g->act->beta : 0.0f};
             if (k0 == 0 && g->res)
               copy_residual_tile(g->res + i0 * g->ldc + j0, ct, g->ldc, rows, cols, nr);
-            run_tile(f, kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols,
-                     k0 > 0 || g->res, last && has_ep ? &ep : NULL);
+            if (tail && ip == mp - 1)
+              run_tail_rows(f, kl, tail_a, bpanel, ct, g->ldc, rows, cols, k0 > 0 || g->res,
+                            last && has_ep ? &ep : NULL);
+            else
+              run_tile(f, kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols,
+                       k0 > 0 || g->res, last && has_ep ? &ep : NULL);
           }
         }
         /* Another activation: over the finished block (still in cache), a row at a time; not
