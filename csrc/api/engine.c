@@ -349,6 +349,10 @@ mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inp
     const mace_tensor *t = mace_net_tensor_const(net, io->tensor);
     if (!y->data && mace_tensor_numel(t) > 0)
       return mace_error(MACE_INVALID_ARGS, "output '%s' has no buffer", t->name);
+    /* Only a model's own Reorder op can return one; its storage is larger than its dims. */
+    if (t->layout == MACE_LAYOUT_NCHWC)
+      return mace_error(MACE_INVALID_MODEL, "output '%s' is in the blocked NCHWc layout (a "
+                        "Reorder op to NCHWc ends the model)", t->name);
     y->dtype = t->dtype;
     y->ndim = t->ndim;
     memcpy(y->dims, t->dims, sizeof(y->dims));

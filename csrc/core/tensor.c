@@ -38,8 +38,14 @@ int64_t mace_tensor_numel(const mace_tensor *t) {
   return n;
 }
 
+int64_t mace_tensor_storage_numel(const mace_tensor *t) {
+  if (t->layout != MACE_LAYOUT_NCHWC || t->ndim != 4 || t->block <= 0) return mace_tensor_numel(t);
+  const int64_t c = (t->dims[1] + t->block - 1) / t->block * t->block;
+  return t->dims[0] * c * t->dims[2] * t->dims[3];
+}
+
 size_t mace_tensor_nbytes(const mace_tensor *t) {
-  return (size_t)mace_tensor_numel(t) * mace_dtype_size(t->dtype);
+  return (size_t)mace_tensor_storage_numel(t) * mace_dtype_size(t->dtype);
 }
 
 int64_t mace_tensor_info_numel(const mace_tensor_info *info) {

@@ -12,7 +12,8 @@
 typedef enum mace_layout {
   MACE_LAYOUT_NCHW = 0,   /* also "plain row-major" for tensors that are not images */
   MACE_LAYOUT_NHWC = 1,
-  MACE_LAYOUT_NCHWC = 2   /* blocked [N, C/block, H, W, block]; C % block == 0 (core/layout.h) */
+  MACE_LAYOUT_NCHWC = 2   /* blocked [N, ceil(C/block), H, W, block], the channel tail zero-padded
+                           * (kernels/cpu/nchwc.h, core/layout.h); dims stay [N, C, H, W] */
 } mace_layout;
 
 typedef enum mace_storage_kind {
@@ -57,7 +58,11 @@ typedef struct mace_tensor {
 
 size_t mace_dtype_size(mace_dtype dtype);
 const char *mace_dtype_name(mace_dtype dtype);
+/* Elements of the logical dims. */
 int64_t mace_tensor_numel(const mace_tensor *t);
+/* Elements stored: numel, but for NCHWc the channels rounded up to a multiple of the block. */
+int64_t mace_tensor_storage_numel(const mace_tensor *t);
+/* Bytes stored (what the planner allocates): storage_numel * the dtype's size. */
 size_t mace_tensor_nbytes(const mace_tensor *t);
 /* "[1,3,224,224]" into buf. */
 const char *mace_dims_str(const int64_t *dims, int ndim, char *buf, size_t size);

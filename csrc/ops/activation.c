@@ -103,7 +103,8 @@ static void activation_range(void *ctx, int64_t begin, int64_t end) {
 static mace_status activation_run(mace_op *op) {
   const activation_state *s = (const activation_state *)op->state;
   activation_job job;
-  int64_t n = mace_tensor_numel(op->inputs[0]);
+  /* NCHWc: the padded channel tail too (its lanes are finite: kernels/cpu/nchwc.h). */
+  int64_t n = mace_tensor_storage_numel(op->inputs[0]);
   job.s = s;
   job.x = (const float *)op->inputs[0]->data;
   job.slope = s->prelu ? (const float *)op->inputs[1]->data : NULL;

@@ -101,9 +101,10 @@ static mace_status conv2d_init(mace_op *op) {
   return mace_fused_activation_parse(op, &st->act);
 }
 
-/* Blocked: a pointwise or depthwise convolution (ops/conv2d_nchwc.h) with a constant f32
- * filter and bias; a residual only for pointwise. Pointwise needs no padding whatever the
- * input size: explicit zeros, VALID, or SAME (zero for 1x1 stride 1). */
+/* Blocked: a pointwise or depthwise convolution (ops/conv2d_nchwc.h) of any channel counts
+ * (padded to the block) with a constant f32 filter and bias; a residual only for pointwise.
+ * Pointwise needs no padding whatever the input size: explicit zeros, VALID, or SAME (zero
+ * for 1x1 stride 1). */
 static int conv2d_accepts_nchwc(mace_op *op, int block) {
   if (conv2d_init(op) != MACE_OK || op->n_inputs < 2 || op->n_inputs > 4) return MACE_NCHWC_NO;
   const conv2d_state *st = op->state;
@@ -131,11 +132,13 @@ static int conv2d_accepts_nchwc(mace_op *op, int block) {
 static mace_status conv2d_infer_nchwc(mace_op *op, const int64_t *pads) {
   conv2d_state *st = op->state;
   const mace_tensor *x = op->inputs[0], *w = op->inputs[1];
+  const mace_tensor *b = op->n_inputs > 2 ? op->inputs[2] : NULL;
   const mace_tensor *r = op->n_inputs > 3 ? op->inputs[3] : NULL;
   const mace_conv2d_shape *s = &st->shape;
   const int kind = mace_conv_nchwc_kind(s, x->block);
   const int ok =
       w->role == MACE_TENSOR_CONST && w->data && kind != MACE_CONV_NCHWC_NONE &&
+      (!b || (b->role == MACE_TENSOR_CONST && b->data)) &&
       (kind != MACE_CONV_NCHWC_POINTWISE || (pads[2] == 0 && pads[3] == 0)) &&
       (!r || (kind == MACE_CONV_NCHWC_POINTWISE && r->layout == MACE_LAYOUT_NCHWC &&
               r->block == x->block));
@@ -143,7 +146,8 @@ static mace_status conv2d_infer_nchwc(mace_op *op, const int64_t *pads) {
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Conv2D): cannot run on the blocked (NCHWc, "
                       "block %d) layout with these shapes (MACE_NCHWC=0 turns it off)", op->name,
                       x->block);
-  if (mace_conv_nchwc_plan(&st->nchwc, s, x->block, w->data, mace_threadpool_size(op->pool)))
+  if (mace_conv_nchwc_plan(&st->nchwc, s, x->block, w->data, b ? b->data : NULL,
+                           mace_threadpool_size(op->pool)))
     return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the packed filter",
                       op->name);
   op->outputs[0]->layout = MACE_LAYOUT_NCHWC;
@@ -504,7 +508,6 @@ static mace_status conv2d_run(mace_op *op) {
   const mace_activation *act = has_res && !gemm_path ? &no_act : &st->act;
   if (st->nchwc.kind != MACE_CONV_NCHWC_NONE) {
     mace_conv_nchwc_run(&st->nchwc, op->pool, op->inputs[0]->data,
-                        op->n_inputs > 2 ? op->inputs[2]->data : NULL,
                         has_res ? op->inputs[3]->data : NULL, &st->act, op->outputs[0]->data);
     return MACE_OK;
   }

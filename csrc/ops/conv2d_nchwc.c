@@ -2,12 +2,12 @@
 #include "ops/conv2d_nchwc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "ops/simd_dispatch.h"
 
 int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block) {
-  if (block <= 0 || s->in_c % block != 0 || s->out_c % block != 0 || s->dilation_h != 1 ||
-      s->dilation_w != 1)
+  if (block <= 0 || s->dilation_h != 1 || s->dilation_w != 1)
     return MACE_CONV_NCHWC_NONE;
   if (s->group == 1 && s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
       s->pad_top == 0 && s->pad_left == 0)
@@ -21,6 +21,8 @@ int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block) {
 void mace_conv_nchwc_free(mace_conv_nchwc *c) {
   free(c->packed);
   c->packed = NULL;
+  free(c->bias);
+  c->bias = NULL;
   c->kind = MACE_CONV_NCHWC_NONE;
 }
 
@@ -34,9 +36,9 @@ void mace_conv_nchwc_free(mace_conv_nchwc *c) {
  * items per thread. */
 static void pointwise_split(mace_conv_nchwc *c, int threads) {
   const mace_conv2d_shape *s = &c->s;
-  const int64_t hw = s->out_h * s->out_w, n_ob = s->out_c / c->block;
+  const int64_t hw = s->out_h * s->out_w, n_ob = c->out_cp / c->block;
   const int64_t mr = MACE_NCHWC_C1_MR(c->block), want = threads > 1 ? 4 * (int64_t)threads : 1;
-  int64_t cap = (65536 / s->in_c) / mr * mr;
+  int64_t cap = (65536 / c->in_cp) / mr * mr;
   if (cap < mr) cap = mr;
   const int64_t n_pc0 = (hw + cap - 1) / cap;
   int64_t chunk = ((hw + n_pc0 - 1) / n_pc0 + mr - 1) / mr * mr;
@@ -60,22 +62,29 @@ static void pointwise_split(mace_conv_nchwc *c, int threads) {
 }
 
 int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int block,
-                         const float *filter, int threads) {
+                         const float *filter, const float *bias, int threads) {
   const int kind = mace_conv_nchwc_kind(s, block);
   if (c->packed && (c->kind != kind || c->block != block || c->s.in_c != s->in_c ||
-                    c->s.out_c != s->out_c || c->s.k_h != s->k_h))
+                    c->s.out_c != s->out_c || c->s.k_h != s->k_h || !c->bias != !bias))
     mace_conv_nchwc_free(c);
   const mace_simd_kernels *k = mace_simd_active();
+  c->in_cp = MACE_NCHWC_PADDED(s->in_c, block);
+  c->out_cp = MACE_NCHWC_PADDED(s->out_c, block);
   if (!c->packed) {
     const int64_t nf = kind == MACE_CONV_NCHWC_POINTWISE
                            ? mace_f32_nchwc_conv1x1_packed_floats(block, s->out_c, s->in_c)
                            : mace_f32_nchwc_dwconv_packed_floats(block, s->in_c, (int)s->k_h);
     c->packed = malloc((size_t)nf * sizeof(float));
-    if (!c->packed) return -1;
+    c->bias = bias ? calloc((size_t)c->out_cp, sizeof(float)) : NULL;
+    if (!c->packed || (bias && !c->bias)) {
+      mace_conv_nchwc_free(c);
+      return -1;
+    }
     if (kind == MACE_CONV_NCHWC_POINTWISE)
       mace_f32_nchwc_conv1x1_pack(block, s->out_c, s->in_c, filter, c->packed);
     else
       mace_f32_nchwc_dwconv_pack(block, s->in_c, (int)s->k_h, filter, c->packed);
+    if (bias) memcpy(c->bias, bias, (size_t)s->out_c * sizeof(float));
   }
   c->kind = kind;
   c->block = block;
@@ -89,9 +98,10 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   return 0;
 }
 
+/* The kernels run on the padded channel counts (in_cp, out_cp). */
 typedef struct nchwc_job {
   const mace_conv_nchwc *c;
-  const float *x, *bias, *res;
+  const float *x, *res;
   const mace_activation *act;
   float *y;
 } nchwc_job;
@@ -100,17 +110,17 @@ static void pointwise_range(void *p, int64_t begin, int64_t end) {
   const nchwc_job *j = p;
   const mace_conv_nchwc *c = j->c;
   const mace_conv2d_shape *s = &c->s;
-  const int64_t hw = s->out_h * s->out_w, n_ob = s->out_c / c->block;
+  const int64_t hw = s->out_h * s->out_w, n_ob = c->out_cp / c->block;
   for (int64_t it = begin; it < end; ++it) {
     const int64_t img = it / (c->n_og * c->n_pc), rest = it % (c->n_og * c->n_pc);
     const int64_t og = rest / c->n_pc, pc = rest % c->n_pc;
     const int64_t p0 = pc * c->p_chunk, p1 = p0 + c->p_chunk < hw ? p0 + c->p_chunk : hw;
     const int64_t ob0 = og * c->og_size, ob1 = ob0 + c->og_size < n_ob ? ob0 + c->og_size : n_ob;
-    const mace_nchwc_conv1x1 a = {.block = c->block, .in_c = s->in_c, .out_c = s->out_c,
-                                  .hw = hw, .x = j->x + img * s->in_c * hw, .w = c->packed,
-                                  .bias = j->bias,
-                                  .res = j->res ? j->res + img * s->out_c * hw : NULL,
-                                  .act = j->act, .y = j->y + img * s->out_c * hw};
+    const mace_nchwc_conv1x1 a = {.block = c->block, .in_c = c->in_cp, .out_c = c->out_cp,
+                                  .hw = hw, .x = j->x + img * c->in_cp * hw, .w = c->packed,
+                                  .bias = c->bias,
+                                  .res = j->res ? j->res + img * c->out_cp * hw : NULL,
+                                  .act = j->act, .y = j->y + img * c->out_cp * hw};
     c->pw(&a, ob0, ob1, p0, p1);
   }
 }
@@ -119,16 +129,16 @@ static void depthwise_range(void *p, int64_t begin, int64_t end) {
   const nchwc_job *j = p;
   const mace_conv_nchwc *c = j->c;
   const mace_conv2d_shape *s = &c->s;
-  const int64_t rows = s->in_c / c->block * s->out_h;
-  const int64_t in_img = s->in_c * s->in_h * s->in_w, out_img = s->in_c * s->out_h * s->out_w;
+  const int64_t rows = c->in_cp / c->block * s->out_h;
+  const int64_t in_img = c->in_cp * s->in_h * s->in_w, out_img = c->in_cp * s->out_h * s->out_w;
   for (int64_t r = begin; r < end;) {
     const int64_t img = r / rows, r0 = r % rows;
     const int64_t r1 = end - img * rows < rows ? end - img * rows : rows;
-    const mace_nchwc_dwconv a = {.block = c->block, .c = s->in_c, .in_h = s->in_h,
+    const mace_nchwc_dwconv a = {.block = c->block, .c = c->in_cp, .in_h = s->in_h,
                                  .in_w = s->in_w, .out_h = s->out_h, .out_w = s->out_w,
                                  .k = (int)s->k_h, .stride = (int)s->stride_h,
                                  .pad_top = s->pad_top, .pad_left = s->pad_left,
-                                 .x = j->x + img * in_img, .w = c->packed, .bias = j->bias,
+                                 .x = j->x + img * in_img, .w = c->packed, .bias = c->bias,
                                  .act = j->act, .y = j->y + img * out_img};
     c->dw(&a, r0, r1);
     r += r1 - r0;
@@ -136,13 +146,12 @@ static void depthwise_range(void *p, int64_t begin, int64_t end) {
 }
 
 void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const float *x,
-                         const float *bias, const float *res, const mace_activation *act,
-                         float *y) {
-  nchwc_job j = {c, x, bias, res, act, y};
+                         const float *res, const mace_activation *act, float *y) {
+  nchwc_job j = {c, x, res, act, y};
   if (c->kind == MACE_CONV_NCHWC_POINTWISE) {
     mace_threadpool_parallel_for(pool, c->s.batch * c->n_pc * c->n_og, 1, pointwise_range, &j);
   } else {
-    const int64_t rows = c->s.in_c / c->block * c->s.out_h;
+    const int64_t rows = c->in_cp / c->block * c->s.out_h;
     mace_threadpool_parallel_for(pool, c->s.batch * rows, 2, depthwise_range, &j);
   }
 }

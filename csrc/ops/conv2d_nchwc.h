@@ -14,29 +14,31 @@ enum { MACE_CONV_NCHWC_NONE = 0, MACE_CONV_NCHWC_POINTWISE = 1, MACE_CONV_NCHWC_
 
 /* Which blocked kernel covers a convolution: pointwise = 1x1, stride 1, dilation 1, group 1,
  * no padding; depthwise = group = C_in = C_out, square K <= 7, stride 1 or 2, dilation 1, any
- * padding. Channels must be multiples of `block`. Reads in_c, out_c, k_*, stride_*,
+ * padding. Any channel counts: the blocked tensors, filters and biases are padded to multiples
+ * of `block` (kernels/cpu/nchwc.h). Reads in_c, out_c, k_*, stride_*,
  * dilation_*, group, pad_top, pad_left (the caller checks bottom / right padding). */
 int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block);
 
 typedef struct mace_conv_nchwc {
   int kind;                 /* MACE_CONV_NCHWC_*; NONE: not planned */
   int block;
-  mace_conv2d_shape s;
+  mace_conv2d_shape s;      /* the real channel counts */
+  int64_t in_cp, out_cp;    /* padded to multiples of block */
   float *packed;            /* owned: the packed filter */
+  float *bias;              /* owned: the bias padded with zeros to out_cp, or NULL */
   mace_f32_nchwc_conv1x1_fn pw;
   mace_f32_nchwc_dwconv_fn dw;
   int64_t og_size, n_og;    /* pointwise work items: output-block groups x pixel ranges */
   int64_t p_chunk, n_pc;
 } mace_conv_nchwc;
 
-/* Packs the filter (once: a plan of the same kind and block keeps it) and splits the work for
- * `threads`. Returns 0, or -1 when out of memory. */
+/* Packs the filter and the bias (or NULL; once: a plan of the same kind, block and shape keeps
+ * them) and splits the work for `threads`. Returns 0, or -1 when out of memory. */
 int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int block,
-                         const float *filter, int threads);
-/* y = act(conv(x) + bias (+ res)) on blocked x, res, y. */
+                         const float *filter, const float *bias, int threads);
+/* y = act(conv(x) + bias (+ res)) on blocked x, res, y (the planned bias). */
 void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const float *x,
-                         const float *bias, const float *res, const mace_activation *act,
-                         float *y);
+                         const float *res, const mace_activation *act, float *y);
 void mace_conv_nchwc_free(mace_conv_nchwc *c);
 
 #endif /* MACE_OPS_CONV2D_NCHWC_H_ */

@@ -6,8 +6,8 @@
  * Inputs:  0 X [N, C, H, W] (f32; NCHW when block > 0, NCHWc when block = 0)
  * Output:  0 Y, the same dims, in the other layout
  * Arguments:
- *   block   int: > 0: to NCHWc with this many channels per block (C % block == 0);
- *           0: back to NCHW
+ *   block   int: > 0: to NCHWc with this many channels per block (the channel tail of the
+ *           last block zero-padded: kernels/cpu/nchwc.h); 0: back to NCHW
  */
 #include "core/op.h"
 #include "kernels/cpu/nchwc.h"
@@ -46,9 +46,9 @@ static mace_status reorder_infer(mace_op *op) {
                       op->name, x->name, x->layout == MACE_LAYOUT_NCHWC ? "NCHWc" : "NCHW",
                       to_blocked ? "NCHW" : "NCHWc");
   const int64_t b = to_blocked ? st->block : x->block;
-  if (b <= 0 || x->dims[1] % b != 0)
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (Reorder): %lld channels are not a multiple "
-                      "of the block %lld", op->name, (long long)x->dims[1], (long long)b);
+  if (b <= 0)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Reorder): input '%s' has no block", op->name,
+                      x->name);
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, x->dims, 4));
   if (to_blocked) {
     op->outputs[0]->layout = MACE_LAYOUT_NCHWC;
@@ -59,20 +59,30 @@ static mace_status reorder_infer(mace_op *op) {
 }
 
 typedef struct reorder_job {
-  int block;
-  mace_f32_nchwc_reorder_fn fn;
-  int64_t c_blocks, hw;
+  int block, to_blocked;
+  mace_f32_nchwc_reorder_fn fn;   /* full blocks */
+  int64_t c, c_blocks, hw;        /* c_blocks = ceil(c / block) */
   const float *x;
   float *y;
 } reorder_job;
 
-/* Work items are (image, channel block) pairs. */
+/* Work items are (image, channel block) pairs; a partial last block goes to the tail helper,
+ * which zero-fills (to NCHWc) or skips (to NCHW) its padded lanes. */
 static void reorder_range(void *p, int64_t begin, int64_t end) {
   const reorder_job *j = p;
+  const int64_t plain = j->c * j->hw, blocked = j->c_blocks * j->block * j->hw;
+  const int rem = (int)(j->c % j->block);
   for (int64_t it = begin; it < end; ++it) {
     const int64_t img = it / j->c_blocks, cb = it % j->c_blocks;
-    const int64_t off = img * j->c_blocks * j->block * j->hw;
-    j->fn(j->block, j->hw, j->x + off, j->y + off, cb, cb + 1);
+    const float *x = j->x + img * (j->to_blocked ? plain : blocked);
+    float *y = j->y + img * (j->to_blocked ? blocked : plain);
+    if (rem && cb == j->c_blocks - 1) {
+      const int64_t at = cb * j->block * j->hw;  /* the block's first channel, both layouts */
+      (j->to_blocked ? mace_f32_nchw_to_nchwc_tail__ref
+                     : mace_f32_nchwc_to_nchw_tail__ref)(j->block, rem, j->hw, x + at, y + at);
+    } else {
+      j->fn(j->block, j->hw, x, y, cb, cb + 1);
+    }
   }
 }
 
@@ -80,14 +90,15 @@ static mace_status reorder_run(mace_op *op) {
   const mace_tensor *x = op->inputs[0];
   const reorder_state *st = op->state;
   const int to_blocked = st->block > 0;
-  reorder_job j = {.block = to_blocked ? (int)st->block : x->block,
-                   .hw = x->dims[2] * x->dims[3], .x = x->data, .y = op->outputs[0]->data};
+  reorder_job j = {.block = to_blocked ? (int)st->block : x->block, .to_blocked = to_blocked,
+                   .c = x->dims[1], .hw = x->dims[2] * x->dims[3], .x = x->data,
+                   .y = op->outputs[0]->data};
   /* The active ISA's kernels work on its own vector width; the reference ones on any block. */
   const mace_simd_kernels *k = mace_simd_active();
   const int simd = k->nchwc_block == j.block && k->nchw_to_nchwc && k->nchwc_to_nchw;
   j.fn = to_blocked ? (simd ? k->nchw_to_nchwc : mace_f32_nchw_to_nchwc__ref)
                     : (simd ? k->nchwc_to_nchw : mace_f32_nchwc_to_nchw__ref);
-  j.c_blocks = x->dims[1] / j.block;
+  j.c_blocks = (j.c + j.block - 1) / j.block;
   mace_threadpool_parallel_for(op->pool, x->dims[0] * j.c_blocks, 1, reorder_range, &j);
   return MACE_OK;
 }

@@ -1,12 +1,15 @@
 /* End-to-end test of the blocked-layout pass (core/layout.h) on the net: a MobileNetV2-like
  * chain (pointwise expand + RELUX, depthwise 3x3 stride 1 and 2 with asymmetric padding,
  * pointwise project with the residual fused as Conv2D's input 3, a LEAKYRELU Activation op),
- * one mid-chain tensor also a model output, over 2 images. The net is built with the pass on
+ * one mid-chain tensor also a model output, over 2 images, twice: with 16 and 48 channels (a
+ * multiple of every block) and with 10 and 30 (a channel tail under every block, padded with
+ * zeros: kernels/cpu/nchwc.h). The net is built with the pass on
  * (whatever block the active ISA uses: 16 AVX-512, 8 AVX2, 4 NEON, none for ref) and again
  * with MACE_NCHWC=0, and both runs at 1 and 2 threads must agree:
  * |on - off| <= 2e-5 * (1 + max |off|) (the same sums in another order: f32 roundings of
  * at most ~300 terms of magnitude <= 1). With a block, the op list must hold the Reorders
- * (one in, two out), and the blocked tensors are named "<name>@nchwc". Under ASan the pass's
+ * (one in, two out), the blocked tensors are named "<name>@nchwc" and their storage is the
+ * padded [N, ceil(C / b), H, W, b]. Under ASan the pass's
  * protobuf-c allocations and the kernels' reads are checked too. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -18,8 +21,7 @@
 #include "core/net.h"
 #include "mace.pb-c.h"
 
-#define C 16  /* a multiple of every block */
-#define E 48  /* expanded */
+static int64_t C, E;  /* channels, expanded: each configuration of main */
 #define H 9
 #define W 7
 #define N 2
@@ -61,7 +63,7 @@ static char *add_const(builder *b, const char *name, int64_t d0, int64_t d1, int
   t->has_data_size = 1;
   t->data_size = n * (int64_t)sizeof(float);
   for (int64_t i = 0; i < n; ++i) b->blob[b->blob_floats + i] = scale * frand(&b->seed);
-  b->blob_floats += (size_t)n;
+  b->blob_floats += ((size_t)n + 15) / 16 * 16;  /* the next one 64-byte aligned */
   b->const_ptrs[b->def.n_tensors++] = t;
   return (char *)name;
 }
@@ -151,7 +153,11 @@ static void build(builder *b, uint8_t **graph, size_t *size) {
   alpha->f = 0.125f;
   add_conv(b, "pw3", "a2", "e3", C, E, 1, 1, g_s1, g_zero, NULL, "RELU");
   add_conv(b, "dw3", "e3", "y", E, E, 3, E, g_s2, g_pads_asym, NULL, NULL);
-  static int64_t xdims[4] = {N, C, H, W};
+  static int64_t xdims[4];
+  xdims[0] = N;
+  xdims[1] = C;
+  xdims[2] = H;
+  xdims[3] = W;
   static Mace__InputOutputInfo in, out[2], *in_p[1], *out_p[2];
   mace__input_output_info__init(&in);
   in.name = "x";
@@ -192,7 +198,7 @@ static int run(const uint8_t *graph, size_t size, const uint8_t *weights, size_t
     goto out;
   }
   mace_tensor *tx = mace_net_tensor(net, mace_net_input(net, 0)->tensor);
-  memcpy(tx->data, x, sizeof(float) * N * C * H * W);
+  memcpy(tx->data, x, sizeof(float) * (size_t)(N * C * H * W));
   if (mace_net_run(net) != MACE_OK) {
     printf("FAIL: run: %s\n", mace_last_error());
     goto out;
@@ -215,6 +221,16 @@ static int run(const uint8_t *graph, size_t size, const uint8_t *weights, size_t
       printf("FAIL: blocked Conv2D '%s' writes '%s'\n", op->name, op->outputs[0]->name);
       ++failures;
     }
+    const mace_tensor *t = op->outputs[0];
+    if (t->layout == MACE_LAYOUT_NCHWC) {
+      const int64_t cp = (t->dims[1] + t->block - 1) / t->block * t->block;
+      const int64_t want = t->dims[0] * cp * t->dims[2] * t->dims[3];
+      if (mace_tensor_nbytes(t) != sizeof(float) * (size_t)want) {
+        printf("FAIL: blocked '%s' of %lld channels stores %zu bytes\n", t->name,
+               (long long)t->dims[1], mace_tensor_nbytes(t));
+        ++failures;
+      }
+    }
   }
 out:
   mace_net_destroy(net);
@@ -232,15 +248,18 @@ static void max_abs(const float *ref, const float *got, int64_t n, double *mx, d
   }
 }
 
-int main(void) {
+/* One configuration: C channels in and out, E expanded. */
+static void check(int64_t c, int64_t e) {
+  C = c;
+  E = e;
   builder b;
   uint8_t *graph;
   size_t size;
   build(&b, &graph, &size);
   const size_t wsize = b.blob_floats * sizeof(float);
-  float *x = malloc(sizeof(float) * N * C * H * W);
+  float *x = malloc(sizeof(float) * (size_t)(N * C * H * W));
   unsigned seed = 3u;
-  for (int i = 0; i < N * C * H * W; ++i) x[i] = frand(&seed);
+  for (int64_t i = 0; i < N * C * H * W; ++i) x[i] = frand(&seed);
   const int block = mace_nchwc_block();
   float *off[2] = {NULL, NULL};
   int64_t off_n[2], on_n[2];
@@ -251,27 +270,32 @@ int main(void) {
     float *on[2] = {NULL, NULL};
     const int r = run(graph, size, (const uint8_t *)b.blob, wsize, threads, x, on, on_n);
     if (r != (block ? 3 : 0)) {
-      printf("FAIL: block %d, %d threads: %d Reorder ops, want %d\n", block, threads, r,
-             block ? 3 : 0);
+      printf("FAIL: %lld/%lld channels, block %d, %d threads: %d Reorder ops, want %d\n",
+             (long long)C, (long long)E, block, threads, r, block ? 3 : 0);
       ++failures;
     }
     for (int o = 0; o < 2 && on[o]; ++o) {
       double mx = 0.0, err = 0.0;
       max_abs(off[o], on[o], off_n[o], &mx, &err);
       if (on_n[o] != off_n[o] || !(err <= 2e-5 * (1.0 + mx))) {
-        printf("FAIL: output %d, block %d, %d threads: max error %.3g (max |y| %.3g)\n", o,
-               block, threads, err, mx);
+        printf("FAIL: %lld/%lld channels, output %d, block %d, %d threads: max error %.3g "
+               "(max |y| %.3g)\n", (long long)C, (long long)E, o, block, threads, err, mx);
         ++failures;
       }
     }
     free(on[0]);
     free(on[1]);
   }
-  printf("test_nchwc_net: block %d, %s\n", block, failures ? "FAILED" : "ok");
   free(off[0]);
   free(off[1]);
   free(x);
   free(graph);
   free(b.blob);
+}
+
+int main(void) {
+  check(16, 48);
+  check(10, 30);  /* 10 % 4 = 2, 30 % 8 = 6, 30 % 16 = 14: every block has a tail */
+  printf("test_nchwc_net: block %d, %s\n", mace_nchwc_block(), failures ? "FAILED" : "ok");
   return failures ? 1 : 0;
 }

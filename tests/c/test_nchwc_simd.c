@@ -1,7 +1,8 @@
 /* Unit test of the SIMD NCHWc kernels (kernels/cpu/nchwc.h): every variant this CPU supports
  * (the tables of ops/simd_dispatch.h with a non-NULL entry, on blocks of their nchwc_block
  * channels) against the reference kernels of kernels/cpu/ref/nchwc.c, with filters packed by
- * the same pack functions, and the reorders (bit-exact copies) against the reference ones.
+ * the same pack functions, and the reorders (bit-exact copies) against the reference ones;
+ * then the channel tail: the reference tail reorders and the packs' zero padding.
  *
  * Pointwise: in / out channels of 1, 2, 3, 5, 16 and 64 blocks, every plane size 1..40 and
  * 49, 196, 3136, whole ranges and sub-ranges [ob0, ob1) x [p0, p1) (odd block counts,
@@ -301,7 +302,68 @@ static void test_reorder(const mace_simd_kernels *v) {
   for (int i = 0; i < 3; ++i) check_reorder(v, big[i], 0, 3, ++seed);
 }
 
+/* The channel tail (ref only, any block): the tail reorders fill the padded lanes with zeros
+ * and read / write only the rem real NCHW channels (exact-size heap blocks, for ASan); the
+ * packs put zeros at the padded channels' weights. */
+static void test_channel_tail(void) {
+  unsigned seed = 23u;
+  const int blocks[] = {4, 8, 16};
+  for (int bi = 0; bi < 3; ++bi) {
+    const int b = blocks[bi];
+    for (int rem = 1; rem < b; ++rem)
+      for (int64_t hw = 1; hw <= 33; hw += 16) {
+        float *x = rand_buf(rem * hw, &seed), *y = sentinel_buf(b * hw);
+        float *z = sentinel_buf(rem * hw);
+        mace_f32_nchw_to_nchwc_tail__ref(b, rem, hw, x, y);
+        mace_f32_nchwc_to_nchw_tail__ref(b, rem, hw, y, z);
+        ++cases;
+        for (int64_t p = 0; p < hw; ++p)
+          for (int j = 0; j < b; ++j, ++checked)
+            if (y[p * b + j] != (j < rem ? x[j * hw + p] : 0.0f) ||
+                (j < rem && z[j * hw + p] != x[j * hw + p])) {
+              if (++failures <= 20)
+                printf("FAIL tail reorder b %d rem %d hw %lld: pixel %lld lane %d\n", b, rem,
+                       (long long)hw, (long long)p, j);
+              p = hw;
+              break;
+            }
+        free(x);
+        free(y);
+        free(z);
+      }
+    const int64_t out_c = b + 3, in_c = 2 * b - 1, k = 3;
+    const int64_t ocp = 2 * b, icp = 2 * b;
+    float *w = rand_buf(out_c * in_c, &seed);
+    const int64_t n_packed = mace_f32_nchwc_conv1x1_packed_floats(b, out_c, in_c);
+    float *packed = malloc(sizeof(float) * (size_t)n_packed);
+    mace_f32_nchwc_conv1x1_pack(b, out_c, in_c, w, packed);
+    ++cases;
+    for (int64_t oc = 0; oc < ocp; ++oc)
+      for (int64_t ic = 0; ic < icp; ++ic, ++checked) {
+        const float want = oc < out_c && ic < in_c ? w[oc * in_c + ic] : 0.0f;
+        if (packed[((oc / b) * icp + ic) * b + oc % b] != want && ++failures <= 20)
+          printf("FAIL padded conv1x1 pack b %d: out %lld in %lld\n", b, (long long)oc,
+                 (long long)ic);
+      }
+    free(w);
+    free(packed);
+    w = rand_buf(out_c * k * k, &seed);
+    packed = malloc(sizeof(float) * (size_t)mace_f32_nchwc_dwconv_packed_floats(b, out_c, k));
+    mace_f32_nchwc_dwconv_pack(b, out_c, k, w, packed);
+    ++cases;
+    for (int64_t ch = 0; ch < ocp; ++ch)
+      for (int t = 0; t < k * k; ++t, ++checked) {
+        const float want = ch < out_c ? w[ch * k * k + t] : 0.0f;
+        if (packed[((ch / b) * k * k + t) * b + ch % b] != want && ++failures <= 20)
+          printf("FAIL padded dwconv pack b %d: channel %lld tap %d\n", b, (long long)ch, t);
+      }
+    free(w);
+    free(packed);
+  }
+}
+
 int main(void) {
+  test_channel_tail();
   const mace_simd_kernels *const *list;
   const int nv = mace_simd_variants(&list);
   int tested = 0;

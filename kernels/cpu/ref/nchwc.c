@@ -22,17 +22,32 @@ void mace_f32_nchwc_to_nchw__ref(int block, int64_t hw, const float *x, float *y
   }
 }
 
+void mace_f32_nchw_to_nchwc_tail__ref(int block, int rem, int64_t hw, const float *x, float *y) {
+  for (int64_t p = 0; p < hw; ++p) {
+    int j = 0;
+    for (; j < rem; ++j) y[p * block + j] = x[j * hw + p];
+    for (; j < block; ++j) y[p * block + j] = 0.0f;
+  }
+}
+
+void mace_f32_nchwc_to_nchw_tail__ref(int block, int rem, int64_t hw, const float *x, float *y) {
+  for (int j = 0; j < rem; ++j)
+    for (int64_t p = 0; p < hw; ++p) y[j * hw + p] = x[p * block + j];
+}
+
 int64_t mace_f32_nchwc_conv1x1_packed_floats(int block, int64_t out_c, int64_t in_c) {
-  (void)block;
-  return out_c * in_c;
+  return MACE_NCHWC_PADDED(out_c, block) * MACE_NCHWC_PADDED(in_c, block);
 }
 
 void mace_f32_nchwc_conv1x1_pack(int block, int64_t out_c, int64_t in_c, const float *w,
                                  float *packed) {
-  for (int64_t ob = 0; ob < out_c / block; ++ob)
-    for (int64_t ic = 0; ic < in_c; ++ic)
-      for (int j = 0; j < block; ++j)
-        packed[(ob * in_c + ic) * block + j] = w[(ob * block + j) * in_c + ic];
+  const int64_t in_cp = MACE_NCHWC_PADDED(in_c, block);
+  for (int64_t ob = 0; ob < MACE_NCHWC_PADDED(out_c, block) / block; ++ob)
+    for (int64_t ic = 0; ic < in_cp; ++ic)
+      for (int j = 0; j < block; ++j) {
+        const int64_t oc = ob * block + j;
+        packed[(ob * in_cp + ic) * block + j] = oc < out_c && ic < in_c ? w[oc * in_c + ic] : 0.0f;
+      }
 }
 
 void mace_f32_nchwc_conv1x1__ref(const mace_nchwc_conv1x1 *a, int64_t ob0, int64_t ob1,
@@ -56,15 +71,16 @@ void mace_f32_nchwc_conv1x1__ref(const mace_nchwc_conv1x1 *a, int64_t ob0, int64
 }
 
 int64_t mace_f32_nchwc_dwconv_packed_floats(int block, int64_t c, int k) {
-  (void)block;
-  return c * k * k;
+  return MACE_NCHWC_PADDED(c, block) * k * k;
 }
 
 void mace_f32_nchwc_dwconv_pack(int block, int64_t c, int k, const float *w, float *packed) {
-  for (int64_t cb = 0; cb < c / block; ++cb)
+  for (int64_t cb = 0; cb < MACE_NCHWC_PADDED(c, block) / block; ++cb)
     for (int t = 0; t < k * k; ++t)
-      for (int j = 0; j < block; ++j)
-        packed[(cb * k * k + t) * block + j] = w[(cb * block + j) * k * k + t];
+      for (int j = 0; j < block; ++j) {
+        const int64_t ch = cb * block + j;
+        packed[(cb * k * k + t) * block + j] = ch < c ? w[ch * k * k + t] : 0.0f;
+      }
 }
 
 void mace_f32_nchwc_dwconv__ref(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1) {
