@@ -1,6 +1,6 @@
 /* Persistent worker threads: a job is a window [0, n) cut into one contiguous chunk per
  * thread, thread t taking chunk t unless another gets to it first; workers poll for the next
- * job for up to MACE_SPIN_NS (yielding the core now and then), then sleep on a condition
+ * job for up to 50 ms (MACE_SPIN_MS; yielding the core now and then), then sleep on a condition
  * variable. */
 #define _GNU_SOURCE
 #include "core/threadpool.h"
@@ -15,13 +15,27 @@
 
 #include "core/status.h"
 
-/* How long a worker keeps polling for the next job (and the caller for the workers to
- * finish) before sleeping on the condition variable. Time-based: on a virtual machine a
- * sleeping core's vCPU is halted and waking it costs tens of microseconds per job, so a
- * short spin (20,000 polls, ~10 us) made MobileNetV2 at 2 threads 10 ms instead of 6 ms when
- * runs were not back to back. Like OpenMP's blocktime and onnxruntime's spinning workers, a
- * finished run leaves the workers polling for this long. */
-#define MACE_SPIN_NS 2000000
+/* How long a worker keeps polling for the next job before sleeping on the condition variable
+ * (MACE_SPIN_MS overrides it; 0 sleeps at once). Time-based: on a virtual machine a sleeping
+ * core's vCPU is halted, and a worker that has slept for more than a few milliseconds comes
+ * back late and runs little of the next runs: on a 2-vCPU VM (Zen 5), MobileNetV1 at 2 threads
+ * run as compare.py does (100 ms idle, one run, one timed run) took 5.0-5.5 ms, one thread's
+ * time, with a 2 ms spin (the worker joined a third of the jobs), 3.3-3.5 ms with 50 ms, 3.0 ms
+ * back to back (a 20,000-poll spin, ~10 us, had made MobileNetV2 10 ms instead of 6). Like
+ * OpenMP's blocktime (200 ms by default) and onnxruntime's spinning workers (~50 ms seen
+ * here), a finished run leaves the workers polling, yielding the core to any other runnable
+ * thread every microsecond or so. */
+#define MACE_SPIN_NS_DEFAULT 50000000
+
+static int64_t spin_ns_config(void) {
+  const char *env = getenv("MACE_SPIN_MS");
+  if (env && *env) {
+    char *end = NULL;
+    const long ms = strtol(env, &end, 10);
+    if (end && *end == 0 && ms >= 0 && ms <= 10000) return (int64_t)ms * 1000000;
+  }
+  return MACE_SPIN_NS_DEFAULT;
+}
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -74,7 +88,7 @@ typedef struct worker_arg {
 
 struct mace_threadpool {
   int size;                 /* threads including the caller */
-  int64_t spin_ns;          /* MACE_SPIN_NS, or 0 with more threads than cores: polling
+  int64_t spin_ns;          /* spin_ns_config(), or 0 with more threads than cores: polling
                              * threads would then hold the cores the others need */
   mace_affinity affinity;
   int refs;                 /* shared pools: engines holding it (under g_shared_mu) */
@@ -179,7 +193,7 @@ mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
   p->size = num_threads;
   p->affinity = affinity;
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  p->spin_ns = cores > 0 && num_threads > cores ? 0 : MACE_SPIN_NS;
+  p->spin_ns = cores > 0 && num_threads > cores ? 0 : spin_ns_config();
   pthread_mutex_init(&p->job_mu, NULL);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->wake, NULL);
