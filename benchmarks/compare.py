@@ -293,7 +293,7 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
         times = {e: [] for e in runners}
         for _ in range(rounds):
             for eng, fn in runners.items():  # interleaved: mace, peer, ..., mace, peer, ...
-                # Engines' workers poll for a while after a run (onnxruntime ~30 ms, mace 2 ms)
+                # Engines' workers poll for a while after a run (onnxruntime ~30-50 ms, mace 50 ms)
                 # and would take a core from whichever engine runs next in this process: let
                 # them go idle, then run once untimed, so each engine is timed back to back with
                 # itself (as its own benchmark tool would) and never against another's spinners.
