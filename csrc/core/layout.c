@@ -281,7 +281,11 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
   }
   /* Per chain: convolutions against Reorders (one per plain tensor read, counted for the
    * first chain that reads it, as it is inserted once; one per output that goes back to
-   * NCHW). Counted at the chain's root. */
+   * NCHW). Counted at the chain's root. A count, not a cost: EfficientNet-B0's chains
+   * between two squeeze-excitations (project, expand, depthwise: 3 convolutions, 2 Reorders)
+   * measured no faster than plain (Zen 4, 1 thread, 224x224: blocked 7.32 ms, plain 7.30),
+   * and blocking its 24- and 40-channel ones too, on 56x56 and 28x28 planes where a Reorder
+   * costs about what a convolution saves, made it 7.61 ms. */
   int *convs = calloc((size_t)n, sizeof(int)), *reorders = calloc((size_t)n, sizeof(int));
   if (!convs || !reorders) {
     free(convs);
