@@ -161,6 +161,8 @@ def test_blocked_tensors_read_outside_the_chain_and_returned(monkeypatch, c):
     tail the padded lanes stay out of it."""
     g = Net(seed=4)
     a = g.op("Relu", [g.conv("x", c, c)])
+    for _ in range(3):  # a chain keeps more than two convolutions per Reorder (three here)
+        a = g.op("Relu", [g.conv(a, c, c)])
     b = g.op("Relu", [g.conv(a, c, c, k=3, group=c)])
     d = g.conv(b, c, 2 * c)
     e = g.conv(g.op("Relu", [d]), 2 * c, c, bias=False)
@@ -210,11 +212,20 @@ def test_activations_on_channel_tails(monkeypatch, act, c):
 
 
 def test_short_chains_are_not_blocked(monkeypatch):
-    """One convolution between two Reorders would cost more than it gains."""
+    """One convolution between two Reorders would cost more than it gains (a chain needs
+    more than two convolutions per Reorder)."""
     g = Net(seed=5)
     y = g.op("Softmax", [g.op("Relu", [g.conv("x", 16, 16)])], axis=1)
     model = g.model([1, 16, 8, 8], [y])
     assert "Reorder" not in _check(model, rand(1, 16, 8, 8, seed=4), monkeypatch)
+    # pointwise, depthwise, pointwise between two Reorders (a ShuffleNetV2 branch), measured
+    # slower blocked than plain
+    g = Net(seed=9)
+    h = g.op("Relu", [g.conv("x", 32, 32)])
+    h = g.conv(h, 32, 32, k=3, group=32)
+    y = g.op("Softmax", [g.op("Relu", [g.conv(h, 32, 32)])], axis=1)
+    model = g.model([1, 32, 8, 8], [y])
+    assert "Reorder" not in _check(model, rand(1, 32, 8, 8, seed=5), monkeypatch)
 
 
 def test_activations_on_blocked_tensors(monkeypatch):
@@ -227,6 +238,7 @@ def test_activations_on_blocked_tensors(monkeypatch):
     h = g.op("Tanh", [h])
     h = g.conv(h, 16, 16, k=3, stride=2, group=16)
     h = g.op("HardSigmoid", [h])
+    h = g.conv(h, 16, 16)  # five convolutions: more than two per Reorder
     model = g.model([1, 16, 9, 9], [h])
     types = _check(model, rand(1, 16, 9, 9, seed=5), monkeypatch)
     if BLOCK in (8, 16):

@@ -281,11 +281,14 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
   }
   /* Per chain: convolutions against Reorders (one per plain tensor read, counted for the
    * first chain that reads it, as it is inserted once; one per output that goes back to
-   * NCHW). Counted at the chain's root. A count, not a cost: EfficientNet-B0's chains
-   * between two squeeze-excitations (project, expand, depthwise: 3 convolutions, 2 Reorders)
-   * measured no faster than plain (Zen 4, 1 thread, 224x224: blocked 7.32 ms, plain 7.30),
-   * and blocking its 24- and 40-channel ones too, on 56x56 and 28x28 planes where a Reorder
-   * costs about what a convolution saves, made it 7.61 ms. */
+   * NCHW). Counted at the chain's root. A chain is kept when it holds more than two
+   * convolutions per Reorder. A count, not a cost: a Reorder costs about what blocking saves
+   * one or two convolutions on the same plane. With "more convolutions than Reorders",
+   * EfficientNet-B0's and ShuffleNetV2's 3-convolution, 2-Reorder chains (between two
+   * squeeze-excitations; inside a shuffle unit's branch) were blocked and ran slower than
+   * plain (Zen 5 VM, 1 thread, 224x224, mace benchmark, three interleaved pairs: ShuffleNetV2
+   * 2.21-2.39 ms blocked, 1.96-2.07 plain; EfficientNet-B0 7.26-7.65 against 7.09-7.45), while
+   * MobileNetV1/V2's and MNASNet's bodies are one chain of 2 Reorders. */
   int *convs = calloc((size_t)n, sizeof(int)), *reorders = calloc((size_t)n, sizeof(int));
   if (!convs || !reorders) {
     free(convs);
@@ -312,7 +315,7 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
   for (int i = 0; i < n; ++i) {
     if (!p.cap[i]) continue;
     const int r = uf_find(p.parent, i);
-    if (convs[r] > reorders[r]) kept = 1;
+    if (convs[r] > 2 * reorders[r]) kept = 1;
     else p.cap[i] = 0;
   }
   free(convs);

@@ -7,8 +7,9 @@
  * NCHWc before the first reader) and the blocked tensors something outside it reads or the
  * caller gets (a Reorder back to NCHW right after the producer, under the tensor's own name,
  * so the readers outside the chain and the model outputs are untouched). A chain is kept
- * only when it has more convolutions than Reorders: the reorders are real memory passes and
- * show in the profile. Blocked tensors are named "<name>@nchwc". */
+ * only when it has more than two convolutions per Reorder: the reorders are real memory
+ * passes (each costs about what blocking saves one or two convolutions) and show in the
+ * profile. Blocked tensors are named "<name>@nchwc". */
 #ifndef MACE_CORE_LAYOUT_H_
 #define MACE_CORE_LAYOUT_H_
 

@@ -35,11 +35,11 @@ static float frand(unsigned *s) {
 
 typedef struct builder {
   Mace__NetDef def;
-  Mace__OperatorDef ops[8], *op_ptrs[8];
-  Mace__ConstTensor consts[12], *const_ptrs[12];
-  int64_t const_dims[12][4];
-  Mace__Argument args[8][6], *arg_ptrs[8][6];
-  char *ins[8][4], *outs[8][1];
+  Mace__OperatorDef ops[10], *op_ptrs[10];
+  Mace__ConstTensor consts[16], *const_ptrs[16];
+  int64_t const_dims[16][4];
+  Mace__Argument args[10][6], *arg_ptrs[10][6];
+  char *ins[10][4], *outs[10][1];
   float *blob;
   size_t blob_floats;
   unsigned seed;
@@ -114,7 +114,7 @@ static int64_t g_s1[2] = {1, 1}, g_s2[2] = {2, 2}, g_zero[4] = {0, 0, 0, 0};
 static int add_conv(builder *b, const char *name, char *x, const char *y, int64_t cin,
                     int64_t cout, int k, int group, int64_t *strides, int64_t *pads, char *res,
                     const char *act) {
-  static char wname[8][16], bname[8][16];
+  static char wname[10][16], bname[10][16];
   const int i = (int)b->def.n_op;
   snprintf(wname[i], sizeof(wname[i]), "%s_w", name);
   snprintf(bname[i], sizeof(bname[i]), "%s_b", name);
@@ -141,7 +141,9 @@ static void build(builder *b, uint8_t **graph, size_t *size) {
   b->def.tensors = b->const_ptrs;
   b->def.op = b->op_ptrs;
   /* pw1: x[16] -> e1[48] RELUX; dw1: 3x3 s1 -> d1 RELUX; pw2: d1 -> p2[16] + x (residual);
-   * act: LEAKYRELU -> a2 (also an output); pw3: a2 -> e3[48]; dw3: 3x3 s2 asym pads -> y */
+   * act: LEAKYRELU -> a2 (also an output); pw3: a2 -> e3[48]; dw3: 3x3 s2 asym pads -> d3;
+   * pw4: d3 -> e4[48] RELU; dw4: 3x3 s1 -> y (seven convolutions: a chain keeps more than two
+   * per Reorder, core/layout.c) */
   add_conv(b, "pw1", "x", "e1", C, E, 1, 1, g_s1, g_zero, NULL, "RELUX");
   add_conv(b, "dw1", "e1", "d1", E, E, 3, E, g_s1, g_pads_sym, NULL, "RELUX");
   add_conv(b, "pw2", "d1", "p2", E, C, 1, 1, g_s1, g_zero, "x", NULL);
@@ -152,7 +154,9 @@ static void build(builder *b, uint8_t **graph, size_t *size) {
   alpha->has_f = 1;
   alpha->f = 0.125f;
   add_conv(b, "pw3", "a2", "e3", C, E, 1, 1, g_s1, g_zero, NULL, "RELU");
-  add_conv(b, "dw3", "e3", "y", E, E, 3, E, g_s2, g_pads_asym, NULL, NULL);
+  add_conv(b, "dw3", "e3", "d3", E, E, 3, E, g_s2, g_pads_asym, NULL, NULL);
+  add_conv(b, "pw4", "d3", "e4", E, E, 1, 1, g_s1, g_zero, NULL, "RELU");
+  add_conv(b, "dw4", "e4", "y", E, E, 3, E, g_s1, g_pads_sym, NULL, NULL);
   static int64_t xdims[4];
   xdims[0] = N;
   xdims[1] = C;
