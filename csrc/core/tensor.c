@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/tensor.h"
 
+#include "kernels/cpu/nchwc.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +42,7 @@ int64_t mace_tensor_numel(const mace_tensor *t) {
 
 int64_t mace_tensor_storage_numel(const mace_tensor *t) {
   if (t->layout != MACE_LAYOUT_NCHWC || t->ndim != 4 || t->block <= 0) return mace_tensor_numel(t);
-  const int64_t c = (t->dims[1] + t->block - 1) / t->block * t->block;
-  return t->dims[0] * c * t->dims[2] * t->dims[3];
+  return t->dims[0] * MACE_NCHWC_PADDED(t->dims[1], t->block) * t->dims[2] * t->dims[3];
 }
 
 size_t mace_tensor_nbytes(const mace_tensor *t) {

@@ -98,7 +98,7 @@ static mace_status reorder_run(mace_op *op) {
   const int simd = k->nchwc_block == j.block && k->nchw_to_nchwc && k->nchwc_to_nchw;
   j.fn = to_blocked ? (simd ? k->nchw_to_nchwc : mace_f32_nchw_to_nchwc__ref)
                     : (simd ? k->nchwc_to_nchw : mace_f32_nchwc_to_nchw__ref);
-  j.c_blocks = (j.c + j.block - 1) / j.block;
+  j.c_blocks = MACE_NCHWC_PADDED(j.c, j.block) / j.block;
   mace_threadpool_parallel_for(op->pool, x->dims[0] * j.c_blocks, 1, reorder_range, &j);
   return MACE_OK;
 }
