@@ -292,3 +292,100 @@ def test_reorders_of_any_block():
                    [("x", [1, 8, 2, 2])], [("y", [1, 8, 2, 2])])
     with pytest.raises(mace.MaceError, match="block -2 is not in"):
         mace.Session(worse)
+
+
+def _se(g, h, c, squeeze):
+    """A squeeze-excitation: GlobalAveragePool, 1x1 conv, Swish, 1x1 conv, Sigmoid, Mul by the
+    [N, C, 1, 1] scale."""
+    s = g.op("GlobalAveragePool", [h])
+    s = g.conv(s, c, squeeze)
+    s = g.op("Mul", [s, g.op("Sigmoid", [s])])
+    s = g.op("Sigmoid", [g.conv(s, squeeze, c)])
+    return g.op("Mul", [h, s])
+
+
+@pytest.mark.parametrize("n,c,hw,stride", [(1, 16, 10, 1), (2, 20, 9, 2), (1, 24, 7, 1),
+                                           (1, 40, 1, 1)])
+def test_squeeze_excitation_is_blocked(monkeypatch, n, c, hw, stride):
+    """EfficientNet's MBConv blocks (depthwise, squeeze-excitation, projection) one chain: the
+    global pooling, the FCs on 1x1 images and the broadcast Mul run blocked."""
+    g = Net(seed=10 + c)
+    h = g.conv("x", c, c)
+    for _ in range(2):
+        e = g.conv(h, c, 2 * c)
+        e = g.op("Mul", [e, g.op("Sigmoid", [e])])
+        e = g.conv(e, 2 * c, 2 * c, k=3, stride=stride, group=2 * c)
+        e = _se(g, g.op("Mul", [e, g.op("Sigmoid", [e])]), 2 * c, max(c // 4, 1))
+        h = g.conv(e, 2 * c, c)
+    model = g.model([n, c, hw, hw], [h])
+    types = _check(model, rand(n, c, hw, hw, seed=c), monkeypatch)
+    if BLOCK:
+        assert _one_chain(types), types
+        assert "Pooling" in types and "Eltwise" in types, types
+
+
+@pytest.mark.parametrize("op,attrs,hw", [
+    ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), 11),
+    ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1), 10),
+    ("MaxPool", dict(kernel_shape=[2, 3], strides=[1, 2], pads=[0, 1, 1, 0], dilations=[2, 1]),
+     9),
+    ("AveragePool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), 11),
+    ("AveragePool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                         count_include_pad=1), 12),
+    ("AveragePool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[0, 0, 1, 1], ceil_mode=1),
+     10),
+    ("AveragePool", dict(kernel_shape=[2, 2], strides=[2, 2]), 8),
+    ("GlobalMaxPool", {}, 6),
+])
+@pytest.mark.parametrize("c", [20, 24])
+def test_pooling_is_blocked(monkeypatch, op, attrs, hw, c):
+    """Max / average pooling with padding, ceil mode, count_include_pad in a chain, on channel
+    counts with a tail (20, 24 under AVX-512)."""
+    g = Net(seed=30)
+    h = g.op("Relu", [g.conv(g.conv(g.conv("x", c, c), c, c, k=3, group=c), c, c)])
+    h = g.op(op, [h], **attrs)
+    h = g.conv(g.conv(g.conv(h, c, c), c, c, k=3, group=c), c, c)
+    model = g.model([2, c, hw, hw], [h], opset=13 if "dilations" not in attrs else 13)
+    types = _check(model, rand(2, c, hw, hw, seed=3), monkeypatch)
+    if BLOCK:
+        assert _one_chain(types) and "Pooling" in types, types
+
+
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Max", "Min"])
+@pytest.mark.parametrize("c", [20, 24])
+def test_binary_ops_of_blocked_tensors(monkeypatch, op, c):
+    """Two branches of a chain joined by a binary op of two blocked tensors (same shape), and
+    the broadcast forms [N, C, H, W] op [N, C, 1, 1] (either side) and over N."""
+    g = Net(seed=40)
+    h = g.conv("x", c, c)
+    a = g.conv(g.conv(h, c, c, k=3, group=c), c, c)
+    b = g.conv(g.conv(h, c, c, k=3, group=c), c, c)
+    y = g.op(op, [a, b])
+    s = g.conv(g.op("GlobalMaxPool", [y]), c, c)
+    y = g.op(op, [s, y]) if op != "Mul" else g.op(op, [y, s])
+    y = g.op(op, [y, g.op("ReduceMean", [g.conv(y, c, c)], axes=[0], keepdims=1)])
+    y = g.conv(g.conv(y, c, c), c, c)
+    model = g.model([2, c, 6, 6], [y])
+    types = _check(model, rand(2, c, 6, 6, seed=7), monkeypatch)
+    if BLOCK:
+        # x in, out to the ReduceMean and back, the output: every binary op ran blocked (an
+        # Add may be fused into the convolution before it as its residual)
+        assert types.count("Reorder") == 4 and types[0] == types[-1] == "Reorder", types
+        assert types[types.index("Reduce") + 1:].count("Eltwise") == 1, types
+
+
+def test_division_is_not_blocked(monkeypatch):
+    """DIV (and POW) could turn the tail lanes into Inf / NaN: the chain stops there."""
+    g = Net(seed=50)
+
+    def five_convs(h):
+        for _ in range(2):
+            h = g.conv(g.conv(h, 20, 20), 20, 20, k=3, group=20)
+        return g.conv(h, 20, 20)
+
+    h = five_convs("x")
+    h = five_convs(g.op("Div", [h, g.op("Abs", [h])]))
+    types = _check(g.model([1, 20, 8, 8], [h]), rand(1, 20, 8, 8, seed=8), monkeypatch)
+    if BLOCK:
+        r = [i for i, t in enumerate(types) if t == "Reorder"]
+        assert len(r) == 4 and set(types[r[1] + 1:r[2]]) == {"Eltwise"}, types  # Abs, Div

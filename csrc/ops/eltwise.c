@@ -13,6 +13,9 @@
  *               (as ONNX Runtime does); integer POW is exact (negative exponents truncate).
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha, hardsigmoid_beta
  *               fused activation applied to the result (f32 only), see fused_activation.h.
+ * NCHWc (kernels/cpu/nchwc.h): ADD, SUB, PROD, MIN, MAX of two computed rank-4 inputs with the
+ * same channel count, both blocked: the same shape, or one operand [N, C, 1, 1] (a
+ * squeeze-excitation's scale; kernels/cpu/nchwc_pool.h), or any other broadcast of N, H, W.
  */
 #include <string.h>
 
@@ -30,6 +33,8 @@ typedef struct eltwise_state {
   int unary, f32_only;
   mace_activation act;
   mace_eltwise_shape shape;
+  int nchwc;                 /* inputs blocked: 1 the per-channel kernel, 2 shape on storage */
+  int a_bcast, b_bcast;      /* the per-channel kernel: which operand is [N, C, 1, 1] */
 } eltwise_state;
 
 typedef struct {
@@ -81,6 +86,53 @@ static mace_status eltwise_init(mace_op *op) {
   return MACE_OK;
 }
 
+/* Only types that keep the tail lanes finite and input-independent (kernels/cpu/nchwc.h):
+ * DIV or POW could make them Inf / NaN (0 / 0). A constant operand would have to be packed
+ * blocked: not done, so NO. */
+static int eltwise_accepts_nchwc(mace_op *op, int block) {
+  const eltwise_state *s = (const eltwise_state *)op->state;
+  (void)block;
+  if (eltwise_init(op) != MACE_OK || s->unary || op->n_inputs != 2 || op->inputs[0] ||
+      op->inputs[1])
+    return MACE_NCHWC_NO;
+  switch (s->type) {
+    case MACE_ELTWISE_ADD: case MACE_ELTWISE_SUB: case MACE_ELTWISE_PROD:
+    case MACE_ELTWISE_MIN: case MACE_ELTWISE_MAX: return MACE_NCHWC_ELEMENTWISE;
+    default: return MACE_NCHWC_NO;
+  }
+}
+
+static int is_per_channel(const mace_tensor *t, const mace_tensor *full) {
+  return t->dims[2] == 1 && t->dims[3] == 1 && t->dims[0] == full->dims[0] &&
+         (full->dims[2] != 1 || full->dims[3] != 1);
+}
+
+/* Both inputs blocked: the broadcast is checked and laid out on the stored [N, Cp / b, H, W, b]
+ * dims (the per-channel kernel when one operand is [N, C, 1, 1]). */
+static mace_status eltwise_infer_nchwc(mace_op *op, eltwise_state *s, int64_t *out_dims) {
+  const mace_tensor *a = op->inputs[0], *b = op->inputs[1];
+  char b1[128], b2[128];
+  int out_nd = 0;
+  if (a->layout != MACE_LAYOUT_NCHWC || b->layout != MACE_LAYOUT_NCHWC || a->block != b->block ||
+      a->ndim != 4 || b->ndim != 4 || a->dims[1] != b->dims[1] || a->dtype != MACE_DT_F32)
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (Eltwise): %s and %s cannot run on the blocked "
+                      "(NCHWc) layout", op->name, mace_dims_str(a->dims, a->ndim, b1, sizeof(b1)),
+                      mace_dims_str(b->dims, b->ndim, b2, sizeof(b2)));
+  const int64_t cb = MACE_NCHWC_PADDED(a->dims[1], a->block) / a->block;
+  const int64_t as[5] = {a->dims[0], cb, a->dims[2], a->dims[3], a->block};
+  const int64_t bs[5] = {b->dims[0], cb, b->dims[2], b->dims[3], b->block};
+  int64_t st_dims[MACE_MAX_DIMS];
+  if (mace_eltwise_shape_init(&s->shape, as, 5, bs, 5, st_dims, &out_nd) >= 0)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Eltwise): shapes %s and %s do not broadcast",
+                      op->name, mace_dims_str(a->dims, a->ndim, b1, sizeof(b1)),
+                      mace_dims_str(b->dims, b->ndim, b2, sizeof(b2)));
+  for (int d = 0; d < 4; ++d) out_dims[d] = d == 1 ? a->dims[1] : st_dims[d == 0 ? 0 : d];
+  s->a_bcast = is_per_channel(a, b);
+  s->b_bcast = is_per_channel(b, a);
+  s->nchwc = mace_dims_equal(a->dims, 4, b->dims, 4) || s->a_bcast || s->b_bcast ? 1 : 2;
+  return MACE_OK;
+}
+
 static mace_status eltwise_infer(mace_op *op) {
   eltwise_state *s = (eltwise_state *)op->state;
   const mace_tensor *a, *b;
@@ -108,6 +160,16 @@ static mace_status eltwise_infer(mace_op *op) {
     return mace_error(MACE_UNSUPPORTED, "op '%s' (Eltwise): rank above %d", op->name,
                       MACE_ELTWISE_MAX_DIMS);
   }
+  s->nchwc = 0;
+  if (a->layout == MACE_LAYOUT_NCHWC || (b != NULL && b->layout == MACE_LAYOUT_NCHWC)) {
+    MACE_RETURN_IF_ERROR(eltwise_infer_nchwc(op, s, out_dims));
+    MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, a->dtype, out_dims, 4));
+    op->outputs[0]->layout = MACE_LAYOUT_NCHWC;
+    op->outputs[0]->block = a->block;
+    op->macs = mace_tensor_numel(op->outputs[0]);
+    op->scratch_bytes = 0;
+    return MACE_OK;
+  }
   bad = mace_eltwise_shape_init(&s->shape, a->dims, a->ndim, b ? b->dims : NULL,
                                 b ? b->ndim : 0, out_dims, &out_nd);
   if (bad >= 0) {
@@ -127,6 +189,7 @@ typedef struct {
   const void *a, *b;
   void *out;
   mace_dtype dtype;
+  const mace_tensor *y;
 } eltwise_job;
 
 static void eltwise_range(void *ctx, int64_t begin, int64_t end) {
@@ -163,15 +226,40 @@ static void eltwise_range(void *ctx, int64_t begin, int64_t end) {
   }
 }
 
+/* NCHWc with the per-channel kernel: items are channel blocks of one image. */
+static void eltwise_nchwc_range(void *ctx, int64_t begin, int64_t end) {
+  const eltwise_job *j = (const eltwise_job *)ctx;
+  const eltwise_state *s = j->s;
+  const mace_simd_kernels *k = mace_simd_active();
+  const mace_tensor *y = j->y;
+  const int64_t hw = y->dims[2] * y->dims[3];
+  (k->nchwc_block == y->block && k->nchwc_binary ? k->nchwc_binary : mace_f32_nchwc_binary__ref)(
+      s->type, y->block, hw, (const float *)j->a, s->a_bcast, (const float *)j->b, s->b_bcast,
+      (float *)j->out, begin, end);
+  if (s->act.kind != MACE_ACT_NONE) {
+    float *o = (float *)j->out + begin * hw * y->block;
+    mace_f32_activation(&s->act, o, o, (end - begin) * hw * y->block);
+  }
+}
+
 static mace_status eltwise_run(mace_op *op) {
   const eltwise_state *s = (const eltwise_state *)op->state;
   eltwise_job job;
-  int64_t n = mace_tensor_numel(op->outputs[0]);
+  /* NCHWc: the padded channel tail too (its lanes stay finite: kernels/cpu/nchwc.h). */
+  int64_t n = mace_tensor_storage_numel(op->outputs[0]);
   job.s = s;
   job.a = op->inputs[0]->data;
   job.b = s->unary ? NULL : op->inputs[1]->data;
   job.out = op->outputs[0]->data;
   job.dtype = op->inputs[0]->dtype;
+  job.y = op->outputs[0];
+  if (n > 0 && s->nchwc == 1) {
+    const int64_t item = n / (job.y->dims[0] * (MACE_NCHWC_PADDED(job.y->dims[1], job.y->block) /
+                                                 job.y->block));
+    mace_threadpool_parallel_for(op->pool, n / item, 1 + ELTWISE_GRAIN / item,
+                                 eltwise_nchwc_range, &job);
+    return MACE_OK;
+  }
   if (n > 0) mace_threadpool_parallel_for(op->pool, n, ELTWISE_GRAIN, eltwise_range, &job);
   return MACE_OK;
 }
@@ -180,7 +268,8 @@ const mace_op_kind mace_op_eltwise_f32 = {.type = "Eltwise", .device = MACE_DEVI
                                           .dtype = MACE_DT_F32,
                                           .state_size = sizeof(eltwise_state),
                                           .init = eltwise_init, .infer = eltwise_infer,
-                                          .run = eltwise_run};
+                                          .run = eltwise_run,
+                                          .accepts_nchwc = eltwise_accepts_nchwc};
 const mace_op_kind mace_op_eltwise_i32 = {.type = "Eltwise", .device = MACE_DEVICE_CPU,
                                           .dtype = MACE_DT_I32,
                                           .state_size = sizeof(eltwise_state),

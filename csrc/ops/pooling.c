@@ -1,4 +1,4 @@
-/* Pooling: 2-D max / average pooling (ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool), f32, NCHW, on the CPU. */
+/* Pooling: 2-D max / average pooling (ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool), f32, NCHW or NCHWc, on the CPU. */
 /*
  * Inputs:  0 x  [N, C, H, W]
  * Output:  0 y  [N, C, H_out, W_out]
@@ -101,6 +101,8 @@ static mace_status pooling_infer(mace_op *op) {
   }
   const int64_t dims[4] = {n, c, s->out_h, s->out_w};
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, dims, 4));
+  op->outputs[0]->layout = x->layout;
+  op->outputs[0]->block = x->block;
   op->macs = n * c * s->out_h * s->out_w * s->k_h * s->k_w;
   op->scratch_bytes = 0;
   return MACE_OK;
@@ -110,6 +112,7 @@ typedef struct pooling_ctx {
   const pooling_state *st;
   const float *x;
   float *y;
+  int block;  /* NCHWc: channels per block; 0: NCHW */
 } pooling_ctx;
 
 /* Global pooling: each plane is one contiguous run, reduced with 16 independent partial
@@ -164,9 +167,45 @@ static void pooling_range(void *p, int64_t begin, int64_t end) {
     k->avgpool2d(&c->st->shape, c->st->count_include_pad, c->x, c->y, begin, end);
 }
 
+/* Any pooling runs blocked: per pixel a vector max / add over the window, each lane the
+ * NCHW kernel's arithmetic. Element-wise as the layout pass counts, not a reason for a chain
+ * by itself: per op, blocked against plain (1 thread, Zen 4 VM, profile medians of 5
+ * interleaved rounds), a 3x3/s2 max pool of [1, 64, 112, 112] 1.24x (the plain kernel's
+ * stride-2 columns are vectorised), a 3x3/s1 average pool of [1, 64, 56, 56] 0.66x, global
+ * averages of [1, 96, 56, 56] 0.68x and [1, 1152, 7, 7] 0.43x. The tail lanes stay finite
+ * (max or mean of finite values; an empty window -FLT_MAX or 0). */
+static int pooling_accepts_nchwc(mace_op *op, int block) {
+  (void)op;
+  (void)block;
+  return MACE_NCHWC_ELEMENTWISE;
+}
+
+static void pooling_nchwc_range(void *p, int64_t begin, int64_t end) {
+  const pooling_ctx *c = p;
+  const pooling_state *st = c->st;
+  const mace_simd_kernels *k = mace_simd_active();
+  const int b = c->block, fast = k->nchwc_block == b && k->nchwc_pool2d;
+  if (st->global) {
+    (fast ? k->nchwc_global_pool : mace_f32_nchwc_global_pool__ref)(
+        st->is_max, b, st->shape.in_h * st->shape.in_w, c->x, c->y, begin, end);
+    return;
+  }
+  (fast ? k->nchwc_pool2d : mace_f32_nchwc_pool2d__ref)(&st->shape, st->is_max,
+                                                        st->count_include_pad, b, c->x, c->y,
+                                                        begin, end);
+}
+
 static mace_status pooling_run(mace_op *op) {
   const pooling_state *st = op->state;
-  pooling_ctx c = {st, op->inputs[0]->data, op->outputs[0]->data};
+  const mace_tensor *x = op->inputs[0];
+  if (x->layout == MACE_LAYOUT_NCHWC) {
+    pooling_ctx c = {st, x->data, op->outputs[0]->data, x->block};
+    const int64_t items = st->shape.batch * (MACE_NCHWC_PADDED(st->shape.channels, x->block) /
+                                             x->block);
+    mace_threadpool_parallel_for(op->pool, items, 1, pooling_nchwc_range, &c);
+    return MACE_OK;
+  }
+  pooling_ctx c = {st, x->data, op->outputs[0]->data, 0};
   mace_threadpool_parallel_for(op->pool, st->shape.batch * st->shape.channels, 1, pooling_range,
                                &c);
   return MACE_OK;
@@ -178,4 +217,5 @@ const mace_op_kind mace_op_pooling_f32 = {.type = "Pooling",
                                           .state_size = sizeof(pooling_state),
                                           .init = pooling_init,
                                           .infer = pooling_infer,
-                                          .run = pooling_run};
+                                          .run = pooling_run,
+                                          .accepts_nchwc = pooling_accepts_nchwc};

@@ -9,6 +9,7 @@
 #include "kernels/cpu/dwconv.h"
 #include "kernels/cpu/eltwise.h"
 #include "kernels/cpu/nchwc.h"
+#include "kernels/cpu/nchwc_pool.h"
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/softmax.h"
 
@@ -32,6 +33,9 @@ typedef struct mace_simd_kernels {
   mace_f32_nchwc_conv1x1_fn nchwc_conv1x1;
   mace_f32_nchwc_dwconv_fn nchwc_dwconv;
   mace_f32_nchwc_reorder_fn nchw_to_nchwc, nchwc_to_nchw;
+  mace_f32_nchwc_pool2d_fn nchwc_pool2d;  /* kernels/cpu/nchwc_pool.h */
+  mace_f32_nchwc_global_pool_fn nchwc_global_pool;
+  mace_f32_nchwc_binary_fn nchwc_binary;
 } mace_simd_kernels;
 
 /* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns

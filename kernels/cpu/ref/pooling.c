@@ -3,17 +3,6 @@
 
 #include <float.h>
 
-/* Taps t in [0, k) whose position base + t * d lies in [lo, hi). */
-static void tap_range(int64_t base, int64_t k, int64_t d, int64_t lo, int64_t hi,
-                      int64_t *t0, int64_t *t1) {
-  int64_t a = 0, b = k;
-  if (base < lo) a = (lo - base + d - 1) / d;
-  if (base + (k - 1) * d >= hi) b = (hi - base <= 0) ? 0 : (hi - base + d - 1) / d;
-  if (b < a) b = a;
-  *t0 = a;
-  *t1 = b;
-}
-
 void mace_f32_maxpool2d__ref(const mace_pool2d_shape *s, const float *input, float *output,
                              int64_t begin, int64_t end) {
   const int64_t in_plane = s->in_h * s->in_w, out_plane = s->out_h * s->out_w;
@@ -23,11 +12,11 @@ void mace_f32_maxpool2d__ref(const mace_pool2d_shape *s, const float *input, flo
     for (int64_t oh = 0; oh < s->out_h; ++oh) {
       const int64_t h0 = oh * s->stride_h - s->pad_top;
       int64_t kh0, kh1;
-      tap_range(h0, s->k_h, s->dilation_h, 0, s->in_h, &kh0, &kh1);
+      mace_pool_tap_range(h0, s->k_h, s->dilation_h, 0, s->in_h, &kh0, &kh1);
       for (int64_t ow = 0; ow < s->out_w; ++ow) {
         const int64_t w0 = ow * s->stride_w - s->pad_left;
         int64_t kw0, kw1;
-        tap_range(w0, s->k_w, s->dilation_w, 0, s->in_w, &kw0, &kw1);
+        mace_pool_tap_range(w0, s->k_w, s->dilation_w, 0, s->in_w, &kw0, &kw1);
         float m = -FLT_MAX;
         for (int64_t kh = kh0; kh < kh1; ++kh) {
           const float *row = in + (h0 + kh * s->dilation_h) * s->in_w + w0;
@@ -51,13 +40,13 @@ void mace_f32_avgpool2d__ref(const mace_pool2d_shape *s, int count_include_pad,
     for (int64_t oh = 0; oh < s->out_h; ++oh) {
       const int64_t h0 = oh * s->stride_h - s->pad_top;
       int64_t kh0, kh1, ph0, ph1;
-      tap_range(h0, s->k_h, s->dilation_h, 0, s->in_h, &kh0, &kh1);
-      tap_range(h0, s->k_h, s->dilation_h, -s->pad_top, s->in_h + s->pad_bottom, &ph0, &ph1);
+      mace_pool_tap_range(h0, s->k_h, s->dilation_h, 0, s->in_h, &kh0, &kh1);
+      mace_pool_tap_range(h0, s->k_h, s->dilation_h, -s->pad_top, s->in_h + s->pad_bottom, &ph0, &ph1);
       for (int64_t ow = 0; ow < s->out_w; ++ow) {
         const int64_t w0 = ow * s->stride_w - s->pad_left;
         int64_t kw0, kw1, pw0, pw1;
-        tap_range(w0, s->k_w, s->dilation_w, 0, s->in_w, &kw0, &kw1);
-        tap_range(w0, s->k_w, s->dilation_w, -s->pad_left, s->in_w + s->pad_right, &pw0, &pw1);
+        mace_pool_tap_range(w0, s->k_w, s->dilation_w, 0, s->in_w, &kw0, &kw1);
+        mace_pool_tap_range(w0, s->k_w, s->dilation_w, -s->pad_left, s->in_w + s->pad_right, &pw0, &pw1);
         float sum = 0.0f;
         for (int64_t kh = kh0; kh < kh1; ++kh) {
           const float *row = in + (h0 + kh * s->dilation_h) * s->in_w + w0;

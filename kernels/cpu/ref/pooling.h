@@ -16,6 +16,17 @@ typedef struct mace_pool2d_shape {
   int64_t pad_top, pad_left, pad_bottom, pad_right;
 } mace_pool2d_shape;
 
+/* Taps t in [0, k) whose position base + t * d lies in [lo, hi): [*t0, *t1). */
+static inline void mace_pool_tap_range(int64_t base, int64_t k, int64_t d, int64_t lo,
+                                       int64_t hi, int64_t *t0, int64_t *t1) {
+  int64_t a = 0, b = k;
+  if (base < lo) a = (lo - base + d - 1) / d;
+  if (base + (k - 1) * d >= hi) b = (hi - base <= 0) ? 0 : (hi - base + d - 1) / d;
+  if (b < a) b = a;
+  *t0 = a;
+  *t1 = b;
+}
+
 /* Window: batch * channels planes; computes planes [begin, end). A window with no input
  * position in it gives -FLT_MAX (as ONNX Runtime does). */
 void mace_f32_maxpool2d__ref(const mace_pool2d_shape *s, const float *input, float *output,
