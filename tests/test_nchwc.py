@@ -389,3 +389,17 @@ def test_division_is_not_blocked(monkeypatch):
     if BLOCK:
         r = [i for i, t in enumerate(types) if t == "Reorder"]
         assert len(r) == 4 and set(types[r[1] + 1:r[2]]) == {"Eltwise"}, types  # Abs, Div
+
+
+@pytest.mark.parametrize("c", [16, 20])
+def test_broadcast_across_channels_in_a_chain(monkeypatch, c):
+    """A computed [N, 1, H, W] operand (spatial attention) meets a blocked [N, C, H, W] one: the
+    layout pass cannot see shapes, so Eltwise takes it blocked and computes it on plain copies."""
+    g = Net(seed=60)
+    h = g.conv(g.conv(g.conv("x", c, c), c, c, k=3, group=c), c, c)
+    y = g.op("Mul", [h, g.op("Sigmoid", [g.conv(h, c, 1)])])
+    y = g.op("Sub", [g.conv(y, c, 1), y])
+    y = g.conv(g.conv(g.conv(y, c, c), c, c, k=3, group=c), c, c)
+    types = _check(g.model([2, c, 7, 7], [y]), rand(2, c, 7, 7, seed=9), monkeypatch)
+    if BLOCK:
+        assert _one_chain(types), types

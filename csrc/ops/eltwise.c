@@ -13,9 +13,10 @@
  *               (as ONNX Runtime does); integer POW is exact (negative exponents truncate).
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha, hardsigmoid_beta
  *               fused activation applied to the result (f32 only), see fused_activation.h.
- * NCHWc (kernels/cpu/nchwc.h): ADD, SUB, PROD, MIN, MAX of two computed rank-4 inputs with the
- * same channel count, both blocked: the same shape, or one operand [N, C, 1, 1] (a
- * squeeze-excitation's scale; kernels/cpu/nchwc_pool.h), or any other broadcast of N, H, W.
+ * NCHWc (kernels/cpu/nchwc.h): ADD, SUB, PROD, MIN, MAX of two computed rank-4 inputs, both
+ * blocked: the same shape, or one operand [N, C, 1, 1] (a squeeze-excitation's scale;
+ * kernels/cpu/nchwc_pool.h), or any other broadcast of N, H, W; a broadcast across channels
+ * ([N, 1, H, W] spatial attention) through plain copies in the scratch.
  */
 #include <string.h>
 
@@ -33,7 +34,8 @@ typedef struct eltwise_state {
   int unary, f32_only;
   mace_activation act;
   mace_eltwise_shape shape;
-  int nchwc;                 /* inputs blocked: 1 the per-channel kernel, 2 shape on storage */
+  int nchwc;                 /* inputs blocked: 1 the per-channel kernel, 2 shape on storage,
+                              * 3 through plain copies */
   int a_bcast, b_bcast;      /* the per-channel kernel: which operand is [N, C, 1, 1] */
 } eltwise_state;
 
@@ -107,25 +109,36 @@ static int is_per_channel(const mace_tensor *t, const mace_tensor *full) {
          (full->dims[2] != 1 || full->dims[3] != 1);
 }
 
-/* Both inputs blocked: the broadcast is checked and laid out on the stored [N, Cp / b, H, W, b]
- * dims (the per-channel kernel when one operand is [N, C, 1, 1]). */
-static mace_status eltwise_infer_nchwc(mace_op *op, eltwise_state *s, int64_t *out_dims) {
+/* Blocked inputs: the broadcast is checked and laid out on the stored [N, Cp / b, H, W, b]
+ * dims when the channel counts match (the per-channel kernel when one operand is
+ * [N, C, 1, 1]); otherwise ([N, C, H, W] op [N, 1, H, W], ...) through plain copies in the
+ * scratch. Sets *block to the output's. */
+static mace_status eltwise_infer_nchwc(mace_op *op, eltwise_state *s, int64_t *out_dims,
+                                       int *block) {
   const mace_tensor *a = op->inputs[0], *b = op->inputs[1];
   char b1[128], b2[128];
   int out_nd = 0;
-  if (a->layout != MACE_LAYOUT_NCHWC || b->layout != MACE_LAYOUT_NCHWC || a->block != b->block ||
-      a->ndim != 4 || b->ndim != 4 || a->dims[1] != b->dims[1] || a->dtype != MACE_DT_F32)
+  *block = a->layout == MACE_LAYOUT_NCHWC ? a->block : b->block;
+  if (a->ndim != 4 || b->ndim != 4 || a->dtype != MACE_DT_F32 ||
+      (a->layout == MACE_LAYOUT_NCHWC && b->layout == MACE_LAYOUT_NCHWC && a->block != b->block))
     return mace_error(MACE_UNSUPPORTED, "op '%s' (Eltwise): %s and %s cannot run on the blocked "
                       "(NCHWc) layout", op->name, mace_dims_str(a->dims, a->ndim, b1, sizeof(b1)),
                       mace_dims_str(b->dims, b->ndim, b2, sizeof(b2)));
+  const int blocked = a->layout == MACE_LAYOUT_NCHWC && b->layout == MACE_LAYOUT_NCHWC &&
+                      a->dims[1] == b->dims[1];
   const int64_t cb = MACE_NCHWC_PADDED(a->dims[1], a->block) / a->block;
   const int64_t as[5] = {a->dims[0], cb, a->dims[2], a->dims[3], a->block};
   const int64_t bs[5] = {b->dims[0], cb, b->dims[2], b->dims[3], b->block};
   int64_t st_dims[MACE_MAX_DIMS];
-  if (mace_eltwise_shape_init(&s->shape, as, 5, bs, 5, st_dims, &out_nd) >= 0)
+  if ((blocked ? mace_eltwise_shape_init(&s->shape, as, 5, bs, 5, st_dims, &out_nd)
+               : mace_eltwise_shape_init(&s->shape, a->dims, 4, b->dims, 4, out_dims, &out_nd)) >= 0)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Eltwise): shapes %s and %s do not broadcast",
                       op->name, mace_dims_str(a->dims, a->ndim, b1, sizeof(b1)),
                       mace_dims_str(b->dims, b->ndim, b2, sizeof(b2)));
+  if (!blocked) {
+    s->nchwc = 3;
+    return MACE_OK;
+  }
   for (int d = 0; d < 4; ++d) out_dims[d] = d == 1 ? a->dims[1] : st_dims[d == 0 ? 0 : d];
   s->a_bcast = is_per_channel(a, b);
   s->b_bcast = is_per_channel(b, a);
@@ -162,12 +175,15 @@ static mace_status eltwise_infer(mace_op *op) {
   }
   s->nchwc = 0;
   if (a->layout == MACE_LAYOUT_NCHWC || (b != NULL && b->layout == MACE_LAYOUT_NCHWC)) {
-    MACE_RETURN_IF_ERROR(eltwise_infer_nchwc(op, s, out_dims));
+    int block = 0;
+    MACE_RETURN_IF_ERROR(eltwise_infer_nchwc(op, s, out_dims, &block));
     MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, a->dtype, out_dims, 4));
     op->outputs[0]->layout = MACE_LAYOUT_NCHWC;
-    op->outputs[0]->block = a->block;
+    op->outputs[0]->block = block;
     op->macs = mace_tensor_numel(op->outputs[0]);
-    op->scratch_bytes = 0;
+    op->scratch_bytes = s->nchwc == 3 ? sizeof(float) * (size_t)(mace_tensor_numel(a) +
+                                                                 mace_tensor_numel(b) + op->macs)
+                                      : 0;
     return MACE_OK;
   }
   bad = mace_eltwise_shape_init(&s->shape, a->dims, a->ndim, b ? b->dims : NULL,
@@ -242,6 +258,30 @@ static void eltwise_nchwc_range(void *ctx, int64_t begin, int64_t end) {
   }
 }
 
+/* t's data between NCHWc (`block`) and a plain NCHW buffer, one image at a time (the slow
+ * way: only broadcasts across channels need it). */
+static void eltwise_relayout(const mace_tensor *t, int block, const float *x, float *y,
+                             int to_blocked) {
+  const int64_t c = t->dims[1], hw = t->dims[2] * t->dims[3], full = c / block;
+  const int64_t plain = c * hw, blocked = MACE_NCHWC_PADDED(c, block) * hw;
+  const int rem = (int)(c % block);
+  for (int64_t n = 0; n < t->dims[0]; ++n) {
+    const float *xi = x + n * (to_blocked ? plain : blocked);
+    float *yi = y + n * (to_blocked ? blocked : plain);
+    (to_blocked ? mace_f32_nchw_to_nchwc__ref : mace_f32_nchwc_to_nchw__ref)(block, hw, xi, yi,
+                                                                            0, full);
+    if (rem)
+      (to_blocked ? mace_f32_nchw_to_nchwc_tail__ref : mace_f32_nchwc_to_nchw_tail__ref)(
+          block, rem, hw, xi + full * block * hw, yi + full * block * hw);
+  }
+}
+
+static const float *eltwise_plain_input(const mace_tensor *t, float *scratch) {
+  if (t->layout != MACE_LAYOUT_NCHWC) return (const float *)t->data;
+  eltwise_relayout(t, t->block, (const float *)t->data, scratch, 0);
+  return scratch;
+}
+
 static mace_status eltwise_run(mace_op *op) {
   const eltwise_state *s = (const eltwise_state *)op->state;
   eltwise_job job;
@@ -253,6 +293,17 @@ static mace_status eltwise_run(mace_op *op) {
   job.out = op->outputs[0]->data;
   job.dtype = op->inputs[0]->dtype;
   job.y = op->outputs[0];
+  if (n > 0 && s->nchwc == 3) {
+    float *pa = (float *)op->scratch, *pb = pa + mace_tensor_numel(op->inputs[0]);
+    float *po = pb + mace_tensor_numel(op->inputs[1]);
+    job.a = eltwise_plain_input(op->inputs[0], pa);
+    job.b = eltwise_plain_input(op->inputs[1], pb);
+    job.out = po;
+    mace_threadpool_parallel_for(op->pool, mace_tensor_numel(job.y), ELTWISE_GRAIN, eltwise_range,
+                                 &job);
+    eltwise_relayout(job.y, job.y->block, po, (float *)job.y->data, 1);
+    return MACE_OK;
+  }
   if (n > 0 && s->nchwc == 1) {
     const int64_t item = n / (job.y->dims[0] * (MACE_NCHWC_PADDED(job.y->dims[1], job.y->block) /
                                                  job.y->block));
