@@ -19,6 +19,7 @@ static const mace_simd_kernels g_all[] = {
      .nchwc_block = 16,
      .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__avx512,
      .nchwc_dwconv = mace_f32_nchwc_dwconv__avx512,
+     .nchwc_convkxk = mace_f32_nchwc_convkxk__avx512,
      .nchw_to_nchwc = mace_f32_nchw_to_nchwc__avx512,
      .nchwc_to_nchw = mace_f32_nchwc_to_nchw__avx512},
     {.name = "avx2", .isa = MACE_ISA_AVX2,
@@ -34,6 +35,7 @@ static const mace_simd_kernels g_all[] = {
      .nchwc_block = 8,
      .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__avx2,
      .nchwc_dwconv = mace_f32_nchwc_dwconv__avx2,
+     .nchwc_convkxk = mace_f32_nchwc_convkxk__avx2,
      .nchw_to_nchwc = mace_f32_nchw_to_nchwc__avx2,
      .nchwc_to_nchw = mace_f32_nchwc_to_nchw__avx2},
 #endif
@@ -51,6 +53,7 @@ static const mace_simd_kernels g_all[] = {
      .nchwc_block = 4,
      .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__neon,
      .nchwc_dwconv = mace_f32_nchwc_dwconv__neon,
+     .nchwc_convkxk = mace_f32_nchwc_convkxk__neon,
      .nchw_to_nchwc = mace_f32_nchw_to_nchwc__neon,
      .nchwc_to_nchw = mace_f32_nchwc_to_nchw__neon},
 #endif

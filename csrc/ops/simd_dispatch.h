@@ -9,6 +9,7 @@
 #include "kernels/cpu/dwconv.h"
 #include "kernels/cpu/eltwise.h"
 #include "kernels/cpu/nchwc.h"
+#include "kernels/cpu/nchwc_convkxk.h"
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/softmax.h"
 
@@ -31,6 +32,7 @@ typedef struct mace_simd_kernels {
   int nchwc_block;
   mace_f32_nchwc_conv1x1_fn nchwc_conv1x1;
   mace_f32_nchwc_dwconv_fn nchwc_dwconv;
+  mace_f32_nchwc_convkxk_fn nchwc_convkxk;  /* group 1 KxK, stride 1 or 2 */
   mace_f32_nchwc_reorder_fn nchw_to_nchwc, nchwc_to_nchw;
 } mace_simd_kernels;
 
