@@ -403,3 +403,68 @@ def test_broadcast_across_channels_in_a_chain(monkeypatch, c):
     types = _check(g.model([2, c, 7, 7], [y]), rand(2, c, 7, 7, seed=9), monkeypatch)
     if BLOCK:
         assert _one_chain(types), types
+def _fire(g, x, cin, squeeze, expand):
+    """SqueezeNet's Fire module: a 1x1 squeeze, then 1x1 and 3x3 expands concatenated."""
+    s = g.op("Relu", [g.conv(x, cin, squeeze)])
+    e1 = g.op("Relu", [g.conv(s, squeeze, expand)])
+    e3 = g.op("Relu", [g.conv(s, squeeze, expand, k=3)])
+    return g.op("Concat", [e1, e3], axis=1)
+
+
+@pytest.mark.parametrize("squeeze,expand", [(16, 32), (16, 20), (12, 24), (16, 24)])
+def test_fire_modules_are_one_chain(monkeypatch, squeeze, expand):
+    """Two Fire modules: the 3x3 expands (16 or 12 input channels: conv2d.c's rule) run on
+    the blocked direct KxK kernel and the Concats on blocked inputs, so everything is one
+    chain. Expands of 20 / 24 channels are not multiples of the block (16 under AVX-512, 8 for
+    20 under AVX2): the Concat moves lanes and zeroes the output's tail; 32 is a block copy."""
+    g = Net(seed=squeeze + expand)
+    h = _fire(g, "x", 24, squeeze, expand)
+    h = _fire(g, h, 2 * expand, squeeze, expand)
+    model = g.model([2, 24, 13, 11], [h])
+    types = _check(model, rand(2, 24, 13, 11, seed=10), monkeypatch)
+    if BLOCK:
+        assert _one_chain(types), types
+        assert types.count("Concat") == 2, types
+
+
+@pytest.mark.parametrize("k,stride,pads,hw", [
+    (3, 2, [1, 1, 1, 1], (14, 14)),
+    (3, 2, [0, 1, 1, 0], (9, 12)),
+    (3, 1, [0, 0, 0, 0], (5, 17)),
+    (5, 1, [2, 1, 0, 2], (6, 6)),
+    (3, 1, [1, 1, 1, 1], (1, 9)),
+    (3, 1, [1, 1, 1, 1], (2, 1)),
+    (7, 2, [3, 3, 3, 3], (11, 16)),
+])
+def test_direct_kxk_chains_match(monkeypatch, k, stride, pads, hw):
+    """Chains of group-1 KxK convolutions of 12 and 16 input channels (20 and 24 outputs:
+    tails), one with a fused residual, stride 2, asymmetric and no padding, 1xN and tiny
+    images, on the blocked direct kernel."""
+    g = Net(seed=k + stride + hw[0])
+    h = g.op("Relu", [g.conv("x", 12, 20, k=k, stride=stride, pads=pads)])
+    r = g.op("Relu", [g.conv(h, 20, 16)])
+    t = g.op("Add", [g.conv(r, 16, 16, k=3), r])
+    y = g.op("Relu", [g.conv(g.op("Relu", [t]), 16, 24, k=3)])
+    y = g.conv(y, 24, 20)  # five convolutions: more than two per Reorder
+    model = g.model([1, 12, *hw], [y])
+    types = _check(model, rand(1, 12, *hw, seed=11), monkeypatch)
+    if BLOCK:
+        assert _one_chain(types), types
+
+
+def test_squeezenet_is_blocked(monkeypatch):
+    """SqueezeNet 1.1 at 64x64 agrees with onnxruntime; its first two Fire modules (16-channel
+    squeezes) are one blocked chain, 3x3 expands and Concats included."""
+    from mace import zoo
+    model = zoo.build("squeezenet1_1", size=64)
+    x = rand(1, 3, 64, 64, seed=12)
+    ref = run_ort(model, {model.graph.input[0].name: x})[0]
+    sess = mace.Session(model, num_threads=2)
+    on = sess.run(x)
+    on = on if isinstance(on, np.ndarray) else next(iter(on.values()))
+    assert_close(on, ref, what="pass on")
+    if BLOCK:
+        types = [p["type"] for p in sess.profile(x, rounds=1, warmup=0)]
+        first, last = types.index("Reorder"), len(types) - 1 - types[::-1].index("Reorder")
+        assert types.count("Reorder") == 2, types
+        assert types[first:last].count("Concat") == 2 and types[first:last].count("Conv2D") == 6

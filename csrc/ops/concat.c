@@ -4,15 +4,50 @@
  * Output:  0 Y, dims of X_0 with dims[axis] = sum of the inputs' dims[axis].
  * Arguments:
  *   axis  int (default 0), negative counts from the rank
+ *
+ * Blocked (NCHWc, core/layout.h): a 4-D concat along axis 1 of blocked inputs. When every
+ * input but the last has a multiple of b channels, the inputs' blocks are the output's, one
+ * after another, so the plain byte copy below does it (the last input's tail lanes become the
+ * output's); otherwise the lanes are moved one by one and the output's tail lanes zeroed.
  */
 #include "core/op.h"
+#include "kernels/cpu/nchwc.h"
 #include "kernels/cpu/ref/concat.h"
 
 #define CONCAT_GRAIN_BYTES 65536
 
 typedef struct concat_state {
   int64_t outer;
+  int lanes;  /* blocked, channels not multiples of the block: the lane-by-lane copy */
 } concat_state;
+
+/* Blocked concat: axis 1, every input computed (a constant one would stay plain). The rank is
+ * not known yet; infer checks it is 4. */
+static int concat_accepts_nchwc(mace_op *op, int block) {
+  (void)block;
+  if (op->n_inputs < 1 || mace_op_arg_int(op, "axis", 0) != 1) return MACE_NCHWC_NO;
+  for (int i = 0; i < op->n_inputs; ++i)
+    if (op->inputs[i]) return MACE_NCHWC_NO;
+  return MACE_NCHWC_ELEMENTWISE;
+}
+
+/* Input 0 blocked: checks the others are too and sets the output's layout. */
+static mace_status concat_infer_nchwc(mace_op *op, int64_t axis) {
+  concat_state *s = (concat_state *)op->state;
+  const mace_tensor *x0 = op->inputs[0];
+  s->lanes = 0;
+  for (int i = 0; i < op->n_inputs; ++i) {
+    const mace_tensor *x = op->inputs[i];
+    if (axis != 1 || x->ndim != 4 || x->layout != MACE_LAYOUT_NCHWC || x->block != x0->block)
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (Concat): blocked (NCHWc) inputs need "
+                        "rank 4, axis 1 and the same block (MACE_NCHWC=0 turns it off)",
+                        op->name);
+    if (i + 1 < op->n_inputs && x->dims[1] % x0->block != 0) s->lanes = 1;
+  }
+  op->outputs[0]->layout = MACE_LAYOUT_NCHWC;
+  op->outputs[0]->block = x0->block;
+  return MACE_OK;
+}
 
 static mace_status concat_infer(mace_op *op) {
   concat_state *s = (concat_state *)op->state;
@@ -48,6 +83,7 @@ static mace_status concat_infer(mace_op *op) {
   s->outer = 1;
   for (int d = 0; d < axis; ++d) s->outer *= x0->dims[d];
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x0->dtype, dims, x0->ndim));
+  if (x0->layout == MACE_LAYOUT_NCHWC) MACE_RETURN_IF_ERROR(concat_infer_nchwc(op, axis));
   op->macs = 0;
   op->scratch_bytes = (size_t)op->n_inputs * (sizeof(void *) + 2 * sizeof(int64_t));
   return MACE_OK;
@@ -67,8 +103,40 @@ static void concat_range(void *ctx, int64_t begin, int64_t end) {
                      end);
 }
 
+typedef struct {
+  const float *const *ins;
+  const int64_t *chans;
+  int n_in, block;
+  int64_t hw;
+  float *out;
+} concat_lanes_job;
+
+static void concat_lanes_range(void *ctx, int64_t begin, int64_t end) {
+  const concat_lanes_job *j = (const concat_lanes_job *)ctx;
+  mace_f32_concat_nchwc_lanes__ref(j->ins, j->chans, j->n_in, j->block, j->hw, j->out, begin,
+                                   end);
+}
+
+/* Blocked, channels not multiples of the block: work items are output blocks of images. */
+static mace_status concat_lanes_run(mace_op *op) {
+  const mace_tensor *y = op->outputs[0];
+  const int n = op->n_inputs;
+  int64_t *chans = (int64_t *)op->scratch;
+  const float **ins = (const float **)(chans + 2 * n);
+  for (int i = 0; i < n; ++i) {
+    chans[i] = op->inputs[i]->dims[1];
+    ins[i] = op->inputs[i]->data;
+  }
+  const int64_t hw = y->dims[2] * y->dims[3];
+  concat_lanes_job job = {ins, chans, n, y->block, hw, y->data};
+  const int64_t items = y->dims[0] * MACE_NCHWC_PADDED(y->dims[1], y->block) / y->block;
+  mace_threadpool_parallel_for(op->pool, items, 1, concat_lanes_range, &job);
+  return MACE_OK;
+}
+
 static mace_status concat_run(mace_op *op) {
   const concat_state *s = (const concat_state *)op->state;
+  if (s->lanes) return concat_lanes_run(op);
   const int n = op->n_inputs;
   int64_t *row_bytes = (int64_t *)op->scratch;
   int64_t *offsets = row_bytes + n;
@@ -92,4 +160,5 @@ static mace_status concat_run(mace_op *op) {
 const mace_op_kind mace_op_concat = {.type = "Concat", .device = MACE_DEVICE_CPU,
                                      .dtype = MACE_DT_INVALID,
                                      .state_size = sizeof(concat_state),
-                                     .infer = concat_infer, .run = concat_run};
+                                     .infer = concat_infer, .run = concat_run,
+                                     .accepts_nchwc = concat_accepts_nchwc};

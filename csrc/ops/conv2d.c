@@ -101,8 +101,20 @@ static mace_status conv2d_init(mace_op *op) {
   return mace_fused_activation_parse(op, &st->act);
 }
 
-/* Blocked: a pointwise or depthwise convolution (ops/conv2d_nchwc.h) of any channel counts
- * (padded to the block) with a constant f32 filter and bias; a residual only for pointwise.
+/* Where the blocked direct KxK convolution (kernels/cpu/nchwc_convkxk.h) is worth a place in
+ * a chain: few input channels, 4 < C_in <= 16, and at least half a block of them. It runs at
+ * the FMA peak (~110 GFLOPS, Zen 4, 1 thread), so it only beats Winograd F(4,3) where the
+ * transforms dominate its short GEMMs: 3x3 on 55x55 (4-conv chains, interleaved medians,
+ * direct / plain time): 16->64 1.00, 32->128 (27x27) 1.92, 48->192 (13x13) 1.33, 64->256
+ * (13x13) 1.43, ResNet-18's 64->64 (56x56) 1.66, 128->128 (28x28) 2.4. With C_in <= 4 the
+ * first-layer NCHW direct kernel is better and a blocked copy of the input pads 4x. */
+static int direct_nchwc_pays(const mace_conv2d_shape *s, int block) {
+  return s->in_c > 4 && 2 * s->in_c > block && s->in_c <= 16;
+}
+
+/* Blocked: a pointwise, depthwise or direct KxK convolution (ops/conv2d_nchwc.h) of any
+ * channel counts (padded to the block) with a constant f32 filter and bias; a residual for
+ * pointwise and direct.
  * Pointwise needs no padding whatever the input size: explicit zeros, VALID, or SAME (zero
  * for 1x1 stride 1). */
 static int conv2d_accepts_nchwc(mace_op *op, int block) {
@@ -124,6 +136,7 @@ static int conv2d_accepts_nchwc(mace_op *op, int block) {
   const int kind = mace_conv_nchwc_kind(&s, block);
   if (kind == MACE_CONV_NCHWC_POINTWISE && explicit_zero) return MACE_NCHWC_CONV;
   if (kind == MACE_CONV_NCHWC_DEPTHWISE && op->n_inputs < 4) return MACE_NCHWC_CONV;
+  if (kind == MACE_CONV_NCHWC_DIRECT && direct_nchwc_pays(&s, block)) return MACE_NCHWC_CONV;
   return MACE_NCHWC_NO;
 }
 
@@ -140,7 +153,7 @@ static mace_status conv2d_infer_nchwc(mace_op *op, const int64_t *pads) {
       w->role == MACE_TENSOR_CONST && w->data && kind != MACE_CONV_NCHWC_NONE &&
       (!b || (b->role == MACE_TENSOR_CONST && b->data)) &&
       (kind != MACE_CONV_NCHWC_POINTWISE || (pads[2] == 0 && pads[3] == 0)) &&
-      (!r || (kind == MACE_CONV_NCHWC_POINTWISE && r->layout == MACE_LAYOUT_NCHWC &&
+      (!r || (kind != MACE_CONV_NCHWC_DEPTHWISE && r->layout == MACE_LAYOUT_NCHWC &&
               r->block == x->block));
   if (!ok)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Conv2D): cannot run on the blocked (NCHWc, "

@@ -15,6 +15,9 @@ int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block) {
   if (s->group == s->in_c && s->out_c == s->in_c && s->k_h == s->k_w && s->k_h >= 1 &&
       s->k_h <= 7 && s->stride_h == s->stride_w && (s->stride_h == 1 || s->stride_h == 2))
     return MACE_CONV_NCHWC_DEPTHWISE;
+  if (s->group == 1 && s->k_h <= 7 && s->k_w <= 7 && s->stride_h == s->stride_w &&
+      (s->stride_h == 1 || s->stride_h == 2))
+    return MACE_CONV_NCHWC_DIRECT;
   return MACE_CONV_NCHWC_NONE;
 }
 
@@ -65,15 +68,19 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
                          const float *filter, const float *bias, int threads) {
   const int kind = mace_conv_nchwc_kind(s, block);
   if (c->packed && (c->kind != kind || c->block != block || c->s.in_c != s->in_c ||
-                    c->s.out_c != s->out_c || c->s.k_h != s->k_h || !c->bias != !bias))
+                    c->s.out_c != s->out_c || c->s.k_h != s->k_h || c->s.k_w != s->k_w || !c->bias != !bias))
     mace_conv_nchwc_free(c);
   const mace_simd_kernels *k = mace_simd_active();
   c->in_cp = MACE_NCHWC_PADDED(s->in_c, block);
   c->out_cp = MACE_NCHWC_PADDED(s->out_c, block);
   if (!c->packed) {
-    const int64_t nf = kind == MACE_CONV_NCHWC_POINTWISE
-                           ? mace_f32_nchwc_conv1x1_packed_floats(block, s->out_c, s->in_c)
-                           : mace_f32_nchwc_dwconv_packed_floats(block, s->in_c, (int)s->k_h);
+    const int64_t nf =
+        kind == MACE_CONV_NCHWC_POINTWISE
+            ? mace_f32_nchwc_conv1x1_packed_floats(block, s->out_c, s->in_c)
+        : kind == MACE_CONV_NCHWC_DIRECT
+            ? mace_f32_nchwc_convkxk_packed_floats(block, s->out_c, s->in_c, (int)s->k_h,
+                                                   (int)s->k_w)
+            : mace_f32_nchwc_dwconv_packed_floats(block, s->in_c, (int)s->k_h);
     c->packed = malloc((size_t)nf * sizeof(float));
     c->bias = bias ? calloc((size_t)c->out_cp, sizeof(float)) : NULL;
     if (!c->packed || (bias && !c->bias)) {
@@ -82,6 +89,9 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
     }
     if (kind == MACE_CONV_NCHWC_POINTWISE)
       mace_f32_nchwc_conv1x1_pack(block, s->out_c, s->in_c, filter, c->packed);
+    else if (kind == MACE_CONV_NCHWC_DIRECT)
+      mace_f32_nchwc_convkxk_pack(block, s->out_c, s->in_c, (int)s->k_h, (int)s->k_w, filter,
+                                  c->packed);
     else
       mace_f32_nchwc_dwconv_pack(block, s->in_c, (int)s->k_h, filter, c->packed);
     if (bias) memcpy(c->bias, bias, (size_t)s->out_c * sizeof(float));
@@ -94,6 +104,8 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
                                                       : mace_f32_nchwc_conv1x1__ref;
   c->dw = k->nchwc_block == block && k->nchwc_dwconv ? k->nchwc_dwconv
                                                      : mace_f32_nchwc_dwconv__ref;
+  c->kxk = k->nchwc_block == block && k->nchwc_convkxk ? k->nchwc_convkxk
+                                                       : mace_f32_nchwc_convkxk__ref;
   if (kind == MACE_CONV_NCHWC_POINTWISE) pointwise_split(c, threads);
   return 0;
 }
@@ -145,11 +157,39 @@ static void depthwise_range(void *p, int64_t begin, int64_t end) {
   }
 }
 
+/* Direct KxK work items: (image, pair of output blocks, output row), in that order, so a
+ * thread's contiguous share reuses one pair's weights (the kernel's tile is 2 blocks) over
+ * consecutive rows; rows make enough items to balance 2 threads on a 13x13 plane. */
+static void direct_range(void *p, int64_t begin, int64_t end) {
+  const nchwc_job *j = p;
+  const mace_conv_nchwc *c = j->c;
+  const mace_conv2d_shape *s = &c->s;
+  const int64_t n_ob = c->out_cp / c->block, n_op = (n_ob + 1) / 2, rows = s->out_h;
+  const int64_t in_img = c->in_cp * s->in_h * s->in_w, out_img = c->out_cp * s->out_h * s->out_w;
+  for (int64_t it = begin; it < end;) {
+    const int64_t img = it / (n_op * rows), op = it / rows % n_op, oy0 = it % rows;
+    const int64_t oy1 = end - (it - oy0) < rows ? end - (it - oy0) : rows;
+    const mace_nchwc_convkxk a = {.block = c->block, .in_c = c->in_cp, .out_c = c->out_cp,
+                                  .in_h = s->in_h, .in_w = s->in_w, .out_h = s->out_h,
+                                  .out_w = s->out_w, .k_h = (int)s->k_h, .k_w = (int)s->k_w,
+                                  .stride = (int)s->stride_h, .pad_top = s->pad_top,
+                                  .pad_left = s->pad_left, .x = j->x + img * in_img,
+                                  .w = c->packed, .bias = c->bias,
+                                  .res = j->res ? j->res + img * out_img : NULL, .act = j->act,
+                                  .y = j->y + img * out_img};
+    c->kxk(&a, 2 * op, 2 * op + 2 < n_ob ? 2 * op + 2 : n_ob, oy0, oy1);
+    it += oy1 - oy0;
+  }
+}
+
 void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const float *x,
                          const float *res, const mace_activation *act, float *y) {
   nchwc_job j = {c, x, res, act, y};
   if (c->kind == MACE_CONV_NCHWC_POINTWISE) {
     mace_threadpool_parallel_for(pool, c->s.batch * c->n_pc * c->n_og, 1, pointwise_range, &j);
+  } else if (c->kind == MACE_CONV_NCHWC_DIRECT) {
+    const int64_t n_op = (c->out_cp / c->block + 1) / 2;
+    mace_threadpool_parallel_for(pool, c->s.batch * n_op * c->s.out_h, 1, direct_range, &j);
   } else {
     const int64_t rows = c->in_cp / c->block * c->s.out_h;
     mace_threadpool_parallel_for(pool, c->s.batch * rows, 2, depthwise_range, &j);

@@ -1,5 +1,5 @@
-/* Conv2D on the blocked NCHWc layout (kernels/cpu/nchwc.h): pointwise 1x1 and depthwise KxK
- * convolution, the filter packed once at infer, the work split over the thread pool (used by
+/* Conv2D on the blocked NCHWc layout (kernels/cpu/nchwc.h, nchwc_convkxk.h): pointwise 1x1,
+ * depthwise KxK and direct group-1 KxK convolution, the filter packed once at infer, the work split over the thread pool (used by
  * Conv2D when its input arrives blocked; not an op). */
 #ifndef MACE_OPS_CONV2D_NCHWC_H_
 #define MACE_OPS_CONV2D_NCHWC_H_
@@ -8,13 +8,20 @@
 
 #include "core/threadpool.h"
 #include "kernels/cpu/nchwc.h"
+#include "kernels/cpu/nchwc_convkxk.h"
 #include "kernels/cpu/ref/conv2d.h"
 
-enum { MACE_CONV_NCHWC_NONE = 0, MACE_CONV_NCHWC_POINTWISE = 1, MACE_CONV_NCHWC_DEPTHWISE = 2 };
+enum {
+  MACE_CONV_NCHWC_NONE = 0,
+  MACE_CONV_NCHWC_POINTWISE = 1,
+  MACE_CONV_NCHWC_DEPTHWISE = 2,
+  MACE_CONV_NCHWC_DIRECT = 3
+};
 
 /* Which blocked kernel covers a convolution: pointwise = 1x1, stride 1, dilation 1, group 1,
  * no padding; depthwise = group = C_in = C_out, square K <= 7, stride 1 or 2, dilation 1, any
- * padding. Any channel counts: the blocked tensors, filters and biases are padded to multiples
+ * padding; direct = any other group-1 convolution with K_h, K_w <= 7, equal strides of 1 or 2,
+ * dilation 1, any padding (whether it is worth it is the caller's rule). Any channel counts: the blocked tensors, filters and biases are padded to multiples
  * of `block` (kernels/cpu/nchwc.h). Reads in_c, out_c, k_*, stride_*,
  * dilation_*, group, pad_top, pad_left (the caller checks bottom / right padding). */
 int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block);
@@ -28,6 +35,7 @@ typedef struct mace_conv_nchwc {
   float *bias;              /* owned: the bias padded with zeros to out_cp, or NULL */
   mace_f32_nchwc_conv1x1_fn pw;
   mace_f32_nchwc_dwconv_fn dw;
+  mace_f32_nchwc_convkxk_fn kxk;
   int64_t og_size, n_og;    /* pointwise work items: output-block groups x pixel ranges */
   int64_t p_chunk, n_pc;
 } mace_conv_nchwc;

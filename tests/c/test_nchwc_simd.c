@@ -8,7 +8,10 @@
  * 49, 196, 3136, whole ranges and sub-ranges [ob0, ob1) x [p0, p1) (odd block counts,
  * pixel tails), bias or none, residual or none. Depthwise: K = 1..7, stride 1
  * and 2, symmetric and asymmetric padding (also >= K), planes 1x1 .. 40x40 and 112x112 over 1
- * to 3 channel blocks, all rows or a sub-range of them. Activations NONE, RELU, RELUX,
+ * to 3 channel blocks, all rows or a sub-range of them. Direct KxK: square and 1xN / Nx1
+ * windows up to 7, stride 1 and 2, the same paddings, widths 1..40 and heights 1..14 plus
+ * 56x56, real channel counts with tails (1, 3, 20, 24, 40 in and out: packed with zeros), odd
+ * output block counts, sub-ranges of blocks x rows, bias, residual. Activations NONE, RELU, RELUX,
  * LEAKYRELU (in registers), HARDSWISH, HARDSIGMOID and SIGMOID (the vector activation over the
  * stored outputs). Outputs outside the range must keep their sentinel; the buffers are heap
  * blocks of the exact size, so ASan catches reads past them.
@@ -24,6 +27,7 @@
 #include <stdlib.h>
 
 #include "kernels/cpu/nchwc.h"
+#include "kernels/cpu/nchwc_convkxk.h"
 #include "ops/simd_dispatch.h"
 
 #define SENTINEL 99.0f
@@ -244,10 +248,14 @@ static void check_dw(const mace_simd_kernels *v, int64_t cb, int k, int stride, 
   free(packed);
 }
 
+/* Paddings (top, left, bottom, right) of the KxK tests: none, symmetric, asymmetric, >= K. */
+static const int64_t g_pads[][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {0, 1, 1, 0}, {1, 0, 2, 1},
+                                    {2, 2, 2, 2}, {3, 3, 3, 3}, {3, 1, 0, 2}, {8, 8, 8, 8}};
+#define N_PADS ((int)(sizeof(g_pads) / sizeof(g_pads[0])))
+
 static void test_dw(const mace_simd_kernels *v) {
-  const int64_t pads[][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {0, 1, 1, 0}, {1, 0, 2, 1},
-                             {2, 2, 2, 2}, {3, 3, 3, 3}, {3, 1, 0, 2}, {8, 8, 8, 8}};
-  const int np = (int)(sizeof(pads) / sizeof(pads[0]));
+  const int64_t(*pads)[4] = g_pads;
+  const int np = N_PADS;
   const int64_t hts[] = {1, 2, 4, 5, 7, 8, 11, 14};
   unsigned seed = 5u;
   int n = 0;
@@ -267,6 +275,106 @@ static void test_dw(const mace_simd_kernels *v) {
         check_dw(v, si < 6 ? 2 : 1, k, s, sq[si], sq[si], pads[(si + k) % 3], si & 1, 1,
                  g_acts[n % N_ACTS], ++seed);
     }
+}
+
+/* ---- direct KxK ------------------------------------------------------------------------ */
+
+/* The bound's magnitude of every output of a direct call over [ob0, ob1) x rows [oy0, oy1),
+ * from the packed weights (zeros at padded channels). */
+static void ck_mag(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1, int64_t oy0,
+                   int64_t oy1, double *mag) {
+  const int b = a->block;
+  const int64_t kk = (int64_t)a->k_h * a->k_w;
+  for (int64_t o = 0; o < a->out_c; ++o)
+    for (int64_t oy = 0; oy < a->out_h; ++oy)
+      for (int64_t ox = 0; ox < a->out_w; ++ox) {
+        const int64_t i = (((o / b) * a->out_h + oy) * a->out_w + ox) * b + o % b;
+        if (o / b < ob0 || o / b >= ob1 || oy < oy0 || oy >= oy1) {
+          mag[i] = -1.0;
+          continue;
+        }
+        double m = (a->bias ? fabs(a->bias[o]) : 0.0) + (a->res ? fabs(a->res[i]) : 0.0);
+        for (int64_t c = 0; c < a->in_c; ++c)
+          for (int ky = 0; ky < a->k_h; ++ky)
+            for (int kx = 0; kx < a->k_w; ++kx) {
+              const int64_t iy = oy * a->stride - a->pad_top + ky;
+              const int64_t ix = ox * a->stride - a->pad_left + kx;
+              if (iy < 0 || iy >= a->in_h || ix < 0 || ix >= a->in_w) continue;
+              const float w = a->w[((((o / b) * a->in_c / b + c / b) * kk + ky * a->k_w + kx) *
+                                    b + c % b) * b + o % b];
+              m += fabs((double)w * a->x[(((c / b) * a->in_h + iy) * a->in_w + ix) * b + c % b]);
+            }
+        mag[i] = m;
+      }
+}
+
+/* One case: in_c / out_c real counts (padded to the block), window kh x kw. */
+static void check_ck(const mace_simd_kernels *v, int64_t in_c, int64_t out_c, int kh, int kw,
+                     int stride, int64_t h, int64_t wd, const int64_t *pads, int sub, int flags,
+                     int act_kind, unsigned seed) {
+  const int b = v->nchwc_block;
+  if (h + pads[0] + pads[2] < kh || wd + pads[1] + pads[3] < kw) return;
+  const int64_t icp = MACE_NCHWC_PADDED(in_c, b), ocp = MACE_NCHWC_PADDED(out_c, b);
+  const int64_t out_h = (h + pads[0] + pads[2] - kh) / stride + 1;
+  const int64_t out_w = (wd + pads[1] + pads[3] - kw) / stride + 1, ny = ocp * out_h * out_w;
+  float *x = rand_buf(icp * h * wd, &seed), *w = rand_buf(out_c * in_c * kh * kw, &seed);
+  float *bias = rand_buf(ocp, &seed), *res = rand_buf(ny, &seed);
+  float *packed = malloc(
+      sizeof(float) * (size_t)mace_f32_nchwc_convkxk_packed_floats(b, out_c, in_c, kh, kw));
+  outs o = outs_new(ny);
+  mace_f32_nchwc_convkxk_pack(b, out_c, in_c, kh, kw, w, packed);
+  const mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 0.5f};
+  mace_nchwc_convkxk a = {.block = b, .in_c = icp, .out_c = ocp, .in_h = h, .in_w = wd,
+                          .out_h = out_h, .out_w = out_w, .k_h = kh, .k_w = kw,
+                          .stride = stride, .pad_top = pads[0], .pad_left = pads[1], .x = x,
+                          .w = packed, .bias = flags & 1 ? bias : NULL,
+                          .res = flags & 2 ? res : NULL, .act = &act, .y = o.ref};
+  const int64_t nob = ocp / b;
+  const int64_t ob0 = sub && nob > 1 ? 1 : 0, oy0 = sub && out_h > 2 ? 1 : 0;
+  const int64_t oy1 = sub && out_h > 2 ? out_h - 1 : out_h;
+  mace_f32_nchwc_convkxk__ref(&a, ob0, nob, oy0, oy1);
+  a.y = o.y;
+  v->nchwc_convkxk(&a, ob0, nob, oy0, oy1);
+  ++cases;
+  ck_mag(&a, ob0, nob, oy0, oy1, o.mag);
+  char what[256];
+  snprintf(what, sizeof(what), "%s convkxk in %lld out %lld k%dx%d s%d in %lldx%lld pads "
+           "%lld,%lld,%lld,%lld ob [%lld,%lld) rows [%lld,%lld) bias=%d res=%d", v->name,
+           (long long)in_c, (long long)out_c, kh, kw, stride, (long long)h, (long long)wd,
+           (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3],
+           (long long)ob0, (long long)nob, (long long)oy0, (long long)oy1, flags & 1,
+           (flags >> 1) & 1);
+  outs_check_free(&o, what, act_kind);
+  free(x);
+  free(w);
+  free(bias);
+  free(res);
+  free(packed);
+}
+
+static void test_ck(const mace_simd_kernels *v) {
+  const int64_t(*pads)[4] = g_pads;
+  const int np = N_PADS;
+  const int wins[][2] = {{3, 3}, {1, 3}, {3, 1}, {5, 5}, {2, 2}, {7, 7}, {1, 7}, {1, 1}};
+  const int nw = (int)(sizeof(wins) / sizeof(wins[0]));
+  const int64_t chans[] = {1, 3, 20, 24, 40};
+  const int64_t hts[] = {1, 2, 3, 5, 7, 13, 14};
+  unsigned seed = 11u;
+  int n = 0;
+  for (int wi = 0; wi < nw; ++wi)
+    for (int s = 1; s <= 2; ++s) {
+      const int kh = wins[wi][0], kw = wins[wi][1];
+      /* every width 1..40, rotating height, padding, channels, flags and activation */
+      for (int64_t wd = 1; wd <= 40; ++wd, ++n)
+        check_ck(v, chans[n % 5], chans[(n / 5 + 2) % 5], kh, kw, s, hts[n % 7], wd,
+                 pads[n % np], n % 3 == 0, n % 4, g_acts[n % N_ACTS], ++seed);
+      /* every activation on a 13x13 and 27x27 plane with padding 1 (SqueezeNet's) */
+      for (int ai = 0; ai < N_ACTS; ++ai, ++n)
+        check_ck(v, 24, 40, kh, kw, s, ai & 1 ? 27 : 13, ai & 1 ? 27 : 13, pads[1], ai & 1,
+                 3, g_acts[ai], ++seed);
+    }
+  check_ck(v, 16, 40, 3, 3, 1, 56, 56, pads[1], 1, 3, MACE_ACT_RELU, ++seed);
+  check_ck(v, 20, 24, 3, 3, 2, 56, 56, pads[3], 0, 1, MACE_ACT_NONE, ++seed);
 }
 
 /* Reorders: exact copies, so equal to the reference bit for bit; channel blocks [cb0, cb1)
@@ -375,6 +483,10 @@ int main(void) {
     }
     if (v->nchwc_dwconv) {
       test_dw(v);
+      ++tested;
+    }
+    if (v->nchwc_convkxk) {
+      test_ck(v);
       ++tested;
     }
     if (v->nchw_to_nchwc && v->nchwc_to_nchw) {

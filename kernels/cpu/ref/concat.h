@@ -11,4 +11,14 @@ void mace_x_concat__ref(const void *const *ins, const int64_t *row_bytes,
                         const int64_t *offsets, int n_in, int64_t out_row_bytes, void *out,
                         int64_t begin, int64_t end);
 
+/* Concatenation of f32 NCHWc tensors along the channels, lane by lane (for inputs whose
+ * channel counts are not multiples of the block b, so their blocks do not line up with the
+ * output's): input i is [N, ceil(chans[i] / b), hw, b], the output [N, ceil(C / b), hw, b]
+ * with C = sum(chans); it gets channel c of input i at channel sum(chans[0..i)) + c, and
+ * zeros in its tail lanes. Work item t in [begin, end) is output block t % ceil(C / b) of
+ * image t / ceil(C / b). */
+void mace_f32_concat_nchwc_lanes__ref(const float *const *ins, const int64_t *chans, int n_in,
+                                      int block, int64_t hw, float *out, int64_t begin,
+                                      int64_t end);
+
 #endif /* MACE_KERNELS_CPU_REF_CONCAT_H_ */

@@ -1,6 +1,7 @@
-/* Reference NCHWc kernels (kernels/cpu/nchwc.h): reorders, filter packing, pointwise and
- * depthwise convolution, for any block. The oracle of the SIMD variants. */
+/* Reference NCHWc kernels (kernels/cpu/nchwc.h, nchwc_convkxk.h): reorders, filter packing,
+ * pointwise, depthwise and direct KxK convolution, for any block. The oracle of the SIMD variants. */
 #include "kernels/cpu/nchwc.h"
+#include "kernels/cpu/nchwc_convkxk.h"
 
 void mace_f32_nchw_to_nchwc__ref(int block, int64_t hw, const float *x, float *y, int64_t cb0,
                                  int64_t cb1) {
@@ -107,4 +108,52 @@ void mace_f32_nchwc_dwconv__ref(const mace_nchwc_dwconv *a, int64_t r0, int64_t 
       if (a->act) mace_f32_activation__ref(a->act, y + ox * b, y + ox * b, b);
     }
   }
+}
+
+int64_t mace_f32_nchwc_convkxk_packed_floats(int block, int64_t out_c, int64_t in_c, int k_h,
+                                             int k_w) {
+  return MACE_NCHWC_PADDED(out_c, block) * MACE_NCHWC_PADDED(in_c, block) * k_h * k_w;
+}
+
+void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int k_h, int k_w,
+                                 const float *w, float *packed) {
+  const int64_t in_cp = MACE_NCHWC_PADDED(in_c, block), kk = (int64_t)k_h * k_w;
+  for (int64_t ob = 0; ob < MACE_NCHWC_PADDED(out_c, block) / block; ++ob)
+    for (int64_t ic = 0; ic < in_cp; ++ic)
+      for (int64_t t = 0; t < kk; ++t)
+        for (int j = 0; j < block; ++j) {
+          const int64_t oc = ob * block + j;
+          const int64_t at = (((ob * in_cp / block + ic / block) * kk + t) * block +
+                              ic % block) * block + j;
+          packed[at] = oc < out_c && ic < in_c ? w[(oc * in_c + ic) * kk + t] : 0.0f;
+        }
+}
+
+void mace_f32_nchwc_convkxk__ref(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1,
+                                 int64_t oy0, int64_t oy1) {
+  const int b = a->block;
+  const int64_t kk = (int64_t)a->k_h * a->k_w, plane = a->out_h * a->out_w;
+  for (int64_t ob = ob0; ob < ob1; ++ob)
+    for (int64_t oy = oy0; oy < oy1; ++oy)
+      for (int64_t ox = 0; ox < a->out_w; ++ox) {
+        const int64_t o = (ob * plane + oy * a->out_w + ox) * b;
+        for (int j = 0; j < b; ++j) {
+          float s = a->bias ? a->bias[ob * b + j] : 0.0f;
+          for (int64_t ic = 0; ic < a->in_c; ++ic)
+            for (int ky = 0; ky < a->k_h; ++ky) {
+              const int64_t iy = oy * a->stride - a->pad_top + ky;
+              if (iy < 0 || iy >= a->in_h) continue;
+              for (int kx = 0; kx < a->k_w; ++kx) {
+                const int64_t ix = ox * a->stride - a->pad_left + kx;
+                if (ix < 0 || ix >= a->in_w) continue;
+                const float *w = a->w + (((ob * a->in_c / b + ic / b) * kk + ky * a->k_w + kx) *
+                                         b + ic % b) * b;
+                s += w[j] * a->x[(((ic / b) * a->in_h + iy) * a->in_w + ix) * b + ic % b];
+              }
+            }
+          if (a->res) s += a->res[o + j];
+          a->y[o + j] = s;
+        }
+        if (a->act) mace_f32_activation__ref(a->act, a->y + o, a->y + o, b);
+      }
 }
