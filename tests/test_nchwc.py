@@ -368,10 +368,14 @@ def test_binary_ops_of_blocked_tensors(monkeypatch, op, c):
     model = g.model([2, c, 6, 6], [y])
     types = _check(model, rand(2, c, 6, 6, seed=7), monkeypatch)
     if BLOCK:
-        # x in, out to the ReduceMean and back, the output: every binary op ran blocked (an
-        # Add may be fused into the convolution before it as its residual)
-        assert types.count("Reorder") == 4 and types[0] == types[-1] == "Reorder", types
-        assert types[types.index("Reduce") + 1:].count("Eltwise") == 1, types
+        # x in, y out: the binary ops of blocked tensors and the pool ran blocked (an Add may
+        # be fused into the convolution before it as its residual); the one that meets the
+        # ReduceMean's plain output runs plain, and so does everything after it (two
+        # convolutions are not worth their two Reorders), the convolution feeding ReduceMean
+        # included (a sink of the chain: blocked, it would need a Reorder of its own)
+        r = [i for i, t in enumerate(types) if t == "Reorder"]
+        assert len(r) == 2 and r[0] == 0 and types[r[1] + 1] == "Conv2D", types
+        assert "Pooling" in types[:r[1]] and types[r[1]:].count("Eltwise") == 1, types
 
 
 def test_division_is_not_blocked(monkeypatch):
@@ -454,7 +458,8 @@ def test_direct_kxk_chains_match(monkeypatch, k, stride, pads, hw):
 
 def test_squeezenet_is_blocked(monkeypatch):
     """SqueezeNet 1.1 at 64x64 agrees with onnxruntime; its first two Fire modules (16-channel
-    squeezes) are one blocked chain, 3x3 expands and Concats included."""
+    squeezes) are one blocked chain, 3x3 expands and Concats included (the stem's max pool
+    reads a plain tensor and stays plain)."""
     from mace import zoo
     model = zoo.build("squeezenet1_1", size=64)
     x = rand(1, 3, 64, 64, seed=12)
@@ -466,5 +471,31 @@ def test_squeezenet_is_blocked(monkeypatch):
     if BLOCK:
         types = [p["type"] for p in sess.profile(x, rounds=1, warmup=0)]
         first, last = types.index("Reorder"), len(types) - 1 - types[::-1].index("Reorder")
+        # the chain runs on through the max pool into the third Fire module (whose 3x3 expand,
+        # of 32 input channels, stays plain) and ends at its squeeze, the smallest tensor
         assert types.count("Reorder") == 2, types
-        assert types[first:last].count("Concat") == 2 and types[first:last].count("Conv2D") == 6
+        inside = types[first:last]
+        assert inside.count("Concat") == 2 and inside.count("Conv2D") == 7, types
+        assert inside.count("Pooling") == 1 and types[last + 1:last + 3] == ["Conv2D"] * 2, types
+
+
+def test_elementwise_op_on_a_plain_operand_of_any_rank(monkeypatch):
+    """An Add of a blocked tensor and a rank-1 model input inside a run of convolutions: the
+    Add runs plain (a Reorder takes only 4-D tensors, and in front of an element-wise op it
+    would buy nothing), the convolutions on either side stay blocked."""
+    g = Net(seed=60)
+    h = "x"
+    for i in range(10):  # five convolutions per Reorder pair on either side
+        h = g.conv(h, 16, 16)
+        if i == 4:
+            h = g.op("Add", [h, "w"])
+    model = make_model(g.nodes, [("x", np.float32, [1, 16, 8, 8]), ("w", np.float32, [8])],
+                       [(h, np.float32, [None] * 4)], g.inits)
+    feeds = {"x": rand(1, 16, 8, 8, seed=9), "w": rand(8, seed=10)}
+    ref = run_ort(model, feeds)[0]
+    sess = mace.Session(model, num_threads=2)
+    assert_close(sess.run(feeds)[h], ref, what="Add of a rank-1 input")
+    if BLOCK:
+        types = [p["type"] for p in sess.profile(feeds, rounds=1, warmup=0)]
+        r = [i for i, t in enumerate(types) if t == "Reorder"]
+        assert len(r) == 4 and types[r[1] + 1] == "Eltwise", types

@@ -224,6 +224,87 @@ static mace_status rename_blocked(char **name) {
   return MACE_OK;
 }
 
+/* Joins the ops that may run blocked into chains through the tensors they pass each other,
+ * and marks the blocked outputs read outside their chain or returned (plain_out). */
+static void link_chains(pass *p) {
+  const Mace__NetDef *def = p->def;
+  const int n = (int)def->n_op;
+  for (int i = 0; i < n; ++i) p->parent[i] = i;
+  memset(p->plain_out, 0, def->n_op);
+  for (int i = 0; i < n; ++i) {
+    if (!p->cap[i]) continue;
+    const Mace__OperatorDef *od = def->op[i];
+    for (size_t k = 0; k < od->n_input; ++k) {
+      const int src = map_get(&p->map, od->input[k], NULL);
+      if (src >= 0 && src < i && p->cap[src])
+        p->parent[uf_find(p->parent, i)] = uf_find(p->parent, src);
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    const Mace__OperatorDef *od = def->op[i];
+    for (size_t k = 0; k < od->n_input; ++k) {
+      const int src = map_get(&p->map, od->input[k], NULL);
+      if (src >= 0 && p->cap[src] && (!p->cap[i] || uf_find(p->parent, i) != uf_find(p->parent, src)))
+        p->plain_out[src] = 1;
+    }
+    if (p->cap[i] && is_output(def, od->output[0])) p->plain_out[i] = 1;
+  }
+}
+
+/* Whether the chain reads `name` (a plain tensor) through any op but `skip`. */
+static int chain_reads(const pass *p, const char *name, int chain, int skip) {
+  for (int j = 0; j < (int)p->def->n_op; ++j) {
+    if (j == skip || !p->cap[j] || uf_find(p->parent, j) != chain) continue;
+    const Mace__OperatorDef *od = p->def->op[j];
+    for (size_t k = 0; k < od->n_input; ++k)
+      if (od->input[k] && strcmp(od->input[k], name) == 0) return 1;
+  }
+  return 0;
+}
+
+/* Drops a chain's sinks (ops none of whose readers is in the chain) while that saves
+ * Reorders: the sink's Reorder back to NCHW goes, and so do the Reorders to NCHWc of the
+ * plain tensors only it reads, while each blocked input no other reader sends back to NCHW
+ * needs one. SqueezeNet's first blocked chain ran into the fourth Fire module through the
+ * max pool, where the 3x3 expand (32 input channels) stays plain: its 1x1 expand is such a
+ * sink (one Reorder less), its squeeze is not (one for one), so the chain ends at the
+ * squeeze's 32 channels. */
+static void trim_sinks(pass *p) {
+  const Mace__NetDef *def = p->def;
+  const int n = (int)def->n_op;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int i = n - 1; i >= 0 && !changed; --i) {
+      if (!p->cap[i] || !p->plain_out[i]) continue;
+      const int chain = uf_find(p->parent, i);
+      int sink = 1;
+      for (int j = i + 1; j < n && sink; ++j) {
+        if (!p->cap[j] || uf_find(p->parent, j) != chain) continue;
+        const Mace__OperatorDef *od = def->op[j];
+        for (size_t k = 0; k < od->n_input && sink; ++k)
+          sink = !(od->input[k] && strcmp(od->input[k], def->op[i]->output[0]) == 0);
+      }
+      if (!sink) continue;
+      const Mace__OperatorDef *od = def->op[i];
+      int gain = 1;
+      for (size_t k = 0; k < od->n_input; ++k) {
+        const int src = map_get(&p->map, od->input[k], NULL);
+        if (src == SRC_CONST) continue;
+        int dup = 0;  /* an input read twice counts once */
+        for (size_t q = 0; q < k; ++q) dup |= strcmp(od->input[q], od->input[k]) == 0;
+        if (dup) continue;
+        if (src >= 0 && p->cap[src]) gain -= !p->plain_out[src];
+        else gain += !chain_reads(p, od->input[k], chain, i);
+      }
+      if (gain > 0) {
+        p->cap[i] = MACE_NCHWC_NO;
+        link_chains(p);
+        changed = 1;
+      }
+    }
+  }
+}
+
 mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
   *n_reorders = 0;
   const int n = (int)def->n_op;
@@ -253,32 +334,34 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
   for (int i = 0; i < n; ++i) {
     const Mace__OperatorDef *od = def->op[i];
     p.cap[i] = op_accepts(def, &p.map, i, block);
-    p.parent[i] = i;
     for (size_t k = 0; k < od->n_output; ++k) {
       const char *o = od->output[k];
       if (!o || strstr(o, NCHWC_SUFFIX)) goto out;
       if (map_get(&p.map, o, NULL) == SRC_UNKNOWN) map_put(&p.map, o, i, 0);
     }
   }
-  /* Chains: ops that may run blocked, joined through the tensors they pass each other. */
-  for (int i = 0; i < n; ++i) {
-    if (!p.cap[i]) continue;
-    const Mace__OperatorDef *od = def->op[i];
-    for (size_t k = 0; k < od->n_input; ++k) {
-      const int src = map_get(&p.map, od->input[k], NULL);
-      if (src >= 0 && src < i && p.cap[src]) p.parent[uf_find(p.parent, i)] = uf_find(p.parent, src);
+  /* An element-wise op (activation, pooling, eltwise, ...) runs blocked only on tensors that
+   * blocked ops produce: a Reorder to NCHWc in front of it buys nothing (the Reorder could as
+   * well go after it), and its plain inputs can be of any rank (an Add's [W] operand) where
+   * a Reorder takes only 4-D tensors. Ops come in execution order, but dropping one can drop
+   * its readers, hence the loop. */
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int i = 0; i < n; ++i) {
+      if (p.cap[i] != MACE_NCHWC_ELEMENTWISE) continue;
+      const Mace__OperatorDef *od = def->op[i];
+      for (size_t k = 0; k < od->n_input; ++k) {
+        const int src = map_get(&p.map, od->input[k], NULL);
+        if (src != SRC_CONST && !(src >= 0 && p.cap[src])) {
+          p.cap[i] = MACE_NCHWC_NO;
+          changed = 1;
+          break;
+        }
+      }
     }
   }
-  /* Blocked outputs that are read outside their chain or returned. */
-  for (int i = 0; i < n; ++i) {
-    const Mace__OperatorDef *od = def->op[i];
-    for (size_t k = 0; k < od->n_input; ++k) {
-      const int src = map_get(&p.map, od->input[k], NULL);
-      if (src >= 0 && p.cap[src] && (!p.cap[i] || uf_find(p.parent, i) != uf_find(p.parent, src)))
-        p.plain_out[src] = 1;
-    }
-    if (p.cap[i] && is_output(def, od->output[0])) p.plain_out[i] = 1;
-  }
+  link_chains(&p);
+  trim_sinks(&p);
   /* Per chain: convolutions against Reorders (one per plain tensor read, counted for the
    * first chain that reads it, as it is inserted once; one per output that goes back to
    * NCHW). Counted at the chain's root. A chain is kept when it holds more than two
