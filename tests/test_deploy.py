@@ -10,6 +10,7 @@ import numpy as np
 import onnx
 import pytest
 
+import mace
 import mace.zoo
 from mace import deploy, validate
 
@@ -322,3 +323,29 @@ def test_check_tensors_and_layers_below_threshold(tmp_path):
     lines.clear()
     assert deploy.run_all(cfg, build, layers=True, log=lines.append) != 0
     assert f"[lenet] layers: first layer below threshold 1.01: {first}" in lines, lines
+
+
+@pytest.mark.parametrize("winograd", [0, 2, 4, None])
+def test_winograd_key_reaches_the_convolutions(tmp_path, winograd):
+    """`winograd: 0|2|4` is every Conv2D's `winograd` argument; without the key it is absent
+    (chosen per layer). Each agrees with onnxruntime."""
+    from helpers import make_model, rand, run_ort, assert_close
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32) * 0.2
+    model = make_model([onnx.helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
+                       [("x", np.float32, [1, 16, 24, 24])], [("y", np.float32, [None] * 4)],
+                       [("w", w)])
+    path = os.path.join(tmp_path, "conv.onnx")
+    onnx.save(model, path)
+    d = {"library_name": "w", "models": {"conv": {
+        "platform": "onnx", "model_file_path": path, "model_sha256_checksum": _sha(path),
+        "subgraphs": [{"input_tensors": ["x"], "input_shapes": ["1,16,24,24"],
+                       "output_tensors": ["y"]}]}}}
+    if winograd is not None:
+        d["models"]["conv"]["winograd"] = winograd
+    converted = deploy.parse(d, str(tmp_path)).models["conv"].convert()
+    convs = [op for op in converted.graph.ops if op.type == "Conv2D"]
+    assert [op.args.get("winograd") for op in convs] == [winograd]
+    x = rand(1, 16, 24, 24, seed=6)
+    sess = mace.Session(converted)
+    assert_close(sess.run({"x": x})["y"], run_ort(model, {"x": x})[0])

@@ -28,9 +28,11 @@ message that starts with the key path, e.g.
 ``models.lenet.subgraphs[0].input_shapes[0]: expected a shape like "1,224,224,3", got 'abc'``.
 
 Accepted but not acting yet (reserved, so that the seeds' files load): target_abis,
-target_socs, runtime (everything runs on the CPU), data_type, winograd, quantize, backend,
+target_socs, runtime (everything runs on the CPU), data_type, quantize, backend,
 limit_opencl_kernel_time, opencl_queue_window_size, input_data_types,
-accuracy_validation_script. ``obfuscate: 1`` acts (op and tensor names are hashed).
+accuracy_validation_script. ``obfuscate: 1`` acts (op and tensor names are hashed);
+``winograd: 0|2|4`` sets every Conv2D's algorithm for 3x3 stride-1 layers (0 off, F(2,3),
+F(4,3)); without the key each layer is chosen automatically.
 Shapes are in the model's own layout unless input_data_formats/output_data_formats say
 NHWC for a 4-D input of an NCHW model (ONNX, Caffe): then its shape and .npy input are NHWC
 and mace transposes them. output_data_formats is accepted only: outputs (and
@@ -236,7 +238,7 @@ class ModelConfig:
     weight_sha256_checksum: str | None = None
     runtime: str = "cpu"
     data_type: str | None = None
-    winograd: int = 0
+    winograd: int | None = None  # None: Conv2D chooses per layer; 0 off; 2 or 4: F(m, 3)
     obfuscate: int = 0
     quantize: int = 0
     reserved: dict[str, Any] = field(default_factory=dict)
@@ -255,6 +257,11 @@ class ModelConfig:
                   for n, s, f in zip(sg.input_tensors, sg.input_shapes, fmts)}
         model = convert(self.model_file_path, weights=self.weight_file_path, platform=self.platform,
                         inputs=shapes, outputs=outputs or sg.output_tensors)
+        if self.winograd is not None:  # the Conv2D argument; layers it cannot apply to ignore it
+            for op in model.graph.ops:
+                if op.type == "Conv2D":
+                    op.args["winograd"] = self.winograd
+            model.invalidate()
         if self.obfuscate and outputs is None:
             from .converters import obfuscate
             obfuscate.obfuscate_names(model.graph)
