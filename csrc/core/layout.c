@@ -244,7 +244,8 @@ static void link_chains(pass *p) {
     const Mace__OperatorDef *od = def->op[i];
     for (size_t k = 0; k < od->n_input; ++k) {
       const int src = map_get(&p->map, od->input[k], NULL);
-      if (src >= 0 && p->cap[src] && (!p->cap[i] || uf_find(p->parent, i) != uf_find(p->parent, src)))
+      if (src >= 0 && p->cap[src] &&
+          (!p->cap[i] || uf_find(p->parent, i) != uf_find(p->parent, src)))
         p->plain_out[src] = 1;
     }
     if (p->cap[i] && is_output(def, od->output[0])) p->plain_out[i] = 1;

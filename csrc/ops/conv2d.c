@@ -16,10 +16,10 @@
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha/beta
  *                   the fused activation (ops/fused_activation.h), applied in the output write
  *   winograd        int: 0 off, 2 = F(2x2, 3x3), 4 = F(4x4, 3x3); absent: automatic, with a SIMD
- *                   GEMM family when C_in and C_out >= 16 and H, W >= 8: F(4,3) for outputs of
- *                   enough 4x4 tiles, else F(2,3) (mace_winograd_conv_auto_m). Applies to 3x3,
- *                   stride 1, dilation 1, group 1 convolutions with a constant filter; elsewhere
- *                   the paths below are used.
+ *                   GEMM family when C_in and C_out >= 16 and the output is at least 7x7: F(4,3)
+ *                   for outputs of enough 4x4 tiles, else F(2,3) (mace_winograd_conv_auto_m).
+ *                   Applies to 3x3, stride 1, dilation 1, group 1 convolutions with a constant
+ *                   filter; elsewhere the paths below are used.
  *
  * With a SIMD GEMM family (ops/gemm_dispatch.h) and more than one input channel per group (not
  * depthwise), each image and group is one GEMM on NCHW: y[oc, oh*ow] = W[oc, ic*kh*kw] x
@@ -232,7 +232,7 @@ static mace_status conv2d_infer(mace_op *op) {
       mace_winograd_conv_applies(s->k_h, s->k_w, s->stride_h, s->stride_w, s->dilation_h,
                                  s->dilation_w, g)) {
     int64_t m = st->winograd_arg;
-    if (m < 0) m = mace_winograd_conv_auto_m(st->gemm, c, oc, s->in_h, s->in_w, oh, ow);
+    if (m < 0) m = mace_winograd_conv_auto_m(st->gemm, c, oc, oh, ow);
     if (m) {
       if (mace_winograd_conv_plan(&st->wino, m, n, c, s->in_h, s->in_w, oc, oh, ow, pads[0],
                                   pads[1], w->data, st->gemm,

@@ -12,14 +12,18 @@ int mace_winograd_conv_applies(int64_t k_h, int64_t k_w, int64_t stride_h, int64
 }
 
 int64_t mace_winograd_conv_auto_m(const mace_gemm_family *f, int64_t in_c, int64_t out_c,
-                                  int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w) {
-  if (!f || in_c < 16 || out_c < 16 || in_h < 8 || in_w < 8) return 0;
-  /* Fewer than 32 F(2,3) tiles (outputs under ~11x11, ResNet stage 4): each of the 16 GEMMs
-   * has too few columns to fill the microkernel's panels, and the transformed filter (16/9 of
-   * the filter) streams from memory: im2col + GEMM is faster (ResNet-50 stage 4 3x3 in the
-   * model: 2.2 ms by F(2,3), 1.2 ms by im2col). */
+                                  int64_t out_h, int64_t out_w) {
+  if (!f || in_c < 16 || out_c < 16) return 0;
+  /* Fewer than 16 F(2,3) tiles (outputs under 7x7): each of the 16 GEMMs has too few columns
+   * to fill the microkernel's panels while the transformed filter (16/9 of the filter)
+   * streams from memory, and im2col + GEMM is faster (512 channels, mace_bench_winograd,
+   * 2-vCPU Zen 4, 1 / 2 threads: 4x4 im2col 0.77 / 0.57 ms, F(2,3) 1.43 / 0.72). At 7x7
+   * (ResNet stage 4) F(2,3) wins: 1.43 / 0.73 against 2.43 / 1.49, and in ResNet-18 1.48 /
+   * 0.79 ms a layer against 2.44 / 1.24. (The threshold was 32 tiles, from a Zen 5 measurement
+   * taken before short tile groups stopped copying point by point and before few-tile layers
+   * stopped running one slot per thread.) */
   const int64_t tiles2 = (out_h + 1) / 2 * ((out_w + 1) / 2);
-  if (tiles2 < 32) return 0;
+  if (tiles2 < 16) return 0;
   const int64_t tiles4 = (out_h + 3) / 4 * ((out_w + 3) / 4);
   return tiles4 >= (f->nr < 25 ? f->nr : 25) ? 4 : 2;
 }
@@ -53,8 +57,12 @@ int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int
     if (f) block = (block + f->nr - 1) / f->nr * f->nr;
     if (block > tiles * batch) block = tiles * batch;
   }
+  /* Slots (a thread per block of tiles, each streaming all of U) when each gets at least 64
+   * tiles; with fewer the threads share each block (U read once, split by point and panel).
+   * ResNet-18's 512-channel 7x7 layers by F(2,3), 16 tiles, 2 threads on a 2-vCPU Zen 4:
+   * 1.65 ms a layer in slots of 8 tiles (no faster than 1 thread, 1.48), 0.79 shared. */
   w->slots = 1;
-  if (f && threads > 1 && tiles * batch >= 2 * (int64_t)threads) {
+  if (f && threads > 1 && tiles * batch >= 64 * (int64_t)threads) {
     /* Whole blocks per thread: a multiple of `threads` blocks of (nearly) equal size. */
     int64_t n_blocks = (tiles * batch + block - 1) / block;
     n_blocks = (n_blocks + threads - 1) / threads * threads;

@@ -34,14 +34,14 @@ int mace_winograd_conv_applies(int64_t k_h, int64_t k_w, int64_t stride_h, int64
                                int64_t dil_h, int64_t dil_w, int64_t group);
 
 /* The automatic choice (Conv2D without a winograd argument) for a convolution it applies to:
- * 0 (not Winograd) without a SIMD GEMM family, with in_c or out_c < 16, H or W < 8, or fewer
- * than 32 F(2,3) tiles (ResNet stage 4's 7x7: im2col + GEMM streams the smaller filter); else 4 when
- * F(4,3) has at least min(25, NR) tiles an image, else 2. Measured single-threaded
- * (mace_bench_winograd, AVX-512 14x32 / AVX2 6x16): F(4,3) beats F(2,3) from about 25 tiles
- * (AVX-512) / 16 tiles (AVX2) an image on, below that its 36 filter matrices stream through
- * cache for too few (and partly padded) GEMM columns; both beat im2col + GEMM from 8x8 on. */
+ * 0 (not Winograd) without a SIMD GEMM family, with in_c or out_c < 16, or fewer than 16 F(2,3)
+ * tiles (outputs under 7x7: im2col + GEMM streams the smaller filter); else 4 when F(4,3) has
+ * at least min(25, NR) tiles an image, else 2. Measured single-threaded (mace_bench_winograd,
+ * AVX-512 14x32 / AVX2 6x16): F(4,3) beats F(2,3) from about 25 tiles (AVX-512) / 16 tiles
+ * (AVX2) an image on, below that its 36 filter matrices stream through cache for too few (and
+ * partly padded) GEMM columns; F(2,3) beats im2col + GEMM from 7x7 on. */
 int64_t mace_winograd_conv_auto_m(const mace_gemm_family *f, int64_t in_c, int64_t out_c,
-                                  int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w);
+                                  int64_t out_h, int64_t out_w);
 
 /* Plans F(m,3) (m = 2 or 4) for the geometry and transforms `filter` [out_c, in_c, 3, 3] unless
  * it was already transformed for this m and these channels (a re-plan after a shape change

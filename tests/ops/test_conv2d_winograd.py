@@ -57,8 +57,10 @@ def test_conv_winograd(case, winograd):
 
 @pytest.mark.parametrize("winograd", [2, 4])
 @pytest.mark.parametrize("act", ["Relu", "Sigmoid"])
-def test_conv_winograd_activation_threads(winograd, act):
-    xs = (1, 20, 15, 10)
+@pytest.mark.parametrize("xs", [(1, 20, 15, 10), (2, 16, 34, 30)])
+def test_conv_winograd_activation_threads(winograd, act, xs):
+    # few tiles: the two threads share each block; many (2 x 17 x 15 F(2,3) tiles): a block
+    # of tiles per thread
     model = _model(xs, 24, [1, 1, 1, 1], act)
     feeds = {"x": rand(*xs, seed=1, low=-4, high=4)}
     assert_close(_run(model, feeds, winograd, num_threads=2), run_ort(model, feeds)[0])
