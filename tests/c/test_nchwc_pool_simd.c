@@ -17,28 +17,10 @@
 
 #include "kernels/cpu/nchwc_pool.h"
 #include "ops/simd_dispatch.h"
-
-#define SENTINEL 99.0f
+#include "test_bufs.h"
 
 static int failures = 0;
 static long checked = 0, cases = 0;
-
-static float frand(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
-
-static float *rand_buf(int64_t n, unsigned *seed) {
-  float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-  for (int64_t i = 0; i < n; ++i) p[i] = frand(seed);
-  return p;
-}
-
-static float *sentinel_buf(int64_t n) {
-  float *p = malloc(sizeof(float) * (size_t)n);
-  for (int64_t i = 0; i < n; ++i) p[i] = SENTINEL;
-  return p;
-}
 
 static int same(float a, float b) { return a == b || (a != a && b != b); }
 

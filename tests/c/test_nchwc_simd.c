@@ -29,8 +29,7 @@
 #include "kernels/cpu/nchwc.h"
 #include "kernels/cpu/nchwc_convkxk.h"
 #include "ops/simd_dispatch.h"
-
-#define SENTINEL 99.0f
+#include "test_bufs.h"
 
 static int failures = 0;
 static long checked = 0, cases = 0;
@@ -39,23 +38,6 @@ static const int g_acts[] = {MACE_ACT_NONE,       MACE_ACT_RELU,      MACE_ACT_R
                              MACE_ACT_LEAKYRELU,  MACE_ACT_HARDSWISH, MACE_ACT_HARDSIGMOID,
                              MACE_ACT_SIGMOID};
 #define N_ACTS ((int)(sizeof(g_acts) / sizeof(g_acts[0])))
-
-static float frand(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
-
-static float *rand_buf(int64_t n, unsigned *seed) {
-  float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-  for (int64_t i = 0; i < n; ++i) p[i] = frand(seed);
-  return p;
-}
-
-static float *sentinel_buf(int64_t n) {
-  float *p = malloc(sizeof(float) * (size_t)n);
-  for (int64_t i = 0; i < n; ++i) p[i] = SENTINEL;
-  return p;
-}
 
 /* Compares y with ref: mag[i] < 0 marks an output outside the range (must keep the sentinel),
  * else the bound's magnitude. Returns 0 on the first failure (printing it). */
