@@ -28,6 +28,7 @@ typedef __m256 VF;
 #define VSEL_LT(x, y, a, b) _mm256_blendv_ps((b), (a), _mm256_cmp_ps((x), (y), _CMP_LT_OQ))
 #define VROUND(x) _mm256_round_ps((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define VABS(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (x))
+#define VANY_LT(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((x), (y), _CMP_LT_OQ)) != 0)
 
 static inline VF VMAXNAN(VF m, VF v) {
   const __m256 take =

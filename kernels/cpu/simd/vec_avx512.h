@@ -22,6 +22,7 @@ typedef __m512 VF;
 #define VSEL_LT(x, y, a, b) _mm512_mask_blend_ps(_mm512_cmp_ps_mask((x), (y), _CMP_LT_OQ), (b), (a))
 #define VROUND(x) _mm512_roundscale_ps((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define VABS(x) _mm512_abs_ps(x)
+#define VANY_LT(x, y) (_mm512_cmp_ps_mask((x), (y), _CMP_LT_OQ) != 0) /* some lane x < y */
 
 static inline VF VMAXNAN(VF m, VF v) {
   const __mmask16 take =

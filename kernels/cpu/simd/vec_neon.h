@@ -24,6 +24,7 @@ static inline VF VMAX(VF a, VF b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
 static inline VF VMIN(VF a, VF b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
 static inline VF VSEL_GE(VF x, VF y, VF a, VF b) { return vbslq_f32(vcgeq_f32(x, y), a, b); }
 static inline VF VSEL_LT(VF x, VF y, VF a, VF b) { return vbslq_f32(vcltq_f32(x, y), a, b); }
+static inline int VANY_LT(VF x, VF y) { return vmaxvq_u32(vcltq_f32(x, y)) != 0; }
 
 static inline VF VMAXNAN(VF m, VF v) {
   const uint32x4_t take = vorrq_u32(vcgtq_f32(v, m), vmvnq_u32(vceqq_f32(v, v)));
