@@ -275,7 +275,7 @@ static void trim_sinks(pass *p) {
   const int n = (int)def->n_op;
   for (int changed = 1; changed;) {
     changed = 0;
-    for (int i = n - 1; i >= 0 && !changed; --i) {
+    for (int i = n - 1; i >= 0; --i) {  /* a drop exposes earlier sinks: the pass goes on */
       if (!p->cap[i] || !p->plain_out[i]) continue;
       const int chain = uf_find(p->parent, i);
       int sink = 1;
