@@ -477,6 +477,45 @@ static void store_plan(mace_net *net) {
   p->naive_bytes = net->naive_bytes;
 }
 
+/* An op that gathers its inputs (kind->inputs_in_output, a Concat) copies nothing when its
+ * inputs are computed in place inside its output: each such input becomes a slice of the
+ * output's buffer. Only computed intermediates that are no one's view or root of a view (a
+ * Reshape's) and in no other gathering op, at offsets the kernels may assume aligned.
+ * Later ops go first, so an input of a Concat whose output is itself a slice lands in the
+ * outer buffer. Best effort: without memory it places nothing. */
+#define MACE_MAX_GATHERED 64
+static void place_slices(mace_net *net) {
+  for (int i = 0; i < net->n_tensors; ++i) net->tensors[i].slice_of = NULL;
+  char *viewed = calloc((size_t)net->n_tensors + 1, 1);
+  if (!viewed) return;
+  for (int i = 0; i < net->n_tensors; ++i)
+    if (net->tensors[i].view_of) viewed[net->tensors[i].view_of - net->tensors] = 1;
+  int64_t offs[MACE_MAX_GATHERED];
+  for (int i = net->n_ops - 1; i >= 0; --i) {
+    const mace_op *op = &net->ops[i];
+    if (!op->kind->inputs_in_output || op->n_outputs != 1 || op->n_inputs > MACE_MAX_GATHERED ||
+        !op->kind->inputs_in_output(op, offs))
+      continue;
+    mace_tensor *y = op->outputs[0];
+    if (y->role == MACE_TENSOR_CONST || y->is_value || y->view_of) continue;
+    mace_tensor *root = y->slice_of ? y->slice_of : y;
+    const int64_t base = y->slice_of ? y->slice_offset : 0;
+    int ok = 1;
+    for (int k = 0; ok && k < op->n_inputs; ++k) {
+      const mace_tensor *x = op->inputs[k];
+      ok = x->role == MACE_TENSOR_INTERMEDIATE && !x->is_value && !x->view_of && !x->slice_of &&
+           !viewed[x - net->tensors] && x->first_use >= 0 &&
+           (base + offs[k]) % MACE_ALIGN == 0;
+      for (int j = 0; ok && j < k; ++j) ok = op->inputs[j] != x;
+    }
+    for (int k = 0; ok && k < op->n_inputs; ++k) {
+      op->inputs[k]->slice_of = root;
+      op->inputs[k]->slice_offset = base + offs[k];
+    }
+  }
+  free(viewed);
+}
+
 /* Plans offsets for inputs, intermediates and scratch; sets arena_bytes and naive_bytes.
  * Input shapes seen before reuse their plan; the arena only grows. */
 static mace_status plan(mace_net *net) {
@@ -493,14 +532,24 @@ static mace_status plan(mace_net *net) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
     goto cleanup;
   }
+  place_slices(net);
   int64_t naive = 0;
   for (int i = 0; i < net->n_tensors; ++i) {
     const mace_tensor *t = &net->tensors[i];
     if (t->role == MACE_TENSOR_CONST || t->is_value || t->view_of) continue;
+    naive += (int64_t)mace_tensor_nbytes(t);
+    if (t->slice_of) continue;
     items[i].bytes = (int64_t)mace_tensor_nbytes(t);
     items[i].first = t->first_use < 0 ? 0 : t->first_use;
     items[i].last = t->last_use < items[i].first ? items[i].first : t->last_use;
-    naive += items[i].bytes;
+  }
+  /* A buffer lives from the first write of any slice of it to the last read. */
+  for (int i = 0; i < net->n_tensors; ++i) {
+    const mace_tensor *t = &net->tensors[i];
+    if (!t->slice_of) continue;
+    mace_arena_item *root = &items[t->slice_of - net->tensors];
+    if (t->first_use < root->first) root->first = t->first_use;
+    if (t->last_use > root->last) root->last = t->last_use;
   }
   /* A buffer lives until the last use of any view of it. */
   for (int i = 0; i < net->n_tensors; ++i) {
@@ -520,7 +569,9 @@ static mace_status plan(mace_net *net) {
   if (st != MACE_OK) goto cleanup;
   for (int i = 0; i < net->n_tensors; ++i) {
     mace_tensor *t = &net->tensors[i];
-    t->arena_offset = t->view_of ? offsets[t->view_of - net->tensors] : offsets[i];
+    t->arena_offset = t->view_of    ? offsets[t->view_of - net->tensors]
+                      : t->slice_of ? offsets[t->slice_of - net->tensors] + t->slice_offset
+                                    : offsets[i];
   }
   for (int i = 0; i < net->n_ops; ++i) net->scratch_offsets[i] = offsets[net->n_tensors + i];
   if (net->arena && peak > net->arena_capacity) mace_net_release_arena(net);

@@ -58,6 +58,11 @@ typedef struct mace_op_kind {
    * arrives blocked, infer must check it can run so and set output 0's layout. The net
    * never gives a blocked input to a kind without this function. */
   int (*accepts_nchwc)(mace_op *op, int block);
+  /* Optional, single-output ops that gather their inputs (Concat): whether, for the shapes
+   * infer saw, input k's bytes are output 0's bytes from offsets[k] on (k < n_inputs). The
+   * net may then compute such inputs in place inside the output's buffer (see the planner
+   * in core/net.c), and run must notice that its inputs are already there. */
+  int (*inputs_in_output)(const mace_op *op, int64_t *offsets);
 } mace_op_kind;
 
 enum { MACE_NCHWC_NO = 0, MACE_NCHWC_ELEMENTWISE = 1, MACE_NCHWC_CONV = 2 };

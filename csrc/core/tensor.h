@@ -47,6 +47,11 @@ typedef struct mace_tensor {
   /* Set at net build when this tensor is a view (same bytes) of another: the root tensor
    * whose buffer it shares (borrowed; never itself a view). */
   struct mace_tensor *view_of;
+  /* Set by the planner when this tensor is computed in place inside another's buffer (a
+   * Concat's input inside the Concat's output): that tensor (neither a view nor a slice) and
+   * the byte offset there. Redone at every plan. */
+  struct mace_tensor *slice_of;
+  int64_t slice_offset;
   /* Value tensor: infer reads its values (shapes, axes, ...). Its data is owned host memory
    * outside the arena (owns_data), valid once value_ready is set. */
   int is_value;

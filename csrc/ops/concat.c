@@ -9,6 +9,10 @@
  * input but the last has a multiple of b channels, the inputs' blocks are the output's, one
  * after another, so the plain byte copy below does it (the last input's tail lanes become the
  * output's); otherwise the lanes are moved one by one and the output's tail lanes zeroed.
+ *
+ * With one image (the dims before the axis all 1) the planner may have the inputs computed in
+ * place inside the output (kind->inputs_in_output); run then finds them there and copies
+ * nothing.
  */
 #include "core/op.h"
 #include "kernels/cpu/nchwc.h"
@@ -134,6 +138,18 @@ static mace_status concat_lanes_run(mace_op *op) {
   return MACE_OK;
 }
 
+/* One image (outer 1) and whole bytes per input: input k is output bytes offsets[k] on. */
+static int concat_inputs_in_output(const mace_op *op, int64_t *offsets) {
+  const concat_state *s = (const concat_state *)op->state;
+  if (s->outer != 1 || s->lanes) return 0;
+  int64_t total = 0;
+  for (int i = 0; i < op->n_inputs; ++i) {
+    offsets[i] = total;
+    total += (int64_t)mace_tensor_nbytes(op->inputs[i]);
+  }
+  return 1;
+}
+
 static mace_status concat_run(mace_op *op) {
   const concat_state *s = (const concat_state *)op->state;
   if (s->lanes) return concat_lanes_run(op);
@@ -151,6 +167,10 @@ static mace_status concat_run(mace_op *op) {
     ins[i] = x->data;
   }
   if (outer == 0 || total == 0) return MACE_OK;
+  int in_place = outer == 1;  /* the planner computed the inputs where they belong */
+  for (int i = 0; in_place && i < n; ++i)
+    in_place = ins[i] == (const char *)op->outputs[0]->data + offsets[i];
+  if (in_place) return MACE_OK;
   concat_job job = {ins, row_bytes, offsets, n, total, op->outputs[0]->data};
   int64_t grain = CONCAT_GRAIN_BYTES / (total / n + 1);
   mace_threadpool_parallel_for(op->pool, outer * n, grain > 0 ? grain : 1, concat_range, &job);
@@ -161,4 +181,5 @@ const mace_op_kind mace_op_concat = {.type = "Concat", .device = MACE_DEVICE_CPU
                                      .dtype = MACE_DT_INVALID,
                                      .state_size = sizeof(concat_state),
                                      .infer = concat_infer, .run = concat_run,
-                                     .accepts_nchwc = concat_accepts_nchwc};
+                                     .accepts_nchwc = concat_accepts_nchwc,
+                                     .inputs_in_output = concat_inputs_in_output};

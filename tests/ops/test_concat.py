@@ -62,3 +62,65 @@ def test_concat_threads(threads):
            ("c", np.float32, (5, 2, 7, 9))], [("y", np.float32)],
           {"a": data((5, 1, 7, 9)), "b": data((5, 30, 7, 9), seed=1),
            "c": data((5, 2, 7, 9), seed=2)}, num_threads=threads)
+
+
+# ---- inputs computed in place inside the output (one image: the planner makes them slices
+# of the Concat's buffer and the Concat copies nothing) ----------------------------------
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers import check_model, make_model, rand  # noqa: E402
+
+
+def _chw(c, hw=8):
+    return [1, c, hw, hw]
+
+
+def test_concat_in_place_takes_no_copy_buffer():
+    import mace
+    unit = 4 * 16 * 8 * 8
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Neg", ["x"], ["b"]),
+             helper.make_node("Concat", ["a", "b"], ["y"], axis=1)]
+    m = make_model(nodes, [("x", np.float32, _chw(16))], [("y", np.float32, _chw(32))])
+    x = rand(*_chw(16), seed=1)
+    check_model(m, {"x": x})
+    sess = mace.Session(m, num_threads=1)
+    np.testing.assert_array_equal(sess.run(x), np.concatenate([np.maximum(x, 0), -x], 1))
+    # x, and y holding a and b: three units; with copies a, b and y are live at once
+    assert sess.memory_stats()["arena_bytes"] == 3 * unit
+
+
+def test_concat_in_place_nested_and_read_later():
+    # c1's inputs land inside c2's buffer; `a` is read again after both Concats, after
+    # buffers that the planner could otherwise put over it
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Neg", ["x"], ["b"]),
+             helper.make_node("Concat", ["a", "b"], ["c1"], axis=1),
+             helper.make_node("Tanh", ["x"], ["t"]),
+             helper.make_node("Concat", ["t", "c1"], ["c2"], axis=-3),
+             helper.make_node("Sigmoid", ["c2"], ["s"]), helper.make_node("Exp", ["s"], ["e"]),
+             helper.make_node("ReduceMax", ["e"], ["r"], axes=[1], keepdims=1),
+             helper.make_node("Add", ["r", "a"], ["out"])]
+    m = make_model(nodes, [("x", np.float32, _chw(16))],
+                   [("out", np.float32, _chw(16)), ("c2", np.float32, _chw(48))])
+    check_model(m, {"x": rand(*_chw(16), seed=2)})
+
+
+@pytest.mark.parametrize("case", ["same_input_twice", "unaligned", "view_input", "batch_2",
+                                  "model_input"])
+def test_concat_not_in_place(case):
+    # each case breaks one condition of the placement; the Concat copies and stays right
+    c, n = (3, 1) if case == "unaligned" else (16, 2 if case == "batch_2" else 1)
+    shape = [n, c, 1 if case == "unaligned" else 8, 1 if case == "unaligned" else 8]
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Neg", ["x"], ["b"])]
+    inits = []
+    ins = {"same_input_twice": ["a", "b", "a"], "unaligned": ["a", "b"],
+           "view_input": ["a", "v"], "batch_2": ["a", "b"], "model_input": ["a", "x"]}[case]
+    if case == "view_input":
+        nodes.append(helper.make_node("Reshape", ["b", "shp"], ["v"]))
+        inits.append(("shp", np.array(shape, np.int64)))
+    nodes.append(helper.make_node("Concat", ins, ["y"], axis=1))
+    nodes.append(helper.make_node("Sigmoid", ["y"], ["z"]))
+    out = list(shape)
+    out[1] *= len(ins)
+    m = make_model(nodes, [("x", np.float32, shape)], [("z", np.float32, out)],
+                   initializers=inits)
+    check_model(m, {"x": rand(*shape, seed=3)})
