@@ -24,10 +24,10 @@ mace_status mace_threadpool_acquire(int num_threads, mace_affinity affinity,
 void mace_threadpool_release(mace_threadpool *pool);
 int mace_threadpool_size(const mace_threadpool *pool);
 
-/* Runs fn over [0, n) in contiguous chunks of at least `grain` items, one chunk per
- * thread: thread t (the caller is 0) takes chunk t, so consecutive calls give a thread the
- * same part of their windows; a late thread's chunk is run by another. Returns when all are
- * done. pool may be NULL (runs inline). Callers on other
+/* Runs fn over [0, n) in contiguous chunks of at least `grain` items, four per thread where
+ * there are enough items (else one): thread t (the caller is 0) takes its own chunks first,
+ * so consecutive calls give a thread the same part of their windows; a late thread's chunks
+ * are run by the others. Returns when all are done. pool may be NULL (runs inline). Callers on other
  * threads wait their turn; fn must not call parallel_for on the same pool. */
 void mace_threadpool_parallel_for(mace_threadpool *pool, int64_t n, int64_t grain,
                                   mace_range_fn fn, void *ctx);
