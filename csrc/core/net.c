@@ -497,15 +497,14 @@ static void place_slices(mace_net *net) {
         !op->kind->inputs_in_output(op, offs))
       continue;
     mace_tensor *y = op->outputs[0];
-    if (y->role == MACE_TENSOR_CONST || y->is_value || y->view_of) continue;
+    if (y->is_value || y->view_of) continue;
     mace_tensor *root = y->slice_of ? y->slice_of : y;
     const int64_t base = y->slice_of ? y->slice_offset : 0;
     int ok = 1;
     for (int k = 0; ok && k < op->n_inputs; ++k) {
       const mace_tensor *x = op->inputs[k];
       ok = x->role == MACE_TENSOR_INTERMEDIATE && !x->is_value && !x->view_of && !x->slice_of &&
-           !viewed[x - net->tensors] && x->first_use >= 0 &&
-           (base + offs[k]) % MACE_ALIGN == 0;
+           !viewed[x - net->tensors] && (base + offs[k]) % MACE_ALIGN == 0;
       for (int j = 0; ok && j < k; ++j) ok = op->inputs[j] != x;
     }
     for (int k = 0; ok && k < op->n_inputs; ++k) {

@@ -104,23 +104,32 @@ def test_concat_in_place_nested_and_read_later():
     check_model(m, {"x": rand(*_chw(16), seed=2)})
 
 
-@pytest.mark.parametrize("case", ["same_input_twice", "unaligned", "view_input", "batch_2",
-                                  "model_input"])
+@pytest.mark.parametrize("case", ["same_input_twice", "unaligned", "view_input",
+                                  "viewed_input", "batch_2", "model_input"])
 def test_concat_not_in_place(case):
-    # each case breaks one condition of the placement; the Concat copies and stays right
-    c, n = (3, 1) if case == "unaligned" else (16, 2 if case == "batch_2" else 1)
-    shape = [n, c, 1 if case == "unaligned" else 8, 1 if case == "unaligned" else 8]
+    # each case breaks one condition of the placement: the Concat copies, so its inputs and
+    # its output are live at once (the arena holds both), and the result stays right
+    import mace
+    c, n, hw = (3, 1, 5) if case == "unaligned" else (16, 2 if case == "batch_2" else 1, 8)
+    shape = [n, c, hw, hw]
     nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Neg", ["x"], ["b"])]
-    inits = []
+    inits, outputs = [], []
     ins = {"same_input_twice": ["a", "b", "a"], "unaligned": ["a", "b"],
-           "view_input": ["a", "v"], "batch_2": ["a", "b"], "model_input": ["a", "x"]}[case]
-    if case == "view_input":
+           "view_input": ["a", "v"], "viewed_input": ["a", "b"], "batch_2": ["a", "b"],
+           "model_input": ["a", "x"]}[case]
+    if case in ("view_input", "viewed_input"):
         nodes.append(helper.make_node("Reshape", ["b", "shp"], ["v"]))
         inits.append(("shp", np.array(shape, np.int64)))
+    if case == "viewed_input":  # b is the root of a view read after the Concat
+        nodes.append(helper.make_node("Tanh", ["v"], ["w"]))
+        outputs.append(("w", np.float32, shape))
     nodes.append(helper.make_node("Concat", ins, ["y"], axis=1))
-    nodes.append(helper.make_node("Sigmoid", ["y"], ["z"]))
-    out = list(shape)
-    out[1] *= len(ins)
-    m = make_model(nodes, [("x", np.float32, shape)], [("z", np.float32, out)],
-                   initializers=inits)
-    check_model(m, {"x": rand(*shape, seed=3)})
+    nodes.append(helper.make_node("ReduceMax", ["y"], ["z"], axes=[1], keepdims=1))
+    m = make_model(nodes, [("x", np.float32, shape)],
+                   [("z", np.float32, [n, 1, hw, hw])] + outputs, initializers=inits)
+    x = rand(*shape, seed=3)
+    check_model(m, {"x": x})
+    sess = mace.Session(m, num_threads=1)
+    sess.run(x)
+    one = 4 * n * c * hw * hw  # bytes of an input; the output holds len(ins) of them
+    assert sess.memory_stats()["arena_bytes"] >= one * (len(set(ins)) + len(ins))
