@@ -51,25 +51,36 @@ static inline void wg_gather8_avx2(int64_t m, const float *row, float *d) {
   }
 }
 
-/* row[l * m + r] = o[r * 8 + l], r < m: writes row[0 .. 8m). */
-static inline void wg_scatter8_avx2(int64_t m, const float *o, float *row) {
+/* row[0 .. n) = v[0 .. n) for n < 8 (nothing for n <= 0), all of v for n >= 8. */
+static inline void wg_store_part(float *row, __m256 v, int64_t n) {
+  if (n >= 8) {
+    _mm256_storeu_ps(row, v);
+  } else if (n > 0) {
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(row, mask, v);
+  }
+}
+
+/* row[l * m + r] = o[r * 8 + l], r < m: writes row[0 .. cols), cols <= 8m. */
+static inline void wg_scatter8_avx2(int64_t m, const float *o, float *row, int64_t cols) {
   if (m == 4) {
     __m256 q0 = _mm256_loadu_ps(o), q1 = _mm256_loadu_ps(o + 8);
     __m256 q2 = _mm256_loadu_ps(o + 16), q3 = _mm256_loadu_ps(o + 24);
     wg_tr4(&q0, &q1, &q2, &q3); /* q_j = [tile j | tile j + 4] */
-    _mm256_storeu_ps(row, _mm256_permute2f128_ps(q0, q1, 0x20));
-    _mm256_storeu_ps(row + 8, _mm256_permute2f128_ps(q2, q3, 0x20));
-    _mm256_storeu_ps(row + 16, _mm256_permute2f128_ps(q0, q1, 0x31));
-    _mm256_storeu_ps(row + 24, _mm256_permute2f128_ps(q2, q3, 0x31));
+    wg_store_part(row, _mm256_permute2f128_ps(q0, q1, 0x20), cols);
+    wg_store_part(row + 8, _mm256_permute2f128_ps(q2, q3, 0x20), cols - 8);
+    wg_store_part(row + 16, _mm256_permute2f128_ps(q0, q1, 0x31), cols - 16);
+    wg_store_part(row + 24, _mm256_permute2f128_ps(q2, q3, 0x31), cols - 24);
   } else {
     const __m256 q0 = _mm256_loadu_ps(o), q1 = _mm256_loadu_ps(o + 8);
     const __m256 lo = _mm256_unpacklo_ps(q0, q1), hi = _mm256_unpackhi_ps(q0, q1);
-    _mm256_storeu_ps(row, _mm256_permute2f128_ps(lo, hi, 0x20));
-    _mm256_storeu_ps(row + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    wg_store_part(row, _mm256_permute2f128_ps(lo, hi, 0x20), cols);
+    wg_store_part(row + 8, _mm256_permute2f128_ps(lo, hi, 0x31), cols - 8);
   }
 }
 
 #define WG_GATHER8(m, row, d) wg_gather8_avx2((m), (row), (d))
-#define WG_SCATTER8(m, o, row) wg_scatter8_avx2((m), (o), (row))
+#define WG_SCATTER8_PART(m, o, row, cols) wg_scatter8_avx2((m), (o), (row), (cols))
 #define WG_NAME(base) base##__avx2
 #include "kernels/cpu/ref/winograd_transforms.inc"
