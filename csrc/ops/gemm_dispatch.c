@@ -31,15 +31,16 @@ static const mace_gemm_family g_all[] = {
 #if defined(__x86_64__) || defined(_M_X64)
     /* Narrow kernels for one or two columns (four: 2% slower than 6x8 on 512x196x512). */
     {"14x32__avx512", MACE_ISA_AVX512, 14, 32, mace_f32_gemm_14x32__avx512,
-     mace_f32_gemm_row__avx512, mace_f32_gemm_14x16__avx512, mace_f32_gemm_narrow__avx512, 2},
+     mace_f32_gemm_row__avx512, mace_f32_gemm_14x16__avx512, mace_f32_gemm_narrow__avx512, 2,
+     mace_f32_gemm_pack_rows_32__avx512},
     {"6x16__avx2", MACE_ISA_AVX2, 6, 16, mace_f32_gemm_6x16__avx2, mace_f32_gemm_row__avx2,
-     mace_f32_gemm_6x8__avx2, mace_f32_gemm_narrow__avx2, 2},
+     mace_f32_gemm_6x8__avx2, mace_f32_gemm_narrow__avx2, 2, mace_f32_gemm_pack_rows_16__avx2},
 #endif
 #if defined(__aarch64__)
     {"8x8__neon", MACE_ISA_NEON, 8, 8, mace_f32_gemm_8x8__neon, mace_f32_gemm_row__neon, NULL,
-     mace_f32_gemm_narrow__neon, 2},
+     mace_f32_gemm_narrow__neon, 2, NULL},
 #endif
-    {NULL, MACE_ISA_REF, 0, 0, NULL, NULL, NULL, NULL, 0}};
+    {NULL, MACE_ISA_REF, 0, 0, NULL, NULL, NULL, NULL, 0, NULL}};
 
 static const mace_gemm_family *g_supported[sizeof(g_all) / sizeof(g_all[0])];
 static int g_n_supported;
@@ -125,7 +126,9 @@ void mace_gemm_pack_b(const mace_gemm_family *f, int64_t k, int64_t n, const flo
     for (int64_t p = p_begin; p < p_end; ++p) {
       float *d = dst + k0 * npad + p * nr * kl;
       const int64_t j0 = p * nr, cols = n - j0 < nr ? n - j0 : nr;
-      if (b_cs == 1) {
+      if (b_cs == 1 && cols == nr && f->pack_rows) {
+        f->pack_rows(kl, b + k0 * b_rs + j0, b_rs, d);
+      } else if (b_cs == 1) {
         for (int64_t kk = 0; kk < kl; ++kk) {
           const float *src = b + (k0 + kk) * b_rs + j0;
           float *row = d + kk * nr;

@@ -80,6 +80,18 @@ void mace_f32_gemm_8x8__neon(int64_t kc, const float *a, const float *b, float *
                              const mace_gemm_tile_ep *ep);
 #endif
 
+/* B packing: kl rows of NR floats, row kk at src + kk * src_rs, into a contiguous NR-wide
+ * panel (dst + kk * NR), in the family's full-width vectors. The generic copy is compiled
+ * for the baseline ISA (16-byte moves); a [1, 256, 27, 27] -> 32 channel 1x1 convolution
+ * under AVX-512 went from 0.109 to 0.105 ms with this one (2-vCPU Xeon VM). */
+typedef void (*mace_f32_gemm_pack_rows_fn)(int64_t kl, const float *src, int64_t src_rs,
+                                           float *dst);
+#if defined(__x86_64__) || defined(_M_X64)
+void mace_f32_gemm_pack_rows_16__avx2(int64_t kl, const float *src, int64_t src_rs, float *dst);
+void mace_f32_gemm_pack_rows_32__avx512(int64_t kl, const float *src, int64_t src_rs,
+                                        float *dst);
+#endif
+
 /* One-row microkernels (MR = 1) with the NR of the family of the same ISA, for A of a few rows
  * (batch-1 FullyConnected / MatMul): kernels/cpu/simd/gemm_row_impl.inc. */
 #if defined(__x86_64__) || defined(_M_X64)

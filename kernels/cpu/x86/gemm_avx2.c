@@ -127,3 +127,10 @@ void mace_f32_gemm_6x8__avx2(int64_t kc, const float *a, const float *b, float *
   if (mr > 4) STORE_HALF(4, c4, 0, cb0, m0, full0);
   if (mr > 5) STORE_HALF(5, c5, 0, cb0, m0, full0);
 }
+
+void mace_f32_gemm_pack_rows_16__avx2(int64_t kl, const float *src, int64_t src_rs, float *dst) {
+  for (int64_t kk = 0; kk < kl; ++kk, src += src_rs, dst += 16) {
+    _mm256_storeu_ps(dst, _mm256_loadu_ps(src));
+    _mm256_storeu_ps(dst + 8, _mm256_loadu_ps(src + 8));
+  }
+}

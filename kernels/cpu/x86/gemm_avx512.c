@@ -198,3 +198,11 @@ void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, flo
   if (mr > 12) STORE_ROW16(12, c12);
   if (mr > 13) STORE_ROW16(13, c13);
 }
+
+void mace_f32_gemm_pack_rows_32__avx512(int64_t kl, const float *src, int64_t src_rs,
+                                        float *dst) {
+  for (int64_t kk = 0; kk < kl; ++kk, src += src_rs, dst += 32) {
+    _mm512_storeu_ps(dst, _mm512_loadu_ps(src));
+    _mm512_storeu_ps(dst + 16, _mm512_loadu_ps(src + 16));
+  }
+}
