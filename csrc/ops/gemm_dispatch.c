@@ -255,14 +255,15 @@ static void gemm_compute(const mace_gemm_args *g, const float *pa, const float *
   const int clamp = tile_clamp(g->act);
   const int has_ep = g->bias || clamp != 0;
   /* The last A panel's rows, when few, through the one-row kernel (GEMM_TAIL_DIV). */
-  const int tail = gemm_tail_rows(g, m_hi) > 0;
+  const int64_t tail_rows = gemm_tail_rows(g, m_hi);
+  const int tail = tail_rows > 0;
   float tail_buf[GEMM_TAIL_MAX_ROWS * MACE_GEMM_KC];
   const float *tail_a = tail_ready ? tail_ready : tail_buf;
   for (int64_t k0 = 0; k0 < g->k; k0 += MACE_GEMM_KC) {
     const int64_t kl = g->k - k0 < MACE_GEMM_KC ? g->k - k0 : MACE_GEMM_KC;
     const int last = k0 + kl == g->k;
     const float *pak = pa + k0 * mpad, *pbk = pb + k0 * npad;
-    if (tail && !tail_ready) gemm_tail_extract(g, pa, k0, kl, gemm_tail_rows(g, m_hi), tail_buf);
+    if (tail && !tail_ready) gemm_tail_extract(g, pa, k0, kl, tail_rows, tail_buf);
     for (int64_t jc = n_lo; jc < n_hi; jc += nc) {
       const int64_t jc_end = jc + nc < n_hi ? jc + nc : n_hi;
       for (int64_t ic = m_lo; ic < m_hi; ic += mc) {
@@ -346,7 +347,8 @@ static void pack_compute_range(void *p, int64_t begin, int64_t end) {
     if (block < 1) block = 1;
     float *buf = j->pb + begin * nr * g->k;
     /* The tail rows extracted once for the range, not once a block (M = 32 under AVX-512,
-     * 14 + 14 + 4 rows, one panel a block: 9% of a [1, 256, 27, 27] 1x1 convolution). */
+     * 14 + 14 + 4 rows, one panel a block: a [1, 256, 27, 27] -> 32 1x1 convolution took
+     * 0.123 ms re-extracting them, 0.109 without). */
     float tail_a[GEMM_TAIL_MAX_ROWS * MACE_GEMM_KC];
     const int64_t tail_rows = gemm_tail_rows(g, (g->m + g->f->mr - 1) / g->f->mr);
     if (tail_rows) gemm_tail_extract(g, j->pa, 0, g->k, tail_rows, tail_a);
