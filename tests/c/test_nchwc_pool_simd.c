@@ -6,7 +6,8 @@
  * KxK pooling: kernels 1..4 x 1..3, strides 1..3, dilation 1 and 2, symmetric, asymmetric and
  * large (>= K) padding, count_include_pad 0 / 1, planes 1x1 .. 13x11, 1..3 items, all items or
  * a sub-range (outside it the sentinel must stay), a NaN in some inputs (max keeps it), +Inf
- * and -Inf side by side in others (the SIMD max's NaN check on row sums must not misfire).
+ * and -Inf side by side in others (the SIMD max's NaN check on row sums must not misfire); and
+ * 3x3 max pools with one NaN moved over every pixel.
  * Pooling and the binary ops must be bit-exact (same arithmetic per lane, same order). Global
  * pooling: planes of 1..40, 49 and 3136 pixels; max bit-exact, the mean within
  * 2 * hw * 2^-24 * mean|x| of the reference's (both are sums of hw terms, each within
@@ -107,6 +108,37 @@ static void test_pool2d(const mace_simd_kernels *v, unsigned *seed) {
               }
 }
 
+/* Max pooling with one NaN moved over every input pixel and lane in turn: the straight-line
+ * 3x3 path checks its windows two pixels at a time on two sums, and a NaN in any window of
+ * either must send the row to the exact path. 3x3, strides 1 and 2, padding 0 and 1. */
+static void test_pool2d_nan_anywhere(const mace_simd_kernels *v, unsigned *seed) {
+  const int b = v->nchwc_block;
+  const int64_t h = 7, w = 9;
+  for (int64_t stride = 1; stride <= 2; ++stride)
+    for (int64_t pad = 0; pad <= 1; ++pad) {
+      mace_pool2d_shape s = {.in_h = h, .in_w = w, .k_h = 3, .k_w = 3, .stride_h = stride,
+                             .stride_w = stride, .dilation_h = 1, .dilation_w = 1,
+                             .pad_top = pad, .pad_left = pad, .pad_bottom = pad,
+                             .pad_right = pad};
+      s.out_h = (h + 2 * pad - 3) / stride + 1;
+      s.out_w = (w + 2 * pad - 3) / stride + 1;
+      const int64_t n = h * w * b, on = s.out_h * s.out_w * b;
+      float *x = rand_buf(n, seed), *y = sentinel_buf(on), *ref = sentinel_buf(on);
+      for (int64_t i = 0; i < n; i += b / 2 + 1) {  /* every pixel, lanes 0 and b / 2 + 1 */
+        const float keep = x[i];
+        x[i] = NAN;
+        v->nchwc_pool2d(&s, 1, 0, b, x, y, 0, 1);
+        mace_f32_nchwc_pool2d__ref(&s, 1, 0, b, x, ref, 0, 1);
+        ++cases;
+        compare_exact("pool2d nan anywhere", y, ref, on);
+        x[i] = keep;
+      }
+      free(x);
+      free(y);
+      free(ref);
+    }
+}
+
 static void test_global(const mace_simd_kernels *v, unsigned *seed) {
   const int b = v->nchwc_block;
   for (int64_t hw = 1; hw <= 3136; hw = hw < 40 ? hw + 1 : hw == 40 ? 49 : hw == 49 ? 3136 : 3137) {
@@ -181,6 +213,7 @@ int main(void) {
     const mace_simd_kernels *v = list[vi];
     if (!v->nchwc_pool2d || !v->nchwc_global_pool || !v->nchwc_binary) continue;
     test_pool2d(v, &seed);
+    test_pool2d_nan_anywhere(v, &seed);
     test_global(v, &seed);
     test_binary(v, &seed);
     tested += 3;
