@@ -17,7 +17,11 @@ typedef struct mace_nchwc_convkxk {
   int k_h, k_w;              /* >= 1 */
   int stride;                /* 1 or 2 (both directions) */
   int64_t pad_top, pad_left; /* any (>= 0); bottom / right follow from out_h / out_w */
-  const float *x;            /* [in_c / b][in_h][in_w][b] */
+  /* 0: x is blocked, [in_c / b][in_h][in_w][b]. > 0: x is plain NCHW with this many channels,
+   * [x_plain_c][in_h][in_w], x_plain_c <= in_c (a network's first convolution reading its
+   * 3-channel input and writing the blocked layout; the padded channels are skipped). */
+  int64_t x_plain_c;
+  const float *x;
   const float *w;            /* packed by mace_f32_nchwc_convkxk_pack */
   const float *bias;         /* [out_c] (padded with zeros) or NULL */
   const float *res;          /* [out_c / b][out_h][out_w][b] or NULL: added before the act */

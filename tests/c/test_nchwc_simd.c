@@ -284,22 +284,27 @@ static void ck_mag(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1, int64_
               if (iy < 0 || iy >= a->in_h || ix < 0 || ix >= a->in_w) continue;
               const float w = a->w[((((o / b) * a->in_c / b + c / b) * kk + ky * a->k_w + kx) *
                                     b + c % b) * b + o % b];
-              m += fabs((double)w * a->x[(((c / b) * a->in_h + iy) * a->in_w + ix) * b + c % b]);
+              const float xv = a->x_plain_c
+                                   ? (c < a->x_plain_c ? a->x[(c * a->in_h + iy) * a->in_w + ix] : 0.0f)
+                                   : a->x[(((c / b) * a->in_h + iy) * a->in_w + ix) * b + c % b];
+              m += fabs((double)w * xv);
             }
         mag[i] = m;
       }
 }
 
-/* One case: in_c / out_c real counts (padded to the block), window kh x kw. */
+/* One case: in_c / out_c real counts (padded to the block), window kh x kw; plain: x in NCHW
+ * with in_c channels (x_plain_c), else blocked. */
 static void check_ck(const mace_simd_kernels *v, int64_t in_c, int64_t out_c, int kh, int kw,
                      int stride, int64_t h, int64_t wd, const int64_t *pads, int sub, int flags,
-                     int act_kind, unsigned seed) {
+                     int act_kind, int plain, unsigned seed) {
   const int b = v->nchwc_block;
   if (h + pads[0] + pads[2] < kh || wd + pads[1] + pads[3] < kw) return;
   const int64_t icp = MACE_NCHWC_PADDED(in_c, b), ocp = MACE_NCHWC_PADDED(out_c, b);
   const int64_t out_h = (h + pads[0] + pads[2] - kh) / stride + 1;
   const int64_t out_w = (wd + pads[1] + pads[3] - kw) / stride + 1, ny = ocp * out_h * out_w;
-  float *x = rand_buf(icp * h * wd, &seed), *w = rand_buf(out_c * in_c * kh * kw, &seed);
+  float *x = rand_buf((plain ? in_c : icp) * h * wd, &seed);
+  float *w = rand_buf(out_c * in_c * kh * kw, &seed);
   float *bias = rand_buf(ocp, &seed), *res = rand_buf(ny, &seed);
   float *packed = malloc(
       sizeof(float) * (size_t)mace_f32_nchwc_convkxk_packed_floats(b, out_c, in_c, kh, kw));
@@ -308,8 +313,8 @@ static void check_ck(const mace_simd_kernels *v, int64_t in_c, int64_t out_c, in
   const mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 0.5f};
   mace_nchwc_convkxk a = {.block = b, .in_c = icp, .out_c = ocp, .in_h = h, .in_w = wd,
                           .out_h = out_h, .out_w = out_w, .k_h = kh, .k_w = kw,
-                          .stride = stride, .pad_top = pads[0], .pad_left = pads[1], .x = x,
-                          .w = packed, .bias = flags & 1 ? bias : NULL,
+                          .stride = stride, .pad_top = pads[0], .pad_left = pads[1],
+                          .x_plain_c = plain ? in_c : 0, .x = x, .w = packed, .bias = flags & 1 ? bias : NULL,
                           .res = flags & 2 ? res : NULL, .act = &act, .y = o.ref};
   const int64_t nob = ocp / b;
   const int64_t ob0 = sub && nob > 1 ? 1 : 0, oy0 = sub && out_h > 2 ? 1 : 0;
@@ -320,9 +325,9 @@ static void check_ck(const mace_simd_kernels *v, int64_t in_c, int64_t out_c, in
   ++cases;
   ck_mag(&a, ob0, nob, oy0, oy1, o.mag);
   char what[256];
-  snprintf(what, sizeof(what), "%s convkxk in %lld out %lld k%dx%d s%d in %lldx%lld pads "
+  snprintf(what, sizeof(what), "%s convkxk in %lld%s out %lld k%dx%d s%d in %lldx%lld pads "
            "%lld,%lld,%lld,%lld ob [%lld,%lld) rows [%lld,%lld) bias=%d res=%d", v->name,
-           (long long)in_c, (long long)out_c, kh, kw, stride, (long long)h, (long long)wd,
+           (long long)in_c, plain ? " (plain)" : "", (long long)out_c, kh, kw, stride, (long long)h, (long long)wd,
            (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3],
            (long long)ob0, (long long)nob, (long long)oy0, (long long)oy1, flags & 1,
            (flags >> 1) & 1);
@@ -349,14 +354,22 @@ static void test_ck(const mace_simd_kernels *v) {
       /* every width 1..40, rotating height, padding, channels, flags and activation */
       for (int64_t wd = 1; wd <= 40; ++wd, ++n)
         check_ck(v, chans[n % 5], chans[(n / 5 + 2) % 5], kh, kw, s, hts[n % 7], wd,
-                 pads[n % np], n % 3 == 0, n % 4, g_acts[n % N_ACTS], ++seed);
+                 pads[n % np], n % 3 == 0, n % 4, g_acts[n % N_ACTS], 0, ++seed);
+      /* the same over a plain (NCHW) input: 1..5 channels, as a first convolution reads */
+      for (int64_t wd = 1; wd <= 40; ++wd, ++n)
+        check_ck(v, 1 + n % 5, chans[(n / 5 + 2) % 5], kh, kw, s, hts[n % 7], wd,
+                 pads[n % np], n % 3 == 0, n % 4, g_acts[n % N_ACTS], 1, ++seed);
       /* every activation on a 13x13 and 27x27 plane with padding 1 (SqueezeNet's) */
       for (int ai = 0; ai < N_ACTS; ++ai, ++n)
         check_ck(v, 24, 40, kh, kw, s, ai & 1 ? 27 : 13, ai & 1 ? 27 : 13, pads[1], ai & 1,
-                 3, g_acts[ai], ++seed);
+                 3, g_acts[ai], 0, ++seed);
     }
-  check_ck(v, 16, 40, 3, 3, 1, 56, 56, pads[1], 1, 3, MACE_ACT_RELU, ++seed);
-  check_ck(v, 20, 24, 3, 3, 2, 56, 56, pads[3], 0, 1, MACE_ACT_NONE, ++seed);
+  check_ck(v, 16, 40, 3, 3, 1, 56, 56, pads[1], 1, 3, MACE_ACT_RELU, 0, ++seed);
+  check_ck(v, 20, 24, 3, 3, 2, 56, 56, pads[3], 0, 1, MACE_ACT_NONE, 0, ++seed);
+  /* first convolutions: 3 plain channels, 3x3 stride 2 and 7x7 stride 2 (padding 3) */
+  const int64_t pad3[4] = {3, 3, 3, 3};
+  check_ck(v, 3, 64, 3, 3, 2, 57, 57, pads[1], 0, 1, MACE_ACT_RELU, 1, ++seed);
+  check_ck(v, 3, 24, 7, 7, 2, 45, 45, pad3, 1, 1, MACE_ACT_NONE, 1, ++seed);
 }
 
 /* Reorders: exact copies, so equal to the reference bit for bit; channel blocks [cb0, cb1)

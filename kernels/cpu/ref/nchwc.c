@@ -139,7 +139,7 @@ void mace_f32_nchwc_convkxk__ref(const mace_nchwc_convkxk *a, int64_t ob0, int64
         const int64_t o = (ob * plane + oy * a->out_w + ox) * b;
         for (int j = 0; j < b; ++j) {
           float s = a->bias ? a->bias[ob * b + j] : 0.0f;
-          for (int64_t ic = 0; ic < a->in_c; ++ic)
+          for (int64_t ic = 0; ic < (a->x_plain_c ? a->x_plain_c : a->in_c); ++ic)
             for (int ky = 0; ky < a->k_h; ++ky) {
               const int64_t iy = oy * a->stride - a->pad_top + ky;
               if (iy < 0 || iy >= a->in_h) continue;
@@ -148,7 +148,9 @@ void mace_f32_nchwc_convkxk__ref(const mace_nchwc_convkxk *a, int64_t ob0, int64
                 if (ix < 0 || ix >= a->in_w) continue;
                 const float *w = a->w + (((ob * a->in_c / b + ic / b) * kk + ky * a->k_w + kx) *
                                          b + ic % b) * b;
-                s += w[j] * a->x[(((ic / b) * a->in_h + iy) * a->in_w + ix) * b + ic % b];
+                s += w[j] * (a->x_plain_c
+                                 ? a->x[(ic * a->in_h + iy) * a->in_w + ix]
+                                 : a->x[(((ic / b) * a->in_h + iy) * a->in_w + ix) * b + ic % b]);
               }
             }
           if (a->res) s += a->res[o + j];
