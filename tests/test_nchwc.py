@@ -248,8 +248,8 @@ def test_activations_on_blocked_tensors(monkeypatch):
 @pytest.mark.parametrize("name", ["mobilenet_v2", "mnasnet"])
 def test_zoo_networks_match_without_the_pass(monkeypatch, name):
     """At 64x64: the blocked run agrees with the plain one and onnxruntime, and everything
-    between the stem convolution and the pooling is one chain, the 24- and 40-channel layers
-    (tails under AVX-512) included."""
+    from the stem convolution (which reads the plain input and writes blocked) to the pooling
+    is one chain, the 24- and 40-channel layers (tails under AVX-512) included."""
     from mace import zoo
     model = zoo.build(name, size=64)
     x = rand(1, 3, 64, 64, seed=6)
@@ -260,9 +260,9 @@ def test_zoo_networks_match_without_the_pass(monkeypatch, name):
     if BLOCK:
         prof = sess.profile(x, rounds=1, warmup=0)
         types = [p["type"] for p in prof]
-        assert types.count("Reorder") == 2, types
-        first, last = types.index("Reorder"), len(types) - 1 - types[::-1].index("Reorder")
-        blocked = {p["out_dims"][1] for p in prof[first + 1:last] if p["type"] == "Conv2D"}
+        assert types.count("Reorder") == 1 and types[0] == "Conv2D", types
+        last = types.index("Reorder")
+        blocked = {p["out_dims"][1] for p in prof[:last] if p["type"] == "Conv2D"}
         assert {24, 40} & blocked, sorted(blocked)
     monkeypatch.setenv("MACE_NCHWC", "0")
     off = mace.Session(model, num_threads=2).run(x)
@@ -270,6 +270,32 @@ def test_zoo_networks_match_without_the_pass(monkeypatch, name):
     off = off if isinstance(off, np.ndarray) else next(iter(off.values()))
     assert_close(on, ref, what="pass on")
     assert_close(off, ref, what="pass off")
+
+
+@pytest.mark.parametrize("n,cin,cout,k,stride,pads,hw", [
+    (1, 3, 32, 3, 2, [1, 1, 1, 1], 33),   # MobileNet's stem
+    (2, 3, 64, 3, 2, [0, 0, 0, 0], 31),   # SqueezeNet's
+    (1, 3, 64, 7, 2, [3, 3, 3, 3], 29),   # ResNet's
+    (1, 1, 16, 5, 1, [2, 1, 0, 2], 17),
+    (1, 4, 48, 3, 1, [1, 1, 1, 1], 9),
+    (1, 3, 24, 3, 2, [1, 1, 1, 1], 20),   # 24 channels: padded to 32 under AVX-512
+])
+def test_first_convolution_writes_blocked(monkeypatch, n, cin, cout, k, stride, pads, hw):
+    """A convolution of a plain input of up to 4 channels at the head of a chain reads the input
+    as it is and writes the blocked layout (no Reorder in front of the chain) where at most 1/8
+    of its output channels are padding; the max pool and convolutions behind it run blocked."""
+    g = Net(seed=cin * 100 + cout)
+    h = g.op("Relu", [g.conv("x", cin, cout, k=k, stride=stride, pads=pads)])
+    h = g.op("MaxPool", [h], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    for _ in range(3):
+        h = g.op("Relu", [g.conv(h, cout, cout)])
+    types = _check(g.model([n, cin, hw, hw], [h]), rand(n, cin, hw, hw, seed=cout), monkeypatch)
+    if BLOCK:
+        padded = -(-cout // BLOCK) * BLOCK
+        if padded * 8 <= cout * 9:
+            assert types[0] == "Conv2D" and types.count("Reorder") == 1, types
+        else:  # the stem stays plain: the rest is a chain with a Reorder in, or no chain
+            assert types[0] == "Conv2D" and types.count("Reorder") in (0, 2), types
 
 
 def test_reorders_of_any_block():
@@ -457,9 +483,9 @@ def test_direct_kxk_chains_match(monkeypatch, k, stride, pads, hw):
 
 
 def test_squeezenet_is_blocked(monkeypatch):
-    """SqueezeNet 1.1 at 64x64 agrees with onnxruntime; its first two Fire modules (16-channel
-    squeezes) are one blocked chain, 3x3 expands and Concats included (the stem's max pool
-    reads a plain tensor and stays plain)."""
+    """SqueezeNet 1.1 at 64x64 agrees with onnxruntime; its stem convolution (reading the plain
+    input), both max pools and its first two Fire modules (16-channel squeezes) are one blocked
+    chain, 3x3 expands and Concats included."""
     from mace import zoo
     model = zoo.build("squeezenet1_1", size=64)
     x = rand(1, 3, 64, 64, seed=12)
@@ -470,13 +496,14 @@ def test_squeezenet_is_blocked(monkeypatch):
     assert_close(on, ref, what="pass on")
     if BLOCK:
         types = [p["type"] for p in sess.profile(x, rounds=1, warmup=0)]
-        first, last = types.index("Reorder"), len(types) - 1 - types[::-1].index("Reorder")
-        # the chain runs on through the max pool into the third Fire module (whose 3x3 expand,
-        # of 32 input channels, stays plain) and ends at its squeeze, the smallest tensor
-        assert types.count("Reorder") == 2, types
-        inside = types[first:last]
-        assert inside.count("Concat") == 2 and inside.count("Conv2D") == 7, types
-        assert inside.count("Pooling") == 1 and types[last + 1:last + 3] == ["Conv2D"] * 2, types
+        last = types.index("Reorder")
+        # the chain runs on through the second max pool into the third Fire module (whose 3x3
+        # expand, of 32 input channels, stays plain) and ends at its squeeze, the smallest
+        # tensor; the stem writes the chain's first tensor
+        assert types.count("Reorder") == 1 and types[:2] == ["Conv2D", "Pooling"], types
+        inside = types[:last]
+        assert inside.count("Concat") == 2 and inside.count("Conv2D") == 8, types
+        assert inside.count("Pooling") == 2 and types[last + 1:last + 3] == ["Conv2D"] * 2, types
 
 
 def test_elementwise_op_on_a_plain_operand_of_any_rank(monkeypatch):

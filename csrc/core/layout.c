@@ -134,6 +134,12 @@ static int uf_find(int *parent, int i) {
   return i;
 }
 
+/* Whether op i reads its input k plain whatever the chains: a first convolution's input
+ * (MACE_NCHWC_FIRST), which links it to no chain and needs no Reorder to NCHWc. */
+static int reads_plain(const int *cap, int i, size_t k) {
+  return k == 0 && cap[i] == MACE_NCHWC_FIRST;
+}
+
 /* ---- building the new op list ----------------------------------------------------------- */
 
 static char *str_cat(const char *a, const char *b) {
@@ -215,6 +221,26 @@ static mace_status oom(void) {
   return mace_error(MACE_OUT_OF_RESOURCES, "out of memory (NCHWc layout pass)");
 }
 
+/* Appends the argument name = value to od (its arg array as protobuf-c's unpacker allocates). */
+static mace_status add_int_arg(Mace__OperatorDef *od, const char *name, int64_t value) {
+  Mace__Argument **args = realloc(od->arg, (od->n_arg + 1) * sizeof(*args));
+  if (!args) return oom();
+  od->arg = args;
+  Mace__Argument *arg = malloc(sizeof(*arg));
+  char *s = str_cat(name, "");
+  if (!arg || !s) {
+    free(arg);
+    free(s);
+    return oom();
+  }
+  mace__argument__init(arg);
+  arg->name = s;
+  arg->has_i = 1;
+  arg->i = value;
+  od->arg[od->n_arg++] = arg;
+  return MACE_OK;
+}
+
 /* Renames *name to *name + suffix. */
 static mace_status rename_blocked(char **name) {
   char *s = str_cat(*name, NCHWC_SUFFIX);
@@ -236,7 +262,7 @@ static void link_chains(pass *p) {
     const Mace__OperatorDef *od = def->op[i];
     for (size_t k = 0; k < od->n_input; ++k) {
       const int src = map_get(&p->map, od->input[k], NULL);
-      if (src >= 0 && src < i && p->cap[src])
+      if (src >= 0 && src < i && p->cap[src] && !reads_plain(p->cap, i, k))
         p->parent[uf_find(p->parent, i)] = uf_find(p->parent, src);
     }
   }
@@ -245,7 +271,8 @@ static void link_chains(pass *p) {
     for (size_t k = 0; k < od->n_input; ++k) {
       const int src = map_get(&p->map, od->input[k], NULL);
       if (src >= 0 && p->cap[src] &&
-          (!p->cap[i] || uf_find(p->parent, i) != uf_find(p->parent, src)))
+          (!p->cap[i] || reads_plain(p->cap, i, k) ||
+           uf_find(p->parent, i) != uf_find(p->parent, src)))
         p->plain_out[src] = 1;
     }
     if (p->cap[i] && is_output(def, od->output[0])) p->plain_out[i] = 1;
@@ -258,7 +285,8 @@ static int chain_reads(const pass *p, const char *name, int chain, int skip) {
     if (j == skip || !p->cap[j] || uf_find(p->parent, j) != chain) continue;
     const Mace__OperatorDef *od = p->def->op[j];
     for (size_t k = 0; k < od->n_input; ++k)
-      if (od->input[k] && strcmp(od->input[k], name) == 0) return 1;
+      if (!reads_plain(p->cap, j, k) && od->input[k] && strcmp(od->input[k], name) == 0)
+        return 1;
   }
   return 0;
 }
@@ -283,14 +311,15 @@ static void trim_sinks(pass *p) {
         if (!p->cap[j] || uf_find(p->parent, j) != chain) continue;
         const Mace__OperatorDef *od = def->op[j];
         for (size_t k = 0; k < od->n_input && sink; ++k)
-          sink = !(od->input[k] && strcmp(od->input[k], def->op[i]->output[0]) == 0);
+          sink = reads_plain(p->cap, j, k) ||
+                 !(od->input[k] && strcmp(od->input[k], def->op[i]->output[0]) == 0);
       }
       if (!sink) continue;
       const Mace__OperatorDef *od = def->op[i];
       int gain = 1;
       for (size_t k = 0; k < od->n_input; ++k) {
         const int src = map_get(&p->map, od->input[k], NULL);
-        if (src == SRC_CONST) continue;
+        if (src == SRC_CONST || reads_plain(p->cap, i, k)) continue;
         int dup = 0;  /* an input read twice counts once */
         for (size_t q = 0; q < k; ++q) dup |= strcmp(od->input[q], od->input[k]) == 0;
         if (dup) continue;
@@ -385,11 +414,11 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
     if (!p.cap[i]) continue;
     const int r = uf_find(p.parent, i);
     const Mace__OperatorDef *od = def->op[i];
-    convs[r] += p.cap[i] == MACE_NCHWC_CONV;
+    convs[r] += p.cap[i] == MACE_NCHWC_CONV || p.cap[i] == MACE_NCHWC_FIRST;
     reorders[r] += p.plain_out[i];
     for (size_t k = 0; k < od->n_input; ++k) {
       const int src = map_get(&p.map, od->input[k], NULL);
-      if (src == SRC_CONST || (src >= 0 && p.cap[src])) continue;
+      if (src == SRC_CONST || reads_plain(p.cap, i, k) || (src >= 0 && p.cap[src])) continue;
       char *seen = &p.reordered[map_slot(&p.map, od->input[k])];
       reorders[r] += !*seen;
       *seen = 1;
@@ -419,7 +448,7 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
     if (p.cap[i]) {
       for (size_t k = 0; k < od->n_input; ++k) {
         const int src = map_get(&p.map, od->input[k], NULL);
-        if (src == SRC_CONST) continue;
+        if (src == SRC_CONST || reads_plain(p.cap, i, k)) continue;
         char *done = &p.reordered[map_slot(&p.map, od->input[k])];
         if (!(src >= 0 && p.cap[src]) && !*done) {
           Mace__OperatorDef *ro = NULL;
@@ -463,11 +492,14 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
     if (!p.cap[i]) continue;
     Mace__OperatorDef *od = def->op[i];
     for (size_t k = 0; k < od->n_input; ++k)
-      if (map_get(&p.map, od->input[k], NULL) != SRC_CONST) to_rename[n_names++] = &od->input[k];
+      if (map_get(&p.map, od->input[k], NULL) != SRC_CONST && !reads_plain(p.cap, i, k))
+        to_rename[n_names++] = &od->input[k];
     to_rename[n_names++] = &od->output[0];
   }
   for (size_t j = 0; j < n_names && st == MACE_OK; ++j) st = rename_blocked(to_rename[j]);
   free(to_rename);
+  for (int i = 0; i < n && st == MACE_OK; ++i)
+    if (p.cap[i] == MACE_NCHWC_FIRST) st = add_int_arg(def->op[i], MACE_NCHWC_OUT_ARG, block);
   if (st != MACE_OK) goto out;
   int next = 0;
   for (size_t j = 0; j < p.n_ops; ++j)

@@ -54,9 +54,12 @@ typedef struct mace_op_kind {
    * is known, on an op that has only its name, type, args and state (scratch, zeroed) and
    * inputs[k] = the constant tensor (dims and dtype, no data) or NULL for a computed input.
    * Returns MACE_NCHWC_NO, MACE_NCHWC_ELEMENTWISE (layout-agnostic: worth blocking only
-   * inside a chain) or MACE_NCHWC_CONV (a kernel that gains from the layout). When an input
-   * arrives blocked, infer must check it can run so and set output 0's layout. The net
-   * never gives a blocked input to a kind without this function. */
+   * inside a chain) or MACE_NCHWC_CONV (a kernel that gains from the layout), or
+   * MACE_NCHWC_FIRST: a kernel that reads input 0 plain (NCHW) and gives output 0 blocked (a
+   * network's first convolution, on 3 channels); the pass then gives the op the argument
+   * MACE_NCHWC_OUT_ARG = block. When an input arrives blocked, or that argument is set, infer
+   * must check it can run so and set output 0's layout. The net never gives a blocked input to
+   * a kind without this function. */
   int (*accepts_nchwc)(mace_op *op, int block);
   /* Optional, single-output ops that gather their inputs (Concat): whether, for the shapes
    * infer saw, input k's bytes are output 0's bytes from offsets[k] on (k < n_inputs). The
@@ -65,7 +68,8 @@ typedef struct mace_op_kind {
   int (*inputs_in_output)(const mace_op *op, int64_t *offsets);
 } mace_op_kind;
 
-enum { MACE_NCHWC_NO = 0, MACE_NCHWC_ELEMENTWISE = 1, MACE_NCHWC_CONV = 2 };
+enum { MACE_NCHWC_NO = 0, MACE_NCHWC_ELEMENTWISE = 1, MACE_NCHWC_CONV = 2, MACE_NCHWC_FIRST = 3 };
+#define MACE_NCHWC_OUT_ARG "nchwc_out"  /* see accepts_nchwc */
 
 struct mace_op {
   const mace_op_kind *kind;

@@ -65,7 +65,7 @@ static void pointwise_split(mace_conv_nchwc *c, int threads) {
 }
 
 int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int block,
-                         const float *filter, const float *bias, int threads) {
+                         const float *filter, const float *bias, int threads, int x_plain) {
   const int kind = mace_conv_nchwc_kind(s, block);
   if (c->packed && (c->kind != kind || c->block != block || c->s.in_c != s->in_c ||
                     c->s.out_c != s->out_c || c->s.k_h != s->k_h || c->s.k_w != s->k_w || !c->bias != !bias))
@@ -99,6 +99,7 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   c->kind = kind;
   c->block = block;
   c->s = *s;
+  c->x_plain = x_plain;
   /* The SIMD kernel of the active ISA works on its own vector width; ref on any block. */
   c->pw = k->nchwc_block == block && k->nchwc_conv1x1 ? k->nchwc_conv1x1
                                                       : mace_f32_nchwc_conv1x1__ref;
@@ -165,7 +166,8 @@ static void direct_range(void *p, int64_t begin, int64_t end) {
   const mace_conv_nchwc *c = j->c;
   const mace_conv2d_shape *s = &c->s;
   const int64_t n_ob = c->out_cp / c->block, n_op = (n_ob + 1) / 2, rows = s->out_h;
-  const int64_t in_img = c->in_cp * s->in_h * s->in_w, out_img = c->out_cp * s->out_h * s->out_w;
+  const int64_t in_img = (c->x_plain ? s->in_c : c->in_cp) * s->in_h * s->in_w;
+  const int64_t out_img = c->out_cp * s->out_h * s->out_w;
   for (int64_t it = begin; it < end;) {
     const int64_t img = it / (n_op * rows), op = it / rows % n_op, oy0 = it % rows;
     const int64_t oy1 = end - (it - oy0) < rows ? end - (it - oy0) : rows;
@@ -173,7 +175,8 @@ static void direct_range(void *p, int64_t begin, int64_t end) {
                                   .in_h = s->in_h, .in_w = s->in_w, .out_h = s->out_h,
                                   .out_w = s->out_w, .k_h = (int)s->k_h, .k_w = (int)s->k_w,
                                   .stride = (int)s->stride_h, .pad_top = s->pad_top,
-                                  .pad_left = s->pad_left, .x = j->x + img * in_img,
+                                  .pad_left = s->pad_left,
+                                  .x_plain_c = c->x_plain ? s->in_c : 0, .x = j->x + img * in_img,
                                   .w = c->packed, .bias = c->bias,
                                   .res = j->res ? j->res + img * out_img : NULL, .act = j->act,
                                   .y = j->y + img * out_img};

@@ -38,13 +38,16 @@ typedef struct mace_conv_nchwc {
   mace_f32_nchwc_convkxk_fn kxk;
   int64_t og_size, n_og;    /* pointwise work items: output-block groups x pixel ranges */
   int64_t p_chunk, n_pc;
+  int x_plain;              /* direct only: x is plain NCHW (a first convolution), y blocked */
 } mace_conv_nchwc;
 
 /* Packs the filter and the bias (or NULL; once: a plan of the same kind, block and shape keeps
- * them) and splits the work for `threads`. Returns 0, or -1 when out of memory. */
+ * them) and splits the work for `threads`. x_plain: x will be plain NCHW (direct kind only).
+ * Returns 0, or -1 when out of memory. */
 int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int block,
-                         const float *filter, const float *bias, int threads);
-/* y = act(conv(x) + bias (+ res)) on blocked x, res, y (the planned bias). */
+                         const float *filter, const float *bias, int threads, int x_plain);
+/* y = act(conv(x) + bias (+ res)) on blocked x (or plain: x_plain), res, y (the planned
+ * bias). */
 void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const float *x,
                          const float *res, const mace_activation *act, float *y);
 void mace_conv_nchwc_free(mace_conv_nchwc *c);
