@@ -320,6 +320,31 @@ def test_reorders_of_any_block():
         mace.Session(worse)
 
 
+def test_first_convolution_argument_errors():
+    """The argument the layout pass gives a first convolution (nchwc_out), written in a model
+    by hand: on the model's output it is the blocked-output error, out of range or on a
+    convolution the blocked kernels cannot write (a 1x1) a clear error naming it."""
+    from mace.converters import ir
+    from tiny_models import _graph
+    w3 = rand(16, 3, 3, 3, seed=1)
+    x = rand(1, 3, 8, 8, seed=2)
+
+    def conv3(block):
+        return _graph([ir.Op("Conv2D", "c", ["x", "w"], ["y"],
+                             {"strides": [2, 2], "padding_values": [1, 1, 1, 1],
+                              "nchwc_out": block})],
+                      [("x", [1, 3, 8, 8])], [("y", [1, 16, 4, 4])], consts={"w": w3})
+    with pytest.raises(mace.MaceError, match="blocked NCHWc layout"):
+        mace.Session(conv3(16)).run(x)
+    with pytest.raises(mace.MaceError, match="nchwc_out = 100 is not a block"):
+        mace.Session(conv3(100)).run(x)
+    w1 = rand(16, 3, 1, 1, seed=3)
+    one = _graph([ir.Op("Conv2D", "c", ["x", "w"], ["y"], {"nchwc_out": 16})],
+                 [("x", [1, 3, 8, 8])], [("y", [1, 16, 8, 8])], consts={"w": w1})
+    with pytest.raises(mace.MaceError, match="cannot write the blocked"):
+        mace.Session(one).run(x)
+
+
 def _se(g, h, c, squeeze):
     """A squeeze-excitation: GlobalAveragePool, 1x1 conv, Swish, 1x1 conv, Sigmoid, Mul by the
     [N, C, 1, 1] scale."""
