@@ -9,7 +9,9 @@
  * so the readers outside the chain and the model outputs are untouched). A chain is kept
  * only when it has more than two convolutions per Reorder: the reorders are real memory
  * passes (each costs about what blocking saves one or two convolutions) and show in the
- * profile. Blocked tensors are named "<name>@nchwc". */
+ * profile. A first convolution (MACE_NCHWC_FIRST, core/op.h) belongs to the chain behind it
+ * but reads its input plain: no Reorder in front, and it gets the argument MACE_NCHWC_OUT_ARG.
+ * Blocked tensors are named "<name>@nchwc". */
 #ifndef MACE_CORE_LAYOUT_H_
 #define MACE_CORE_LAYOUT_H_
 
