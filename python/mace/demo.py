@@ -16,7 +16,12 @@ import numpy as np
 
 
 def _latency(fn, rounds: int) -> tuple[float, float]:
-    fn()  # warm-up
+    # The engine that ran last (onnxruntime's reference run, before mace is timed) keeps its
+    # workers spinning for tens of milliseconds and would take a core from this one: let them
+    # go idle first (as benchmarks/compare.py does), then warm up.
+    time.sleep(0.1)
+    for _ in range(3):
+        fn()
     times = []
     for _ in range(rounds):
         t0 = time.perf_counter()
