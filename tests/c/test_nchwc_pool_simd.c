@@ -108,7 +108,7 @@ static void test_pool2d(const mace_simd_kernels *v, unsigned *seed) {
               }
 }
 
-/* Max pooling with one NaN moved over every input pixel and lane in turn: the straight-line
+/* Max pooling with one NaN moved over every input pixel in turn: the straight-line
  * 3x3 path checks its windows two pixels at a time on two sums, and a NaN in any window of
  * either must send the row to the exact path. 3x3, strides 1 and 2, padding 0 and 1. */
 static void test_pool2d_nan_anywhere(const mace_simd_kernels *v, unsigned *seed) {
@@ -124,7 +124,8 @@ static void test_pool2d_nan_anywhere(const mace_simd_kernels *v, unsigned *seed)
       s.out_w = (w + 2 * pad - 3) / stride + 1;
       const int64_t n = h * w * b, on = s.out_h * s.out_w * b;
       float *x = rand_buf(n, seed), *y = sentinel_buf(on), *ref = sentinel_buf(on);
-      for (int64_t i = 0; i < n; i += b / 2 + 1) {  /* every pixel, lanes 0 and b / 2 + 1 */
+      /* a step under b: every pixel gets a NaN in at least one lane, the lanes rotating */
+      for (int64_t i = 0; i < n; i += b / 2 + 1) {
         const float keep = x[i];
         x[i] = NAN;
         v->nchwc_pool2d(&s, 1, 0, b, x, y, 0, 1);
