@@ -116,11 +116,14 @@ int main(void) {
      * bias per row / column and activations in the epilogue, with and without a residual. */
     /* N = 25, 42, 49, 17 + 32: last panels the half and narrow kernels share (NR = 16, 32).
      * M = 15, 17, 29, 31, 44 (and 16, 100 above): a last A panel of 1-3 rows, which goes through
-     * the one-row kernel (gemm_dispatch.c, GEMM_TAIL_DIV); 44 with K blocks and split over M. */
+     * the one-row kernel (gemm_dispatch.c, GEMM_TAIL_DIV); 44 with K blocks and split over M.
+     * 44 x 3000 x 256: split over N, B packed in several L2 chunks each swept A panel by A
+     * panel (GEMM_CHUNK_B_FLOATS), the tail rows included. */
     static const int64_t shapes[][3] = {{7, 17, 13}, {31, 33, 300}, {100, 64, 520},
                                         {1, 1000, 257}, {64, 49, 576}, {15, 33, 1},
                                         {3, 70, 601}, {4, 1000, 130}, {13, 25, 40},
-                                        {20, 42, 300}, {29, 81, 7}, {44, 70, 600}};
+                                        {20, 42, 300}, {29, 81, 7}, {44, 70, 600},
+                                        {44, 3000, 256}};
     const int n_shapes = (int)(sizeof(shapes) / sizeof(shapes[0]));
     for (int s = 0; s < n_shapes; ++s)
       for (int t = 0; t < 4; ++t)
