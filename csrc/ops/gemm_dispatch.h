@@ -77,6 +77,10 @@ typedef struct mace_gemm_args {
   /* Optional, with b_packed NULL: writes B's packed panels [p_begin, p_end) into dst (the
    * whole packed-B layout) instead of packing b (Conv2D's im2col). Must not allocate. */
   void (*pack_b_fn)(void *ctx, float *dst, int64_t p_begin, int64_t p_end);
+  /* With pack_b_fn: writes all panels of K block k0 (length kl <= MACE_GEMM_KC) into dst as
+   * the block alone (panel p at p * NR * kl), or NULL. Lets one thread pack B a K block at a
+   * time, just before it is used (mace_gemm_run). Must not allocate. */
+  void (*pack_b_block_fn)(void *ctx, float *dst, int64_t k0, int64_t kl);
   void *pack_b_ctx;
 } mace_gemm_args;
 
@@ -86,7 +90,8 @@ size_t mace_gemm_scratch_bytes(const mace_gemm_family *f, int64_t m, int64_t n, 
 
 /* Packs what needs packing into `scratch`, then computes C over the pool's threads
  * (split along whichever of M and N has more panels; split along N, each thread packs and
- * computes its B panels a cache block at a time). m, n >= 1; k >= 1. */
+ * computes its B panels a cache block at a time; one thread split along M packs B a K block
+ * at a time). m, n >= 1; k >= 1. */
 void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch);
 
 /* Computes panels [p_begin, p_end) of the split dimension (split_m: A panels, else B panels)

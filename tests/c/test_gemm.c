@@ -124,12 +124,15 @@ int main(void) {
                                         {3, 70, 601}, {4, 1000, 130}, {13, 25, 40},
                                         {20, 42, 300}, {29, 81, 7}, {44, 70, 600},
                                         {44, 3000, 256}};
+    /* Each shape at 2 threads and at 1 (no pool: split over M with K blocks, B is packed a
+     * K block at a time). */
     const int n_shapes = (int)(sizeof(shapes) / sizeof(shapes[0]));
-    for (int s = 0; s < n_shapes; ++s)
-      for (int t = 0; t < 4; ++t)
-        for (int pp = 0; pp < 4; ++pp)
-          one(pool2, f, shapes[s][0], shapes[s][1], shapes[s][2], t & 1, t >> 1, pp,
-              (pp + t) % 3, (s + t + pp) % 9, (s + t + pp) % 2, seed++);
+    for (int pi = 0; pi < 2; ++pi)
+      for (int s = 0; s < n_shapes; ++s)
+        for (int t = 0; t < 4; ++t)
+          for (int pp = 0; pp < 4; ++pp)
+            one(pi ? NULL : pool2, f, shapes[s][0], shapes[s][1], shapes[s][2], t & 1, t >> 1,
+                pp, (pp + t) % 3, (s + t + pp) % 9, (s + t + pp) % 2, seed++);
     printf("%s: %ld cases\n", f->name, cases - before);
   }
   if (nf == 0) printf("no SIMD GEMM family for this CPU: nothing to test\n");

@@ -87,6 +87,22 @@ def test_conv_threads(threads):
     check_model(_conv_model(xs, ws, attrs), {"x": rand(*xs, seed=1)}, num_threads=threads)
 
 
+# One thread, GEMM split over M with K > 256: B packed a K block at a time just before use
+# (gemm_dispatch.c, pack_compute_kblocks): im2col (3x3 and 1x1 stride 2) and a plain 1x1
+# input; M = 30 leaves a 2-row tail for the one-row kernel.
+KBLOCK_CASES = [CASES[18], CASES[21],
+                ((1, 64, 10, 10), (30, 64, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+                ((1, 300, 5, 5), (40, 300, 1, 1), {})]
+
+
+@pytest.mark.parametrize("case", KBLOCK_CASES, ids=[_ids(c) for c in KBLOCK_CASES])
+@pytest.mark.parametrize("act", [None, "Relu"])
+def test_conv_one_thread_k_blocks(case, act):
+    xs, ws, attrs = case
+    tail = [helper.make_node(act, ["c"], ["y"])] if act else ()
+    check_model(_conv_model(xs, ws, attrs, tail=tail), {"x": rand(*xs, seed=1)}, num_threads=1)
+
+
 ACTIVATIONS = [
     ("Relu", {}, ()),
     ("LeakyRelu", {"alpha": 0.2}, ()),
