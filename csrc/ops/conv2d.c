@@ -400,15 +400,16 @@ static void im2col_tap_rows_any(const im2col_tap *tb, int kind, int64_t cols, co
   }
 }
 
-/* Panels [begin, end) of the packed B, K blocks k_lo (a multiple of MACE_GEMM_KC) to k_hi, at
- * dst (block k0 at dst + (k0 - k_lo) * npad): all of K for the GEMM's pack_b_fn, one block for
- * its pack_b_block_fn. Per panel (or chunk of IM2COL_MAX_COLS columns of it) and K block,
- * each filter tap's table is built once and its rows (one per input channel, khw rows apart)
- * are written from it: the bounds, padding and output-row wraps are worked out per tap
- * instead of per row and piece (ResNet's 3x3 512 on 7x7 had 18432 rows of up to 3 pieces of
- * <= 7 floats per run), and each row is one branch-free pass of NR loads and stores. */
-static void im2col_pack_k(const im2col_ctx *c, float *dst, int64_t begin, int64_t end,
-                          int64_t k_lo, int64_t k_hi) {
+/* Panels [begin, end), K blocks k_lo to k_hi, of the packed B at dst (block k0 at
+ * dst + (k0 - k_lo) * npad): the GEMM's pack_b_fn. Per panel (or chunk of IM2COL_MAX_COLS
+ * columns of it) and K block, each filter tap's table is built once and its rows (one per
+ * input channel, khw rows apart) are written from it: the bounds, padding and output-row wraps
+ * are worked out per tap instead of per row and piece (ResNet's 3x3 512 on 7x7 had 18432 rows
+ * of up to 3 pieces of <= 7 floats per run), and each row is one branch-free pass of NR loads
+ * and stores. */
+static void im2col_pack(void *p, float *dst, int64_t begin, int64_t end, int64_t k_lo,
+                        int64_t k_hi) {
+  const im2col_ctx *c = p;
   const mace_conv2d_shape *s = c->s;
   const int64_t nr = c->nr, ow = s->out_w, ohw = s->out_h * ow, khw = s->k_h * s->k_w;
   const int64_t in_plane = s->in_h * s->in_w;
@@ -450,17 +451,6 @@ static void im2col_pack_k(const im2col_ctx *c, float *dst, int64_t begin, int64_
   }
 }
 
-static void im2col_pack(void *p, float *dst, int64_t begin, int64_t end) {
-  const im2col_ctx *c = p;
-  im2col_pack_k(c, dst, begin, end, 0, c->k);
-}
-
-/* K block k0 of every panel, as the block alone at dst: the GEMM's pack_b_block_fn. */
-static void im2col_pack_block(void *p, float *dst, int64_t k0, int64_t kl) {
-  const im2col_ctx *c = p;
-  im2col_pack_k(c, dst, 0, c->npad / c->nr, k0, k0 + kl);
-}
-
 static void conv2d_run_gemm(mace_op *op) {
   const conv2d_state *st = op->state;
   const mace_conv2d_shape *s = &st->shape;
@@ -486,7 +476,6 @@ static void conv2d_run_gemm(mace_op *op) {
       if (!st->direct_b) {
         g.b = NULL;
         g.pack_b_fn = im2col_pack;
-        g.pack_b_block_fn = im2col_pack_block;
         g.pack_b_ctx = &ic;
       }
       mace_gemm_run(op->pool, &g, op->scratch);

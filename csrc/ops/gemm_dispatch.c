@@ -242,76 +242,83 @@ static void gemm_tail_extract(const mace_gemm_args *g, const float *pa, int64_t 
     for (int64_t kk = 0; kk < kl; ++kk) tail_a[r * kl + kk] = ap[kk * mr + r];
 }
 
-/* K block k0 (length kl) of mace_gemm_compute: pak and pbk are the block's packed A and B
- * (pa + k0 * round_up(M, MR), pb + k0 * round_up(N, NR), or a buffer holding that block
- * alone); tail_a, when the range has tail rows (tail_rows > 0), the block's tail rows. */
-static void gemm_compute_block(const mace_gemm_args *g, const float *pak, const float *pbk,
-                               int64_t k0, int64_t kl, int split_m, int64_t p_begin,
-                               int64_t p_end, int64_t tail_rows, const float *tail_a) {
+/* B's panels [p_begin, p_end) of K blocks k_lo to k_hi (k_lo a multiple of MACE_GEMM_KC) at dst,
+ * laid out as the packed B from block k_lo on: through pack_b_fn, or from b. */
+static void pack_b_blocks(const mace_gemm_args *g, float *dst, int64_t p_begin, int64_t p_end,
+                          int64_t k_lo, int64_t k_hi) {
+  if (g->pack_b_fn)
+    g->pack_b_fn(g->pack_b_ctx, dst, p_begin, p_end, k_lo, k_hi);
+  else
+    mace_gemm_pack_b(g->f, k_hi - k_lo, g->n, g->b + k_lo * g->b_rs, g->b_rs, g->b_cs, dst,
+                     p_begin, p_end);
+}
+
+/* mace_gemm_compute; with tail_ready (one K block), the tail rows already extracted there.
+ * With pack_buf, B is not packed yet: each K block of it is packed there (all panels, the
+ * block alone) just before it is used, and pb is not read. */
+static void gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb, int split_m,
+                         int64_t p_begin, int64_t p_end, const float *tail_ready,
+                         float *pack_buf) {
   const mace_gemm_family *f = g->f;
   const int64_t mr = f->mr, nr = f->nr;
   const int64_t mp = (g->m + mr - 1) / mr, np = (g->n + nr - 1) / nr;
+  const int64_t mpad = mp * mr, npad = np * nr;
   const int64_t m_lo = split_m ? p_begin : 0, m_hi = split_m ? p_end : mp;
   const int64_t n_lo = split_m ? 0 : p_begin, n_hi = split_m ? np : p_end;
   const int64_t nc = GEMM_NC / nr > 0 ? GEMM_NC / nr : 1;   /* in panels */
   const int64_t mc = GEMM_MC / mr > 0 ? GEMM_MC / mr : 1;
   const int clamp = tile_clamp(g->act);
   const int has_ep = g->bias || clamp != 0;
-  const int last = k0 + kl == g->k;
-  for (int64_t jc = n_lo; jc < n_hi; jc += nc) {
-    const int64_t jc_end = jc + nc < n_hi ? jc + nc : n_hi;
-    for (int64_t ic = m_lo; ic < m_hi; ic += mc) {
-      const int64_t ic_end = ic + mc < m_hi ? ic + mc : m_hi;
-      for (int64_t jp = jc; jp < jc_end; ++jp) {
-        const int64_t j0 = jp * nr, cols = g->n - j0 < nr ? g->n - j0 : nr;
-        const float *bpanel = pbk + jp * nr * kl;
-        for (int64_t ip = ic; ip < ic_end; ++ip) {
-          const int64_t i0 = ip * mr, rows = g->m - i0 < mr ? g->m - i0 : mr;
-          float *ct = g->c + i0 * g->ldc + j0;
-          const mace_gemm_tile_ep ep = {
-              g->bias ? g->bias + (g->bias_per_row ? i0 : j0) : NULL, g->bias_per_row,
-              clamp > 0 ? clamp : 0, clamp == 2 ? g->act->beta : 0.0f};
-          if (k0 == 0 && g->res)
-            copy_residual_tile(g->res + i0 * g->ldc + j0, ct, g->ldc, rows, cols, nr);
-          if (tail_rows > 0 && ip == mp - 1)
-            run_tail_rows(f, kl, tail_a, bpanel, ct, g->ldc, rows, cols, k0 > 0 || g->res,
-                          last && has_ep ? &ep : NULL);
-          else
-            run_tile(f, kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols,
-                     k0 > 0 || g->res, last && has_ep ? &ep : NULL);
+  /* The last A panel's rows, when few, through the one-row kernel (GEMM_TAIL_DIV). */
+  const int64_t tail_rows = gemm_tail_rows(g, m_hi);
+  const int tail = tail_rows > 0;
+  float tail_buf[GEMM_TAIL_MAX_ROWS * MACE_GEMM_KC];
+  const float *tail_a = tail_ready ? tail_ready : tail_buf;
+  for (int64_t k0 = 0; k0 < g->k; k0 += MACE_GEMM_KC) {
+    const int64_t kl = g->k - k0 < MACE_GEMM_KC ? g->k - k0 : MACE_GEMM_KC;
+    const int last = k0 + kl == g->k;
+    const float *pak = pa + k0 * mpad, *pbk = pack_buf ? pack_buf : pb + k0 * npad;
+    if (pack_buf) pack_b_blocks(g, pack_buf, 0, np, k0, k0 + kl);
+    if (tail && !tail_ready) gemm_tail_extract(g, pa, k0, kl, tail_rows, tail_buf);
+    for (int64_t jc = n_lo; jc < n_hi; jc += nc) {
+      const int64_t jc_end = jc + nc < n_hi ? jc + nc : n_hi;
+      for (int64_t ic = m_lo; ic < m_hi; ic += mc) {
+        const int64_t ic_end = ic + mc < m_hi ? ic + mc : m_hi;
+        for (int64_t jp = jc; jp < jc_end; ++jp) {
+          const int64_t j0 = jp * nr, cols = g->n - j0 < nr ? g->n - j0 : nr;
+          const float *bpanel = pbk + jp * nr * kl;
+          for (int64_t ip = ic; ip < ic_end; ++ip) {
+            const int64_t i0 = ip * mr, rows = g->m - i0 < mr ? g->m - i0 : mr;
+            float *ct = g->c + i0 * g->ldc + j0;
+            const mace_gemm_tile_ep ep = {
+                g->bias ? g->bias + (g->bias_per_row ? i0 : j0) : NULL, g->bias_per_row,
+                clamp > 0 ? clamp : 0, clamp == 2 ? g->act->beta : 0.0f};
+            if (k0 == 0 && g->res)
+              copy_residual_tile(g->res + i0 * g->ldc + j0, ct, g->ldc, rows, cols, nr);
+            if (tail && ip == mp - 1)
+              run_tail_rows(f, kl, tail_a, bpanel, ct, g->ldc, rows, cols, k0 > 0 || g->res,
+                            last && has_ep ? &ep : NULL);
+            else
+              run_tile(f, kl, pak + ip * mr * kl, bpanel, ct, g->ldc, rows, cols,
+                       k0 > 0 || g->res, last && has_ep ? &ep : NULL);
+          }
         }
-      }
-      /* Another activation: over the finished block (still in cache), a row at a time; not
-       * per tile right after the tile's masked stores, whose data the loads would wait for
-       * (SWISH fused this way made EfficientNet-B0's 1x1 convs 2.9 ms instead of 1.8). */
-      if (last && clamp < 0) {
-        const int64_t i0 = ic * mr, i1 = ic_end * mr < g->m ? ic_end * mr : g->m;
-        const int64_t j0 = jc * nr, j1 = jc_end * nr < g->n ? jc_end * nr : g->n;
-        epilogue(g, i0, i1 - i0, j0, j1 - j0);
+        /* Another activation: over the finished block (still in cache), a row at a time; not
+         * per tile right after the tile's masked stores, whose data the loads would wait for
+         * (SWISH fused this way made EfficientNet-B0's 1x1 convs 2.9 ms instead of 1.8). */
+        if (last && clamp < 0) {
+          const int64_t i0 = ic * mr, i1 = ic_end * mr < g->m ? ic_end * mr : g->m;
+          const int64_t j0 = jc * nr, j1 = jc_end * nr < g->n ? jc_end * nr : g->n;
+          epilogue(g, i0, i1 - i0, j0, j1 - j0);
+        }
       }
     }
   }
 }
 
-/* mace_gemm_compute; with tail_ready (one K block), the tail rows already extracted there. */
-static void gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb, int split_m,
-                         int64_t p_begin, int64_t p_end, const float *tail_ready) {
-  const int64_t mr = g->f->mr, nr = g->f->nr;
-  const int64_t mpad = (g->m + mr - 1) / mr * mr, npad = (g->n + nr - 1) / nr * nr;
-  /* The last A panel's rows, when few, through the one-row kernel (GEMM_TAIL_DIV). */
-  const int64_t tail_rows = gemm_tail_rows(g, split_m ? p_end : (g->m + mr - 1) / mr);
-  float tail_buf[GEMM_TAIL_MAX_ROWS * MACE_GEMM_KC];
-  for (int64_t k0 = 0; k0 < g->k; k0 += MACE_GEMM_KC) {
-    const int64_t kl = g->k - k0 < MACE_GEMM_KC ? g->k - k0 : MACE_GEMM_KC;
-    if (tail_rows && !tail_ready) gemm_tail_extract(g, pa, k0, kl, tail_rows, tail_buf);
-    gemm_compute_block(g, pa + k0 * mpad, pb + k0 * npad, k0, kl, split_m, p_begin, p_end,
-                       tail_rows, tail_ready ? tail_ready : tail_buf);
-  }
-}
-
 void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb, int split_m,
                        int64_t p_begin, int64_t p_end) {
-  gemm_compute(g, pa, pb, split_m, p_begin, p_end, NULL);
+  gemm_compute(g, pa, pb, split_m, p_begin, p_end, NULL, NULL);
 }
 
 typedef struct gemm_job {
@@ -328,11 +335,7 @@ static void pack_a_range(void *p, int64_t begin, int64_t end) {
 
 static void pack_b_range(void *p, int64_t begin, int64_t end) {
   const gemm_job *j = p;
-  if (j->g->pack_b_fn)
-    j->g->pack_b_fn(j->g->pack_b_ctx, j->pb, begin, end);
-  else
-    mace_gemm_pack_b(j->g->f, j->g->k, j->g->n, j->g->b, j->g->b_rs, j->g->b_cs, j->pb, begin,
-                     end);
+  pack_b_blocks(j->g, j->pb, begin, end, 0, j->g->k);
 }
 
 static void compute_range(void *p, int64_t begin, int64_t end) {
@@ -376,7 +379,7 @@ static void pack_compute_range(void *p, int64_t begin, int64_t end) {
       if (g->bias && !g->bias_per_row) sub.bias = g->bias + j0;
       mace_gemm_pack_b(g->f, sub.k, sub.n, sub.b, sub.b_rs, sub.b_cs, buf, 0, p1 - p0);
       for (int64_t ip = 0; ip < mp; ++ip)
-        gemm_compute(&sub, j->pa, buf, 1, ip, ip + 1, tail_rows ? tail_a : NULL);
+        gemm_compute(&sub, j->pa, buf, 1, ip, ip + 1, tail_rows ? tail_a : NULL, NULL);
     }
     return;
   }
@@ -387,28 +390,6 @@ static void pack_compute_range(void *p, int64_t begin, int64_t end) {
     const int64_t p1 = p0 + block < end ? p0 + block : end;
     pack_b_range((void *)j, p0, p1);
     mace_gemm_compute(g, j->pa, j->pb, 0, p0, p1);
-  }
-}
-
-/* One thread, split along M, several K blocks: B packed a K block at a time into the start
- * of its scratch (in L2) and used at once, all of M over it. Packing all of B first sent it
- * through L3 and back. mace_bench_gemm, 1 thread, 3 alternating runs of each build: stage 3
- * 3x3 (256 x 196 x 2304) 1.41-1.48 -> 1.38-1.41 ms, stage 4 3x3 1.38-1.49 -> 1.34-1.40, stage
- * 3 1x1 1024->256 0.61-0.63 -> 0.60-0.61, stage 4 1x1 2048->512 0.60-0.63 -> 0.59-0.62 (with
- * no B pack at all, an experiment with wrong results, stage 3 3x3 took 1.19-1.30). */
-static void pack_compute_kblocks(const mace_gemm_args *g, const float *pa, float *buf) {
-  const int64_t mr = g->f->mr, nr = g->f->nr;
-  const int64_t mp = (g->m + mr - 1) / mr, np = (g->n + nr - 1) / nr;
-  const int64_t tail_rows = gemm_tail_rows(g, mp);
-  float tail_a[GEMM_TAIL_MAX_ROWS * MACE_GEMM_KC];
-  for (int64_t k0 = 0; k0 < g->k; k0 += MACE_GEMM_KC) {
-    const int64_t kl = g->k - k0 < MACE_GEMM_KC ? g->k - k0 : MACE_GEMM_KC;
-    if (g->pack_b_fn)
-      g->pack_b_block_fn(g->pack_b_ctx, buf, k0, kl);
-    else
-      mace_gemm_pack_b(g->f, kl, g->n, g->b + k0 * g->b_rs, g->b_rs, g->b_cs, buf, 0, np);
-    if (tail_rows) gemm_tail_extract(g, pa, k0, kl, tail_rows, tail_a);
-    gemm_compute_block(g, pa + k0 * mp * mr, buf, k0, kl, 1, 0, mp, tail_rows, tail_a);
   }
 }
 
@@ -458,9 +439,15 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
       mace_threadpool_parallel_for(pool, np, grain, pack_compute_range, &j);
       return;
     }
-    if ((!pool || mace_threadpool_size(pool) == 1) && g->k > MACE_GEMM_KC &&
-        (!g->pack_b_fn || g->pack_b_block_fn)) {
-      pack_compute_kblocks(g, j.pa, j.pb);
+    /* One thread, several K blocks: B packed a K block at a time into the start of the
+     * scratch (in L2) and used at once, all of M over it. Packing all of B first sent it
+     * through L3 and back. mace_bench_gemm, 1 thread, 3 alternating runs of each build: stage
+     * 3 3x3 (256 x 196 x 2304) 1.41-1.48 -> 1.38-1.41 ms, stage 4 3x3 1.38-1.49 -> 1.34-1.40,
+     * stage 3 1x1 1024->256 0.61-0.63 -> 0.60-0.61, stage 4 1x1 2048->512 0.60-0.63 ->
+     * 0.59-0.62 (with no B pack at all, an experiment with wrong results, stage 3 3x3 took
+     * 1.19-1.30). */
+    if ((!pool || mace_threadpool_size(pool) == 1) && g->k > MACE_GEMM_KC) {
+      gemm_compute(g, j.pa, NULL, 1, 0, mp, NULL, j.pb);
       return;
     }
     mace_threadpool_parallel_for(pool, np, 1, pack_b_range, &j);

@@ -74,13 +74,12 @@ typedef struct mace_gemm_args {
   /* NULL, or a residual R of C's shape (rows ldc floats apart, not overlapping C) added before
    * the bias and the activation: C = act(A * B + R + bias). Conv2D's fused residual Add. */
   const float *res;
-  /* Optional, with b_packed NULL: writes B's packed panels [p_begin, p_end) into dst (the
-   * whole packed-B layout) instead of packing b (Conv2D's im2col). Must not allocate. */
-  void (*pack_b_fn)(void *ctx, float *dst, int64_t p_begin, int64_t p_end);
-  /* With pack_b_fn: writes all panels of K block k0 (length kl <= MACE_GEMM_KC) into dst as
-   * the block alone (panel p at p * NR * kl), or NULL. Lets one thread pack B a K block at a
-   * time, just before it is used (mace_gemm_run). Must not allocate. */
-  void (*pack_b_block_fn)(void *ctx, float *dst, int64_t k0, int64_t kl);
+  /* Optional, with b_packed NULL: writes B's packed panels [p_begin, p_end), K blocks k_lo to
+   * k_hi (k_lo a multiple of MACE_GEMM_KC), into dst laid out as the packed B from block k_lo
+   * on (block k0 at dst + (k0 - k_lo) * round_up(N, NR)), instead of packing b (Conv2D's
+   * im2col). mace_gemm_run asks for all of K, or for one K block alone. Must not allocate. */
+  void (*pack_b_fn)(void *ctx, float *dst, int64_t p_begin, int64_t p_end, int64_t k_lo,
+                    int64_t k_hi);
   void *pack_b_ctx;
 } mace_gemm_args;
 
