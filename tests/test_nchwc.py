@@ -508,9 +508,10 @@ def test_direct_kxk_chains_match(monkeypatch, k, stride, pads, hw):
 
 
 def test_squeezenet_is_blocked(monkeypatch):
-    """SqueezeNet 1.1 at 64x64 agrees with onnxruntime; its stem convolution (reading the plain
-    input), both max pools and its first two Fire modules (16-channel squeezes) are one blocked
-    chain, 3x3 expands and Concats included."""
+    """SqueezeNet 1.1 at 64x64 agrees with onnxruntime and runs blocked from its stem
+    convolution (reading the plain input) to the classifier: max pools, Concats, the 3x3
+    expands of 16 input channels on the direct kernel and those of 32 to 64 by Winograd on the
+    blocked layout (ops/winograd_nchwc.h)."""
     from mace import zoo
     model = zoo.build("squeezenet1_1", size=64)
     x = rand(1, 3, 64, 64, seed=12)
@@ -522,13 +523,69 @@ def test_squeezenet_is_blocked(monkeypatch):
     if BLOCK:
         types = [p["type"] for p in sess.profile(x, rounds=1, warmup=0)]
         last = types.index("Reorder")
-        # the chain runs on through the second max pool into the third Fire module (whose 3x3
-        # expand, of 32 input channels, stays plain) and ends at its squeeze, the smallest
-        # tensor; the stem writes the chain's first tensor
         assert types.count("Reorder") == 1 and types[:2] == ["Conv2D", "Pooling"], types
         inside = types[:last]
-        assert inside.count("Concat") == 2 and inside.count("Conv2D") == 8, types
-        assert inside.count("Pooling") == 2 and types[last + 1:last + 3] == ["Conv2D"] * 2, types
+        assert inside.count("Concat") == 8 and inside.count("Pooling") == 4, types
+        assert inside.count("Conv2D") == 26, types
+
+
+def _bottleneck(g, x, cin, mid, cout, stride):
+    """ResNet's bottleneck: 1x1, 3x3 (the stride), 1x1 and the shortcut (a 1x1 of the stride
+    where the shape changes), added, then Relu."""
+    h = g.op("Relu", [g.conv(x, cin, mid, pads=[0] * 4)])
+    h = g.op("Relu", [g.conv(h, mid, mid, k=3, stride=stride)])
+    h = g.conv(h, mid, cout, pads=[0] * 4)
+    s = x if stride == 1 and cin == cout else g.conv(x, cin, cout, stride=stride, pads=[0] * 4)
+    return g.op("Relu", [g.op("Add", [h, s])])
+
+
+@pytest.mark.parametrize("n,c,hw", [(1, 32, (12, 12)), (2, 20, (9, 14)), (1, 40, (7, 7)),
+                                    (1, 24, (28, 28)), (1, 64, (3, 5))])
+def test_resnet_chains_are_blocked(monkeypatch, n, c, hw):
+    """Bottlenecks and basic blocks with more than 16 input channels per 3x3: the stride-1 3x3s
+    by Winograd F(2,3) / F(4,3) on the blocked layout (automatic: F(4,3) on the larger planes,
+    F(2,3) on the smaller, the direct kernel below 7x7), the stride-2 3x3s on the direct kernel,
+    the 1x1 stride-2 shortcuts as a subsampled copy and the pointwise kernel, with residuals,
+    channel tails (20, 40: padded under AVX-512 or AVX2) and odd plane sizes: one chain."""
+    g = Net(seed=c + hw[0])
+    h = g.op("Relu", [g.conv("x", c, 2 * c, k=3)])                  # 3x3 stride 1
+    h = _bottleneck(g, h, 2 * c, c, 2 * c, 1)
+    h = _bottleneck(g, h, 2 * c, c, 4 * c, 2)                       # 3x3 / 2, 1x1 / 2 shortcut
+    b = g.op("Relu", [g.conv(h, 4 * c, 4 * c, k=3)])                # basic block, residual
+    h = g.op("Relu", [g.op("Add", [g.conv(b, 4 * c, 4 * c, k=3), h])])
+    h = g.conv(h, 4 * c, c + 2)                                     # a tail for every block
+    model = g.model([n, c, *hw], [h])
+    types = _check(model, rand(n, c, *hw, seed=13), monkeypatch)
+    if BLOCK:
+        assert _one_chain(types), types
+
+
+@pytest.mark.parametrize("winograd", [2, 4, 0])
+@pytest.mark.parametrize("act", ["Relu", "Sigmoid"])
+def test_blocked_winograd_argument(winograd, act):
+    """The winograd argument picks F(2,3) or F(4,3) on the blocked layout too (tiles past the
+    image's edge on a 10x13 plane; a residual and an activation in registers or after the
+    stores); 0 keeps the 3x3s plain, out of the chain."""
+    g = Net(seed=winograd)
+    h = g.op("Relu", [g.conv("x", 24, 32, pads=[0] * 4)])
+    for mid in (24, 40):
+        t = g.op(act, [g.conv(h, 32, mid, pads=[0] * 4)])
+        t = g.op(act, [g.conv(t, mid, 32, k=3)])
+        h = g.op(act, [g.op("Add", [g.conv(t, 32, 32, k=3), h])])
+    model = g.model([1, 24, 10, 13], [h])
+    x = rand(1, 24, 10, 13, seed=14)
+    ref = run_ort(model, {"x": x})[0]
+    converted = mace.convert(model)
+    for op in converted.graph.ops:
+        if op.type == "Conv2D":
+            op.args["winograd"] = winograd
+    for threads in (1, 2):
+        sess = mace.Session(converted, num_threads=threads)
+        assert_close(sess.run({"x": x})[sess.outputs[0].name], ref,
+                     what=f"winograd {winograd}, {threads} threads")
+    if BLOCK:
+        types = _types(sess, x)
+        assert _one_chain(types) == bool(winograd), types
 
 
 def test_elementwise_op_on_a_plain_operand_of_any_rank(monkeypatch):

@@ -102,14 +102,34 @@ static mace_status conv2d_init(mace_op *op) {
 }
 
 /* Where the blocked direct KxK convolution (kernels/cpu/nchwc_convkxk.h) is worth a place in
- * a chain: few input channels, 4 < C_in <= 16, and at least half a block of them. It runs at
- * the FMA peak (~110 GFLOPS, Zen 4, 1 thread), so it only beats Winograd F(4,3) where the
- * transforms dominate its short GEMMs: 3x3 on 55x55 (4-conv chains, interleaved medians,
- * direct / plain time): 16->64 1.00, 32->128 (27x27) 1.92, 48->192 (13x13) 1.33, 64->256
- * (13x13) 1.43, ResNet-18's 64->64 (56x56) 1.66, 128->128 (28x28) 2.4. With C_in <= 4 the
- * first-layer NCHW direct kernel is better and a blocked copy of the input pads 4x. */
+ * a chain: at least half a block of input channels and more than 4, and either few of them,
+ * C_in <= 16, or a 3x3 / 1x1 of stride 2 (ResNet's downsampling layers, which keep a blocked
+ * chain unbroken; the 1x1 runs as a subsampled copy + the pointwise kernel, ops/conv2d_nchwc.c).
+ * With C_in <= 16 it runs at the FMA peak (~110 GFLOPS, Zen 4, 1 thread), so it beats
+ * Winograd F(4,3) where the transforms dominate short products: 3x3 on 55x55 (4-conv chains,
+ * interleaved medians, direct / plain time): 16->64 1.00, 32->128 (27x27) 1.92, 48->192
+ * (13x13) 1.33, 64->256 (13x13) 1.43. ResNet-50 at 2 threads (2-vCPU Xeon, per-op minima,
+ * blocked / plain with the Reorders the plain ones needed): 3x3/2 128 on 56x56 0.91 / 1.00 ms,
+ * 256 on 28x28 0.98 / 1.12, but 512 on 14x14 (7x7 out: half a register tile a row) 1.43 / 1.10;
+ * kept blocked, as the chain then needs no Reorders. With C_in <= 4 the first-layer NCHW
+ * direct kernel is better and a blocked copy of the input pads 4x. */
 static int direct_nchwc_pays(const mace_conv2d_shape *s, int block) {
-  return s->in_c > 4 && 2 * s->in_c > block && s->in_c <= 16;
+  if (s->in_c <= 4 || 2 * s->in_c <= block) return 0;
+  return s->in_c <= 16 ||
+         (s->stride_h == 2 && (s->k_h == 1 || s->k_h == 3) && s->k_h == s->k_w);
+}
+
+/* A 3x3 stride-1 convolution of more input channels runs blocked by Winograd
+ * (ops/winograd_nchwc.h; F(m,3) by the plain path's automatic rule, or the winograd argument;
+ * 0 keeps it plain). Its transforms work on whole vectors of channels and its products read
+ * the transformed tiles as they are, where the plain path gathers 8 tiles a vector and packs
+ * them for the GEMM: ResNet-50 at 2 threads, 64 on 56x56 0.35 ms against 0.55 plain; 128 on
+ * 28x28 0.31 against 0.43; with the whole network blocked (Reorders gone) ResNet-50 ran 3%
+ * / 5% faster at 1 / 2 threads, ResNet-18 8% / 13%, SqueezeNet 13%. */
+static int winograd_nchwc_pays(const mace_conv2d_shape *s, int64_t winograd_arg) {
+  return winograd_arg != 0 && s->in_c > 16 && s->out_c >= 16 &&
+         mace_winograd_conv_applies(s->k_h, s->k_w, s->stride_h, s->stride_w, s->dilation_h,
+                                    s->dilation_w, s->group);
 }
 
 /* A first convolution (C_in <= 4, read plain) writing the blocked layout, where the NCHW
@@ -148,6 +168,7 @@ static int conv2d_accepts_nchwc(mace_op *op, int block) {
   if (kind == MACE_CONV_NCHWC_POINTWISE && explicit_zero) return MACE_NCHWC_CONV;
   if (kind == MACE_CONV_NCHWC_DEPTHWISE && op->n_inputs < 4) return MACE_NCHWC_CONV;
   if (kind == MACE_CONV_NCHWC_DIRECT && direct_nchwc_pays(&s, block)) return MACE_NCHWC_CONV;
+  if (kind == MACE_CONV_NCHWC_DIRECT && winograd_nchwc_pays(&s, st->winograd_arg)) return MACE_NCHWC_CONV;
   if (kind == MACE_CONV_NCHWC_DIRECT && first_nchwc_pays(&s, block) && op->n_inputs < 4)
     return MACE_NCHWC_FIRST;
   return MACE_NCHWC_NO;
@@ -175,10 +196,19 @@ static mace_status conv2d_infer_nchwc(mace_op *op, const int64_t *pads, int bloc
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Conv2D): cannot %s the blocked (NCHWc, "
                       "block %d) layout with these shapes (MACE_NCHWC=0 turns it off)", op->name,
                       x_plain ? "write" : "run on", block);
+  int64_t wino_m = 0;
+  if (ok && kind == MACE_CONV_NCHWC_DIRECT && !x_plain && !direct_nchwc_pays(s, block) &&
+      winograd_nchwc_pays(s, st->winograd_arg)) {
+    wino_m = st->winograd_arg;
+    if (wino_m < 0)
+      wino_m = mace_winograd_conv_auto_m(mace_gemm_family_active(), s->in_c, s->out_c,
+                                         s->out_h, s->out_w);
+  }
   if (mace_conv_nchwc_plan(&st->nchwc, s, block, w->data, b ? b->data : NULL,
-                           mace_threadpool_size(op->pool), x_plain))
+                           mace_threadpool_size(op->pool), x_plain, wino_m))
     return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the packed filter",
                       op->name);
+  op->scratch_bytes = st->nchwc.scratch_bytes;
   op->outputs[0]->layout = MACE_LAYOUT_NCHWC;
   op->outputs[0]->block = block;
   return MACE_OK;
@@ -544,7 +574,8 @@ static mace_status conv2d_run(mace_op *op) {
   const mace_activation *act = has_res && !gemm_path ? &no_act : &st->act;
   if (st->nchwc.kind != MACE_CONV_NCHWC_NONE) {
     mace_conv_nchwc_run(&st->nchwc, op->pool, op->inputs[0]->data,
-                        has_res ? op->inputs[3]->data : NULL, &st->act, op->outputs[0]->data);
+                        has_res ? op->inputs[3]->data : NULL, &st->act, op->outputs[0]->data,
+                        op->scratch);
     return MACE_OK;
   }
   if (st->winograd_m) {

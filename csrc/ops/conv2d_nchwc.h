@@ -10,6 +10,7 @@
 #include "kernels/cpu/nchwc.h"
 #include "kernels/cpu/nchwc_convkxk.h"
 #include "kernels/cpu/ref/conv2d.h"
+#include "ops/winograd_nchwc.h"
 
 enum {
   MACE_CONV_NCHWC_NONE = 0,
@@ -39,17 +40,24 @@ typedef struct mace_conv_nchwc {
   int64_t og_size, n_og;    /* pointwise work items: output-block groups x pixel ranges */
   int64_t p_chunk, n_pc;
   int x_plain;              /* direct only: x is plain NCHW (a first convolution), y blocked */
+  int subsample;            /* direct 1x1 stride 2 unpadded: pointwise on a subsampled copy */
+  int64_t wino_m;           /* direct 3x3 stride 1 only: 2 or 4 runs it as Winograd F(m,3) */
+  mace_winograd_nchwc wino; /* wino_m > 0: owns the transformed filter */
+  size_t scratch_bytes;     /* what run needs (Winograd, subsample) */
 } mace_conv_nchwc;
 
 /* Packs the filter and the bias (or NULL; once: a plan of the same kind, block and shape keeps
  * them) and splits the work for `threads`. x_plain: x will be plain NCHW (direct kind only).
- * Returns 0, or -1 when out of memory. */
+ * wino_m: 0, or 2 / 4 to run a direct 3x3 stride-1 convolution of blocked x as Winograd
+ * F(m,3) (ops/winograd_nchwc.h). Returns 0, or -1 when out of memory. */
 int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int block,
-                         const float *filter, const float *bias, int threads, int x_plain);
+                         const float *filter, const float *bias, int threads, int x_plain,
+                         int64_t wino_m);
 /* y = act(conv(x) + bias (+ res)) on blocked x (or plain: x_plain), res, y (the planned
- * bias). */
+ * bias); scratch: c->scratch_bytes. */
 void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const float *x,
-                         const float *res, const mace_activation *act, float *y);
+                         const float *res, const mace_activation *act, float *y,
+                         void *scratch);
 void mace_conv_nchwc_free(mace_conv_nchwc *c);
 
 #endif /* MACE_OPS_CONV2D_NCHWC_H_ */

@@ -11,6 +11,7 @@
 #include "kernels/cpu/nchwc.h"
 #include "kernels/cpu/nchwc_pool.h"
 #include "kernels/cpu/nchwc_convkxk.h"
+#include "kernels/cpu/nchwc_winograd.h"
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/softmax.h"
 
@@ -34,6 +35,8 @@ typedef struct mace_simd_kernels {
   mace_f32_nchwc_conv1x1_fn nchwc_conv1x1;
   mace_f32_nchwc_dwconv_fn nchwc_dwconv;
   mace_f32_nchwc_convkxk_fn nchwc_convkxk;  /* group 1 KxK, stride 1 or 2 */
+  mace_f32_nchwc_wino_input_fn nchwc_wino_input;  /* kernels/cpu/nchwc_winograd.h */
+  mace_f32_nchwc_wino_output_fn nchwc_wino_output;
   mace_f32_nchwc_reorder_fn nchw_to_nchwc, nchwc_to_nchw;
   mace_f32_nchwc_pool2d_fn nchwc_pool2d;  /* kernels/cpu/nchwc_pool.h */
   mace_f32_nchwc_global_pool_fn nchwc_global_pool;
