@@ -490,11 +490,12 @@ def test_fire_modules_are_one_chain(monkeypatch, squeeze, expand):
     (3, 1, [1, 1, 1, 1], (1, 9)),
     (3, 1, [1, 1, 1, 1], (2, 1)),
     (7, 2, [3, 3, 3, 3], (11, 16)),
+    (3, 1, [0, 4, 1, 3], (5, 6)),    # padding past the window: columns of zeros only
 ])
 def test_direct_kxk_chains_match(monkeypatch, k, stride, pads, hw):
     """Chains of group-1 KxK convolutions of 12 and 16 input channels (20 and 24 outputs:
-    tails), one with a fused residual, stride 2, asymmetric and no padding, 1xN and tiny
-    images, on the blocked direct kernel."""
+    tails), one with a fused residual, stride 2, asymmetric, no and oversized padding, 1xN and
+    tiny images, on the blocked direct kernel (narrow planes on a copy with padded columns)."""
     g = Net(seed=k + stride + hw[0])
     h = g.op("Relu", [g.conv("x", 12, 20, k=k, stride=stride, pads=pads)])
     r = g.op("Relu", [g.conv(h, 20, 16)])

@@ -24,6 +24,7 @@ int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block) {
 void mace_conv_nchwc_free(mace_conv_nchwc *c) {
   mace_winograd_nchwc_free(&c->wino);
   c->wino_m = 0;
+  c->subsample = 0;
   free(c->packed);
   c->packed = NULL;
   free(c->bias);
@@ -70,9 +71,16 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
                          const float *filter, const float *bias, int threads, int x_plain,
                          int64_t wino_m) {
   const int kind = mace_conv_nchwc_kind(s, block);
+  /* A 1x1 stride-2 unpadded convolution (ResNet's downsampling shortcuts): its input's
+   * every other pixel of every other row copied into the scratch, then the pointwise kernel
+   * (the direct kernel ran ResNet-50's 256->512 on 28x28 in 1.08 ms at 2 threads: no faster
+   * than Reorders around the plain GEMM, 0.77 + 0.04 + 0.09; on the copy 0.69). */
+  const int sub = kind == MACE_CONV_NCHWC_DIRECT && !x_plain && s->k_h == 1 && s->k_w == 1 &&
+                  s->stride_h == 2 && s->pad_top == 0 && s->pad_left == 0 && !wino_m;
   if ((c->packed || c->wino.u) &&
       (c->kind != kind || c->block != block || c->s.in_c != s->in_c || c->s.out_c != s->out_c ||
-       c->s.k_h != s->k_h || c->s.k_w != s->k_w || !c->bias != !bias || c->wino_m != wino_m))
+       c->s.k_h != s->k_h || c->s.k_w != s->k_w || !c->bias != !bias || c->wino_m != wino_m ||
+       c->subsample != sub))
     mace_conv_nchwc_free(c);
   c->scratch_bytes = 0;
   if (wino_m) {
@@ -97,15 +105,23 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   const mace_simd_kernels *k = mace_simd_active();
   c->in_cp = MACE_NCHWC_PADDED(s->in_c, block);
   c->out_cp = MACE_NCHWC_PADDED(s->out_c, block);
-  /* A 1x1 stride-2 unpadded convolution (ResNet's downsampling shortcuts): its input's
-   * every other pixel of every other row copied into the scratch, then the pointwise kernel
-   * (the direct kernel ran ResNet-50's 256->512 on 28x28 in 1.08 ms at 2 threads: no faster
-   * than Reorders around the plain GEMM, 0.77 + 0.04 + 0.09). */
-  c->subsample = kind == MACE_CONV_NCHWC_DIRECT && !x_plain && s->k_h == 1 && s->k_w == 1 &&
-                 s->stride_h == 2 && s->pad_top == 0 && s->pad_left == 0;
+  c->subsample = sub;
   const int pk = c->subsample ? MACE_CONV_NCHWC_POINTWISE : kind;  /* the kernel */
   if (c->subsample)
     c->scratch_bytes = (size_t)(s->batch * c->in_cp * s->out_h * s->out_w) * sizeof(float);
+  /* A direct convolution of a narrow plane with padded columns runs on a copy of x with the
+   * padding written in: the kernel computes a border column (window clipped) as a 1-pixel
+   * tile, 2 accumulators in one FMA chain, nearly as slow as a whole row's interior tile
+   * (ResNet-50's 3x3/2 512 on 14x14: a 1-pixel and a 6-pixel tile a row; 1.44 ms at 2
+   * threads, 1.18 on the copy; 256 on 28x28, 14x14 out, 0.95 -> 0.80). Planes of 2 register
+   * tiles a row and wider keep x as it is. */
+  const int64_t right = (s->out_w - 1) * s->stride_w + s->k_w - s->in_w - s->pad_left;
+  c->padded_w = 0;
+  if (kind == MACE_CONV_NCHWC_DIRECT && !x_plain && !c->subsample &&
+      s->out_w < 2 * MACE_NCHWC_C1_MR(block) && (s->pad_left > 0 || right > 0)) {
+    c->padded_w = (s->out_w - 1) * s->stride_w + s->k_w;
+    c->scratch_bytes = (size_t)(s->batch * c->in_cp * s->in_h * c->padded_w) * sizeof(float);
+  }
   if (!c->packed) {
     const int64_t nf =
         pk == MACE_CONV_NCHWC_POINTWISE
@@ -200,16 +216,17 @@ static void direct_range(void *p, int64_t begin, int64_t end) {
   const mace_conv_nchwc *c = j->c;
   const mace_conv2d_shape *s = &c->s;
   const int64_t n_ob = c->out_cp / c->block, n_op = (n_ob + 1) / 2, rows = s->out_h;
-  const int64_t in_img = (c->x_plain ? s->in_c : c->in_cp) * s->in_h * s->in_w;
+  const int64_t in_w = c->padded_w ? c->padded_w : s->in_w;
+  const int64_t in_img = (c->x_plain ? s->in_c : c->in_cp) * s->in_h * in_w;
   const int64_t out_img = c->out_cp * s->out_h * s->out_w;
   for (int64_t it = begin; it < end;) {
     const int64_t img = it / (n_op * rows), op = it / rows % n_op, oy0 = it % rows;
     const int64_t oy1 = end - (it - oy0) < rows ? end - (it - oy0) : rows;
     const mace_nchwc_convkxk a = {.block = c->block, .in_c = c->in_cp, .out_c = c->out_cp,
-                                  .in_h = s->in_h, .in_w = s->in_w, .out_h = s->out_h,
+                                  .in_h = s->in_h, .in_w = in_w, .out_h = s->out_h,
                                   .out_w = s->out_w, .k_h = (int)s->k_h, .k_w = (int)s->k_w,
                                   .stride = (int)s->stride_h, .pad_top = s->pad_top,
-                                  .pad_left = s->pad_left,
+                                  .pad_left = c->padded_w ? 0 : s->pad_left,
                                   .x_plain_c = c->x_plain ? s->in_c : 0, .x = j->x + img * in_img,
                                   .w = c->packed, .bias = c->bias,
                                   .res = j->res ? j->res + img * out_img : NULL, .act = j->act,
@@ -234,6 +251,24 @@ static void subsample_range(void *p, int64_t begin, int64_t end) {
   }
 }
 
+/* Items: (image, input block, row) of the copy of x with its columns padded, into j->sub. */
+static void pad_columns_range(void *p, int64_t begin, int64_t end) {
+  const nchwc_job *j = p;
+  const mace_conv_nchwc *c = j->c;
+  const mace_conv2d_shape *s = &c->s;
+  const int b = c->block;
+  const int64_t pw = c->padded_w, left = s->pad_left < pw ? s->pad_left : pw;
+  int64_t n = s->in_w < pw - left ? s->in_w : pw - left;  /* columns copied */
+  if (n < 0) n = 0;
+  for (int64_t r = begin; r < end; ++r) {
+    const float *src = j->x + r * s->in_w * b;  /* r: (image * blocks + block) * in_h + row */
+    float *dst = j->sub + r * pw * b;
+    memset(dst, 0, (size_t)(left * b) * sizeof(float));
+    memcpy(dst + left * b, src, (size_t)(n * b) * sizeof(float));
+    memset(dst + (left + n) * b, 0, (size_t)((pw - left - n) * b) * sizeof(float));
+  }
+}
+
 void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const float *x,
                          const float *res, const mace_activation *act, float *y,
                          void *scratch) {
@@ -248,6 +283,11 @@ void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const 
     }
     mace_threadpool_parallel_for(pool, c->s.batch * c->n_pc * c->n_og, 1, pointwise_range, &j);
   } else if (c->kind == MACE_CONV_NCHWC_DIRECT) {
+    if (c->padded_w) {
+      mace_threadpool_parallel_for(pool, c->s.batch * c->in_cp / c->block * c->s.in_h, 8,
+                                   pad_columns_range, &j);
+      j.x = scratch;
+    }
     const int64_t n_op = (c->out_cp / c->block + 1) / 2;
     mace_threadpool_parallel_for(pool, c->s.batch * n_op * c->s.out_h, 1, direct_range, &j);
   } else {

@@ -41,9 +41,10 @@ typedef struct mace_conv_nchwc {
   int64_t p_chunk, n_pc;
   int x_plain;              /* direct only: x is plain NCHW (a first convolution), y blocked */
   int subsample;            /* direct 1x1 stride 2 unpadded: pointwise on a subsampled copy */
+  int64_t padded_w;         /* direct, > 0: on a copy of x this wide with the columns' padding */
   int64_t wino_m;           /* direct 3x3 stride 1 only: 2 or 4 runs it as Winograd F(m,3) */
   mace_winograd_nchwc wino; /* wino_m > 0: owns the transformed filter */
-  size_t scratch_bytes;     /* what run needs (Winograd, subsample) */
+  size_t scratch_bytes;     /* what run needs (Winograd, subsample, padded_w) */
 } mace_conv_nchwc;
 
 /* Packs the filter and the bias (or NULL; once: a plan of the same kind, block and shape keeps
