@@ -110,9 +110,10 @@ static mace_status conv2d_init(mace_op *op) {
  * interleaved medians, direct / plain time): 16->64 1.00, 32->128 (27x27) 1.92, 48->192
  * (13x13) 1.33, 64->256 (13x13) 1.43. ResNet-50 at 2 threads (2-vCPU Xeon, per-op minima,
  * blocked / plain with the Reorders the plain ones needed): 3x3/2 128 on 56x56 0.91 / 1.00 ms,
- * 256 on 28x28 0.98 / 1.12, but 512 on 14x14 (7x7 out: half a register tile a row) 1.43 / 1.10;
- * kept blocked, as the chain then needs no Reorders. With C_in <= 4 the first-layer NCHW
- * direct kernel is better and a blocked copy of the input pads 4x. */
+ * 256 on 28x28 0.98 / 1.12, but 512 on 14x14 (7x7 out: half a register tile a row) 1.43 / 1.10
+ * (1.18 since narrow planes run on a copy with padded columns, ops/conv2d_nchwc.c); kept
+ * blocked, as the chain then needs no Reorders. With C_in <= 4 the first-layer NCHW direct
+ * kernel is better and a blocked copy of the input pads 4x. */
 static int direct_nchwc_pays(const mace_conv2d_shape *s, int block) {
   if (s->in_c <= 4 || 2 * s->in_c <= block) return 0;
   return s->in_c <= 16 ||
@@ -168,7 +169,8 @@ static int conv2d_accepts_nchwc(mace_op *op, int block) {
   if (kind == MACE_CONV_NCHWC_POINTWISE && explicit_zero) return MACE_NCHWC_CONV;
   if (kind == MACE_CONV_NCHWC_DEPTHWISE && op->n_inputs < 4) return MACE_NCHWC_CONV;
   if (kind == MACE_CONV_NCHWC_DIRECT && direct_nchwc_pays(&s, block)) return MACE_NCHWC_CONV;
-  if (kind == MACE_CONV_NCHWC_DIRECT && winograd_nchwc_pays(&s, st->winograd_arg)) return MACE_NCHWC_CONV;
+  if (kind == MACE_CONV_NCHWC_DIRECT && winograd_nchwc_pays(&s, st->winograd_arg))
+    return MACE_NCHWC_CONV;
   if (kind == MACE_CONV_NCHWC_DIRECT && first_nchwc_pays(&s, block) && op->n_inputs < 4)
     return MACE_NCHWC_FIRST;
   return MACE_NCHWC_NO;

@@ -1,6 +1,8 @@
 /* Conv2D on the blocked NCHWc layout (kernels/cpu/nchwc.h, nchwc_convkxk.h): pointwise 1x1,
- * depthwise KxK and direct group-1 KxK convolution, the filter packed once at infer, the work split over the thread pool (used by
- * Conv2D when its input arrives blocked; not an op). */
+ * depthwise KxK and direct group-1 KxK convolution (1x1 stride 2 as a subsampled copy and the
+ * pointwise kernel, narrow planes on a copy with padded columns, 3x3 stride 1 optionally by
+ * Winograd, ops/winograd_nchwc.h), the filter packed once at infer, the work split over the
+ * thread pool (used by Conv2D when its input arrives blocked; not an op). */
 #ifndef MACE_OPS_CONV2D_NCHWC_H_
 #define MACE_OPS_CONV2D_NCHWC_H_
 
@@ -22,9 +24,10 @@ enum {
 /* Which blocked kernel covers a convolution: pointwise = 1x1, stride 1, dilation 1, group 1,
  * no padding; depthwise = group = C_in = C_out, square K <= 7, stride 1 or 2, dilation 1, any
  * padding; direct = any other group-1 convolution with K_h, K_w <= 7, equal strides of 1 or 2,
- * dilation 1, any padding (whether it is worth it is the caller's rule). Any channel counts: the blocked tensors, filters and biases are padded to multiples
- * of `block` (kernels/cpu/nchwc.h). Reads in_c, out_c, k_*, stride_*,
- * dilation_*, group, pad_top, pad_left (the caller checks bottom / right padding). */
+ * dilation 1, any padding (whether it is worth it is the caller's rule). Any channel counts:
+ * the blocked tensors, filters and biases are padded to multiples of `block`
+ * (kernels/cpu/nchwc.h). Reads in_c, out_c, k_*, stride_*, dilation_*, group, pad_top,
+ * pad_left (the caller checks bottom / right padding). */
 int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block);
 
 typedef struct mace_conv_nchwc {

@@ -1,6 +1,7 @@
-/* Winograd F(2,3) / F(4,3) transforms on the NCHWc layout, reference (kernels/cpu/nchwc_winograd.h):
- * one lane at a time, the transforms as the matrix products B^T d B and A^T M A written out
- * (the SIMD variants use the factored forms of kernels/cpu/simd/nchwc_winograd_impl.inc). */
+/* Winograd F(2,3) / F(4,3) transforms on the NCHWc layout, reference
+ * (kernels/cpu/nchwc_winograd.h): one lane at a time, the transforms as the matrix products
+ * B^T d B and A^T M A written out (the SIMD variants use the factored forms of
+ * kernels/cpu/simd/nchwc_winograd_impl.inc). */
 #include "kernels/cpu/nchwc_winograd.h"
 
 /* B^T (al x al) and A^T (m x al) of F(2,3) and F(4,3) (Lavin & Gray), as in
