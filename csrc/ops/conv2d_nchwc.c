@@ -77,34 +77,32 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
    * than Reorders around the plain GEMM, 0.77 + 0.04 + 0.09; on the copy 0.69). */
   const int sub = kind == MACE_CONV_NCHWC_DIRECT && !x_plain && s->k_h == 1 && s->k_w == 1 &&
                   s->stride_h == 2 && s->pad_top == 0 && s->pad_left == 0 && !wino_m;
-  if ((c->packed || c->wino.u) &&
+  if ((c->packed || c->wino.u || c->bias) &&
       (c->kind != kind || c->block != block || c->s.in_c != s->in_c || c->s.out_c != s->out_c ||
        c->s.k_h != s->k_h || c->s.k_w != s->k_w || !c->bias != !bias || c->wino_m != wino_m ||
        c->subsample != sub))
     mace_conv_nchwc_free(c);
   c->scratch_bytes = 0;
+  c->kind = kind;
+  c->block = block;
+  c->s = *s;
+  c->x_plain = x_plain;
+  c->in_cp = MACE_NCHWC_PADDED(s->in_c, block);
+  c->out_cp = MACE_NCHWC_PADDED(s->out_c, block);
+  if (bias && !c->bias) {  /* padded with zeros to out_cp, whatever the kernel */
+    c->bias = calloc((size_t)c->out_cp, sizeof(float));
+    if (!c->bias) return -1;
+    memcpy(c->bias, bias, (size_t)s->out_c * sizeof(float));
+  }
   if (wino_m) {
     if (kind != MACE_CONV_NCHWC_DIRECT || x_plain ||
         mace_winograd_nchwc_plan(&c->wino, wino_m, block, s, filter, threads) != 0)
       return -1;
     c->wino_m = wino_m;
     c->scratch_bytes = c->wino.scratch_bytes;
-    if (bias && !c->bias) {
-      c->bias = calloc((size_t)MACE_NCHWC_PADDED(s->out_c, block), sizeof(float));
-      if (!c->bias) return -1;
-      memcpy(c->bias, bias, (size_t)s->out_c * sizeof(float));
-    }
-    c->kind = kind;
-    c->block = block;
-    c->s = *s;
-    c->x_plain = 0;
-    c->in_cp = MACE_NCHWC_PADDED(s->in_c, block);
-    c->out_cp = MACE_NCHWC_PADDED(s->out_c, block);
     return 0;
   }
   const mace_simd_kernels *k = mace_simd_active();
-  c->in_cp = MACE_NCHWC_PADDED(s->in_c, block);
-  c->out_cp = MACE_NCHWC_PADDED(s->out_c, block);
   c->subsample = sub;
   const int pk = c->subsample ? MACE_CONV_NCHWC_POINTWISE : kind;  /* the kernel */
   if (c->subsample)
@@ -131,8 +129,7 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
                                                    (int)s->k_w)
             : mace_f32_nchwc_dwconv_packed_floats(block, s->in_c, (int)s->k_h);
     c->packed = malloc((size_t)nf * sizeof(float));
-    c->bias = bias ? calloc((size_t)c->out_cp, sizeof(float)) : NULL;
-    if (!c->packed || (bias && !c->bias)) {
+    if (!c->packed) {
       mace_conv_nchwc_free(c);
       return -1;
     }
@@ -143,12 +140,7 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
                                   c->packed);
     else
       mace_f32_nchwc_dwconv_pack(block, s->in_c, (int)s->k_h, filter, c->packed);
-    if (bias) memcpy(c->bias, bias, (size_t)s->out_c * sizeof(float));
   }
-  c->kind = kind;
-  c->block = block;
-  c->s = *s;
-  c->x_plain = x_plain;
   /* The SIMD kernel of the active ISA works on its own vector width; ref on any block. */
   c->pw = k->nchwc_block == block && k->nchwc_conv1x1 ? k->nchwc_conv1x1
                                                       : mace_f32_nchwc_conv1x1__ref;
