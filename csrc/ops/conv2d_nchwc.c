@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tensor.h"
 #include "ops/simd_dispatch.h"
 
 int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block) {
@@ -25,7 +26,7 @@ void mace_conv_nchwc_free(mace_conv_nchwc *c) {
   mace_winograd_nchwc_free(&c->wino);
   c->wino_m = 0;
   c->subsample = 0;
-  free(c->packed);
+  mace_aligned_free(c->packed);
   c->packed = NULL;
   free(c->bias);
   c->bias = NULL;
@@ -128,7 +129,7 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
             ? mace_f32_nchwc_convkxk_packed_floats(block, s->out_c, s->in_c, (int)s->k_h,
                                                    (int)s->k_w)
             : mace_f32_nchwc_dwconv_packed_floats(block, s->in_c, (int)s->k_h);
-    c->packed = malloc((size_t)nf * sizeof(float));
+    c->packed = mace_aligned_alloc((size_t)nf * sizeof(float));
     if (!c->packed) {
       mace_conv_nchwc_free(c);
       return -1;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/cpu_features.h"
+#include "core/tensor.h"
 
 int mace_winograd_conv_applies(int64_t k_h, int64_t k_w, int64_t stride_h, int64_t stride_w,
                                int64_t dil_h, int64_t dil_w, int64_t group) {
@@ -76,7 +77,7 @@ int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int
     mace_f32_winograd_filter__ref(&w->g, filter, raw, 0, out_c);
     if (f) {
       w->u_floats = round_up16(mace_gemm_packed_a_floats(f, out_c, in_c));
-      w->u = malloc(sizeof(float) * (size_t)(w->u_floats * npt));
+      w->u = mace_aligned_alloc(sizeof(float) * (size_t)(w->u_floats * npt));
       if (!w->u) {
         free(raw);
         return -1;
@@ -102,7 +103,7 @@ int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int
 }
 
 void mace_winograd_conv_free(mace_winograd_conv *w) {
-  free(w->u);
+  mace_aligned_free(w->u);
   w->u = NULL;
 }
 
