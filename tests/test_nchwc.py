@@ -495,7 +495,8 @@ def test_fire_modules_are_one_chain(monkeypatch, squeeze, expand):
 def test_direct_kxk_chains_match(monkeypatch, k, stride, pads, hw):
     """Chains of group-1 KxK convolutions of 12 and 16 input channels (20 and 24 outputs:
     tails), one with a fused residual, stride 2, asymmetric, no and oversized padding, 1xN and
-    tiny images, on the blocked direct kernel (narrow planes on a copy with padded columns)."""
+    tiny images, on the blocked direct kernel (narrow planes on a copy with the padding
+    written in, rows of at most half a register tile two a tile)."""
     g = Net(seed=k + stride + hw[0])
     h = g.op("Relu", [g.conv("x", 12, 20, k=k, stride=stride, pads=pads)])
     r = g.op("Relu", [g.conv(h, 20, 16)])

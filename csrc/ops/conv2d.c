@@ -111,7 +111,8 @@ static mace_status conv2d_init(mace_op *op) {
  * (13x13) 1.33, 64->256 (13x13) 1.43. ResNet-50 at 2 threads (2-vCPU Xeon, per-op minima,
  * blocked / plain with the Reorders the plain ones needed): 3x3/2 128 on 56x56 0.91 / 1.00 ms,
  * 256 on 28x28 0.98 / 1.12, but 512 on 14x14 (7x7 out: half a register tile a row) 1.43 / 1.10
- * (1.18 since narrow planes run on a copy with padded columns, ops/conv2d_nchwc.c); kept
+ * (1.18 since narrow planes run on a copy with the padding written in, ops/conv2d_nchwc.c,
+ * and 1 thread 2.0 -> 1.7 ms since their rows go two a register tile); kept
  * blocked, as the chain then needs no Reorders. With C_in <= 4 the first-layer NCHW direct
  * kernel is better and a blocked copy of the input pads 4x. */
 static int direct_nchwc_pays(const mace_conv2d_shape *s, int block) {

@@ -108,18 +108,23 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   const int pk = c->subsample ? MACE_CONV_NCHWC_POINTWISE : kind;  /* the kernel */
   if (c->subsample)
     c->scratch_bytes = (size_t)(s->batch * c->in_cp * s->out_h * s->out_w) * sizeof(float);
-  /* A direct convolution of a narrow plane with padded columns runs on a copy of x with the
-   * padding written in: the kernel computes a border column (window clipped) as a 1-pixel
-   * tile, 2 accumulators in one FMA chain, nearly as slow as a whole row's interior tile
-   * (ResNet-50's 3x3/2 512 on 14x14: a 1-pixel and a 6-pixel tile a row; 1.44 ms at 2
-   * threads, 1.18 on the copy; 256 on 28x28, 14x14 out, 0.95 -> 0.80). Planes of 2 register
-   * tiles a row and wider keep x as it is. */
+  /* A direct convolution of a narrow plane with padding runs on a copy of x with the padding
+   * written in: the kernel computes a border column (window clipped) as a 1-pixel tile, 2
+   * accumulators in one FMA chain, nearly as slow as a whole row's interior tile (ResNet-50's
+   * 3x3/2 512 on 14x14: a 1-pixel and a 6-pixel tile a row; 1.44 ms at 2 threads, 1.18 on the
+   * copy; 256 on 28x28, 14x14 out, 0.95 -> 0.80), and rows of at most half a tile go two a
+   * tile where their windows' rows agree: with the padded rows in, all of them do (7x7
+   * stage 4). Planes of 2 register tiles a row and wider keep x as it is. */
   const int64_t right = (s->out_w - 1) * s->stride_w + s->k_w - s->in_w - s->pad_left;
-  c->padded_w = 0;
+  const int64_t bottom = (s->out_h - 1) * s->stride_h + s->k_h - s->in_h - s->pad_top;
+  c->padded_h = c->padded_w = 0;
   if (kind == MACE_CONV_NCHWC_DIRECT && !x_plain && !c->subsample &&
-      s->out_w < 2 * MACE_NCHWC_C1_MR(block) && (s->pad_left > 0 || right > 0)) {
+      s->out_w < 2 * MACE_NCHWC_C1_MR(block) &&
+      (s->pad_left > 0 || right > 0 || s->pad_top > 0 || bottom > 0)) {
+    c->padded_h = (s->out_h - 1) * s->stride_h + s->k_h;
     c->padded_w = (s->out_w - 1) * s->stride_w + s->k_w;
-    c->scratch_bytes = (size_t)(s->batch * c->in_cp * s->in_h * c->padded_w) * sizeof(float);
+    c->scratch_bytes =
+        (size_t)(s->batch * c->in_cp * c->padded_h * c->padded_w) * sizeof(float);
   }
   if (!c->packed) {
     const int64_t nf =
@@ -209,16 +214,18 @@ static void direct_range(void *p, int64_t begin, int64_t end) {
   const mace_conv_nchwc *c = j->c;
   const mace_conv2d_shape *s = &c->s;
   const int64_t n_ob = c->out_cp / c->block, n_op = (n_ob + 1) / 2, rows = s->out_h;
+  const int64_t in_h = c->padded_h ? c->padded_h : s->in_h;
   const int64_t in_w = c->padded_w ? c->padded_w : s->in_w;
-  const int64_t in_img = (c->x_plain ? s->in_c : c->in_cp) * s->in_h * in_w;
+  const int64_t in_img = (c->x_plain ? s->in_c : c->in_cp) * in_h * in_w;
   const int64_t out_img = c->out_cp * s->out_h * s->out_w;
   for (int64_t it = begin; it < end;) {
     const int64_t img = it / (n_op * rows), op = it / rows % n_op, oy0 = it % rows;
     const int64_t oy1 = end - (it - oy0) < rows ? end - (it - oy0) : rows;
     const mace_nchwc_convkxk a = {.block = c->block, .in_c = c->in_cp, .out_c = c->out_cp,
-                                  .in_h = s->in_h, .in_w = in_w, .out_h = s->out_h,
+                                  .in_h = in_h, .in_w = in_w, .out_h = s->out_h,
                                   .out_w = s->out_w, .k_h = (int)s->k_h, .k_w = (int)s->k_w,
-                                  .stride = (int)s->stride_h, .pad_top = s->pad_top,
+                                  .stride = (int)s->stride_h,
+                                  .pad_top = c->padded_h ? 0 : s->pad_top,
                                   .pad_left = c->padded_w ? 0 : s->pad_left,
                                   .x_plain_c = c->x_plain ? s->in_c : 0, .x = j->x + img * in_img,
                                   .w = c->packed, .bias = c->bias,
@@ -244,8 +251,9 @@ static void subsample_range(void *p, int64_t begin, int64_t end) {
   }
 }
 
-/* Items: (image, input block, row) of the copy of x with its columns padded, into j->sub. */
-static void pad_columns_range(void *p, int64_t begin, int64_t end) {
+/* Items: (image, input block, row) of the copy of x with its padding written in, into j->sub:
+ * padded_h rows (pad_top of zeros first, then x's rows, then zeros) of padded_w columns. */
+static void pad_range(void *p, int64_t begin, int64_t end) {
   const nchwc_job *j = p;
   const mace_conv_nchwc *c = j->c;
   const mace_conv2d_shape *s = &c->s;
@@ -254,8 +262,13 @@ static void pad_columns_range(void *p, int64_t begin, int64_t end) {
   int64_t n = s->in_w < pw - left ? s->in_w : pw - left;  /* columns copied */
   if (n < 0) n = 0;
   for (int64_t r = begin; r < end; ++r) {
-    const float *src = j->x + r * s->in_w * b;  /* r: (image * blocks + block) * in_h + row */
+    const int64_t plane = r / c->padded_h, iy = r % c->padded_h - s->pad_top;
     float *dst = j->sub + r * pw * b;
+    if (iy < 0 || iy >= s->in_h) {
+      memset(dst, 0, (size_t)(pw * b) * sizeof(float));
+      continue;
+    }
+    const float *src = j->x + (plane * s->in_h + iy) * s->in_w * b;
     memset(dst, 0, (size_t)(left * b) * sizeof(float));
     memcpy(dst + left * b, src, (size_t)(n * b) * sizeof(float));
     memset(dst + (left + n) * b, 0, (size_t)((pw - left - n) * b) * sizeof(float));
@@ -277,8 +290,8 @@ void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const 
     mace_threadpool_parallel_for(pool, c->s.batch * c->n_pc * c->n_og, 1, pointwise_range, &j);
   } else if (c->kind == MACE_CONV_NCHWC_DIRECT) {
     if (c->padded_w) {
-      mace_threadpool_parallel_for(pool, c->s.batch * c->in_cp / c->block * c->s.in_h, 8,
-                                   pad_columns_range, &j);
+      mace_threadpool_parallel_for(pool, c->s.batch * c->in_cp / c->block * c->padded_h, 8,
+                                   pad_range, &j);
       j.x = scratch;
     }
     const int64_t n_op = (c->out_cp / c->block + 1) / 2;

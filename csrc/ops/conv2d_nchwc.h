@@ -1,8 +1,8 @@
 /* Conv2D on the blocked NCHWc layout (kernels/cpu/nchwc.h, nchwc_convkxk.h): pointwise 1x1,
  * depthwise KxK and direct group-1 KxK convolution (1x1 stride 2 as a subsampled copy and the
- * pointwise kernel, narrow planes on a copy with padded columns, 3x3 stride 1 optionally by
- * Winograd, ops/winograd_nchwc.h), the filter packed once at infer, the work split over the
- * thread pool (used by Conv2D when its input arrives blocked; not an op). */
+ * pointwise kernel, narrow planes on a copy with the padding written in, 3x3 stride 1
+ * optionally by Winograd, ops/winograd_nchwc.h), the filter packed once at infer, the work
+ * split over the thread pool (used by Conv2D when its input arrives blocked; not an op). */
 #ifndef MACE_OPS_CONV2D_NCHWC_H_
 #define MACE_OPS_CONV2D_NCHWC_H_
 
@@ -44,10 +44,10 @@ typedef struct mace_conv_nchwc {
   int64_t p_chunk, n_pc;
   int x_plain;              /* direct only: x is plain NCHW (a first convolution), y blocked */
   int subsample;            /* direct 1x1 stride 2 unpadded: pointwise on a subsampled copy */
-  int64_t padded_w;         /* direct, > 0: on a copy of x this wide with the columns' padding */
+  int64_t padded_h, padded_w; /* direct, > 0: on a copy of x this high and wide, padding in */
   int64_t wino_m;           /* direct 3x3 stride 1 only: 2 or 4 runs it as Winograd F(m,3) */
   mace_winograd_nchwc wino; /* wino_m > 0: owns the transformed filter */
-  size_t scratch_bytes;     /* what run needs (Winograd, subsample, padded_w) */
+  size_t scratch_bytes;     /* what run needs (Winograd, subsample, padded_h x padded_w) */
 } mace_conv_nchwc;
 
 /* Packs the filter and the bias (or NULL; once: a plan of the same kind, block and shape keeps

@@ -364,6 +364,15 @@ static void test_ck(const mace_simd_kernels *v) {
         check_ck(v, 24, 40, kh, kw, s, ai & 1 ? 27 : 13, ai & 1 ? 27 : 13, pads[1], ai & 1,
                  3, g_acts[ai], 0, ++seed);
     }
+  /* narrow planes with every column interior (the kernel's two-row tiles where the rows'
+   * windows agree): output widths 1..8, heights 1..9, padding only above / below, any rows */
+  const int64_t row_pads[][4] = {{0, 0, 0, 0}, {1, 0, 1, 0}, {2, 0, 0, 0}, {0, 0, 3, 0}};
+  for (int s = 1; s <= 2; ++s)
+    for (int64_t ow = 1; ow <= 8; ++ow)
+      for (int64_t h = 1; h <= 9; ++h, ++n)
+        check_ck(v, chans[n % 5], chans[(n / 5 + 2) % 5], 3, n % 3 ? 3 : 1, s, h,
+                 (ow - 1) * s + (n % 3 ? 3 : 1), row_pads[n % 4], n % 2, n % 4,
+                 g_acts[n % N_ACTS], 0, ++seed);
   check_ck(v, 16, 40, 3, 3, 1, 56, 56, pads[1], 1, 3, MACE_ACT_RELU, 0, ++seed);
   check_ck(v, 20, 24, 3, 3, 2, 56, 56, pads[3], 0, 1, MACE_ACT_NONE, 0, ++seed);
   /* first convolutions: 3 plain channels, 3x3 stride 2 and 7x7 stride 2 (padding 3) */
