@@ -11,9 +11,11 @@ onnxruntime, OpenVINO (from the .onnx), MNN (its own `mnnconvert` -> .mnn) and n
 fails to convert or to run a model is reported as such in the tables, never dropped silently.
 Every engine's output is checked against onnxruntime (max |err| / max(1, max |ref|)).
 
-Timing: per model and thread count, a few warm-up runs each, then ROUNDS rounds in which every
-engine runs once in turn (mace, peer, peer, ..., mace, peer, ...) so that machine noise hits all
-of them alike; the reported latency is the median over rounds. The ratio is mace's median over
+Timing: per model and thread count, every engine is loaded in a process of its own (as its own
+benchmark tool would run it: engines sharing a process disturb each other, see EngineProcess) and warmed
+up, then ROUNDS rounds in which every engine runs once in turn (mace, peer, peer, ..., mace,
+peer, ...) so that machine noise hits all of them alike; the reported latency is the median
+over rounds. While one engine runs the others' processes wait on a pipe. The ratio is mace's median over
 the best peer's. mace's per-op profile (1 thread) says which layer type dominates its time.
 Writes a Markdown report (default benchmarks/RESULTS.md). Needs: pip install openvino MNN ncnn pnnx
 (not part of mace's dependencies). No assertion on timings anywhere.
@@ -24,6 +26,7 @@ import argparse
 import datetime
 import importlib.metadata
 import importlib.util
+import multiprocessing
 import os
 import platform
 import shutil
@@ -261,6 +264,69 @@ def rel_err(y, ref) -> float:
     return float(np.abs(y - ref).max() / max(1.0, float(np.abs(ref).max())))
 
 
+def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> None:
+    """One engine in its own process: load, warm up, send the output (or the error); then time
+    a run per "run" received. Engines' workers poll for a while after a run (onnxruntime ~30-50
+    ms, mace 50 ms): each timed run waits GAP_S for the last engine's to go idle, runs once
+    untimed, then once timed, so each engine is timed back to back with itself."""
+    try:
+        fn = MAKERS[eng](path, wd, shape, threads)
+        for _ in range(WARMUP):
+            y = fn(x)
+        conn.send(("ok", np.asarray(y)))
+    except Exception as e:
+        conn.send(("error", f"{type(e).__name__}: {str(e).strip()[:160]}"))
+        return
+    while conn.recv() == "run":
+        time.sleep(GAP_S)
+        fn(x)
+        t0 = time.perf_counter()
+        fn(x)
+        conn.send((time.perf_counter() - t0) * 1e3)
+
+
+class EngineProcess:
+    """An engine loaded in a child process (_engine_main). Engines sharing one process disturb
+    each other: with OpenVINO and MNN loaded beside it, mace's SqueezeNet at 2 threads took 4.2
+    ms after MNN's run against 2.6 otherwise (2-vCPU Xeon; neither peer's threads were busy, the
+    cause is not known), which made the shared-process tables unfair to whichever engine ran
+    there. Raises PeerError with the child's message when it fails to load or dies."""
+
+    def __init__(self, ctx, eng, path, wd, shape, threads, x):
+        self.eng = eng
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_engine_main, args=(child, eng, path, wd, shape, threads, x),
+                                daemon=True)
+        self.proc.start()
+        child.close()
+        status, payload = self._recv()
+        if status != "ok":
+            self.close()
+            raise PeerError(payload)
+        self.y = payload
+
+    def _recv(self):
+        try:
+            return self.conn.recv()
+        except (EOFError, OSError):
+            self.proc.join(5)
+            raise PeerError(f"{self.eng}'s process died (exit code {self.proc.exitcode})") from None
+
+    def time_run(self) -> float:
+        self.conn.send("run")
+        return self._recv()
+
+    def close(self) -> None:
+        try:
+            self.conn.send("stop")
+        except (BrokenPipeError, OSError):
+            pass
+        self.proc.join(30)
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.conn.close()
+
+
 def compare_model(name: str, size: int, threads_list: list[int], rounds: int, peers: list[str],
                   tmp: str, log) -> dict:
     model = mace.zoo.build(name, size=size)
@@ -273,35 +339,36 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
     import onnxruntime as ort
     ref = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"input": x})[0]
     result = {"model": name, "status": {}, "err": {}, "lat": {}}
+    ctx = multiprocessing.get_context("spawn")
     for t in threads_list:
-        runners: dict[str, Callable] = {}
+        runners: dict[str, EngineProcess] = {}
         for eng in ["mace"] + peers:
             if result["status"].get(eng, "ok") != "ok":
                 continue
             try:
                 if eng != "mace" and importlib.util.find_spec(MODULES[eng]) is None:
                     raise PeerError("not installed")
-                fn = MAKERS[eng](path, wd, shape, t)
-                for _ in range(WARMUP):
-                    y = fn(x)
-                result["err"][eng] = max(result["err"].get(eng, 0.0), rel_err(y, ref))
-                runners[eng] = fn
+                proc = EngineProcess(ctx, eng, path, wd, shape, t, x)
+                result["err"][eng] = max(result["err"].get(eng, 0.0), rel_err(proc.y, ref))
+                runners[eng] = proc
                 result["status"][eng] = "ok"
             except Exception as e:  # any failure of a peer is reported, not fatal
                 result["status"][eng] = f"{type(e).__name__}: {str(e).strip()[:160]}"
                 log(f"  {name}: {eng} failed: {result['status'][eng]}")
         times = {e: [] for e in runners}
-        for _ in range(rounds):
-            for eng, fn in runners.items():  # interleaved: mace, peer, ..., mace, peer, ...
-                # Engines' workers poll for a while after a run (onnxruntime ~30-50 ms, mace 50 ms)
-                # and would take a core from whichever engine runs next in this process: let
-                # them go idle, then run once untimed, so each engine is timed back to back with
-                # itself (as its own benchmark tool would) and never against another's spinners.
-                time.sleep(GAP_S)
-                fn(x)
-                t0 = time.perf_counter()
-                fn(x)
-                times[eng].append((time.perf_counter() - t0) * 1e3)
+        try:
+            for _ in range(rounds):
+                for eng, proc in list(runners.items()):  # mace, peer, ..., mace, peer, ...
+                    try:
+                        times[eng].append(proc.time_run())
+                    except Exception as e:  # a peer that dies mid-run is reported
+                        result["status"][eng] = f"{type(e).__name__}: {str(e).strip()[:160]}"
+                        log(f"  {name}: {eng} failed: {result['status'][eng]}")
+                        runners.pop(eng).close()
+                        times.pop(eng)
+        finally:
+            for proc in runners.values():
+                proc.close()
         for eng, ts in times.items():
             result["lat"][(eng, t)] = statistics.median(ts)
         log(f"  {name} threads={t}: " + ", ".join(f"{e} {statistics.median(ts):.2f} ms"
@@ -317,6 +384,7 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
          f"Generated by `python benchmarks/compare.py {' '.join(sys.argv[1:])}` on "
          f"{datetime.date.today().isoformat()} in {elapsed / 60:.1f} min. Models are mace.zoo "
          f"architectures with random weights at 1x3x{args.size}x{args.size}, fp32, batch 1. "
+         f"Every engine runs in a process of its own. "
          f"Latency = median of {args.rounds} interleaved rounds (in each round every engine, in "
          f"turn, waits {GAP_S * 1e3:.0f} ms for the previous engine's polling workers to go idle, "
          f"runs once untimed, then once timed) after {WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower).",
