@@ -1,5 +1,9 @@
 /* mace_bench_gemm: GFLOPS of every f32 GEMM microkernel family this CPU supports (and the
- * reference GEMM) on ResNet-50 shaped convolutions as GEMMs, next to the CPU's FMA peak.
+ * reference GEMM) on ResNet-50 shaped convolutions as GEMMs, next to the CPU's FMA peak; then,
+ * on one thread, the blocked (NCHWc) pointwise and direct kernels of the active ISA on the
+ * stage 3-4 convolutions ResNet-50 runs on them, with one filter (it stays in L2 / L3) and
+ * with 16 copies of it used in turn (each call's filter comes from L3 or memory, as in a
+ * network, where a layer's weights were last read a whole run ago).
  *
  *   mace_bench_gemm [--threads N] [--min_time SECONDS]
  *
@@ -16,8 +20,11 @@
 
 #include "core/cpu_features.h"
 #include "core/threadpool.h"
+#include "core/tensor.h"
+#include "kernels/cpu/nchwc_convkxk.h"
 #include "kernels/cpu/ref/gemm.h"
 #include "ops/gemm_dispatch.h"
+#include "ops/simd_dispatch.h"
 
 typedef struct problem {
   const char *name;
@@ -131,6 +138,91 @@ static void ref_range(void *ctx, int64_t begin, int64_t end) {
                      j->p->n);
 }
 
+/* Blocked kernels on ResNet-50's stage 3-4 shapes: k 1 = pointwise (in_hw = out_hw), k 3 =
+ * direct 3x3 on an input with its padding written in (as Conv2D runs narrow planes). */
+typedef struct nchwc_problem {
+  const char *name;
+  int64_t in_c, out_c, in_hw, out_hw;
+  int k, stride;
+} nchwc_problem;
+
+static const nchwc_problem kNchwcProblems[] = {
+    {"stage3 1x1 1024->256 14x14", 1024, 256, 14, 14, 1, 1},
+    {"stage3 1x1 256->1024 14x14", 256, 1024, 14, 14, 1, 1},
+    {"stage4 1x1 2048->512 7x7", 2048, 512, 7, 7, 1, 1},
+    {"stage4 1x1 512->2048 7x7", 512, 2048, 7, 7, 1, 1},
+    {"stage4 3x3 512 7x7 (direct)", 512, 512, 9, 7, 3, 1},
+    {"stage4 3x3/2 512 14x14->7x7", 512, 512, 15, 7, 3, 2},
+};
+#define NCHWC_COPIES 16
+
+static void bench_nchwc(double min_time, double real_mhz, const char *vendor, int family) {
+  const mace_simd_kernels *k = mace_simd_active();
+  if (!k || k->nchwc_block <= 0 || !k->nchwc_conv1x1 || !k->nchwc_convkxk) return;
+  const int b = k->nchwc_block;
+  int units, lanes;
+  fma_shape(mace_cpu_isa_active(), vendor, family, &units, &lanes);
+  printf("blocked NCHWc kernels (%s, block %d), 1 thread: one filter / %d copies in turn\n"
+         "%-36s %9s %9s %10s %9s %9s %10s\n", mace_cpu_isa_name(mace_cpu_isa_active()), b,
+         NCHWC_COPIES, "problem", "ms", "GFLOPS", "%measured", "ms", "GFLOPS", "%measured");
+  for (size_t pi = 0; pi < sizeof(kNchwcProblems) / sizeof(kNchwcProblems[0]); ++pi) {
+    const nchwc_problem *p = &kNchwcProblems[pi];
+    const int64_t nx = p->in_c * p->in_hw * p->in_hw, ny = p->out_c * p->out_hw * p->out_hw;
+    const int64_t nw = p->out_c * p->in_c * p->k * p->k;
+    const int64_t nf = p->k == 1 ? mace_f32_nchwc_conv1x1_packed_floats(b, p->out_c, p->in_c)
+                                 : mace_f32_nchwc_convkxk_packed_floats(b, p->out_c, p->in_c,
+                                                                        p->k, p->k);
+    float *x = mace_aligned_alloc(sizeof(float) * (size_t)nx);
+    float *y = mace_aligned_alloc(sizeof(float) * (size_t)ny);
+    float *w = malloc(sizeof(float) * (size_t)nw);
+    float *packed[NCHWC_COPIES] = {0};
+    int ok = x && y && w;
+    for (int c = 0; ok && c < NCHWC_COPIES; ++c)
+      ok = (packed[c] = mace_aligned_alloc(sizeof(float) * (size_t)nf)) != NULL;
+    if (ok) {
+      for (int64_t i = 0; i < nx; ++i) x[i] = (float)((i * 7) % 13) * 0.01f;
+      for (int64_t i = 0; i < nw; ++i) w[i] = (float)((i * 5) % 11) * 0.01f - 0.05f;
+      for (int c = 0; c < NCHWC_COPIES; ++c) {
+        if (p->k == 1) mace_f32_nchwc_conv1x1_pack(b, p->out_c, p->in_c, w, packed[c]);
+        else mace_f32_nchwc_convkxk_pack(b, p->out_c, p->in_c, p->k, p->k, w, packed[c]);
+      }
+    }
+    const double flops = 2.0 * ny * p->in_c * p->k * p->k;
+    const double real_peak = units * lanes * 2.0 * real_mhz / 1000;
+    printf("%-36s", p->name);
+    for (int copies = 1; ok && copies <= NCHWC_COPIES; copies *= NCHWC_COPIES) {
+      double best = 1e30, total = 0;
+      for (int reps = 0; total < min_time || reps < 3 * copies; ++reps) {
+        const float *pw = packed[reps % copies];
+        const double t0 = now();
+        if (p->k == 1) {
+          const mace_nchwc_conv1x1 a = {.block = b, .in_c = p->in_c, .out_c = p->out_c,
+                                        .hw = p->out_hw * p->out_hw, .x = x, .w = pw, .y = y};
+          k->nchwc_conv1x1(&a, 0, p->out_c / b, 0, a.hw);
+        } else {
+          const mace_nchwc_convkxk a = {.block = b, .in_c = p->in_c, .out_c = p->out_c,
+                                        .in_h = p->in_hw, .in_w = p->in_hw,
+                                        .out_h = p->out_hw, .out_w = p->out_hw, .k_h = p->k,
+                                        .k_w = p->k, .stride = p->stride, .x = x, .w = pw,
+                                        .y = y};
+          k->nchwc_convkxk(&a, 0, p->out_c / b, 0, p->out_hw);
+        }
+        const double dt = now() - t0;
+        total += dt;
+        if (dt < best) best = dt;
+      }
+      const double gflops = flops / best * 1e-9;
+      printf(" %9.3f %9.1f %9.1f%%", best * 1e3, gflops,
+             real_peak > 0 ? 100 * gflops / real_peak : 0);
+    }
+    printf(ok ? "\n" : " (no memory)\n");
+    for (int c = 0; c < NCHWC_COPIES; ++c) mace_aligned_free(packed[c]);
+    mace_aligned_free(x);
+    mace_aligned_free(y);
+    free(w);
+  }
+}
+
 int main(int argc, char **argv) {
   int threads = 0;  /* 0: 1 and 2 */
   double min_time = 0.3;
@@ -228,5 +320,6 @@ int main(int argc, char **argv) {
     mace_threadpool_destroy(pool);
     printf("\n");
   }
+  bench_nchwc(min_time, real_mhz, vendor, family);
   return 0;
 }
