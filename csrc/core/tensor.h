@@ -73,9 +73,11 @@ size_t mace_tensor_nbytes(const mace_tensor *t);
 const char *mace_dims_str(const int64_t *dims, int ndim, char *buf, size_t size);
 int mace_dims_equal(const int64_t *a, int na, const int64_t *b, int nb);
 
-/* 64-byte aligned allocation (2 MB pages, transparent huge pages advised, from 2 MB up on
- * Linux); NULL on failure or overflow. Freed with mace_aligned_free. */
+/* 64-byte aligned allocation; NULL on failure or overflow. Freed with mace_aligned_free. */
 void *mace_aligned_alloc(size_t bytes);
+/* The same for a packed filter: from 2 MB up, 2 MB aligned in whole 2 MB pages with
+ * transparent huge pages advised (Linux). Freed with mace_aligned_free. */
+void *mace_filter_alloc(size_t bytes);
 void mace_aligned_free(void *p);
 
 #endif /* MACE_CORE_TENSOR_H_ */

@@ -304,7 +304,7 @@ static mace_status conv2d_infer(mace_op *op) {
       mace_f32_directconv_applies(s)) {
     if (!st->direct_w) {
       const int64_t nf = mace_f32_directconv_packed_floats(s);
-      st->direct_w = mace_aligned_alloc((size_t)nf * sizeof(float));
+      st->direct_w = mace_filter_alloc((size_t)nf * sizeof(float));
       if (!st->direct_w)
         return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the packed "
                           "filter (%lld floats)", op->name, (long long)nf);
@@ -325,7 +325,7 @@ static mace_status conv2d_infer(mace_op *op) {
                  pads[0] == 0 && pads[1] == 0 && oh == s->in_h && ow == s->in_w;
   if (w->role == MACE_TENSOR_CONST && w->data && !st->packed_w) {
     st->packed_group_floats = mace_gemm_packed_a_floats(st->gemm, st->gm, st->gk);
-    st->packed_w = mace_aligned_alloc((size_t)(st->packed_group_floats * g) * sizeof(float));
+    st->packed_w = mace_filter_alloc((size_t)(st->packed_group_floats * g) * sizeof(float));
     if (!st->packed_w)
       return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the packed "
                         "filter (%lld floats)", op->name,

@@ -134,7 +134,7 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
             ? mace_f32_nchwc_convkxk_packed_floats(block, s->out_c, s->in_c, (int)s->k_h,
                                                    (int)s->k_w)
             : mace_f32_nchwc_dwconv_packed_floats(block, s->in_c, (int)s->k_h);
-    c->packed = mace_aligned_alloc((size_t)nf * sizeof(float));
+    c->packed = mace_filter_alloc((size_t)nf * sizeof(float));
     if (!c->packed) {
       mace_conv_nchwc_free(c);
       return -1;

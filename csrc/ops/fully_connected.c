@@ -80,7 +80,7 @@ static mace_status fc_infer(mace_op *op) {
   /* B[k, n] = W[n, k]: packed once when the weight is a constant. */
   if (w->role == MACE_TENSOR_CONST && w->data && !st->packed_w) {
     const int64_t floats = mace_gemm_packed_b_floats(st->gemm, st->k, st->n);
-    st->packed_w = mace_aligned_alloc((size_t)floats * sizeof(float));
+    st->packed_w = mace_filter_alloc((size_t)floats * sizeof(float));
     if (!st->packed_w)
       return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (FullyConnected): no memory for the "
                         "packed weight (%lld floats)", op->name, (long long)floats);

@@ -72,20 +72,21 @@ int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int
   }
   w->block = block;
   if (!w->u) {
-    float *raw = malloc(sizeof(float) * (size_t)(npt * out_c * in_c));
+    /* Becomes w->u itself without a GEMM family: from the allocator w->u is freed with. */
+    float *raw = mace_filter_alloc(sizeof(float) * (size_t)(npt * out_c * in_c));
     if (!raw) return -1;
     mace_f32_winograd_filter__ref(&w->g, filter, raw, 0, out_c);
     if (f) {
       w->u_floats = round_up16(mace_gemm_packed_a_floats(f, out_c, in_c));
-      w->u = mace_aligned_alloc(sizeof(float) * (size_t)(w->u_floats * npt));
+      w->u = mace_filter_alloc(sizeof(float) * (size_t)(w->u_floats * npt));
       if (!w->u) {
-        free(raw);
+        mace_aligned_free(raw);
         return -1;
       }
       for (int64_t p = 0; p < npt; ++p)
         mace_gemm_pack_a(f, out_c, in_c, raw + p * out_c * in_c, in_c, 1, w->u + p * w->u_floats,
                          0, (out_c + f->mr - 1) / f->mr);
-      free(raw);
+      mace_aligned_free(raw);
     } else {
       w->u_floats = out_c * in_c;
       w->u = raw;

@@ -22,7 +22,7 @@ static int transform_filter(mace_winograd_nchwc *w, int64_t m, int block,
   mace_winograd_geom_init(&g, m, s->in_c, s->in_h, s->in_w, s->out_c, s->out_h, s->out_w, 0, 0);
   float *raw = malloc(sizeof(float) * (size_t)(npt * s->out_c * s->in_c));
   w->u_floats = round_up16(mace_f32_nchwc_conv1x1_packed_floats(block, s->out_c, s->in_c));
-  w->u = mace_aligned_alloc(sizeof(float) * (size_t)(w->u_floats * npt));
+  w->u = mace_filter_alloc(sizeof(float) * (size_t)(w->u_floats * npt));
   if (!raw || !w->u) {
     free(raw);
     mace_winograd_nchwc_free(w);
