@@ -107,8 +107,7 @@ struct mace_threadpool {
   /* current job, written by the caller before publishing `claim` */
   mace_range_fn fn;
   void *ctx;
-  int64_t n;
-  int64_t chunk;
+  int64_t n;                /* chunk c is [c * n / count, (c + 1) * n / count) */
   int per_thread;           /* chunks per thread: thread t's own are t * per_thread on */
 };
 
@@ -127,8 +126,7 @@ static void run_chunks(mace_threadpool *p, uint64_t job, int self) {
                                                  memory_order_acq_rel, memory_order_relaxed))
       continue;
     /* The job cannot end before this chunk is counted done: its fields are stable. */
-    const int64_t begin = (int64_t)c * p->chunk;
-    const int64_t end = begin + p->chunk < p->n ? begin + p->chunk : p->n;
+    const int64_t begin = (int64_t)c * p->n / count, end = (int64_t)(c + 1) * p->n / count;
     if (begin < end) p->fn(p->ctx, begin, end);
     atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
   }
@@ -297,9 +295,11 @@ void mace_threadpool_parallel_for(mace_threadpool *p, int64_t n, int64_t grain,
   if (n <= 0) return;
   if (grain < 1) grain = 1;
   int threads = p ? p->size : 1;
-  int64_t max_chunks = (n + grain - 1) / grain;
+  const int64_t max_chunks = (n + grain - 1) / grain;
   /* CHUNKS_PER_THREAD chunks a thread where the window has them: a thread slowed by another
-   * process on its core then holds up the op by a quarter of its share, not all of it. */
+   * process on its core then holds up the op by a quarter of its share, not all of it. The
+   * chunks differ by one item at most (chunks of ceil(n / count) had left the last thread
+   * short: 10 items in 8 chunks were 5 chunks of 2, 3 of them for one thread). */
   const int per = threads > 1 && max_chunks >= (int64_t)threads * CHUNKS_PER_THREAD &&
                           threads * CHUNKS_PER_THREAD <= MAX_THREADS
                       ? CHUNKS_PER_THREAD
@@ -313,7 +313,6 @@ void mace_threadpool_parallel_for(mace_threadpool *p, int64_t n, int64_t grain,
   p->fn = fn;
   p->ctx = ctx;
   p->n = n;
-  p->chunk = (n + n_chunks - 1) / n_chunks;
   p->per_thread = per;
   atomic_store_explicit(&p->done, 0, memory_order_relaxed);
   const uint64_t job = atomic_load(&p->generation) + 1;

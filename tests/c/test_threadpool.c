@@ -2,6 +2,7 @@
  * many n / grain / thread counts; pools are created and destroyed repeatedly; errors are reported. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ typedef struct cover {
   atomic_int calls;
   atomic_int empty_calls;
   atomic_int out_of_range;
+  atomic_int_fast64_t min_len, max_len; /* of the ranges passed */
   int64_t n;
 } cover;
 
@@ -36,6 +38,12 @@ static void mark(void *ctx, int64_t begin, int64_t end) {
     return;
   }
   for (int64_t i = begin; i < end; ++i) atomic_fetch_add(&c->hits[i], 1);
+  int_fast64_t v = atomic_load(&c->min_len);
+  while (end - begin < v && !atomic_compare_exchange_weak(&c->min_len, &v, end - begin)) {
+  }
+  v = atomic_load(&c->max_len);
+  while (end - begin > v && !atomic_compare_exchange_weak(&c->max_len, &v, end - begin)) {
+  }
 }
 
 static void check_cover(mace_threadpool *pool, int threads, int64_t n, int64_t grain) {
@@ -45,6 +53,8 @@ static void check_cover(mace_threadpool *pool, int threads, int64_t n, int64_t g
   atomic_init(&c.calls, 0);
   atomic_init(&c.empty_calls, 0);
   atomic_init(&c.out_of_range, 0);
+  atomic_init(&c.min_len, INT64_MAX);
+  atomic_init(&c.max_len, 0);
   for (int64_t i = 0; i < n; ++i) atomic_init(&c.hits[i], 0);
   mace_threadpool_parallel_for(pool, n, grain, mark, &c);
   int64_t wrong = 0, first = -1;
@@ -68,6 +78,10 @@ static void check_cover(mace_threadpool *pool, int threads, int64_t n, int64_t g
   CHECK(atomic_load(&c.empty_calls) == 0, "threads %d n %lld grain %lld: empty ranges passed", threads,
         (long long)n, (long long)grain);
   CHECK(atomic_load(&c.out_of_range) == 0, "threads %d n %lld: range outside [0, n)", threads, (long long)n);
+  /* equal shares: the chunks differ by one item at most */
+  CHECK(n <= 0 || atomic_load(&c.max_len) - atomic_load(&c.min_len) <= 1,
+        "threads %d n %lld grain %lld: chunks of %lld to %lld items", threads, (long long)n,
+        (long long)grain, (long long)atomic_load(&c.min_len), (long long)atomic_load(&c.max_len));
   free(c.hits);
 }
 
