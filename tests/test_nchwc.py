@@ -375,6 +375,27 @@ def test_squeeze_excitation_is_blocked(monkeypatch, n, c, hw, stride):
         assert "Pooling" in types and "Eltwise" in types, types
 
 
+@pytest.mark.parametrize("n,c,hw,stride", [(1, 16, 24, 1), (2, 8, 17, 2), (1, 48, 5, 1),
+                                           (2, 64, 3, 1)])
+def test_row_band_and_channel_splits_at_odd_thread_counts(monkeypatch, n, c, hw, stride):
+    """Large planes are shared between threads in row bands (pointwise, depthwise, the
+    standalone SWISH and the residual Add), small ones by channel blocks (ops/nchwc_split.h):
+    both at 3 and 4 threads, on batches, with bands of uneven height."""
+    g = Net(seed=30 + c)
+    e = g.conv("x", c, 2 * c)
+    e = g.op("Mul", [e, g.op("Sigmoid", [e])])
+    e = g.conv(e, 2 * c, 2 * c, k=3, stride=stride, group=2 * c)
+    e = g.op("Mul", [e, g.op("Sigmoid", [e])])
+    h = g.conv(e, 2 * c, c)
+    h = g.op("Mul", [h, g.op("Sigmoid", [h])])
+    r = g.conv(g.conv("x", c, c, k=3, stride=stride), c, c)
+    h = g.op("Add", [h, g.op("Mul", [r, g.op("Sigmoid", [r])])])  # not fused into a conv
+    model = g.model([n, c, hw, hw], [g.conv(h, c, c)])
+    types = _check(model, rand(n, c, hw, hw, seed=c), monkeypatch, threads=(1, 3, 4))
+    if BLOCK:
+        assert "Activation" in types and "Eltwise" in types, types
+
+
 @pytest.mark.parametrize("op,attrs,hw", [
     ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), 11),
     ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1), 10),

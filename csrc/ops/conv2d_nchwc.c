@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/tensor.h"
+#include "ops/nchwc_split.h"
 #include "ops/simd_dispatch.h"
 
 int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block) {
@@ -33,14 +34,27 @@ void mace_conv_nchwc_free(mace_conv_nchwc *c) {
   c->kind = MACE_CONV_NCHWC_NONE;
 }
 
-/* Pointwise work items: (image, output-block group, pixel range), in that order, so that the
- * pool's contiguous equal shares split the filter between threads first (each reads only its
- * groups' weights: MobileNetV1's 512->512 on 14x14 at 2 threads went 1.6x -> 1.9x over one
- * thread when the shares split pixels instead). Items are of equal size where the shapes
- * allow: groups are even divisors of the output blocks (the kernel's tile is 2 blocks), pixel
- * ranges equal multiples of the kernel's tile whose input rows stay within about 256 KB (in
- * L2). With several threads the groups shrink, then the ranges, until there are at least 4
- * items per thread. */
+/* Pointwise work items, of equal size where the shapes allow, a whole number per thread
+ * where a nearby split has one (the pool gives each thread a contiguous share of them).
+ *
+ * Where the filter is larger than the input (out_c > pixels: late layers) the items are
+ * (image, output-block group, pixel range), in that order, so that the shares split the
+ * filter between threads (each reads only its groups' weights: MobileNetV1's 512->512 on
+ * 14x14 at 2 threads went 1.6x -> 1.9x over one thread when the shares split pixels
+ * instead). Groups are even divisors of the output blocks (the kernel's tile is 2 blocks);
+ * they shrink until there are 4 items a thread, and then, on planes not cut into pixel
+ * ranges, down to a quarter of that for a whole number a thread (MNASNet's 192->1152 on 7x7
+ * made 9 groups of 8 blocks at 2 threads, 4 for one thread and 5 for the other; now 12 of 6).
+ *
+ * Elsewhere (early layers, large planes) they are (image, pixel range) with all output
+ * blocks: a thread's share is a part of the plane, whose input it reads once and the layers
+ * around it wrote on the same thread (ResNet-50's 256->64 on 56x56 at 2 threads: 0.49 ms
+ * with a pair of output blocks a thread, each sweeping all of the input; MobileNetV1's
+ * 32->64 on 112x112 0.27 ms, 0.21 with pixel ranges).
+ *
+ * Pixel ranges are equal multiples of the kernel's tile whose input rows stay within about
+ * 256 KB (in L2), more of them where needed for 4 items a thread, and up to twice as many
+ * for a whole number a thread. */
 static void pointwise_split(mace_conv_nchwc *c, int threads) {
   const mace_conv2d_shape *s = &c->s;
   const int64_t hw = s->out_h * s->out_w, n_ob = c->out_cp / c->block;
@@ -49,22 +63,39 @@ static void pointwise_split(mace_conv_nchwc *c, int threads) {
   if (cap < mr) cap = mr;
   const int64_t n_pc0 = (hw + cap - 1) / cap;
   int64_t chunk = ((hw + n_pc0 - 1) / n_pc0 + mr - 1) / mr * mr;
+  int64_t first_og = 0, first_chunk = 0, first_items = 0;  /* the first split with enough */
+  c->pixel_major = mace_nchwc_row_split(c->out_cp, hw);
   c->og_size = n_ob;
   for (;;) {
     c->p_chunk = chunk < hw ? chunk : hw;
     c->n_pc = (hw + c->p_chunk - 1) / c->p_chunk;
     c->n_og = (n_ob + c->og_size - 1) / c->og_size;
-    if (s->batch * c->n_pc * c->n_og >= want) return;
+    const int64_t items = s->batch * c->n_pc * c->n_og;
+    if (items >= want) {
+      if (!first_og) {
+        first_og = c->og_size;
+        first_chunk = c->p_chunk;
+        first_items = items;
+      }
+      if (items % threads == 0) return;
+    }
     int64_t g = c->og_size - 1;
     while (g >= 2 && (g % 2 != 0 || n_ob % g != 0)) --g;
-    if (g >= 2) {
+    if (!c->pixel_major && g >= 2 &&
+        (!first_og || (c->n_pc == 1 && 4 * g >= first_og))) {
       c->og_size = g;
       continue;
     }
-    if (c->p_chunk <= mr) return;  /* one tile per item already */
+    if (c->p_chunk <= mr || (first_og && items >= 2 * first_items)) break;
     const int64_t n = c->n_pc + 1;
     chunk = ((hw + n - 1) / n + mr - 1) / mr * mr;
     if (chunk >= c->p_chunk) chunk = c->p_chunk - mr;
+  }
+  if (first_og) {  /* no whole number a thread nearby: the first split with enough */
+    c->og_size = first_og;
+    c->p_chunk = first_chunk;
+    c->n_pc = (hw + c->p_chunk - 1) / c->p_chunk;
+    c->n_og = (n_ob + c->og_size - 1) / c->og_size;
   }
 }
 
@@ -155,6 +186,11 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   c->kxk = k->nchwc_block == block && k->nchwc_convkxk ? k->nchwc_convkxk
                                                        : mace_f32_nchwc_convkxk__ref;
   if (pk == MACE_CONV_NCHWC_POINTWISE) pointwise_split(c, threads);
+  /* Row bands where the layer before split its plane into them (its plane: the input's). */
+  c->dw_bands = 0;
+  if (kind == MACE_CONV_NCHWC_DEPTHWISE && threads > 1 &&
+      mace_nchwc_row_split(c->in_cp, s->in_h * s->in_w))
+    c->dw_bands = mace_nchwc_bands(s->out_h, threads);
   return 0;
 }
 
@@ -174,7 +210,8 @@ static void pointwise_range(void *p, int64_t begin, int64_t end) {
   const int64_t hw = s->out_h * s->out_w, n_ob = c->out_cp / c->block;
   for (int64_t it = begin; it < end; ++it) {
     const int64_t img = it / (c->n_og * c->n_pc), rest = it % (c->n_og * c->n_pc);
-    const int64_t og = rest / c->n_pc, pc = rest % c->n_pc;
+    const int64_t og = c->pixel_major ? rest % c->n_og : rest / c->n_pc;
+    const int64_t pc = c->pixel_major ? rest / c->n_og : rest % c->n_pc;
     const int64_t p0 = pc * c->p_chunk, p1 = p0 + c->p_chunk < hw ? p0 + c->p_chunk : hw;
     const int64_t ob0 = og * c->og_size, ob1 = ob0 + c->og_size < n_ob ? ob0 + c->og_size : n_ob;
     const mace_nchwc_conv1x1 a = {.block = c->block, .in_c = c->in_cp, .out_c = c->out_cp,
@@ -186,21 +223,36 @@ static void pointwise_range(void *p, int64_t begin, int64_t end) {
   }
 }
 
+/* Depthwise work items: (image, input block, output row), or with row bands (image, band,
+ * block), so that a thread's share is a part of the plane across all blocks: the part the
+ * pointwise layer before wrote on that thread when it split its plane (pointwise_split). */
 static void depthwise_range(void *p, int64_t begin, int64_t end) {
   const nchwc_job *j = p;
   const mace_conv_nchwc *c = j->c;
   const mace_conv2d_shape *s = &c->s;
-  const int64_t rows = c->in_cp / c->block * s->out_h;
+  const int64_t n_b = c->in_cp / c->block, rows = n_b * s->out_h;
   const int64_t in_img = c->in_cp * s->in_h * s->in_w, out_img = c->in_cp * s->out_h * s->out_w;
+  mace_nchwc_dwconv a = {.block = c->block, .c = c->in_cp, .in_h = s->in_h, .in_w = s->in_w,
+                         .out_h = s->out_h, .out_w = s->out_w, .k = (int)s->k_h,
+                         .stride = (int)s->stride_h, .pad_top = s->pad_top,
+                         .pad_left = s->pad_left, .w = c->packed, .bias = c->bias,
+                         .act = j->act};
+  if (c->dw_bands) {
+    for (int64_t it = begin; it < end; ++it) {
+      const int64_t img = it / (c->dw_bands * n_b), band = it / n_b % c->dw_bands;
+      const int64_t b = it % n_b;
+      const int64_t y0 = band * s->out_h / c->dw_bands, y1 = (band + 1) * s->out_h / c->dw_bands;
+      a.x = j->x + img * in_img;
+      a.y = j->y + img * out_img;
+      if (y0 < y1) c->dw(&a, b * s->out_h + y0, b * s->out_h + y1);
+    }
+    return;
+  }
   for (int64_t r = begin; r < end;) {
     const int64_t img = r / rows, r0 = r % rows;
     const int64_t r1 = end - img * rows < rows ? end - img * rows : rows;
-    const mace_nchwc_dwconv a = {.block = c->block, .c = c->in_cp, .in_h = s->in_h,
-                                 .in_w = s->in_w, .out_h = s->out_h, .out_w = s->out_w,
-                                 .k = (int)s->k_h, .stride = (int)s->stride_h,
-                                 .pad_top = s->pad_top, .pad_left = s->pad_left,
-                                 .x = j->x + img * in_img, .w = c->packed, .bias = c->bias,
-                                 .act = j->act, .y = j->y + img * out_img};
+    a.x = j->x + img * in_img;
+    a.y = j->y + img * out_img;
     c->dw(&a, r0, r1);
     r += r1 - r0;
   }
@@ -297,7 +349,12 @@ void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const 
     const int64_t n_op = (c->out_cp / c->block + 1) / 2;
     mace_threadpool_parallel_for(pool, c->s.batch * n_op * c->s.out_h, 1, direct_range, &j);
   } else {
-    const int64_t rows = c->in_cp / c->block * c->s.out_h;
-    mace_threadpool_parallel_for(pool, c->s.batch * rows, 2, depthwise_range, &j);
+    const int64_t blocks = c->in_cp / c->block;
+    if (c->dw_bands)
+      mace_threadpool_parallel_for(pool, c->s.batch * c->dw_bands * blocks, 1, depthwise_range,
+                                   &j);
+    else
+      mace_threadpool_parallel_for(pool, c->s.batch * blocks * c->s.out_h, 2, depthwise_range,
+                                   &j);
   }
 }

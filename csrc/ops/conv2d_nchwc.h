@@ -42,6 +42,9 @@ typedef struct mace_conv_nchwc {
   mace_f32_nchwc_convkxk_fn kxk;
   int64_t og_size, n_og;    /* pointwise work items: output-block groups x pixel ranges */
   int64_t p_chunk, n_pc;
+  int pixel_major;          /* items ordered (image, pixel range, group), else (image, group,
+                             * pixel range) */
+  int64_t dw_bands;         /* depthwise, > 0: items are (image, row band, block) */
   int x_plain;              /* direct only: x is plain NCHW (a first convolution), y blocked */
   int subsample;            /* direct 1x1 stride 2 unpadded: pointwise on a subsampled copy */
   int64_t padded_h, padded_w; /* direct, > 0: on a copy of x this high and wide, padding in */

@@ -1,0 +1,33 @@
+/* How ops on the blocked NCHWc layout share a tensor between threads.
+ *
+ * A tensor whose plane has at least as many pixels as it has (padded) channels - the early
+ * layers of a network - is split by rows: each thread takes a band of rows across all channel
+ * blocks, so the layers of a chain (pointwise, depthwise, activation, eltwise) hand each
+ * thread the rows it wrote itself, still in its core's L2. Smaller planes with more channels
+ * (late layers, weight-heavy) are split by channel blocks, so that each thread reads only its
+ * part of the filter. On a 2-vCPU Xeon at 2 threads (old / new build in alternating
+ * processes) the row bands made MobileNetV2 7%, MobileNetV1 5% and MNASNet 5% faster. */
+#ifndef MACE_OPS_NCHWC_SPLIT_H_
+#define MACE_OPS_NCHWC_SPLIT_H_
+
+#include <stdint.h>
+
+#include "core/tensor.h"
+#include "core/threadpool.h"
+
+/* 1 when a plane of hw pixels and cp channels (padded) is split into row bands. */
+static inline int mace_nchwc_row_split(int64_t cp, int64_t hw) { return cp <= hw; }
+
+/* Row bands for a plane of h rows at `threads` threads: two a thread, at most h. */
+static inline int64_t mace_nchwc_bands(int64_t h, int threads) {
+  return h < 2 * (int64_t)threads ? h : 2 * (int64_t)threads;
+}
+
+/* fn over the storage of t ([0, storage numel), in contiguous ranges): for an NCHWc tensor
+ * split into row bands, one call per (image, band, block) range; otherwise the pool's
+ * parallel_for over the storage with `grain`. For elementwise ops whose operands all have
+ * t's layout and shape. */
+void mace_nchwc_parallel_for(mace_threadpool *pool, const mace_tensor *t, int64_t grain,
+                             mace_range_fn fn, void *ctx);
+
+#endif /* MACE_OPS_NCHWC_SPLIT_H_ */
