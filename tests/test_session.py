@@ -92,6 +92,39 @@ def test_non_contiguous_is_converted(make):
     assert_close(sess.run(x), tm.relu_ref(x))  # the caller's array is not modified
 
 
+@pytest.mark.parametrize("first", ["Relu", "Flatten", "Identity"])
+def test_inputs_read_in_place_are_left_as_they_were(first):
+    """An input in the model's layout is read from the caller's array during the run (not
+    copied; ops/engine.c), unless a view of it (Flatten, Identity) points into the arena:
+    each run sees its own array, the arrays come back unchanged, and an output that is the
+    input itself is copied out before the engine lets go of the array."""
+    from onnx import helper as h
+    from helpers import make_model, run_ort
+    shape = [2, 3, 4, 5]
+    nodes = [h.make_node(first, ["x"], ["a"]), h.make_node("Relu", ["a"], ["r"]),
+             h.make_node("Neg", ["r"], ["y"]), h.make_node("Identity", ["x"], ["x_out"])]
+    if first == "Flatten":
+        nodes.insert(1, h.make_node("Reshape", ["a", "shp"], ["a2"]))
+        nodes[2] = h.make_node("Relu", ["a2"], ["r"])
+    m = make_model(nodes, [("x", np.float32, shape)],
+                   [("y", np.float32, shape), ("x_out", np.float32, shape)],
+                   initializers=[("shp", np.array(shape, np.int64))])
+    sess = mace.Session(m, num_threads=2)
+    xs = [tm.rand_x(seed, shape=shape) for seed in (1, 2, 3)]
+    keep = [x.copy() for x in xs]
+    for x, k in zip(xs, keep):
+        y, x_out = sess.run(x)
+        ref_y, ref_x = run_ort(m, {"x": k})
+        assert_close(y, ref_y)
+        np.testing.assert_array_equal(x_out, k)
+        np.testing.assert_array_equal(x, k)  # not written
+    x = xs[0]
+    y1 = sess.run(x)[0]
+    x[...] = 0  # the engine holds nothing of it after the run
+    assert_close(y1, run_ort(m, {"x": keep[0]})[0])
+    assert_close(sess.run(np.ones(shape, np.float32))[0], run_ort(m, {"x": np.ones(shape, np.float32)})[0])
+
+
 def test_nhwc_data_format():
     sess = mace.Session(tm.chain_model())
     x = tm.rand_x(11)  # NCHW

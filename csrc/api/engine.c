@@ -314,26 +314,8 @@ mace_status mace_engine_resize(mace_engine *eng, const mace_io *inputs, int num_
   return match_inputs(eng->net, inputs, num_inputs, order);
 }
 
-mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inputs,
-                            mace_io *outputs, int num_outputs) {
-  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
-  mace_net *net = eng->net;
-  if (num_outputs < 0 || (num_outputs && !outputs))
-    return mace_error(MACE_INVALID_ARGS, "bad outputs array");
-  int order[256];
-  MACE_RETURN_IF_ERROR(match_inputs(net, inputs, num_inputs, order));
-  int n_in = mace_net_num_inputs(net);
-  MACE_RETURN_IF_ERROR(mace_net_prepare(net));
-  for (int i = 0; i < n_in; ++i) {
-    const mace_net_io *io = mace_net_input(net, i);
-    mace_tensor *t = mace_net_tensor(net, io->tensor);
-    const mace_io *x = &inputs[order[i]];
-    if (needs_transpose(x->format, io->format, x->ndim))
-      copy_nhwc_nchw(x->data, t->data, t->dims, mace_dtype_size(t->dtype), 1);
-    else if (mace_tensor_nbytes(t))
-      memcpy(t->data, x->data, mace_tensor_nbytes(t));
-  }
-  MACE_RETURN_IF_ERROR(mace_net_run(net));
+/* Copies the outputs named in `outputs` out of the net after a run. */
+static mace_status copy_outputs(const mace_net *net, mace_io *outputs, int num_outputs) {
   int n_out = mace_net_num_outputs(net);
   for (int k = 0; k < num_outputs; ++k) {
     mace_io *y = &outputs[k];
@@ -366,6 +348,36 @@ mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inp
     }
   }
   return MACE_OK;
+}
+
+mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inputs,
+                            mace_io *outputs, int num_outputs) {
+  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
+  mace_net *net = eng->net;
+  if (num_outputs < 0 || (num_outputs && !outputs))
+    return mace_error(MACE_INVALID_ARGS, "bad outputs array");
+  int order[256];
+  MACE_RETURN_IF_ERROR(match_inputs(net, inputs, num_inputs, order));
+  int n_in = mace_net_num_inputs(net);
+  MACE_RETURN_IF_ERROR(mace_net_prepare(net));
+  /* An input in the model's layout is read in place, from the caller's buffer (aligned to
+   * its element: the kernels load unaligned vectors): copying it cost ~40 us a 1x3x224x224
+   * run, 1-2% of a small network's, on a cold destination. */
+  for (int i = 0; i < n_in; ++i) {
+    const mace_net_io *io = mace_net_input(net, i);
+    mace_tensor *t = mace_net_tensor(net, io->tensor);
+    const mace_io *x = &inputs[order[i]];
+    if (needs_transpose(x->format, io->format, x->ndim))
+      copy_nhwc_nchw(x->data, t->data, t->dims, mace_dtype_size(t->dtype), 1);
+    else if (mace_tensor_nbytes(t) &&
+             !((uintptr_t)x->data % mace_dtype_size(t->dtype) == 0 &&
+               mace_net_borrow_input(net, io->tensor, x->data)))
+      memcpy(t->data, x->data, mace_tensor_nbytes(t));
+  }
+  mace_status st = mace_net_run(net);
+  if (st == MACE_OK) st = copy_outputs(net, outputs, num_outputs);
+  for (int i = 0; i < n_in; ++i) (void)mace_net_borrow_input(net, mace_net_input(net, i)->tensor, NULL);
+  return st;
 }
 
 mace_status mace_engine_release_intermediate_buffers(mace_engine *eng) {

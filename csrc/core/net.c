@@ -586,7 +586,7 @@ cleanup:
 static void bind_arena(mace_net *net) {
   for (int i = 0; i < net->n_tensors; ++i) {
     mace_tensor *t = &net->tensors[i];
-    if (t->role == MACE_TENSOR_CONST || t->is_value) continue;
+    if (t->role == MACE_TENSOR_CONST || t->is_value || t->borrowed) continue;
     if (t->view_of && (t->view_of->role == MACE_TENSOR_CONST || t->view_of->is_value))
       t->data = t->view_of->data; /* a view of weights or a host value: read only */
     else
@@ -594,6 +594,21 @@ static void bind_arena(mace_net *net) {
   }
   for (int i = 0; i < net->n_ops; ++i)
     net->ops[i].scratch = net->ops[i].scratch_bytes ? net->arena + net->scratch_offsets[i] : NULL;
+}
+
+int mace_net_borrow_input(mace_net *net, int index, void *data) {
+  mace_tensor *t = &net->tensors[index];
+  if (!data) {
+    if (t->borrowed) t->data = net->arena ? net->arena + t->arena_offset : NULL;
+    t->borrowed = 0;
+    return 1;
+  }
+  if (t->role != MACE_TENSOR_INPUT || t->is_value || t->view_of || t->slice_of) return 0;
+  for (int i = 0; i < net->n_tensors; ++i)
+    if (net->tensors[i].view_of == t || net->tensors[i].slice_of == t) return 0;
+  t->data = data;
+  t->borrowed = 1;  /* bind_arena leaves it */
+  return 1;
 }
 
 mace_status mace_net_prepare(mace_net *net) {

@@ -58,6 +58,8 @@ typedef struct mace_tensor {
   int value_ready;
   /* Filled by the planner for arena tensors. */
   int64_t arena_offset;
+  /* An input reading the caller's buffer for the current run (mace_net_borrow_input). */
+  int borrowed;
   int first_use, last_use;   /* op indices; -1 for inputs defined before op 0 */
 } mace_tensor;
 
