@@ -99,8 +99,6 @@ class MaceBuildExt(build_ext):
     def run(self):
         generate_descriptor()
         generate_protobuf_c()
-        if not self.parallel:
-            self.parallel = min(os.cpu_count() or 1, 8)  # a few dozen small C files
         import numpy
         for ext in self.extensions:
             if numpy.get_include() not in ext.include_dirs:
@@ -108,15 +106,49 @@ class MaceBuildExt(build_ext):
         super().run()
 
     def build_extensions(self):
-        # Per-ISA kernel files get their own instruction-set flags (the rest stays baseline).
+        # Per-ISA kernel files get their own instruction-set flags (the rest stays baseline);
+        # each object also writes the headers it read (-MMD) for _up_to_date.
         compile_one = self.compiler._compile
 
         def _compile(obj, src, ext, cc_args, extra_postargs, pp_opts):
-            return compile_one(obj, src, ext, cc_args, list(extra_postargs) + _isa_flags(src),
+            if _up_to_date(obj, src):
+                return
+            return compile_one(obj, src, ext, cc_args,
+                               list(extra_postargs) + _isa_flags(src) + ["-MMD", "-MF", obj + ".d"],
                                pp_opts)
 
         self.compiler._compile = _compile
+        self.compiler.compile = _parallel_compile.__get__(self.compiler)
         super().build_extensions()
+
+
+def _up_to_date(obj: str, src: str) -> bool:
+    """True when obj is newer than src and every header and .inc it read (its .d file)."""
+    dep = obj + ".d"
+    if not (os.path.exists(obj) and os.path.exists(dep)):
+        return False
+    with open(dep) as f:
+        text = f.read().replace("\\\n", " ")
+    files = text.split(":", 1)[1].split() if ":" in text else []
+    t = os.path.getmtime(obj)
+    return all(os.path.exists(d) and os.path.getmtime(d) <= t for d in files + [src])
+
+
+def _parallel_compile(self, sources, output_dir=None, macros=None, include_dirs=None, debug=0,
+                      extra_preargs=None, extra_postargs=None, depends=None):
+    """CCompiler.compile on one thread per core (distutils compiles one file at a time)."""
+    from concurrent.futures import ThreadPoolExecutor
+    macros, objects, extra_postargs, pp_opts, build = self._setup_compile(
+        output_dir, macros, include_dirs, sources, depends, extra_postargs)
+    cc_args = self._get_cc_args(pp_opts, debug, extra_preargs)
+
+    def one(obj):
+        src, ext = build[obj]
+        self._compile(obj, src, ext, cc_args, extra_postargs, pp_opts)
+
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        list(pool.map(one, objects))  # re-raises the first compile error
+    return objects
 
 
 X86 = platform.machine().lower() in ("x86_64", "amd64")
@@ -163,6 +195,10 @@ ext = Extension(
     include_dirs=["csrc/include", "csrc", ".", GEN_DIR],
     libraries=["protobuf-c", "pthread", "m"],
     extra_compile_args=["-std=c11", "-O3"],
+    # A changed header or kernel template relinks the extension; _up_to_date then recompiles
+    # only the objects that read it.
+    depends=sorted(glob.glob("csrc/**/*.h", recursive=True) + glob.glob("kernels/**/*.h", recursive=True)
+                   + glob.glob("kernels/**/*.inc", recursive=True)),
 )
 
 setup(
