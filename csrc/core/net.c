@@ -515,6 +515,19 @@ static void place_slices(mace_net *net) {
   free(viewed);
 }
 
+/* Sets borrowable (mace_net_borrow_input): fixed once every op is created, views with them. */
+static void mark_borrowable(mace_net *net) {
+  for (int i = 0; i < net->n_tensors; ++i) {
+    mace_tensor *t = &net->tensors[i];
+    t->borrowable = t->role == MACE_TENSOR_INPUT && !t->is_value && !t->view_of && !t->slice_of;
+  }
+  for (int i = 0; i < net->n_tensors; ++i) {
+    const mace_tensor *t = &net->tensors[i];
+    if (t->view_of) t->view_of->borrowable = 0;
+    if (t->slice_of) t->slice_of->borrowable = 0;
+  }
+}
+
 /* Plans offsets for inputs, intermediates and scratch; sets arena_bytes and naive_bytes.
  * Input shapes seen before reuse their plan; the arena only grows. */
 static mace_status plan(mace_net *net) {
@@ -532,6 +545,7 @@ static mace_status plan(mace_net *net) {
     goto cleanup;
   }
   place_slices(net);
+  mark_borrowable(net);
   int64_t naive = 0;
   for (int i = 0; i < net->n_tensors; ++i) {
     const mace_tensor *t = &net->tensors[i];
@@ -603,9 +617,7 @@ int mace_net_borrow_input(mace_net *net, int index, void *data) {
     t->borrowed = 0;
     return 1;
   }
-  if (t->role != MACE_TENSOR_INPUT || t->is_value || t->view_of || t->slice_of) return 0;
-  for (int i = 0; i < net->n_tensors; ++i)
-    if (net->tensors[i].view_of == t || net->tensors[i].slice_of == t) return 0;
+  if (!t->borrowable) return 0;
   t->data = data;
   t->borrowed = 1;  /* bind_arena leaves it */
   return 1;

@@ -239,12 +239,10 @@ static void depthwise_range(void *p, int64_t begin, int64_t end) {
                          .act = j->act};
   if (c->dw_bands) {
     for (int64_t it = begin; it < end; ++it) {
-      const int64_t img = it / (c->dw_bands * n_b), band = it / n_b % c->dw_bands;
-      const int64_t b = it % n_b;
-      const int64_t y0 = band * s->out_h / c->dw_bands, y1 = (band + 1) * s->out_h / c->dw_bands;
-      a.x = j->x + img * in_img;
-      a.y = j->y + img * out_img;
-      if (y0 < y1) c->dw(&a, b * s->out_h + y0, b * s->out_h + y1);
+      const mace_nchwc_band_item b = mace_nchwc_band_item_at(it, c->dw_bands, n_b, s->out_h);
+      a.x = j->x + b.img * in_img;
+      a.y = j->y + b.img * out_img;
+      if (b.y0 < b.y1) c->dw(&a, b.block * s->out_h + b.y0, b.block * s->out_h + b.y1);
     }
     return;
   }

@@ -13,10 +13,9 @@ typedef struct band_job {
 static void band_range(void *p, int64_t begin, int64_t end) {
   const band_job *j = p;
   for (int64_t it = begin; it < end; ++it) {
-    const int64_t img = it / (j->bands * j->blocks), band = it / j->blocks % j->bands;
-    const int64_t plane = img * j->blocks + it % j->blocks;
-    const int64_t y0 = band * j->h / j->bands, y1 = (band + 1) * j->h / j->bands;
-    if (y0 < y1) j->fn(j->ctx, (plane * j->h + y0) * j->row, (plane * j->h + y1) * j->row);
+    const mace_nchwc_band_item b = mace_nchwc_band_item_at(it, j->bands, j->blocks, j->h);
+    const int64_t plane = b.img * j->blocks + b.block;
+    if (b.y0 < b.y1) j->fn(j->ctx, (plane * j->h + b.y0) * j->row, (plane * j->h + b.y1) * j->row);
   }
 }
 

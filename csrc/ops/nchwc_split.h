@@ -23,6 +23,20 @@ static inline int64_t mace_nchwc_bands(int64_t h, int threads) {
   return h < 2 * (int64_t)threads ? h : 2 * (int64_t)threads;
 }
 
+/* Item `it` of a row-band split, the items ordered (image, band, block): its image, channel
+ * block and output rows [y0, y1) (empty where a plane has fewer rows than bands). */
+typedef struct mace_nchwc_band_item {
+  int64_t img, block, y0, y1;
+} mace_nchwc_band_item;
+
+static inline mace_nchwc_band_item mace_nchwc_band_item_at(int64_t it, int64_t bands,
+                                                            int64_t blocks, int64_t h) {
+  const int64_t band = it / blocks % bands;
+  const mace_nchwc_band_item r = {it / (bands * blocks), it % blocks, band * h / bands,
+                                  (band + 1) * h / bands};
+  return r;
+}
+
 /* fn over the storage of t ([0, storage numel), in contiguous ranges): for an NCHWc tensor
  * split into row bands, one call per (image, band, block) range; otherwise the pool's
  * parallel_for over the storage with `grain`. For elementwise ops whose operands all have
