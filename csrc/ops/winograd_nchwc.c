@@ -111,10 +111,13 @@ static void products_range(void *p, int64_t begin, int64_t end) {
   for (int64_t it = begin; it < end;) {
     const int64_t q = it / nop, op0 = it % nop;
     const int64_t op1 = end - it < nop - op0 ? op0 + (end - it) : nop;
-    const mace_nchwc_conv1x1 a = {.block = b, .in_c = w->a.g.in_c, .out_c = w->a.g.out_c,
-                                  .hw = nt, .x = j->v + q * w->a.g.in_c * nt,
-                                  .w = w->u + q * w->u_floats,
-                                  .y = j->mm + q * w->a.g.out_c * nt};
+    const int64_t next = it + (op1 - op0); /* the next call's first item: its pair's weights */
+    const mace_nchwc_conv1x1 a = {
+        .block = b, .in_c = w->a.g.in_c, .out_c = w->a.g.out_c, .hw = nt,
+        .x = j->v + q * w->a.g.in_c * nt, .w = w->u + q * w->u_floats,
+        .y = j->mm + q * w->a.g.out_c * nt,
+        .w_next = next < end ? w->u + next / nop * w->u_floats + next % nop * 2 * w->a.g.in_c * b
+                             : NULL};
     w->pw(&a, 2 * op0, 2 * op1 < nob ? 2 * op1 : nob, 0, nt);
     it += op1 - op0;
   }

@@ -61,6 +61,10 @@ typedef struct mace_nchwc_conv1x1 {
   const float *res;          /* [out_c / b][hw][b] or NULL: added before the activation */
   const mace_activation *act;  /* NULL: none */
   float *y;                  /* [out_c / b][hw][b] */
+  /* The packed weights the caller runs next (the first output-block pair of its next call,
+   * 2 * in_c * b floats), prefetched by this call's last pair as it prefetches each next pair
+   * of its own; NULL: none. A hint: the kernels do not read through it. */
+  const float *w_next;
 } mace_nchwc_conv1x1;
 
 /* Packed filter: [out_cp / b][in_cp][b] (for each output block, the b outputs' weights of each
