@@ -197,8 +197,8 @@ ext = Extension(
     extra_compile_args=["-std=c11", "-O3"],
     # A changed header or kernel template relinks the extension; _up_to_date then recompiles
     # only the objects that read it.
-    depends=sorted(glob.glob("csrc/**/*.h", recursive=True) + glob.glob("kernels/**/*.h", recursive=True)
-                   + glob.glob("kernels/**/*.inc", recursive=True)),
+    depends=sorted(f for d in ("csrc", "kernels") for ext in ("h", "inc")
+                   for f in glob.glob(f"{d}/**/*.{ext}", recursive=True)),
 )
 
 setup(

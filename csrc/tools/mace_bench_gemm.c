@@ -168,7 +168,8 @@ static void evict(const void *p, size_t bytes) {
   for (size_t i = 0; i < bytes; i += 64) _mm_clflush((const char *)p + i);
   _mm_mfence();
 #elif defined(__aarch64__)
-  for (size_t i = 0; i < bytes; i += 64) __asm__ volatile("dc civac, %0" ::"r"((const char *)p + i) : "memory");
+  for (size_t i = 0; i < bytes; i += 64)
+    __asm__ volatile("dc civac, %0" ::"r"((const char *)p + i) : "memory");
   __asm__ volatile("dsb ish" ::: "memory");
 #else
   (void)p;
