@@ -94,10 +94,11 @@ def test_non_contiguous_is_converted(make):
 
 @pytest.mark.parametrize("first", ["Relu", "Flatten", "Identity"])
 def test_inputs_read_in_place_are_left_as_they_were(first):
-    """An input in the model's layout is read from the caller's array during the run (not
-    copied; ops/engine.c), unless a view of it (Flatten, Identity) points into the arena:
-    each run sees its own array, the arrays come back unchanged, and an output that is the
-    input itself is copied out before the engine lets go of the array."""
+    """An input in the model's layout is read from the caller's array during the run
+    (api/engine.c; that the tensor really points at it is checked in tests/c/test_nchwc_net.c),
+    unless a view of it (Flatten, Identity) points into the arena: each run sees its own
+    array, the arrays come back unchanged, and an output that is the input itself is copied
+    out before the engine lets go of the array."""
     from onnx import helper as h
     from helpers import make_model, run_ort
     shape = [2, 3, 4, 5]
@@ -122,7 +123,8 @@ def test_inputs_read_in_place_are_left_as_they_were(first):
     y1 = sess.run(x)[0]
     x[...] = 0  # the engine holds nothing of it after the run
     assert_close(y1, run_ort(m, {"x": keep[0]})[0])
-    assert_close(sess.run(np.ones(shape, np.float32))[0], run_ort(m, {"x": np.ones(shape, np.float32)})[0])
+    ones = np.ones(shape, np.float32)
+    assert_close(sess.run(ones)[0], run_ort(m, {"x": ones})[0])
 
 
 def test_nhwc_data_format():

@@ -376,7 +376,8 @@ mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inp
   }
   mace_status st = mace_net_run(net);
   if (st == MACE_OK) st = copy_outputs(net, outputs, num_outputs);
-  for (int i = 0; i < n_in; ++i) (void)mace_net_borrow_input(net, mace_net_input(net, i)->tensor, NULL);
+  for (int i = 0; i < n_in; ++i)  /* the arrays are the caller's again */
+    (void)mace_net_borrow_input(net, mace_net_input(net, i)->tensor, NULL);
   return st;
 }
 

@@ -207,11 +207,12 @@ typedef struct nchwc_job {
   float *sub;  /* subsample: the copy of x */
 } nchwc_job;
 
-/* The packed weights item `it` starts with (its first output block's). */
-static const float *pointwise_item_w(const mace_conv_nchwc *c, int64_t it) {
+/* Pointwise item `it`: its output-block group (*og) and pixel range (returned); the image is
+ * it / (n_og * n_pc). */
+static int64_t pointwise_item(const mace_conv_nchwc *c, int64_t it, int64_t *og) {
   const int64_t rest = it % (c->n_og * c->n_pc);
-  const int64_t og = c->pixel_major ? rest % c->n_og : rest / c->n_pc;
-  return c->packed + og * c->og_size * c->in_cp * c->block;
+  *og = c->pixel_major ? rest % c->n_og : rest / c->n_pc;
+  return c->pixel_major ? rest / c->n_og : rest % c->n_pc;
 }
 
 static void pointwise_range(void *p, int64_t begin, int64_t end) {
@@ -220,20 +221,22 @@ static void pointwise_range(void *p, int64_t begin, int64_t end) {
   const mace_conv2d_shape *s = &c->s;
   const int64_t hw = s->out_h * s->out_w, n_ob = c->out_cp / c->block;
   for (int64_t it = begin; it < end; ++it) {
-    const int64_t img = it / (c->n_og * c->n_pc), rest = it % (c->n_og * c->n_pc);
-    const int64_t og = c->pixel_major ? rest % c->n_og : rest / c->n_pc;
-    const int64_t pc = c->pixel_major ? rest / c->n_og : rest % c->n_pc;
+    const int64_t img = it / (c->n_og * c->n_pc);
+    int64_t og, next_og = -1;
+    const int64_t pc = pointwise_item(c, it, &og);
+    if (it + 1 < end) (void)pointwise_item(c, it + 1, &next_og);
     const int64_t p0 = pc * c->p_chunk, p1 = p0 + c->p_chunk < hw ? p0 + c->p_chunk : hw;
     const int64_t ob0 = og * c->og_size, ob1 = ob0 + c->og_size < n_ob ? ob0 + c->og_size : n_ob;
     /* The next item's weights, unless they are this one's (another pixel range). */
-    const float *next = it + 1 < end ? pointwise_item_w(c, it + 1) : NULL;
+    const float *next = next_og >= 0 && next_og != og
+                            ? c->packed + next_og * c->og_size * c->in_cp * c->block
+                            : NULL;
     const mace_nchwc_conv1x1 a = {.block = c->block, .in_c = c->in_cp, .out_c = c->out_cp,
                                   .hw = hw, .x = j->x + img * c->in_cp * hw, .w = c->packed,
                                   .bias = c->bias,
                                   .res = j->res ? j->res + img * c->out_cp * hw : NULL,
                                   .act = j->act, .y = j->y + img * c->out_cp * hw,
-                                  .w_next = next != c->packed + ob0 * c->in_cp * c->block
-                                                ? next : NULL};
+                                  .w_next = next};
     c->pw(&a, ob0, ob1, p0, p1);
   }
 }

@@ -9,7 +9,8 @@
  * |on - off| <= 2e-5 * (1 + max |off|) (the same sums in another order: f32 roundings of
  * at most ~300 terms of magnitude <= 1). With a block, the op list must hold the Reorders
  * (one in, two out), the blocked tensors are named "<name>@nchwc" and their storage is the
- * padded [N, ceil(C / b), H, W, b]. Under ASan the pass's
+ * padded [N, ceil(C / b), H, W, b]. The input is read in place from the caller's array
+ * (mace_net_borrow_input), bound again by mace_net_prepare. Under ASan the pass's
  * protobuf-c allocations and the kernels' reads are checked too. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -201,9 +202,24 @@ static int run(const uint8_t *graph, size_t size, const uint8_t *weights, size_t
     printf("FAIL: net build: %s\n", mace_last_error());
     goto out;
   }
-  mace_tensor *tx = mace_net_tensor(net, mace_net_input(net, 0)->tensor);
-  memcpy(tx->data, x, sizeof(float) * (size_t)(N * C * H * W));
-  if (mace_net_run(net) != MACE_OK) {
+  /* The input is read in place from x (mace_net_borrow_input, as mace_engine_run does): the
+   * tensor points at x for the run and back into the arena after it. */
+  const int in = mace_net_input(net, 0)->tensor;
+  mace_tensor *tx = mace_net_tensor(net, in);
+  void *arena_x = tx->data;
+  if (!mace_net_borrow_input(net, in, (void *)x) || tx->data != (const void *)x ||
+      mace_net_prepare(net) != MACE_OK || tx->data != (const void *)x) {
+    printf("FAIL: the input is not read in place\n");
+    ++failures;
+    goto out;
+  }
+  const mace_status st = mace_net_run(net);
+  (void)mace_net_borrow_input(net, in, NULL);
+  if (tx->data != arena_x) {
+    printf("FAIL: the input does not point back into the arena after the run\n");
+    ++failures;
+  }
+  if (st != MACE_OK) {
     printf("FAIL: run: %s\n", mace_last_error());
     goto out;
   }
