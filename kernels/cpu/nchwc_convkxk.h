@@ -38,7 +38,8 @@ void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int k_h
                                  const float *w /* [out_c][in_c][k_h][k_w] */, float *packed);
 
 /* y = act(conv(x) + bias (+ res)) for output channel blocks [ob0, ob1) and output rows
- * [oy0, oy1) (every column). No allocation. */
+ * [oy0, oy1) (every column). No allocation. y may hold partial sums until the call returns,
+ * so it must not overlap x or res. */
 typedef void (*mace_f32_nchwc_convkxk_fn)(const mace_nchwc_convkxk *a, int64_t ob0,
                                           int64_t ob1, int64_t oy0, int64_t oy1);
 void mace_f32_nchwc_convkxk__ref(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1,

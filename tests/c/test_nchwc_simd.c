@@ -375,6 +375,16 @@ static void test_ck(const mace_simd_kernels *v) {
                  g_acts[n % N_ACTS], 0, ++seed);
   check_ck(v, 16, 40, 3, 3, 1, 56, 56, pads[1], 1, 3, MACE_ACT_RELU, 0, ++seed);
   check_ck(v, 20, 24, 3, 3, 2, 56, 56, pads[3], 0, 1, MACE_ACT_NONE, 0, ++seed);
+  /* filters whose output-block pair is over 256 KB at every block width (1024 input channels:
+   * the kernel's one-pass-per-input-block path with prefetch): ResNet stage 4's 7x7 plane
+   * (two-row tiles), its 14x14 -> 7x7 stride 2, a 9x9 one (one-row tiles) with 3 output
+   * blocks at 16 (a last single block); sub-ranges, residual, and activations applied in the
+   * tile and after the row */
+  check_ck(v, 1024, 40, 3, 3, 1, 7, 7, pads[1], 1, 3, MACE_ACT_RELU, 0, ++seed);
+  check_ck(v, 1000, 24, 3, 3, 2, 14, 14, pads[3], 0, 1, MACE_ACT_SIGMOID, 0, ++seed);
+  check_ck(v, 1024, 32, 3, 3, 2, 15, 15, pads[0], 1, 3, MACE_ACT_RELUX, 0, ++seed);
+  check_ck(v, 1024, 33, 3, 3, 1, 9, 9, pads[1], 0, 2, MACE_ACT_HARDSWISH, 0, ++seed);
+  check_ck(v, 1024, 17, 3, 3, 1, 9, 9, pads[1], 1, 0, MACE_ACT_NONE, 0, ++seed);
   /* first convolutions: 3 plain channels, 3x3 stride 2 and 7x7 stride 2 (padding 3) */
   const int64_t pad3[4] = {3, 3, 3, 3};
   check_ck(v, 3, 64, 3, 3, 2, 57, 57, pads[1], 0, 1, MACE_ACT_RELU, 1, ++seed);
