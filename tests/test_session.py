@@ -305,6 +305,16 @@ def test_engine_arguments():
     mace.Session(tm.relu_model(), affinity="little", num_threads=2).run(tm.rand_x())
 
 
+def test_run_gives_the_callers_cpu_mask_back():
+    """The default policy pins the calling thread only while a run lasts."""
+    own = os.sched_getaffinity(0)
+    x = tm.rand_x()
+    for aff in (None, "big", "none"):
+        s = mace.Session(tm.relu_model(), num_threads=2, affinity=aff)
+        np.testing.assert_array_equal(s.run(x), tm.relu_ref(x))
+        assert os.sched_getaffinity(0) == own, aff
+
+
 def test_missing_file_is_an_error(tmp_path):
     with pytest.raises(mace.MaceError):
         mace.Session(tmp_path / "nope.pb")

@@ -29,7 +29,7 @@ void mace_config_init(mace_config *config) {
   memset(config, 0, sizeof(*config));
   config->device = MACE_DEVICE_CPU;
   config->num_threads = -1;
-  config->affinity = MACE_AFFINITY_NONE;
+  config->affinity = MACE_AFFINITY_BIG_ONLY;
 }
 
 static mace_status engine_build(mace_engine *eng, const void *graph, size_t graph_size,

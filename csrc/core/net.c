@@ -826,19 +826,24 @@ mace_status mace_net_run(mace_net *net) {
     return mace_error(MACE_INVALID_INPUT, "the net needs the values of its inputs before it can "
                       "run (op '%s' reads them)", net->ops[net->n_built].name);
   MACE_RETURN_IF_ERROR(mace_net_prepare(net));
-  for (int i = 0; i < net->n_ops; ++i) {
+  mace_caller_binding binding;
+  mace_threadpool_bind_caller(net->pool, &binding);
+  mace_status st = MACE_OK;
+  for (int i = 0; i < net->n_ops && st == MACE_OK; ++i) {
     mace_op *op = &net->ops[i];
     if (net->evaluated[i]) continue; /* computed during infer */
     double t0 = net->profiling ? now_ms() : 0;
-    mace_status st = op->kind->run(op);
+    st = op->kind->run(op);
     if (st != MACE_OK) {
       /* Ops name themselves in their messages; add the name only where one did not. */
       char tag[256];
       snprintf(tag, sizeof(tag), "op '%s'", op->name);
-      if (strstr(mace_last_error(), tag)) return st;
-      return mace_error_wrap(st, "op '%s' (%s)", op->name, op->type);
+      if (!strstr(mace_last_error(), tag))
+        st = mace_error_wrap(st, "op '%s' (%s)", op->name, op->type);
+    } else if (net->profiling) {
+      net->op_ms[i] = now_ms() - t0;
     }
-    if (net->profiling) net->op_ms[i] = now_ms() - t0;
   }
-  return MACE_OK;
+  mace_threadpool_unbind_caller(&binding);
+  return st;
 }

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -92,6 +93,7 @@ struct mace_threadpool {
   int64_t spin_ns;          /* spin_ns_config(), or 0 with more threads than cores: polling
                              * threads would then hold the cores the others need */
   mace_affinity affinity;
+  int caller_cpu;           /* the caller's core under the policy, or -1 */
   int refs;                 /* shared pools: engines holding it (under g_shared_mu) */
   struct mace_threadpool *next_shared;
   pthread_mutex_t job_mu;   /* one job at a time (callers from several engines) */
@@ -148,16 +150,20 @@ static void *worker_main(void *arg) {
   }
 }
 
-/* Cores sorted by max frequency; BIG_ONLY keeps the fastest, LITTLE_ONLY the slowest. */
-static void pin_thread(pthread_t t, mace_affinity affinity, int index) {
-  if (affinity == MACE_AFFINITY_NONE) return;
-  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  if (ncpu <= 0 || ncpu > 1024) return;
+/* The core of thread `index` (0 the caller) under `affinity`, or -1: among the cores this
+ * process may run on, those of the highest (BIG_ONLY) or lowest (LITTLE_ONLY) max frequency,
+ * in turn. */
+static int policy_cpu(mace_affinity affinity, int index) {
+  if (affinity == MACE_AFFINITY_NONE) return -1;
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return -1;
   long best = -1, worst = -1;
-  long freq[1024];
-  for (long c = 0; c < ncpu; ++c) {
+  long freq[CPU_SETSIZE];
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    freq[c] = -1;
+    if (!CPU_ISSET(c, &allowed)) continue;
     char path[128];
-    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/cpufreq/cpuinfo_max_freq", c);
+    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq", c);
     FILE *f = fopen(path, "r");
     freq[c] = 0;
     if (f) {
@@ -167,17 +173,41 @@ static void pin_thread(pthread_t t, mace_affinity affinity, int index) {
     if (best < 0 || freq[c] > best) best = freq[c];
     if (worst < 0 || freq[c] < worst) worst = freq[c];
   }
-  long want = affinity == MACE_AFFINITY_BIG_ONLY ? best : worst;
+  const long want = affinity == MACE_AFFINITY_BIG_ONLY ? best : worst;
+  int count = 0;
+  for (int c = 0; c < CPU_SETSIZE; ++c) count += freq[c] >= 0 && freq[c] == want;
+  if (count == 0) return -1;
+  for (int c = 0, k = 0; c < CPU_SETSIZE; ++c)
+    if (freq[c] >= 0 && freq[c] == want && k++ == index % count) return c;
+  return -1;
+}
+
+static void pin_thread(pthread_t t, int cpu) {
+  if (cpu < 0) return;
   cpu_set_t set;
   CPU_ZERO(&set);
-  int k = 0, chosen = -1;
-  long count = 0;
-  for (long c = 0; c < ncpu; ++c) count += freq[c] == want;
-  for (long c = 0; c < ncpu; ++c)
-    if (freq[c] == want && k++ == index % (count ? count : 1)) chosen = (int)c;
-  if (chosen < 0) return;
-  CPU_SET(chosen, &set);
+  CPU_SET(cpu, &set);
   pthread_setaffinity_np(t, sizeof(set), &set);
+}
+
+void mace_threadpool_bind_caller(const mace_threadpool *p, mace_caller_binding *saved) {
+  _Static_assert(sizeof(cpu_set_t) <= sizeof(saved->mask), "mace_caller_binding is too small");
+  saved->bound = 0;
+  if (!p || p->caller_cpu < 0) return;
+  cpu_set_t own;
+  if (pthread_getaffinity_np(pthread_self(), sizeof(own), &own) != 0) return;
+  memcpy(saved->mask, &own, sizeof(own));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(p->caller_cpu, &set);
+  saved->bound = pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+void mace_threadpool_unbind_caller(const mace_caller_binding *saved) {
+  if (!saved->bound) return;
+  cpu_set_t own;
+  memcpy(&own, saved->mask, sizeof(own));
+  pthread_setaffinity_np(pthread_self(), sizeof(own), &own);
 }
 
 mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
@@ -220,10 +250,10 @@ mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
         mace_threadpool_destroy(p);
         return mace_error(MACE_OUT_OF_RESOURCES, "could not start worker thread %d", i);
       }
-      pin_thread(p->workers[i], affinity, i + 1);
+      pin_thread(p->workers[i], policy_cpu(affinity, i + 1));
     }
   }
-  pin_thread(pthread_self(), affinity, 0);
+  p->caller_cpu = num_threads > 1 ? policy_cpu(affinity, 0) : -1;
   *out = p;
   return MACE_OK;
 }

@@ -24,6 +24,18 @@ mace_status mace_threadpool_acquire(int num_threads, mace_affinity affinity,
 void mace_threadpool_release(mace_threadpool *pool);
 int mace_threadpool_size(const mace_threadpool *pool);
 
+/* With an affinity policy and workers, the pool's threads each have a core of the policy's
+ * set: the workers from their start, the calling thread (thread 0) only between bind_caller
+ * and unbind_caller (a net's run), since the caller is the application's thread and threads
+ * it starts later inherit its mask. `saved` keeps the caller's own mask meanwhile. Without a
+ * policy, workers or a core for the caller, both do nothing. */
+typedef struct mace_caller_binding {
+  int bound;
+  uint64_t mask[16]; /* the caller's cpu_set_t (1024 CPUs) */
+} mace_caller_binding;
+void mace_threadpool_bind_caller(const mace_threadpool *pool, mace_caller_binding *saved);
+void mace_threadpool_unbind_caller(const mace_caller_binding *saved);
+
 /* Runs fn over [0, n) in contiguous chunks of at least `grain` items, four per thread where
  * there are enough items (else one): thread t (the caller is 0) takes its own chunks first,
  * so consecutive calls give a thread the same part of their windows; a late thread's chunks

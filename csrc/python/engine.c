@@ -49,7 +49,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
                            "num_threads", "affinity", "device", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
-  int num_threads = -1, affinity = 0;
+  int num_threads = -1, affinity = MACE_AFFINITY_BIG_ONLY;
   const char *device = "cpu";
   Py_buffer graph_buf;
   int has_graph_buf = 0;
@@ -687,7 +687,7 @@ static PyMethodDef Engine_methods[] = {
 
 PyDoc_STRVAR(Engine_doc,
              "Engine(graph=None, weights=None, graph_path=None, weights_path=None, "
-             "num_threads=-1, affinity=0, device='cpu')\n\n"
+             "num_threads=-1, affinity=1, device='cpu')\n\n"
              "A loaded mace model. Give the graph (.pb contents) and weights (.data contents) as\n"
              "bytes-like objects (the weights are used in place, not copied) or as file paths\n"
              "(the weights file is mmap'd). num_threads <= 0 uses one thread per core; affinity\n"

@@ -9,7 +9,7 @@ import numpy as np
 from . import _mace
 from .errors import InvalidInputError
 
-_AFFINITY = {None: 0, "none": 0, "big": 1, "big_only": 1, "little": 2, "little_only": 2}
+_AFFINITY = {None: 1, "none": 0, "big": 1, "big_only": 1, "little": 2, "little_only": 2}
 
 
 class TensorSpec(NamedTuple):
@@ -57,7 +57,9 @@ class Session:
       * mace graph bytes together with ``weights`` bytes,
       * a converted model (what ``mace.convert`` returns).
 
-    ``num_threads`` <= 0 uses one thread per core; ``affinity`` is None, "big" or "little".
+    ``num_threads`` <= 0 uses one thread per core; ``affinity`` is "big" (the default: with
+    more than one thread, each on a core of its own among the fastest, the calling thread only
+    while a run lasts), "little" or "none" (left to the OS).
     ``input_shapes`` ({name: shape}) fixes the input shapes of an ONNX model being converted
     (needed when its inputs have symbolic dims).
 

@@ -45,7 +45,7 @@ int main(void) {
   mace_config cfg;
   memset(&cfg, 0x5a, sizeof(cfg));
   mace_config_init(&cfg);
-  CHECK(cfg.device == MACE_DEVICE_CPU && cfg.num_threads <= 0 && cfg.affinity == MACE_AFFINITY_NONE &&
+  CHECK(cfg.device == MACE_DEVICE_CPU && cfg.num_threads <= 0 && cfg.affinity == MACE_AFFINITY_BIG_ONLY &&
             cfg.borrow_weights == 0,
         "config defaults: device %d threads %d affinity %d borrow %d", (int)cfg.device, cfg.num_threads,
         (int)cfg.affinity, cfg.borrow_weights);

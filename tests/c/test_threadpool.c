@@ -1,6 +1,9 @@
 /* Unit test of the thread pool: parallel_for covers [0, n) exactly once in few contiguous chunks for
- * many n / grain / thread counts; pools are created and destroyed repeatedly; errors are reported. */
+ * many n / grain / thread counts; pools are created and destroyed repeatedly; errors are reported;
+ * the caller is pinned only while bound. */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -134,6 +137,38 @@ static void check_shared_pools(void) {
   mace_threadpool_release(NULL);
 }
 
+/* The caller takes its core only between bind and unbind, and gets its own mask back; a pool
+ * without a policy or without workers leaves it alone. */
+static void check_caller_binding(void) {
+  cpu_set_t own, now;
+  CHECK(pthread_getaffinity_np(pthread_self(), sizeof(own), &own) == 0, "getaffinity");
+  const mace_affinity affs[] = {MACE_AFFINITY_NONE, MACE_AFFINITY_BIG_ONLY};
+  for (int a = 0; a < 2; ++a)
+    for (int threads = 1; threads <= 2; ++threads) {
+      mace_threadpool *pool = NULL;
+      CHECK(mace_threadpool_create(threads, affs[a], &pool) == MACE_OK, "create");
+      if (!pool) continue;
+      mace_caller_binding b;
+      mace_threadpool_bind_caller(pool, &b);
+      pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
+      const int pinned = affs[a] != MACE_AFFINITY_NONE && threads > 1;
+      CHECK(b.bound == pinned, "affinity %d threads %d: bound %d", (int)affs[a], threads, b.bound);
+      CHECK(pinned ? CPU_COUNT(&now) == 1 : CPU_EQUAL(&now, &own),
+            "affinity %d threads %d: the caller may run on %d cores while bound", (int)affs[a],
+            threads, CPU_COUNT(&now));
+      check_cover(pool, threads, 1000, 1); /* works while bound */
+      mace_threadpool_unbind_caller(&b);
+      pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
+      CHECK(CPU_EQUAL(&now, &own), "affinity %d threads %d: caller's mask not restored",
+            (int)affs[a], threads);
+      mace_threadpool_destroy(pool);
+    }
+  mace_caller_binding none;
+  mace_threadpool_bind_caller(NULL, &none);
+  CHECK(!none.bound, "a NULL pool bound the caller");
+  mace_threadpool_unbind_caller(&none);
+}
+
 int main(void) {
   static const int kThreads[] = {1, 2, 3, 4, 7, 8, 16};
   static const int64_t kN[] = {0, 1, 2, 3, 5, 7, 8, 15, 16, 17, 100, 1000, 4097, 100003};
@@ -185,6 +220,7 @@ int main(void) {
     mace_threadpool_destroy(pool);
   }
   check_shared_pools();
+  check_caller_binding();
   if (failures) {
     fprintf(stderr, "test_threadpool: %d check(s) failed\n", failures);
     return 1;

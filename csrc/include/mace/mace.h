@@ -5,7 +5,7 @@
  *   #include <mace/mace.h>
  *
  *   mace_config cfg;
- *   mace_config_init(&cfg);              // CPU, all cores, no affinity
+ *   mace_config_init(&cfg);              // CPU, all cores, a big core per thread
  *   cfg.num_threads = 2;
  *   mace_engine *eng = NULL;
  *   if (mace_engine_create_from_files("m.pb", "m.data", &cfg, &eng) != MACE_OK) {
@@ -85,7 +85,9 @@ typedef enum mace_affinity {
 typedef struct mace_config {
   mace_device device;
   int num_threads;          /* <= 0: one per online core */
-  mace_affinity affinity;   /* pin workers to cores; NONE leaves it to the OS */
+  mace_affinity affinity;   /* default BIG_ONLY: with workers, a core per thread among the
+                             * fastest (the caller's only during a run); NONE leaves it to
+                             * the OS */
   int borrow_weights;       /* create_from_buffers: use the weights buffer in place */
 } mace_config;
 
