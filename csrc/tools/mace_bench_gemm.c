@@ -1,9 +1,10 @@
 /* mace_bench_gemm: GFLOPS of every f32 GEMM microkernel family this CPU supports (and the
  * reference GEMM) on ResNet-50 shaped convolutions as GEMMs, next to the CPU's FMA peak; then,
  * on one thread, the blocked (NCHWc) pointwise and direct kernels of the active ISA on the
- * stage 3-4 convolutions ResNet-50 runs on them, with one filter (it stays in L2 / L3) and
- * with 16 copies of it used in turn (each call's filter comes from L3 or memory, as in a
- * network, where a layer's weights were last read a whole run ago).
+ * stage 3-4 convolutions ResNet-50 runs on them and on MobileNetV1's pointwise layers, with
+ * one filter (it stays in L2 / L3), with 16 copies of it used in turn (each call's filter
+ * comes from L3 or memory), and with the filter evicted from the caches before each call (as
+ * in a network, where a layer's weights were last read a whole run ago).
  *
  *   mace_bench_gemm [--threads N] [--min_time SECONDS]
  *
@@ -142,8 +143,9 @@ static void ref_range(void *ctx, int64_t begin, int64_t end) {
                      j->p->n);
 }
 
-/* Blocked kernels on ResNet-50's stage 3-4 shapes: k 1 = pointwise (in_hw = out_hw), k 3 =
- * direct 3x3 on an input with its padding written in (as Conv2D runs narrow planes). */
+/* Blocked kernels on ResNet-50's stage 3-4 shapes and MobileNetV1's 1x1s: k 1 = pointwise
+ * (in_hw = out_hw), k 3 = direct 3x3 on an input with its padding written in (as Conv2D runs
+ * narrow planes). */
 typedef struct nchwc_problem {
   const char *name;
   int64_t in_c, out_c, in_hw, out_hw;
@@ -157,6 +159,10 @@ static const nchwc_problem kNchwcProblems[] = {
     {"stage4 1x1 512->2048 7x7", 512, 2048, 7, 7, 1, 1},
     {"stage4 3x3 512 7x7 (direct)", 512, 512, 9, 7, 3, 1},
     {"stage4 3x3/2 512 14x14->7x7", 512, 512, 15, 7, 3, 2},
+    /* MobileNetV1's pointwise convolutions: small filters, larger planes */
+    {"mbv1 1x1 128->128 56x56", 128, 128, 56, 56, 1, 1},
+    {"mbv1 1x1 256->256 28x28", 256, 256, 28, 28, 1, 1},
+    {"mbv1 1x1 512->512 14x14", 512, 512, 14, 14, 1, 1},
 };
 #define NCHWC_COPIES 16
 
