@@ -150,13 +150,13 @@ static void *worker_main(void *arg) {
   }
 }
 
-/* The core of thread `index` (0 the caller) under `affinity`, or -1: among the cores this
- * process may run on, those of the highest (BIG_ONLY) or lowest (LITTLE_ONLY) max frequency,
- * in turn. */
-static int policy_cpu(mace_affinity affinity, int index) {
-  if (affinity == MACE_AFFINITY_NONE) return -1;
+/* The cores of `affinity` into cpus (CPU_SETSIZE), returns their count (0 for NONE or when
+ * unknown): among the cores this process may run on, those of the highest (BIG_ONLY) or
+ * lowest (LITTLE_ONLY) max frequency. Thread t gets cpus[t % count] (the caller is 0). */
+static int policy_cpus(mace_affinity affinity, int *cpus) {
+  if (affinity == MACE_AFFINITY_NONE) return 0;
   cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return -1;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return 0;
   long best = -1, worst = -1;
   long freq[CPU_SETSIZE];
   for (int c = 0; c < CPU_SETSIZE; ++c) {
@@ -175,11 +175,9 @@ static int policy_cpu(mace_affinity affinity, int index) {
   }
   const long want = affinity == MACE_AFFINITY_BIG_ONLY ? best : worst;
   int count = 0;
-  for (int c = 0; c < CPU_SETSIZE; ++c) count += freq[c] >= 0 && freq[c] == want;
-  if (count == 0) return -1;
-  for (int c = 0, k = 0; c < CPU_SETSIZE; ++c)
-    if (freq[c] >= 0 && freq[c] == want && k++ == index % count) return c;
-  return -1;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (freq[c] >= 0 && freq[c] == want) cpus[count++] = c;
+  return count;
 }
 
 static void pin_thread(pthread_t t, int cpu) {
@@ -232,6 +230,9 @@ mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
   atomic_init(&p->claim, 0);
   for (int i = 0; i < MAX_THREADS; ++i) atomic_init(&p->chunk_job[i], 0);
   atomic_init(&p->done, 0);
+  /* The policy's cores, read once (the sysfs files of every allowed core). */
+  int cpus[CPU_SETSIZE];
+  const int n_cpus = num_threads > 1 ? policy_cpus(affinity, cpus) : 0;
   if (num_threads > 1) {
     p->workers = calloc((size_t)num_threads - 1, sizeof(pthread_t));
     p->args = calloc((size_t)num_threads - 1, sizeof(worker_arg));
@@ -250,10 +251,10 @@ mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
         mace_threadpool_destroy(p);
         return mace_error(MACE_OUT_OF_RESOURCES, "could not start worker thread %d", i);
       }
-      pin_thread(p->workers[i], policy_cpu(affinity, i + 1));
+      pin_thread(p->workers[i], n_cpus ? cpus[(i + 1) % n_cpus] : -1);
     }
   }
-  p->caller_cpu = num_threads > 1 ? policy_cpu(affinity, 0) : -1;
+  p->caller_cpu = n_cpus ? cpus[0] : -1;
   *out = p;
   return MACE_OK;
 }
