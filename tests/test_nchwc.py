@@ -583,6 +583,28 @@ def test_resnet_chains_are_blocked(monkeypatch, n, c, hw):
         assert _one_chain(types), types
 
 
+@pytest.mark.parametrize("winograd", [2, 4])
+def test_blocked_winograd_thread_shares(monkeypatch, winograd):
+    """Blocked Winograd layers of enough tiles give each thread an equal, contiguous share of
+    all images' tiles (ops/winograd_nchwc.c): shares that cross images (batch 2 at 3 threads),
+    blocks cut within a share, tiles past the plane's edge (45x43)."""
+    g = Net(seed=50 + winograd)
+    h = g.op("Relu", [g.conv("x", 24, 32)])
+    t = g.op("Relu", [g.conv(h, 32, 32, k=3)])
+    h = g.op("Relu", [g.op("Add", [g.conv(t, 32, 32, k=3), h])])
+    model = g.model([2, 24, 45, 43], [g.conv(g.conv(h, 32, 32), 32, 24)])
+    x = rand(2, 24, 45, 43, seed=15)
+    ref = run_ort(model, {"x": x})[0]
+    converted = mace.convert(model)
+    for op in converted.graph.ops:
+        if op.type == "Conv2D":
+            op.args["winograd"] = winograd
+    for threads in (2, 3):
+        sess = mace.Session(converted, num_threads=threads)
+        assert_close(sess.run({"x": x})[sess.outputs[0].name], ref,
+                     what=f"F({winograd},3), {threads} threads")
+
+
 @pytest.mark.parametrize("winograd", [2, 4, 0])
 @pytest.mark.parametrize("act", ["Relu", "Sigmoid"])
 def test_blocked_winograd_argument(winograd, act):

@@ -139,20 +139,40 @@ static void wn_set_block(wn_job *j, int64_t bi) {
   j->t1 = j->t0 + w->block < tiles ? j->t0 + w->block : tiles;
 }
 
-/* Slots [begin, end): slot s computes blocks s, s + slots, ... alone, in its own scratch. */
+/* Slots [begin, end): slot s computes, alone and in its own scratch, an equal share of all
+ * images' tiles, cut at multiples of the pointwise register tile, in blocks of at most
+ * w->block tiles of one image (equal-sized within an image, whole register tiles but the
+ * last). A slot taking every slots-th block had left ResNet-50's 64 on 56x56 (196 F(4,3)
+ * tiles, blocks of 56) with 112 tiles on one thread and 84 on the other: 1.66-1.75x over one
+ * thread. The shares are contiguous, so a thread reads the rows the layer before wrote on it. */
+static int64_t share_start(int64_t s, int64_t slots, int64_t total, int64_t mr) {
+  return s >= slots ? total : (s * total / slots + mr / 2) / mr * mr;
+}
+
 static void slots_range(void *p, int64_t begin, int64_t end) {
   const wn_job *base = p;
   const mace_winograd_nchwc *w = base->w;
   const int64_t npt = (w->a.g.m + 2) * (w->a.g.m + 2), nob = w->a.g.out_c / w->a.block;
+  const int64_t tiles = w->a.g.tiles_h * w->a.g.tiles_w, total = w->batch * tiles;
+  const int64_t mr = MACE_NCHWC_C1_MR(w->a.block);
   for (int64_t s = begin; s < end; ++s) {
     wn_job j = *base;
     j.v += s * w->slot_floats;
     j.mm = j.v + round_up16(npt * w->a.g.in_c * w->block);
-    for (int64_t bi = s; bi < w->batch * w->n_blocks; bi += w->slots) {
-      wn_set_block(&j, bi);
+    const int64_t g0 = share_start(s, w->slots, total, mr);
+    const int64_t g1 = share_start(s + 1, w->slots, total, mr);
+    for (int64_t g = g0; g < g1;) {
+      j.img = g / tiles;
+      const int64_t t_end = g1 - j.img * tiles < tiles ? g1 - j.img * tiles : tiles;
+      const int64_t len = t_end - g % tiles, n = (len + w->block - 1) / w->block;
+      int64_t nt = ((len + n - 1) / n + mr - 1) / mr * mr;
+      if (nt > w->block) nt = w->block;
+      j.t0 = g % tiles;
+      j.t1 = j.t0 + nt < t_end ? j.t0 + nt : t_end;
       input_range(&j, 0, w->a.g.in_c / w->a.block);
       products_range(&j, 0, npt * ((nob + 1) / 2));
       output_range(&j, 0, nob);
+      g += j.t1 - j.t0;
     }
   }
 }

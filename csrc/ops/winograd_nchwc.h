@@ -25,7 +25,7 @@ typedef struct mace_winograd_nchwc {
   int u_block;
   int64_t block;             /* tiles per block (the products' pixels) */
   int64_t n_blocks;          /* per image */
-  int64_t slots;             /* as in ops/winograd_conv.h: a thread per block, or 1 (shared) */
+  int64_t slots;             /* a share of the tiles a thread (slots_range), or 1 (shared) */
   int64_t slot_floats;       /* V and M of one block */
   size_t scratch_bytes;
   mace_f32_nchwc_conv1x1_fn pw;
