@@ -418,7 +418,7 @@ def test_pooling_is_blocked(monkeypatch, op, attrs, hw, c):
     h = g.op(op, [h], **attrs)
     h = g.conv(g.conv(g.conv(h, c, c), c, c, k=3, group=c), c, c)
     model = g.model([2, c, hw, hw], [h], opset=13 if "dilations" not in attrs else 13)
-    types = _check(model, rand(2, c, hw, hw, seed=3), monkeypatch)
+    types = _check(model, rand(2, c, hw, hw, seed=3), monkeypatch, threads=(1, 2, 3))
     if BLOCK:
         assert _one_chain(types) and "Pooling" in types, types
 
@@ -528,6 +528,31 @@ def test_direct_kxk_chains_match(monkeypatch, k, stride, pads, hw):
     types = _check(model, rand(1, 12, *hw, seed=11), monkeypatch)
     if BLOCK:
         assert _one_chain(types), types
+
+
+@pytest.mark.parametrize("n,cin,c,k,stride,hw", [
+    (2, 3, 32, 3, 2, (33, 31)),    # first convolution (plain input), then a max pool
+    (1, 3, 32, 7, 2, (40, 40)),
+    (2, 24, 20, 3, 2, (30, 29)),   # ResNet's 3x3/2, batch, channel tails
+    (1, 32, 32, 3, 2, (25, 26)),
+    (1, 12, 16, 5, 1, (9, 40)),    # fewer output rows than 3 threads' bands can share evenly
+])
+def test_direct_kxk_row_bands(monkeypatch, n, cin, c, k, stride, hw):
+    """Direct convolutions whose input plane outweighs their filter share it between threads
+    in row bands (ops/conv2d_nchwc.c), as does the max pool behind the first one: at 2 and 3
+    threads, on batches, bands of uneven height, residual fused."""
+    g = Net(seed=40 + cin + k)
+    h = "x" if cin == 3 else g.op("Relu", [g.conv("x", cin, cin)])
+    h = g.op("Relu", [g.conv(h, cin, c, k=k, stride=stride)])
+    if cin == 3:
+        h = g.op("MaxPool", [h], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    h = g.op("Relu", [g.conv(h, c, c)])
+    t = g.op("Add", [g.conv(h, c, c, k=3), h])
+    y = g.conv(g.op("Relu", [t]), c, c)
+    model = g.model([n, cin, *hw], [y])
+    types = _check(model, rand(n, cin, *hw, seed=12), monkeypatch, threads=(1, 2, 3))
+    if BLOCK:
+        print("TYPES", types)
 
 
 def test_squeezenet_is_blocked(monkeypatch):

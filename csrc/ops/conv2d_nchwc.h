@@ -45,6 +45,7 @@ typedef struct mace_conv_nchwc {
   int pixel_major;          /* items ordered (image, pixel range, group), else (image, group,
                              * pixel range) */
   int64_t dw_bands;         /* depthwise, > 0: items are (image, row band, block) */
+  int64_t direct_bands;     /* direct, > 0: row bands of the items (direct_range) */
   int x_plain;              /* direct only: x is plain NCHW (a first convolution), y blocked */
   int subsample;            /* direct 1x1 stride 2 unpadded: pointwise on a subsampled copy */
   int64_t padded_h, padded_w; /* direct, > 0: on a copy of x this high and wide, padding in */

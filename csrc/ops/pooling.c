@@ -22,6 +22,7 @@
 #include "core/op.h"
 #include "kernels/cpu/ref/pooling.h"
 #include "ops/conv_pad.h"
+#include "ops/nchwc_split.h"
 #include "ops/simd_dispatch.h"
 
 typedef struct pooling_state {
@@ -112,7 +113,8 @@ typedef struct pooling_ctx {
   const pooling_state *st;
   const float *x;
   float *y;
-  int block;  /* NCHWc: channels per block; 0: NCHW */
+  int block;     /* NCHWc: channels per block; 0: NCHW */
+  int64_t bands; /* NCHWc, > 0: items are (image, row band, block) */
 } pooling_ctx;
 
 /* Global pooling: each plane is one contiguous run, reduced with 16 independent partial
@@ -180,6 +182,21 @@ static int pooling_accepts_nchwc(mace_op *op, int block) {
   return MACE_NCHWC_ELEMENTWISE;
 }
 
+/* Output rows [y0, y1) of one plane (x, y: the plane's) as a pooling of its own: the input
+ * from the band's first window row on (a top padding only where that row is above the
+ * input), the bottom as it is. */
+static void pool_band(const pooling_ctx *c, mace_f32_nchwc_pool2d_fn fn, const float *x,
+                      float *y, int64_t y0, int64_t y1) {
+  const pooling_state *st = c->st;
+  mace_pool2d_shape s = st->shape;
+  const int64_t top = y0 * s.stride_h - s.pad_top, r0 = top > 0 ? top : 0;
+  s.in_h -= r0;
+  s.pad_top = r0 - top;
+  s.out_h = y1 - y0;
+  fn(&s, st->is_max, st->count_include_pad, c->block, x + r0 * s.in_w * c->block,
+     y + y0 * s.out_w * c->block, 0, 1);
+}
+
 static void pooling_nchwc_range(void *p, int64_t begin, int64_t end) {
   const pooling_ctx *c = p;
   const pooling_state *st = c->st;
@@ -190,22 +207,40 @@ static void pooling_nchwc_range(void *p, int64_t begin, int64_t end) {
         st->is_max, b, st->shape.in_h * st->shape.in_w, c->x, c->y, begin, end);
     return;
   }
-  (fast ? k->nchwc_pool2d : mace_f32_nchwc_pool2d__ref)(&st->shape, st->is_max,
-                                                        st->count_include_pad, b, c->x, c->y,
-                                                        begin, end);
+  const mace_f32_nchwc_pool2d_fn fn = fast ? k->nchwc_pool2d : mace_f32_nchwc_pool2d__ref;
+  if (c->bands) {
+    const mace_pool2d_shape *s = &st->shape;
+    const int64_t blocks = MACE_NCHWC_PADDED(s->channels, b) / b;
+    for (int64_t it = begin; it < end; ++it) {
+      const mace_nchwc_band_item i = mace_nchwc_band_item_at(it, c->bands, blocks, s->out_h);
+      const int64_t plane = i.img * blocks + i.block;
+      if (i.y0 < i.y1)
+        pool_band(c, fn, c->x + plane * s->in_h * s->in_w * b,
+                  c->y + plane * s->out_h * s->out_w * b, i.y0, i.y1);
+    }
+    return;
+  }
+  fn(&st->shape, st->is_max, st->count_include_pad, b, c->x, c->y, begin, end);
 }
 
 static mace_status pooling_run(mace_op *op) {
   const pooling_state *st = op->state;
   const mace_tensor *x = op->inputs[0];
   if (x->layout == MACE_LAYOUT_NCHWC) {
-    pooling_ctx c = {st, x->data, op->outputs[0]->data, x->block};
-    const int64_t items = st->shape.batch * (MACE_NCHWC_PADDED(st->shape.channels, x->block) /
-                                             x->block);
+    /* Row bands where the layer before split its plane into them (ops/nchwc_split.h). */
+    const mace_pool2d_shape *s = &st->shape;
+    const int threads = mace_threadpool_size(op->pool);
+    const int64_t blocks = MACE_NCHWC_PADDED(s->channels, x->block) / x->block;
+    const int64_t bands =
+        !st->global && threads > 1 && mace_nchwc_row_split(blocks * x->block, s->in_h * s->in_w)
+            ? mace_nchwc_bands(s->out_h, threads)
+            : 0;
+    pooling_ctx c = {st, x->data, op->outputs[0]->data, x->block, bands};
+    const int64_t items = s->batch * (c.bands ? c.bands : 1) * blocks;
     mace_threadpool_parallel_for(op->pool, items, 1, pooling_nchwc_range, &c);
     return MACE_OK;
   }
-  pooling_ctx c = {st, x->data, op->outputs[0]->data, 0};
+  pooling_ctx c = {st, x->data, op->outputs[0]->data, 0, 0};
   mace_threadpool_parallel_for(op->pool, st->shape.batch * st->shape.channels, 1, pooling_range,
                                &c);
   return MACE_OK;
