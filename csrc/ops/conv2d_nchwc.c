@@ -231,11 +231,11 @@ static void pointwise_range(void *p, int64_t begin, int64_t end) {
   const mace_conv_nchwc *c = j->c;
   const mace_conv2d_shape *s = &c->s;
   const int64_t hw = s->out_h * s->out_w, n_ob = c->out_cp / c->block;
+  int64_t og, pc = pointwise_item(c, begin, &og);
   for (int64_t it = begin; it < end; ++it) {
     const int64_t img = it / (c->n_og * c->n_pc);
-    int64_t og, next_og = -1;
-    const int64_t pc = pointwise_item(c, it, &og);
-    if (it + 1 < end) (void)pointwise_item(c, it + 1, &next_og);
+    int64_t next_og = -1;
+    const int64_t next_pc = it + 1 < end ? pointwise_item(c, it + 1, &next_og) : 0;
     const int64_t p0 = pc * c->p_chunk, p1 = p0 + c->p_chunk < hw ? p0 + c->p_chunk : hw;
     const int64_t ob0 = og * c->og_size, ob1 = ob0 + c->og_size < n_ob ? ob0 + c->og_size : n_ob;
     /* The next item's weights, unless they are this one's (another pixel range). */
@@ -249,6 +249,8 @@ static void pointwise_range(void *p, int64_t begin, int64_t end) {
                                   .act = j->act, .y = j->y + img * c->out_cp * hw,
                                   .w_next = next};
     c->pw(&a, ob0, ob1, p0, p1);
+    og = next_og;
+    pc = next_pc;
   }
 }
 

@@ -125,7 +125,9 @@ def add_run(sub) -> None:
     p.add_argument("--round", type=int, default=1, help="timed runs (default 1)")
     p.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
     p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
-    p.add_argument("--affinity", choices=["none", "big", "little"], default=None)
+    p.add_argument("--affinity", choices=["none", "big", "little"], default=None,
+                   help="thread placement: big (default: each thread on a core of its own "
+                        "among the fastest), little, or none (left to the OS)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("--profile", action="store_true", help="also print per-op times")
     p.set_defaults(func=cmd_run)
