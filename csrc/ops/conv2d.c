@@ -354,7 +354,8 @@ static mace_status conv2d_infer(mace_op *op) {
   /* The packed B (the input, or its im2col written straight in the packed layout) and, for a
    * filter given at run time, the packed A. */
   op->scratch_bytes = mace_gemm_scratch_bytes(st->gemm, st->gm, st->gn, st->gk,
-                                              st->packed_w != NULL, 0);
+                                              st->packed_w != NULL, 0,
+                                              mace_threadpool_size(op->pool));
   return MACE_OK;
 }
 

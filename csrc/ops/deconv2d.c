@@ -185,7 +185,8 @@ static mace_status deconv2d_infer(mace_op *op) {
   }
   st->cols_bytes = ((size_t)(g * st->gm * st->gn) * sizeof(float) + 63) / 64 * 64;
   op->scratch_bytes = st->cols_bytes + mace_gemm_scratch_bytes(st->gemm, st->gm, st->gn, st->gk,
-                                                                st->packed_w != NULL, 0);
+                                                                st->packed_w != NULL, 0,
+                                                                mace_threadpool_size(op->pool));
   return MACE_OK;
 }
 

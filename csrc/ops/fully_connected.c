@@ -88,7 +88,8 @@ static mace_status fc_infer(mace_op *op) {
                      (st->n + st->gemm->nr - 1) / st->gemm->nr);
   }
   op->scratch_bytes = mace_gemm_scratch_bytes(st->gemm, st->m, st->n, st->k, 0,
-                                              st->packed_w != NULL);
+                                              st->packed_w != NULL,
+                                              mace_threadpool_size(op->pool));
   return MACE_OK;
 }
 

@@ -83,14 +83,17 @@ typedef struct mace_gemm_args {
   void *pack_b_ctx;
 } mace_gemm_args;
 
-/* Scratch mace_gemm_run needs (bytes, 64-byte multiples) for the operands not packed yet. */
+/* Scratch mace_gemm_run needs (bytes, 64-byte multiples) for the operands not packed yet, on
+ * a pool of `threads` (a small B is packed once per thread). */
 size_t mace_gemm_scratch_bytes(const mace_gemm_family *f, int64_t m, int64_t n, int64_t k,
-                               int a_packed, int b_packed);
+                               int a_packed, int b_packed, int threads);
 
 /* Packs what needs packing into `scratch`, then computes C over the pool's threads
- * (split along whichever of M and N has more panels; split along N, each thread packs and
- * computes its B panels a cache block at a time; one thread split along M packs B a K block
- * at a time). m, n >= 1; k >= 1. */
+ * (split along whichever of M and N has more panels, or along N where it has two panels a
+ * thread and M <= 2N; split along N, each thread packs and computes its B panels a cache block
+ * at a time; split along M, a small B is packed by every thread whole, a larger one once and
+ * shared; one thread split along M packs B a K block at a time). m, n >= 1; k >= 1. The
+ * scratch is what mace_gemm_scratch_bytes gave for the pool's thread count. */
 void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch);
 
 /* Computes panels [p_begin, p_end) of the split dimension (split_m: A panels, else B panels)

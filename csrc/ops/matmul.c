@@ -145,17 +145,18 @@ static mace_status matmul_infer(mace_op *op) {
     st->packed_k = st->k;
     st->packed_n = st->n;
   }
-  op->scratch_bytes = mace_gemm_scratch_bytes(st->gemm, st->m, st->n, st->k, 0,
-                                              st->packed_b != NULL);
   /* Many small products: one thread per share of the batches (a GEMM each, single-threaded)
    * costs less than spreading every small GEMM over all threads. */
-  const int64_t threads = op->pool ? mace_threadpool_size(op->pool) : 1;
+  const int threads = mace_threadpool_size(op->pool);
+  op->scratch_bytes = mace_gemm_scratch_bytes(st->gemm, st->m, st->n, st->k, 0,
+                                              st->packed_b != NULL, threads);
   st->slots = 0;
   if (threads > 1 && st->batch > 1 &&
       (st->batch % threads == 0 || st->batch >= 4 * threads ||
        st->m * st->n * st->k < MATMUL_SMALL_MACS)) {
     st->slots = st->batch < threads ? st->batch : threads;
-    st->slot_bytes = op->scratch_bytes;
+    st->slot_bytes = mace_gemm_scratch_bytes(st->gemm, st->m, st->n, st->k, 0,
+                                             st->packed_b != NULL, 1);
     op->scratch_bytes = st->slot_bytes * (size_t)st->slots;
   }
   return MACE_OK;

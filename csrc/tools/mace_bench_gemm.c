@@ -331,7 +331,8 @@ int main(int argc, char **argv) {
         if (f) {
           pa = malloc(sizeof(float) * mace_gemm_packed_a_floats(f, p->m, p->k));
           mace_gemm_pack_a(f, p->m, p->k, a, p->k, 1, pa, 0, (p->m + f->mr - 1) / f->mr);
-          scratch = malloc(mace_gemm_scratch_bytes(f, p->m, p->n, p->k, 1, 0));
+          scratch = malloc(mace_gemm_scratch_bytes(f, p->m, p->n, p->k, 1, 0,
+                                                   mace_threadpool_size(pool)));
           g = (mace_gemm_args){.f = f, .m = p->m, .n = p->n, .k = p->k, .a_packed = pa,
                                .b = b, .b_rs = p->n, .b_cs = 1, .c = c, .ldc = p->n};
         }

@@ -66,7 +66,8 @@ static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int
     if (prepack & 2) g.b_packed = pb;
   }
   void *scratch = malloc(mace_gemm_scratch_bytes(f, m, n, k, g.a_packed != NULL,
-                                                 g.b_packed != NULL) + 64);
+                                                 g.b_packed != NULL, mace_threadpool_size(pool)) +
+                         64);
   mace_gemm_run(pool, &g, scratch);
   reference(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, res, g.bias, g.bias_per_row, g.act, r);
   double maxerr = 0, maxref = 1;

@@ -87,15 +87,17 @@ def test_conv_threads(threads):
     check_model(_conv_model(xs, ws, attrs), {"x": rand(*xs, seed=1)}, num_threads=threads)
 
 
-# Two and three threads, GEMM split along N although A has more panels than B (M <= 2N:
-# gemm_dispatch.c), one K block and several (3x3 im2col, K = 864), with bias and activation.
-SPLIT_N_CASES = [((1, 116, 14, 14), (116, 116, 1, 1), {}),
-                 ((1, 96, 14, 13), (128, 96, 3, 3), {"pads": [1, 1, 1, 1]})]
+# Two and three threads (gemm_dispatch.c): GEMM split along N although A has more panels than
+# B (M <= 2N), one K block and several (3x3 im2col, K = 864); split along M with a small B
+# packed by every thread (232 on 7x7); with bias and activation.
+SPLIT_CASES = [((1, 116, 14, 14), (116, 116, 1, 1), {}),
+               ((1, 96, 14, 13), (128, 96, 3, 3), {"pads": [1, 1, 1, 1]}),
+               ((2, 232, 7, 7), (232, 232, 1, 1), {})]
 
 
-@pytest.mark.parametrize("case", SPLIT_N_CASES, ids=[_ids(c) for c in SPLIT_N_CASES])
+@pytest.mark.parametrize("case", SPLIT_CASES, ids=[_ids(c) for c in SPLIT_CASES])
 @pytest.mark.parametrize("threads", [2, 3])
-def test_conv_threads_split_along_n(case, threads):
+def test_conv_threads_gemm_splits(case, threads):
     xs, ws, attrs = case
     tail = [helper.make_node("Relu", ["c"], ["y"])]
     check_model(_conv_model(xs, ws, attrs, tail=tail), {"x": rand(*xs, seed=1)},
