@@ -15,8 +15,53 @@
 
 typedef struct transpose_state {
   int perm[MACE_MAX_DIMS];
+  /* The same permutation on the fewest dims (collapse): the kernel's rows are runs of the
+   * output's last collapsed dim. */
+  int c_nd;
+  int c_perm[MACE_MAX_DIMS];
+  int64_t c_dims[MACE_MAX_DIMS]; /* the input's, collapsed */
   int64_t rows, row_len;
 } transpose_state;
+
+/* dims (the input's) and perm on the fewest dims: dims of size 1 dropped, and input dims that
+ * stay next to each other and in order merged. ShuffleNetV2's channel shuffle, [1, 2, 116, 14,
+ * 14] -> [1, 116, 2, 14, 14], is [2, 116, 196] -> [116, 2, 196]: rows of 196 elements copied,
+ * where it copied rows of 14. 1 thread, 2-vCPU Xeon, per-op medians in alternating processes:
+ * [1, 232, 2, 7, 7] 0.018 -> 0.004 ms, [1, 58, 2, 28, 28] 0.018 -> 0.008; ShuffleNetV2 6%
+ * faster at 1 thread, 4% at 2. */
+static void collapse(transpose_state *s, const int64_t *dims, int nd) {
+  int index[MACE_MAX_DIMS], n_kept = 0; /* input dim -> its place among the dims kept */
+  int64_t kdims[MACE_MAX_DIMS];
+  for (int k = 0; k < nd; ++k) {
+    index[k] = dims[k] != 1 ? n_kept : -1;
+    if (dims[k] != 1) kdims[n_kept++] = dims[k];
+  }
+  int p[MACE_MAX_DIMS], np = 0; /* the permutation of the kept dims */
+  for (int k = 0; k < nd; ++k)
+    if (index[s->perm[k]] >= 0) p[np++] = index[s->perm[k]];
+  /* Groups: runs in p of consecutive input dims, numbered in output order. */
+  int group_of[MACE_MAX_DIMS], n_groups = 0;
+  for (int k = 0; k < np; ++k) {
+    if (k == 0 || p[k] != p[k - 1] + 1) ++n_groups;
+    group_of[p[k]] = n_groups - 1;
+  }
+  /* The collapsed input: the groups in input order, each the product of its dims. */
+  int rank_of[MACE_MAX_DIMS], c = 0;
+  for (int i = 0; i < np; ++i) {
+    if (i == 0 || group_of[i] != group_of[i - 1]) {
+      rank_of[group_of[i]] = c;
+      s->c_dims[c++] = 1;
+    }
+    s->c_dims[rank_of[group_of[i]]] *= kdims[i];
+  }
+  for (int g = 0; g < n_groups; ++g) s->c_perm[g] = rank_of[g];
+  s->c_nd = n_groups;
+  if (s->c_nd == 0) { /* every dim of size 1 */
+    s->c_nd = 1;
+    s->c_dims[0] = 1;
+    s->c_perm[0] = 0;
+  }
+}
 
 static mace_status transpose_infer(mace_op *op) {
   transpose_state *s = (transpose_state *)op->state;
@@ -43,9 +88,10 @@ static mace_status transpose_infer(mace_op *op) {
   }
   int64_t dims[MACE_MAX_DIMS];
   for (int k = 0; k < nd; ++k) dims[k] = x->dims[s->perm[k]];
-  s->row_len = nd ? dims[nd - 1] : 1;
+  collapse(s, x->dims, nd);
+  s->row_len = s->c_dims[s->c_perm[s->c_nd - 1]];
   s->rows = 1;
-  for (int k = 0; k + 1 < nd; ++k) s->rows *= dims[k];
+  for (int k = 0; k + 1 < s->c_nd; ++k) s->rows *= s->c_dims[s->c_perm[k]];
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, nd));
   op->macs = 0;
   op->scratch_bytes = 0;
@@ -54,13 +100,13 @@ static mace_status transpose_infer(mace_op *op) {
 
 typedef struct {
   const mace_tensor *x;
-  const int *perm;
+  const transpose_state *s;
   void *out;
 } transpose_job;
 
 static void transpose_range(void *ctx, int64_t begin, int64_t end) {
   const transpose_job *j = (const transpose_job *)ctx;
-  mace_x_transpose__ref(j->x->data, j->x->dims, j->x->ndim, j->perm,
+  mace_x_transpose__ref(j->x->data, j->s->c_dims, j->s->c_nd, j->s->c_perm,
                         mace_dtype_size(j->x->dtype), j->out, begin, end);
 }
 
@@ -72,7 +118,7 @@ static mace_status transpose_run(mace_op *op) {
     memcpy(op->outputs[0]->data, x->data, mace_dtype_size(x->dtype));
     return MACE_OK;
   }
-  transpose_job job = {x, s->perm, op->outputs[0]->data};
+  transpose_job job = {x, s, op->outputs[0]->data};
   int64_t grain = TRANSPOSE_GRAIN_ELEMS / (s->row_len + 1);
   mace_threadpool_parallel_for(op->pool, s->rows, grain > 0 ? grain : 1, transpose_range, &job);
   return MACE_OK;

@@ -51,3 +51,20 @@ def test_transpose_threads(threads):
     check([helper.make_node("Transpose", ["x"], ["y"], perm=[0, 2, 3, 1])],
           [("x", np.float32, shape)], [("y", np.float32)], {"x": data(shape)},
           num_threads=threads)
+
+
+# Dims of size 1 dropped and dims that stay adjacent merged before the copy (ops/transpose.c):
+# ShuffleNetV2's channel shuffle, runs merged at either end and in the middle, all dims of
+# size 1, every dim merged into one (the identity), at 1 and 2 threads.
+COLLAPSE_CASES = [((1, 2, 58, 7, 7), (0, 2, 1, 3, 4)), ((2, 3, 4, 5, 6), (3, 4, 0, 1, 2)),
+                  ((2, 3, 4, 5, 6), (2, 0, 1, 4, 3)), ((4, 1, 3, 1, 5), (4, 3, 1, 0, 2)),
+                  ((1, 1, 1), (2, 0, 1)), ((3, 4, 5), (0, 1, 2)), ((6, 1, 5, 2), (1, 3, 0, 2)),
+                  ((2, 3, 2, 3, 2, 3), (1, 2, 0, 4, 5, 3))]
+
+
+@pytest.mark.parametrize("shape,perm", COLLAPSE_CASES, ids=lambda v: str(v))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_transpose_collapsed_dims(shape, perm, threads):
+    check([helper.make_node("Transpose", ["x"], ["y"], perm=list(perm))],
+          [("x", np.float32, shape)], [("y", np.float32)], {"x": data(shape)},
+          num_threads=threads)
