@@ -555,6 +555,21 @@ def test_direct_kxk_row_bands(monkeypatch, n, cin, c, k, stride, hw):
         print("TYPES", types)
 
 
+@pytest.mark.parametrize("n,cout,hw", [(1, 1000, 5), (2, 40, 3), (1, 200, 9)])
+def test_pointwise_groups_of_an_odd_block_count(monkeypatch, n, cout, hw):
+    """A pointwise layer with more output channels than pixels and an odd number of output
+    blocks (1000: 63 of 16 or 125 of 8) splits its filter between threads in groups of an even
+    number of blocks, the last one a block short (ops/conv2d_nchwc.c): at 2 and 3 threads."""
+    g = Net(seed=70 + cout)
+    h = "x"
+    for _ in range(4):
+        h = g.op("Relu", [g.conv(h, 32, 32)])
+    model = g.model([n, 32, hw, hw], [g.conv(h, 32, cout)])
+    types = _check(model, rand(n, 32, hw, hw, seed=16), monkeypatch, threads=(1, 2, 3))
+    if BLOCK:
+        assert _one_chain(types), types
+
+
 def test_squeezenet_is_blocked(monkeypatch):
     """SqueezeNet 1.1 at 64x64 agrees with onnxruntime and runs blocked from its stem
     convolution (reading the plain input) to the classifier: max pools, Concats, the 3x3
