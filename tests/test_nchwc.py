@@ -623,6 +623,21 @@ def test_resnet_chains_are_blocked(monkeypatch, n, c, hw):
         assert _one_chain(types), types
 
 
+def _run_with_winograd(model, x, winograd, threads):
+    """The model converted with every Conv2D's winograd argument set to `winograd`, run at each
+    thread count against onnxruntime; returns the last session."""
+    ref = run_ort(model, {"x": x})[0]
+    converted = mace.convert(model)
+    for op in converted.graph.ops:
+        if op.type == "Conv2D":
+            op.args["winograd"] = winograd
+    for t in threads:
+        sess = mace.Session(converted, num_threads=t)
+        assert_close(sess.run({"x": x})[sess.outputs[0].name], ref,
+                     what=f"winograd {winograd}, {t} threads")
+    return sess
+
+
 @pytest.mark.parametrize("winograd", [2, 4])
 def test_blocked_winograd_thread_shares(monkeypatch, winograd):
     """Blocked Winograd layers of enough tiles give each thread an equal, contiguous share of
@@ -633,16 +648,7 @@ def test_blocked_winograd_thread_shares(monkeypatch, winograd):
     t = g.op("Relu", [g.conv(h, 32, 32, k=3)])
     h = g.op("Relu", [g.op("Add", [g.conv(t, 32, 32, k=3), h])])
     model = g.model([2, 24, 45, 43], [g.conv(g.conv(h, 32, 32), 32, 24)])
-    x = rand(2, 24, 45, 43, seed=15)
-    ref = run_ort(model, {"x": x})[0]
-    converted = mace.convert(model)
-    for op in converted.graph.ops:
-        if op.type == "Conv2D":
-            op.args["winograd"] = winograd
-    for threads in (2, 3):
-        sess = mace.Session(converted, num_threads=threads)
-        assert_close(sess.run({"x": x})[sess.outputs[0].name], ref,
-                     what=f"F({winograd},3), {threads} threads")
+    _run_with_winograd(model, rand(2, 24, 45, 43, seed=15), winograd, (2, 3))
 
 
 @pytest.mark.parametrize("winograd", [2, 4, 0])
@@ -657,17 +663,8 @@ def test_blocked_winograd_argument(winograd, act):
         t = g.op(act, [g.conv(h, 32, mid, pads=[0] * 4)])
         t = g.op(act, [g.conv(t, mid, 32, k=3)])
         h = g.op(act, [g.op("Add", [g.conv(t, 32, 32, k=3), h])])
-    model = g.model([1, 24, 10, 13], [h])
     x = rand(1, 24, 10, 13, seed=14)
-    ref = run_ort(model, {"x": x})[0]
-    converted = mace.convert(model)
-    for op in converted.graph.ops:
-        if op.type == "Conv2D":
-            op.args["winograd"] = winograd
-    for threads in (1, 2):
-        sess = mace.Session(converted, num_threads=threads)
-        assert_close(sess.run({"x": x})[sess.outputs[0].name], ref,
-                     what=f"winograd {winograd}, {threads} threads")
+    sess = _run_with_winograd(g.model([1, 24, 10, 13], [h]), x, winograd, (1, 2))
     if BLOCK:
         types = _types(sess, x)
         assert _one_chain(types) == bool(winograd), types
