@@ -192,7 +192,8 @@ int main(int argc, char **argv) {
       bc.packed_w = malloc(sizeof(float) * mace_gemm_packed_a_floats(f, c, k));
       mace_gemm_pack_a(f, c, k, wt, k, 1, bc.packed_w, 0, (c + f->mr - 1) / f->mr);
       bc.cols = malloc(sizeof(float) * k * n);
-      bc.gemm_scratch = malloc(mace_gemm_scratch_bytes(f, c, n, k, 1, 0, mace_threadpool_size(pool)) + 64);
+      bc.gemm_scratch =
+          malloc(mace_gemm_scratch_bytes(f, c, n, k, 1, 0, mace_threadpool_size(pool)) + 64);
       t_im2col = best_of(run_im2col, &bc, reps);
       printf("%-16s %-12s %10.3f %9.2f %8.2f %8.2f\n", name, "im2col+GEMM", 1e3 * t_im2col,
              flops / t_im2col * 1e-9, t_direct / t_im2col, 1.0);
