@@ -83,6 +83,15 @@ def test_python_benchmark(model):
     assert "Filter Shape" in r.stdout  # the graph columns of a converted model
 
 
+def test_python_benchmark_affinity(model):
+    r = subprocess.run([sys.executable, "-m", "mace", "benchmark", model["onnx"], "--round", "2",
+                        "--num_threads", "2", "--affinity", "none"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "num_threads=2, affinity=none" in r.stdout
+    _check_report(r.stdout, model["n_ops"], model["macs"], model["by_type"], rounds=2)
+
+
 def test_python_benchmark_pb(model):
     from mace.benchmark import collect, format_report
     sess = mace.Session(model["pb"], num_threads=1)

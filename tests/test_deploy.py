@@ -165,6 +165,28 @@ def test_benchmark(project):
         assert f"[{name}] Conv2D" in res.stdout
 
 
+def test_affinity_reaches_the_sessions(project, monkeypatch, capsys):
+    """--affinity of `mace run / benchmark --config` is the sessions' thread placement."""
+    import mace.session
+    from mace import cli
+    d, _ = project
+    seen = []
+
+    class Spy(mace.session.Session):
+        def __init__(self, *args, **kw):
+            seen.append(kw.get("affinity"))
+            super().__init__(*args, **kw)
+
+    monkeypatch.setattr(mace.session, "Session", Spy)
+    monkeypatch.chdir(d)
+    assert cli.main(["run", "--config", "deploy.yml", "--model", "mnet", "--affinity",
+                     "little"]) == 0
+    assert cli.main(["benchmark", "--config", "deploy.yml", "--model", "mnet", "--round", "1",
+                     "--affinity", "none"]) == 0
+    assert seen == ["little", "none"]
+    assert "[mnet] latency" in capsys.readouterr().out
+
+
 def test_run_model_not_converted(tmp_path):
     _write(str(tmp_path), _yaml_models(str(tmp_path)))
     res = _mace("run", "--config", "deploy.yml", cwd=str(tmp_path))

@@ -301,7 +301,8 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         print("mace benchmark: a MODEL is required", file=sys.stderr)
         return 2
     try:
-        sess = mace.Session(args.model, args.weights, num_threads=args.num_threads)
+        sess = mace.Session(args.model, args.weights, num_threads=args.num_threads,
+                            affinity=args.affinity)
     except (mace.MaceError, OSError) as e:
         print(f"mace benchmark: cannot load {args.model}: {type(e).__name__}: {e}",
               file=sys.stderr)
@@ -316,7 +317,8 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         return 1
     result.num_threads = args.num_threads
     print(f"model {args.model}: {len(result.ops)} ops, {result.total_macs:,} MACs, "
-          f"num_threads={args.num_threads}, rounds={args.round}, warmup={args.warmup}")
+          f"num_threads={args.num_threads}, affinity={args.affinity or 'big'}, "
+          f"rounds={args.round}, warmup={args.warmup}")
     print(format_report(result))
     return 0
 
@@ -328,6 +330,8 @@ def add_benchmark_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--round", type=int, default=10, help="timed and profiled runs (default 10)")
     p.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
     p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
+    from .cli import AFFINITIES, AFFINITY_HELP
+    p.add_argument("--affinity", choices=AFFINITIES, default=None, help=AFFINITY_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
 
 

@@ -60,13 +60,18 @@ def add_convert(sub) -> None:
     p.set_defaults(func=cmd_convert)
 
 
+AFFINITIES = ["none", "big", "little"]
+AFFINITY_HELP = ("thread placement: big (default: each thread on a core of its own among the "
+                 "fastest), little, or none (left to the OS)")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import mace
     if args.config:
         from mace import deploy
         return _with_config(lambda cfg, a: deploy.run_all(
             cfg, a.build_dir, a.round, a.validate, a.layers, a.model_name, a.num_threads,
-            a.seed), args, "run")
+            a.seed, affinity=a.affinity), args, "run")
     if args.model is None:
         print("mace run: give MODEL or --config X.yml", file=sys.stderr)
         return 2
@@ -125,9 +130,7 @@ def add_run(sub) -> None:
     p.add_argument("--round", type=int, default=1, help="timed runs (default 1)")
     p.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
     p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
-    p.add_argument("--affinity", choices=["none", "big", "little"], default=None,
-                   help="thread placement: big (default: each thread on a core of its own "
-                        "among the fastest), little, or none (left to the OS)")
+    p.add_argument("--affinity", choices=AFFINITIES, default=None, help=AFFINITY_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("--profile", action="store_true", help="also print per-op times")
     p.set_defaults(func=cmd_run)
@@ -150,7 +153,8 @@ def add_benchmark(sub) -> None:
             return model_mode(args)
         from mace import deploy
         return _with_config(lambda cfg, a: deploy.benchmark_all(
-            cfg, a.build_dir, a.round, a.model_name, a.num_threads, a.seed), args, "benchmark")
+            cfg, a.build_dir, a.round, a.model_name, a.num_threads, a.seed,
+            affinity=a.affinity), args, "benchmark")
     p.set_defaults(func=cmd_benchmark)
 
 

@@ -556,13 +556,15 @@ def _select(cfg: DeployConfig, name: str | None) -> dict[str, ModelConfig]:
     return {name: cfg.models[name]}
 
 
-def _session(cfg: DeployConfig, m: ModelConfig, build_dir: str, num_threads: int):
+def _session(cfg: DeployConfig, m: ModelConfig, build_dir: str, num_threads: int,
+             affinity: str | None = None):
     from .session import Session
     pb = os.path.join(cfg.model_dir(build_dir), f"{m.name}.pb")
     if not os.path.isfile(pb):
         raise ConfigError(f"models.{m.name}: {pb} not found; run `mace convert --config "
                           f"{os.path.relpath(cfg.path)}` first")
-    return Session(pb, os.path.splitext(pb)[0] + ".data", num_threads=num_threads)
+    return Session(pb, os.path.splitext(pb)[0] + ".data", num_threads=num_threads,
+                   affinity=affinity)
 
 
 def make_inputs(m: ModelConfig, sess, seed: int = 0) -> dict:
@@ -649,7 +651,7 @@ def _compare_all(m: ModelConfig, ours: list, refs: list, names: list[str], thres
 
 def run_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 1, validate: bool = False,
             layers: bool = False, model: str | None = None, num_threads: int = -1, seed: int = 0,
-            log: Callable[[str], None] = _log) -> int:
+            log: Callable[[str], None] = _log, affinity: str | None = None) -> int:
     """`mace run --config`: runs each converted model, prints outputs and latency; with
     validate compares against the model's framework. Returns the exit status."""
     import time
@@ -657,7 +659,7 @@ def run_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 1, valida
     import numpy as np
     status = 0
     for name, m in _select(cfg, model).items():
-        sess = _session(cfg, m, build_dir, num_threads)
+        sess = _session(cfg, m, build_dir, num_threads, affinity)
         feeds = make_inputs(m, sess, seed)
         if m.runtime != "cpu":
             log(f"[{name}] runtime {m.runtime}: this build runs on the CPU")
@@ -753,13 +755,13 @@ def _check_layers(m: ModelConfig, feeds: dict, names: list[str] | None, thr: flo
 
 def benchmark_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 10,
                   model: str | None = None, num_threads: int = -1, seed: int = 0,
-                  log: Callable[[str], None] = _log) -> int:
+                  log: Callable[[str], None] = _log, affinity: str | None = None) -> int:
     """`mace benchmark --config`: per model latency (first, median, min) and time per op type."""
     import time
 
     import numpy as np
     for name, m in _select(cfg, model).items():
-        sess = _session(cfg, m, build_dir, num_threads)
+        sess = _session(cfg, m, build_dir, num_threads, affinity)
         feeds = make_inputs(m, sess, seed)
         times = []
         for _ in range(rounds + 1):
