@@ -421,7 +421,7 @@ size_t mace_gemm_scratch_bytes(const mace_gemm_family *f, int64_t m, int64_t n, 
   size_t bytes = 0;
   if (!a_packed) bytes += (size_t)round_up(mace_gemm_packed_a_floats(f, m, k), 16) * sizeof(float);
   if (!b_packed) {
-    const int copies = threads > 1 && gemm_b_per_slot(f, k, n, threads) ? threads : 1;
+    const int copies = gemm_b_per_slot(f, k, n, threads) ? threads : 1;
     bytes += (size_t)(round_up(mace_gemm_packed_b_floats(f, k, n), 16) * copies) * sizeof(float);
   }
   return bytes;
@@ -481,7 +481,7 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
      * stage 3 1x1 1024->256 0.61-0.63 -> 0.60-0.61, stage 4 1x1 2048->512 0.60-0.63 ->
      * 0.59-0.62 (with no B pack at all, an experiment with wrong results, stage 3 3x3 took
      * 1.19-1.30). */
-    if (threads > 1 && gemm_b_per_slot(g->f, g->k, g->n, threads)) {
+    if (gemm_b_per_slot(f, g->k, g->n, threads)) {
       j.slot_floats = round_up(mace_gemm_packed_b_floats(f, g->k, g->n), 16);
       j.slots = threads;
       mace_threadpool_parallel_for(pool, threads, 1, slots_range, &j);

@@ -66,7 +66,9 @@ int mace_winograd_nchwc_plan(mace_winograd_nchwc *w, int64_t m, int block,
   if (nt < 4 * mr) nt = 4 * mr;
   if (nt > tiles) nt = tiles;
   w->n_blocks = (tiles + nt - 1) / nt;
-  /* A thread per block where each gets whole blocks of at least 4 register tiles. */
+  /* A share of the tiles a thread (slots_range) where each share holds at least 4 register
+   * tiles; with fewer blocks than threads, blocks shrink to about a share (the scratch is a
+   * block's V and M per thread). */
   w->slots = 1;
   if (threads > 1 && tiles * s->batch >= 4 * mr * (int64_t)threads) {
     if (w->n_blocks * s->batch < threads) w->n_blocks = (threads + s->batch - 1) / s->batch;
