@@ -8,9 +8,9 @@
  *   VMAX(a, b) = a > b ? a : b,  VMIN(a, b) = a < b ? a : b  (lane-wise, NaN/-0 as written)
  *   VSEL_GE(x, y, a, b) = x >= y ? a : b,  VSEL_LT(x, y, a, b) = x < y ? a : b
  *   VMAXNAN(m, v) = (v > m || v != v) ? v : m   (max that keeps the first NaN)
- *   VFMA(a, b, c) = a * b + c fused;  VROUND: to nearest even;  VSCALE2N(p, n) = p * 2^n for
- *   integral n in [-126, 127];  VLOAD_EVEN(p) = p[0], p[2], ..., p[2 * (VW - 1)] (reads
- *   p[0 .. 2 * VW - 1]). */
+ *   VNABS(x) = -|x| (the sign bit set);  VFMA(a, b, c) = a * b + c fused;  VROUND: to nearest
+ *   even;  VSCALE2N(p, n) = p * 2^n for integral n in [-126, 127];  VLOAD_EVEN(p) = p[0],
+ *   p[2], ..., p[2 * (VW - 1)] (reads p[0 .. 2 * VW - 1]). */
 #define MACE_SIMD_FN(name) name##__avx2
 #define VW 8
 typedef __m256 VF;
@@ -28,6 +28,7 @@ typedef __m256 VF;
 #define VSEL_LT(x, y, a, b) _mm256_blendv_ps((b), (a), _mm256_cmp_ps((x), (y), _CMP_LT_OQ))
 #define VROUND(x) _mm256_round_ps((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define VABS(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (x))
+#define VNABS(x) _mm256_or_ps(_mm256_set1_ps(-0.0f), (x))
 #define VANY_LT(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((x), (y), _CMP_LT_OQ)) != 0)
 
 static inline VF VMAXNAN(VF m, VF v) {

@@ -19,6 +19,8 @@ typedef float32x4_t VF;
 #define VFMA(a, b, c) vfmaq_f32((c), (a), (b))
 #define VROUND(x) vrndnq_f32(x)
 #define VABS(x) vabsq_f32(x)
+#define VNABS(x) \
+  vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x80000000u)))
 
 static inline VF VMAX(VF a, VF b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
 static inline VF VMIN(VF a, VF b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
