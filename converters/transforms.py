@@ -12,14 +12,15 @@ from . import ir
 
 ACTIVATION_ARGS = ("activation", "max_limit", "activation_coefficient",
                    "hardsigmoid_alpha", "hardsigmoid_beta")
-# SWISH is fused only into 1x1 convolutions (_fusable): the C ops apply it fused
-# (ops/fused_activation.h), and there it runs over each finished run of outputs while they are
-# in cache. EfficientNet-B0, alternating processes, 2-vCPU Xeon: into 1x1s only, 1 thread
-# 9.10 -> 8.91 ms and 2 threads 5.26 -> 5.04 (AVX2 1 thread 13.10 -> 12.97); into every
-# convolution, 2 threads 5.29 -> 6.00 (the depthwise layers, which apply it row by row, took
-# 0.94 -> 1.65 ms in all). Fuse it there too once that path pays.
+# SWISH (x * sigmoid(alpha x)) fuses like the others now that the C ops apply it over each
+# finished run of outputs while it is in cache (ops/fused_activation.h). EfficientNet-B0,
+# alternating processes, 2-vCPU Xeon: fused into its 1x1s, 1 thread 9.10 -> 8.91 ms, 2 threads
+# 5.26 -> 5.04 (AVX2 1 thread 13.10 -> 12.97); then into its depthwise and stem convolutions
+# too, 1 thread 8.49 -> 8.21, 2 threads 4.56 -> 4.56 and 4.78 -> 4.61 (AVX2 12.39 -> 12.21,
+# 6.95 -> 6.94). One earlier run, no SWISH fused against all of them, had given 2 threads
+# 5.29 -> 6.00; that did not come back in these three.
 FUSABLE_ACTIVATIONS = {"RELU", "RELUX", "LEAKYRELU", "SIGMOID", "TANH", "HARDSIGMOID",
-                       "HARDSWISH", "ELU"}
+                       "HARDSWISH", "ELU", "SWISH"}
 CONV_TYPES = ("Conv2D", "Deconv2D")
 
 
@@ -195,8 +196,8 @@ def fuse_swish(graph: ir.Graph) -> bool:
     """Eltwise PROD(a, Activation SIGMOID(a)) (either order; the Sigmoid's only consumer)
     becomes Activation SWISH(a) (EfficientNet's x * sigmoid(x) after its convolutions: one pass
     instead of two); an f32 UnaryMath SWISH (ONNX Swish, x * sigmoid(alpha x)) becomes the same
-    Activation. Runs before fuse_activation, which moves it into a's producer where _fusable
-    allows it."""
+    Activation. Runs before fuse_activation, which moves it into a's producer when "SWISH" is
+    in FUSABLE_ACTIVATIONS."""
     m = _Matcher(graph)
     for op in graph.ops:
         if (op.type == "UnaryMath" and op.args.get("type") == "SWISH" and len(op.inputs) == 1
@@ -225,16 +226,6 @@ def fuse_swish(graph: ir.Graph) -> bool:
     return False
 
 
-def _fusable(graph: ir.Graph, op: ir.Op, kind) -> bool:
-    """Whether `op` takes activation `kind` fused (see FUSABLE_ACTIVATIONS)."""
-    if kind in FUSABLE_ACTIVATIONS:
-        return True
-    if kind != "SWISH" or op.type != "Conv2D" or int(op.args.get("group", 1)) != 1:
-        return False
-    w = graph.consts.get(op.inputs[1]) if len(op.inputs) > 1 else None
-    return w is not None and w.ndim == 4 and w.shape[2:] == (1, 1)
-
-
 def fuse_activation(graph: ir.Graph) -> bool:
     """Conv2D/Deconv2D/FullyConnected/MatMul (and f32 Eltwise, e.g. ResNet's Add + Relu)
     -> Activation becomes a fused activation."""
@@ -247,7 +238,7 @@ def fuse_activation(graph: ir.Graph) -> bool:
             continue
         act = m.sole_consumer(op)
         if (act is None or act.type != "Activation" or len(act.inputs) != 1
-                or not _fusable(graph, op, act.args.get("activation"))):
+                or act.args.get("activation") not in FUSABLE_ACTIVATIONS):
             continue
         for k in ACTIVATION_ARGS:
             if k in act.args:
