@@ -487,7 +487,7 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
       mace_threadpool_parallel_for(pool, threads, 1, slots_range, &j);
       return;
     }
-    if ((!pool || mace_threadpool_size(pool) == 1) && g->k > MACE_GEMM_KC) {
+    if (threads == 1 && g->k > MACE_GEMM_KC) {
       gemm_compute(g, j.pa, NULL, 1, 0, mp, NULL, j.pb);
       return;
     }

@@ -36,6 +36,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .session import DEFAULT_AFFINITY
+
 TOP_N = 10  # rows of "Sort by Computation Time"
 
 
@@ -317,7 +319,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         return 1
     result.num_threads = args.num_threads
     print(f"model {args.model}: {len(result.ops)} ops, {result.total_macs:,} MACs, "
-          f"num_threads={args.num_threads}, affinity={args.affinity or 'big'}, "
+          f"num_threads={args.num_threads}, affinity={args.affinity or DEFAULT_AFFINITY}, "
           f"rounds={args.round}, warmup={args.warmup}")
     print(format_report(result))
     return 0

@@ -20,6 +20,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .session import AFFINITY_NAMES
+
 
 def _random_input(shape: tuple, dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:
     shape = tuple(max(int(d), 1) for d in shape)
@@ -60,7 +62,7 @@ def add_convert(sub) -> None:
     p.set_defaults(func=cmd_convert)
 
 
-AFFINITIES = ["none", "big", "little"]
+AFFINITIES = list(AFFINITY_NAMES)
 AFFINITY_HELP = ("thread placement: big (default: each thread on a core of its own among the "
                  "fastest), little, or none (left to the OS)")
 

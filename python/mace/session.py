@@ -9,7 +9,10 @@ import numpy as np
 from . import _mace
 from .errors import InvalidInputError
 
-_AFFINITY = {None: 1, "none": 0, "big": 1, "big_only": 1, "little": 2, "little_only": 2}
+AFFINITY_NAMES = ("none", "big", "little")  # the policies by name (the CLI's choices)
+DEFAULT_AFFINITY = "big"  # what affinity=None means
+_AFFINITY = {"none": 0, "big": 1, "big_only": 1, "little": 2, "little_only": 2}
+_AFFINITY[None] = _AFFINITY[DEFAULT_AFFINITY]
 
 
 class TensorSpec(NamedTuple):
