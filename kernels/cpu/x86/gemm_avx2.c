@@ -22,9 +22,9 @@ static inline __m256i lanes_below_(int64_t n) {
       x_ = _mm256_add_ps(x_, (full) ? _mm256_loadu_ps(p_) : _mm256_maskload_ps(p_, m)); \
     if (ep) {                                                                    \
       x_ = _mm256_add_ps(x_, row_bias ? _mm256_broadcast_ss(row_bias + (i)) : (cb)); \
-      if (ep->clamp) {                                                           \
+      if (clamp) {                                                                  \
         x_ = _mm256_max_ps(x_, zero);                                            \
-        if (ep->clamp == 2) x_ = _mm256_min_ps(x_, hi);                          \
+        if (clamp == 2) x_ = _mm256_min_ps(x_, hi);                              \
       }                                                                          \
     }                                                                            \
     if (full)                                                                    \
@@ -40,6 +40,7 @@ static inline __m256i lanes_below_(int64_t n) {
   const int full0 = (n0) == 8, full1 = (n1) == 8;                                \
   const float *row_bias = ep && ep->bias && ep->bias_per_row ? ep->bias : NULL;  \
   const __m256 zero = _mm256_setzero_ps(), hi = _mm256_set1_ps(ep ? ep->hi : 0.0f); \
+  const int clamp = ep ? ep->clamp : 0;                                          \
   __m256 cb0 = zero, cb1 = zero;                                                 \
   if (ep && ep->bias && !ep->bias_per_row) {                                     \
     cb0 = _mm256_maskload_ps(ep->bias, m0);                                      \

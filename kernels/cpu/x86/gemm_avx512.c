@@ -25,10 +25,10 @@
         x0_ = _mm512_add_ps(x0_, cb0);                                    \
         x1_ = _mm512_add_ps(x1_, cb1);                                    \
       }                                                                   \
-      if (ep->clamp) {                                                    \
+      if (clamp) {                                                        \
         x0_ = _mm512_max_ps(x0_, zero);                                   \
         x1_ = _mm512_max_ps(x1_, zero);                                   \
-        if (ep->clamp == 2) {                                             \
+        if (clamp == 2) {                                                 \
           x0_ = _mm512_min_ps(x0_, hi);                                   \
           x1_ = _mm512_min_ps(x1_, hi);                                   \
         }                                                                 \
@@ -113,6 +113,7 @@ void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, flo
   /* ep: a per-row bias (broadcast per row), or a per-column bias (loaded once; zero if none). */
   const float *row_bias = ep && ep->bias && ep->bias_per_row ? ep->bias : NULL;
   const __m512 zero = _mm512_setzero_ps(), hi = _mm512_set1_ps(ep ? ep->hi : 0.0f);
+  const int clamp = ep ? ep->clamp : 0; /* a local: c's stores could alias *ep */
   __m512 cb0 = zero, cb1 = zero;
   if (ep && ep->bias && !ep->bias_per_row) {
     cb0 = _mm512_maskz_loadu_ps(m0, ep->bias);
@@ -144,9 +145,9 @@ void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, flo
     if (accumulate) x0_ = _mm512_add_ps(x0_, _mm512_maskz_loadu_ps(m0, row_)); \
     if (ep) {                                                             \
       x0_ = _mm512_add_ps(x0_, row_bias ? _mm512_set1_ps(row_bias[i]) : cb0); \
-      if (ep->clamp) {                                                    \
+      if (clamp) {                                                        \
         x0_ = _mm512_max_ps(x0_, zero);                                   \
-        if (ep->clamp == 2) x0_ = _mm512_min_ps(x0_, hi);                 \
+        if (clamp == 2) x0_ = _mm512_min_ps(x0_, hi);                     \
       }                                                                   \
     }                                                                     \
     _mm512_mask_storeu_ps(row_, m0, x0_);                                 \
@@ -181,6 +182,7 @@ void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, flo
   const __mmask16 m0 = (__mmask16)((1u << n0) - 1u);
   const float *row_bias = ep && ep->bias && ep->bias_per_row ? ep->bias : NULL;
   const __m512 zero = _mm512_setzero_ps(), hi = _mm512_set1_ps(ep ? ep->hi : 0.0f);
+  const int clamp = ep ? ep->clamp : 0; /* a local: c's stores could alias *ep */
   const __m512 cb0 = ep && ep->bias && !ep->bias_per_row ? _mm512_maskz_loadu_ps(m0, ep->bias)
                                                          : zero;
   if (mr > 0) STORE_ROW16(0, c0);
