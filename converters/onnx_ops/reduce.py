@@ -20,6 +20,29 @@ def _fail(node, why: str):
     raise UnsupportedError(f"ONNX op '{node.op_type}' (node '{node.name}'): {why}")
 
 
+def _global_mean(ctx, node, x: str, axes: list[int], keepdims: int) -> bool:
+    """ReduceMean over H and W of a float NCHW tensor (the global pool of MNASNet's and
+    EfficientNet's heads, written as ReduceMean by their exporters) is GlobalAveragePool: mace's
+    Pooling, which runs on the blocked layout with the SIMD kernels, so the chain of
+    convolutions before it needs no Reorder back to NCHW; Reduce runs the reference kernel
+    (double accumulation) on NCHW. keepdims=0 adds a Reshape of [N, C, 1, 1] to [N, C].
+    False (emit Reduce) for any other reduction or an input of unknown rank."""
+    shape = ctx.shape(x)
+    if node.op_type != "ReduceMean" or shape is None or len(shape) != 4:
+        return False
+    if ctx.dtype(x) is None or np.dtype(ctx.dtype(x)) != np.float32:
+        return False
+    if sorted(ax % 4 for ax in axes) != [2, 3]:
+        return False
+    out = node.output[0]
+    pooled = out if keepdims else ctx.unique(out + "_pooled")
+    ctx.emit("Pooling", [x], [pooled], node, pooling_type="AVG", **{"global": 1})
+    if not keepdims:
+        ctx.emit("Reshape", [pooled], [out], ctx.unique(f"{node.name or out}_flatten"),
+                 flatten_axis=1)
+    return True
+
+
 @register(*_TYPES)
 def reduce(ctx, node):
     a = ctx.attrs(node)
@@ -41,7 +64,10 @@ def reduce(ctx, node):
             axes = [int(v) for v in np.asarray(c).reshape(-1)]
     else:
         axes = [int(v) for v in a.get("axes", [])]
-    args = {"reduce_type": _TYPES[node.op_type], "keepdims": int(a.get("keepdims", 1))}
+    keepdims = int(a.get("keepdims", 1))
+    if _global_mean(ctx, node, x, axes, keepdims):
+        return
+    args = {"reduce_type": _TYPES[node.op_type], "keepdims": keepdims}
     if axes:
         args["axis"] = axes
     elif int(a.get("noop_with_empty_axes", 0)):

@@ -129,3 +129,50 @@ def test_threads(threads, axes):
     shape = (40, 50, 60)
     check_model(_model("ReduceSum", shape, axes, 1, 11), {"x": rand(*shape, seed=5)},
                 num_threads=threads)
+
+
+def _mace_ops(model) -> list[str]:
+    from converters.onnx_converter import convert_onnx
+    from converters.transforms import optimize
+    return [op.type for op in optimize(convert_onnx(model)).ops]
+
+
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("axes", [[2, 3], [-1, -2], [3, -2]], ids=str)
+def test_mean_over_hw_is_global_pool(keepdims, axes):
+    """ReduceMean over H and W of a float NCHW tensor converts to a global average Pooling
+    (plus a Reshape to [N, C] without keepdims), which runs on the blocked layout."""
+    shape = (2, 20, 7, 9)
+    model = _model("ReduceMean", shape, axes, keepdims, 13)
+    assert _mace_ops(model) == ["Pooling"] + ([] if keepdims else ["Reshape"])
+    check_model(model, {"x": rand(*shape, seed=6)})
+
+
+@pytest.mark.parametrize("op,shape,axes", [("ReduceMax", (2, 20, 7, 9), [2, 3]),
+                                           ("ReduceMean", (2, 20, 7, 9), [1, 2]),
+                                           ("ReduceMean", (2, 20, 7), [1, 2]),
+                                           ("ReduceMean", (2, 20, 7, 9), [1, 2, 3])], ids=str)
+def test_other_reductions_stay_reduce(op, shape, axes):
+    model = _model(op, shape, axes, 1, 13)
+    assert _mace_ops(model) == ["Reduce"]
+    check_model(model, {"x": rand(*shape, seed=7)})
+
+
+def test_mean_over_hw_in_a_conv_chain():
+    """The head of MNASNet / MobileNetV2: convolutions, then ReduceMean over H and W and a
+    Gemm; the mean runs blocked after the chain (no Reduce op in the plan)."""
+    rng = np.random.default_rng(8)
+    w1 = (rng.standard_normal((32, 16, 1, 1)) * 0.2).astype(np.float32)
+    w2 = (rng.standard_normal((48, 32, 1, 1)) * 0.2).astype(np.float32)
+    w3 = (rng.standard_normal((64, 48, 1, 1)) * 0.2).astype(np.float32)
+    fc = (rng.standard_normal((10, 64)) * 0.2).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"]), helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"]), helper.make_node("Relu", ["c2"], ["r2"]),
+             helper.make_node("Conv", ["r2", "w3"], ["c3"]),
+             helper.make_node("ReduceMean", ["c3"], ["m"], axes=[2, 3], keepdims=0),
+             helper.make_node("Gemm", ["m", "fc"], ["y"], transB=1)]
+    model = make_model(nodes, [("x", np.float32, [1, 16, 7, 7])], [("y", np.float32, [1, 10])],
+                       initializers=[("w1", w1), ("w2", w2), ("w3", w3), ("fc", fc)], opset=13)
+    assert "Reduce" not in _mace_ops(model)
+    check_model(model, {"x": rand(1, 16, 7, 7, seed=9)})
+    check_model(model, {"x": rand(1, 16, 7, 7, seed=9)}, num_threads=2)
