@@ -21,18 +21,19 @@ def _fail(node, why: str):
 
 
 def _global_mean(ctx, node, x: str, axes: list[int], keepdims: int) -> bool:
-    """ReduceMean over H and W of a float NCHW tensor (the global pool of MNASNet's and
-    EfficientNet's heads, written as ReduceMean by their exporters) is GlobalAveragePool: mace's
-    Pooling, which runs on the blocked layout with the SIMD kernels, so the chain of
-    convolutions before it needs no Reorder back to NCHW; Reduce runs the reference kernel
-    (double accumulation) on NCHW. keepdims=0 adds a Reshape of [N, C, 1, 1] to [N, C].
-    False (emit Reduce) for any other reduction or an input of unknown rank."""
+    """ReduceMean over H and W of a float NCHW tensor (the global pool of MNASNet's,
+    MobileNetV2's and ShuffleNetV2's heads in mace.zoo, as exporters write it) is
+    GlobalAveragePool: mace's Pooling, which runs on the blocked layout with the SIMD kernels,
+    so the chain of convolutions before it needs no Reorder back to NCHW; Reduce runs the
+    reference kernel (double accumulation) on NCHW. keepdims=0 adds a Reshape of [N, C, 1, 1]
+    to [N, C]. False (emit Reduce) for any other reduction, axes out of range, or an input of
+    unknown rank."""
     shape = ctx.shape(x)
     if node.op_type != "ReduceMean" or shape is None or len(shape) != 4:
         return False
     if ctx.dtype(x) is None or np.dtype(ctx.dtype(x)) != np.float32:
         return False
-    if sorted(ax % 4 for ax in axes) != [2, 3]:
+    if any(not -4 <= ax < 4 for ax in axes) or sorted(ax % 4 for ax in axes) != [2, 3]:
         return False
     out = node.output[0]
     pooled = out if keepdims else ctx.unique(out + "_pooled")

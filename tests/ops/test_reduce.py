@@ -166,8 +166,10 @@ def test_mean_over_hw_in_a_conv_chain():
     w2 = (rng.standard_normal((48, 32, 1, 1)) * 0.2).astype(np.float32)
     w3 = (rng.standard_normal((64, 48, 1, 1)) * 0.2).astype(np.float32)
     fc = (rng.standard_normal((10, 64)) * 0.2).astype(np.float32)
-    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"]), helper.make_node("Relu", ["c1"], ["r1"]),
-             helper.make_node("Conv", ["r1", "w2"], ["c2"]), helper.make_node("Relu", ["c2"], ["r2"]),
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"]),
+             helper.make_node("Relu", ["c2"], ["r2"]),
              helper.make_node("Conv", ["r2", "w3"], ["c3"]),
              helper.make_node("ReduceMean", ["c3"], ["m"], axes=[2, 3], keepdims=0),
              helper.make_node("Gemm", ["m", "fc"], ["y"], transB=1)]
