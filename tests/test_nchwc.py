@@ -155,6 +155,25 @@ def test_channel_tails_are_blocked(monkeypatch):
     assert _one_chain(types) if BLOCK else "Reorder" not in types, types
 
 
+@pytest.mark.parametrize("keepdims", [0, 1])
+def test_global_mean_head_runs_in_the_chain(monkeypatch, keepdims):
+    """ReduceMean over H and W after a chain of convolutions (the head of MNASNet and
+    MobileNetV2) converts to a global average Pooling that runs blocked as the chain's last op:
+    the Reorder back to NCHW follows it and moves [N, C, 1, 1], not the whole map."""
+    g = Net(seed=9)
+    h = "x"
+    for cin, cout in [(20, 32), (32, 48), (48, 64), (64, 64), (64, 40)]:
+        h = g.op("Relu", [g.conv(h, cin, cout)])
+    m = g.op("ReduceMean", [h], axes=[2, 3], keepdims=keepdims)
+    model = make_model(g.nodes, [("x", np.float32, [2, 20, 7, 5])],
+                       [(m, np.float32, [2, 40, 1, 1] if keepdims else [2, 40])], g.inits,
+                       opset=13)
+    types = _check(model, rand(2, 20, 7, 5, seed=4), monkeypatch)
+    assert "Reduce" not in types, types
+    tail = ["Pooling", "Reorder"] + ([] if keepdims else ["Reshape"])
+    assert types[-len(tail):] == tail if BLOCK else "Reorder" not in types, types
+
+
 @pytest.mark.parametrize("c", [16, 20])
 def test_blocked_tensors_read_outside_the_chain_and_returned(monkeypatch, c):
     """A mid-chain tensor that is also a model output and is read by an op that cannot run

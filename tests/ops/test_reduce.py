@@ -157,24 +157,3 @@ def test_other_reductions_stay_reduce(op, shape, axes):
     assert _mace_ops(model) == ["Reduce"]
     check_model(model, {"x": rand(*shape, seed=7)})
 
-
-def test_mean_over_hw_in_a_conv_chain():
-    """The head of MNASNet / MobileNetV2: convolutions, then ReduceMean over H and W and a
-    Gemm; the mean runs blocked after the chain (no Reduce op in the plan)."""
-    rng = np.random.default_rng(8)
-    w1 = (rng.standard_normal((32, 16, 1, 1)) * 0.2).astype(np.float32)
-    w2 = (rng.standard_normal((48, 32, 1, 1)) * 0.2).astype(np.float32)
-    w3 = (rng.standard_normal((64, 48, 1, 1)) * 0.2).astype(np.float32)
-    fc = (rng.standard_normal((10, 64)) * 0.2).astype(np.float32)
-    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"]),
-             helper.make_node("Relu", ["c1"], ["r1"]),
-             helper.make_node("Conv", ["r1", "w2"], ["c2"]),
-             helper.make_node("Relu", ["c2"], ["r2"]),
-             helper.make_node("Conv", ["r2", "w3"], ["c3"]),
-             helper.make_node("ReduceMean", ["c3"], ["m"], axes=[2, 3], keepdims=0),
-             helper.make_node("Gemm", ["m", "fc"], ["y"], transB=1)]
-    model = make_model(nodes, [("x", np.float32, [1, 16, 7, 7])], [("y", np.float32, [1, 10])],
-                       initializers=[("w1", w1), ("w2", w2), ("w3", w3), ("fc", fc)], opset=13)
-    assert "Reduce" not in _mace_ops(model)
-    check_model(model, {"x": rand(1, 16, 7, 7, seed=9)})
-    check_model(model, {"x": rand(1, 16, 7, 7, seed=9)}, num_threads=2)
