@@ -68,6 +68,8 @@ void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float 
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
   for (int64_t k = 0; k < kc; ++k) {
     _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);  /* as in gemm_avx512.c */
+    /* The B panel, as in gemm_avx512.c (its MatMul chain under MACE_CPU_ISA=avx2: 0.94x). */
+    _mm_prefetch((const char *)(b + NR * 32), _MM_HINT_T0);
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
     __m256 av;
     av = _mm256_broadcast_ss(a + 0);

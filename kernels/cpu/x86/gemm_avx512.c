@@ -61,6 +61,11 @@ void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, flo
     /* The A panel (weights, often streamed from memory) 64 K steps ahead: ResNet-50 45.8 -> 39.5
      * ms single-threaded (16, 32, 64, 128 steps tried; a prefetch never faults). */
     _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);
+    /* And the B panel 32 K steps ahead: MatMul's B is the weights, packed at load and streamed
+     * from memory on its first tile (a chain of eight 128 x 768 x 768 MatMuls, 1 thread,
+     * in-process alternating: 0.91x the time; 8, 16, 64 steps 0.93; ResNet-50 0.99). */
+    _mm_prefetch((const char *)(b + NR * 32), _MM_HINT_T0);
+    _mm_prefetch((const char *)(b + NR * 32 + 16), _MM_HINT_T0);
     const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
     __m512 av;
     av = _mm512_set1_ps(a[0]);
@@ -160,6 +165,7 @@ void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, flo
   __m512 c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0, c12 = c0, c13 = c0;
   for (int64_t k = 0; k < kc; ++k) {
     _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);
+    _mm_prefetch((const char *)(b + NR * 32), _MM_HINT_T0);
     const __m512 b0 = _mm512_loadu_ps(b);
     c0 = _mm512_fmadd_ps(_mm512_set1_ps(a[0]), b0, c0);
     c1 = _mm512_fmadd_ps(_mm512_set1_ps(a[1]), b0, c1);
