@@ -20,7 +20,7 @@ ACTIVATION_ARGS = ("activation", "max_limit", "activation_coefficient",
 # 6.95 -> 6.94). One earlier run, no SWISH fused against all of them, had given 2 threads
 # 5.29 -> 6.00; that did not come back in these three.
 FUSABLE_ACTIVATIONS = {"RELU", "RELUX", "LEAKYRELU", "SIGMOID", "TANH", "HARDSIGMOID",
-                       "HARDSWISH", "ELU", "SWISH"}
+                       "HARDSWISH", "ELU", "SWISH", "GELU"}
 CONV_TYPES = ("Conv2D", "Deconv2D")
 
 
@@ -226,6 +226,89 @@ def fuse_swish(graph: ir.Graph) -> bool:
     return False
 
 
+def _scalar_const(graph: ir.Graph, name: str, value: float, rtol: float = 0.0) -> bool:
+    """name is a constant f32 of one element within rtol of value."""
+    c = _float_const(graph, name)
+    return (c is not None and c.size == 1
+            and abs(float(c.reshape(-1)[0]) - value) <= rtol * abs(value))
+
+
+def _eltwise_with_const(graph: ir.Graph, op: ir.Op | None, kind: str, value: float,
+                        rtol: float = 0.0, commutes: bool = True) -> str | None:
+    """The variable input of an argument-free Eltwise `kind`(x, constant value) (or (value, x)
+    where the op commutes), else None."""
+    if (op is None or op.type != "Eltwise" or op.args != {"type": kind}
+            or len(op.inputs) != 2):
+        return None
+    x, c = op.inputs
+    if _scalar_const(graph, c, value, rtol) and x not in graph.consts:
+        return x
+    if commutes and _scalar_const(graph, x, value, rtol) and c not in graph.consts:
+        return c
+    return None
+
+
+def _other_input(op: ir.Op | None, known: str) -> str | None:
+    """The other input of a two-input Eltwise PROD that has `known` as one input."""
+    if (op is None or op.type != "Eltwise" or op.args != {"type": "PROD"} or len(op.inputs) != 2
+            or known not in op.inputs or op.inputs[0] == op.inputs[1]):
+        return None
+    return op.inputs[1] if op.inputs[0] == known else op.inputs[0]
+
+
+def fuse_gelu(graph: ir.Graph) -> bool:
+    """GELU written out as ONNX exporters write it, x * (1 + erf(x / sqrt(2))) / 2:
+    Div(x, sqrt 2) or Mul(x, 1 / sqrt 2), Erf, Add 1, then Mul by x and by 0.5 in either order
+    (or x * 0.5 first), each intermediate used once, becomes one Activation GELU(x); an f32
+    Eltwise GELU (ONNX Gelu) becomes the same Activation. Runs before fuse_activation, which
+    moves it into x's producer (a MatMul's output write)."""
+    m = _Matcher(graph)
+    for op in graph.ops:
+        if (op.type == "Eltwise" and op.args == {"type": "GELU"} and len(op.inputs) == 1
+                and graph.dtypes.get(op.inputs[0]) == np.float32):
+            act = ir.Op("Activation", op.name, list(op.inputs), list(op.outputs),
+                        {"activation": "GELU"})
+            graph.ops = [act if o is op else o for o in graph.ops]
+            return True
+        if op.type != "Eltwise" or op.args != {"type": "ERF"} or len(op.inputs) != 1:
+            continue
+        producers = graph.producers()
+        scale = producers.get(op.inputs[0])
+        x = (_eltwise_with_const(graph, scale, "DIV", float(np.sqrt(2.0)), 1e-6, commutes=False)
+             or _eltwise_with_const(graph, scale, "PROD", float(np.sqrt(0.5)), 1e-6))
+        if x is None or graph.dtypes.get(x) != np.float32 or m.sole_consumer(scale) is not op:
+            continue
+        add = m.sole_consumer(op)
+        if _eltwise_with_const(graph, add, "ADD", 1.0) != op.outputs[0]:
+            continue
+        onep = add.outputs[0]
+        first = m.sole_consumer(add)
+        chain = None
+        other = _other_input(first, onep)
+        if _eltwise_with_const(graph, first, "PROD", 0.5) == onep:
+            last = m.sole_consumer(first)  # x * ((1 + erf) * 0.5)
+            if _other_input(last, first.outputs[0]) == x:
+                chain = [first, last]
+        elif other == x:  # (x * (1 + erf)) * 0.5
+            last = m.sole_consumer(first)
+            if _eltwise_with_const(graph, last, "PROD", 0.5) == first.outputs[0]:
+                chain = [first, last]
+        elif other is not None:  # (x * 0.5) * (1 + erf)
+            half = producers.get(other)
+            if (_eltwise_with_const(graph, half, "PROD", 0.5) == x
+                    and m.sole_consumer(half) is first):
+                chain = [half, first]
+                last = first
+        if chain is None:
+            continue
+        gone = {id(scale), id(op), id(add)} | {id(o) for o in chain}
+        act = ir.Op("Activation", last.name, [x], list(last.outputs), {"activation": "GELU"})
+        graph.ops = [act if o is last else o for o in graph.ops
+                     if o is last or id(o) not in gone]
+        return True
+    return False
+
+
 def fuse_activation(graph: ir.Graph) -> bool:
     """Conv2D/Deconv2D/FullyConnected/MatMul (and f32 Eltwise, e.g. ResNet's Add + Relu)
     -> Activation becomes a fused activation."""
@@ -326,6 +409,43 @@ def matmul_add_to_fc(graph: ir.Graph) -> bool:
     return False
 
 
+def matmul_add_bias(graph: ir.Graph) -> bool:
+    """MatMul (output rank >= 2, not made a FullyConnected) -> Eltwise ADD of a constant that
+    varies along the last axis only, [N] or [1, ..., N], becomes MatMul with that bias as its
+    third input (the transformer's projections, x [batch, seq, D] times a weight [D, N]): the
+    bias added in the GEMM's output write instead of another pass."""
+    m = _Matcher(graph)
+    for op in graph.ops:
+        if op.type != "MatMul" or len(op.inputs) != 2 or _has_activation(op):
+            continue
+        out_shape = graph.shapes.get(op.outputs[0])
+        b = graph.consts.get(op.inputs[1])
+        b_shape = b.shape if b is not None else graph.shapes.get(op.inputs[1])
+        if (out_shape is None or len(out_shape) < 2 or b_shape is None or len(b_shape) < 2
+                or graph.dtypes.get(op.outputs[0]) != np.float32):
+            continue
+        n = out_shape[-1]
+        add = m.sole_consumer(op)
+        if (add is None or add.type != "Eltwise" or add.args.get("type") != "ADD"
+                or len(add.inputs) != 2 or not set(add.args) <= {"type"} | set(ACTIVATION_ARGS)):
+            continue
+        t = op.outputs[0]
+        if t not in add.inputs or add.inputs[0] == add.inputs[1]:
+            continue
+        bias = _float_const(graph, add.inputs[1] if add.inputs[0] == t else add.inputs[0])
+        if (bias is None or not isinstance(n, (int, np.integer)) or bias.size != n
+                or bias.ndim > len(out_shape) or bias.shape[-1:] != (n,)):
+            continue
+        op.inputs.append(_new_const(graph, op.name + "_bias", bias.reshape(n).astype(np.float32)))
+        for k in ACTIVATION_ARGS:
+            if k in add.args:
+                op.args[k] = add.args[k]
+        op.outputs = list(add.outputs)
+        graph.ops = [o for o in graph.ops if o is not add]
+        return True
+    return False
+
+
 def remove_dead_ops(graph: ir.Graph) -> bool:
     """Drops ops none of whose outputs is used or a graph output, then unused constants."""
     need = {t.name for t in graph.outputs}
@@ -342,8 +462,8 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
     return changed or n != len(graph.consts)
 
 
-TRANSFORMS = [matmul_add_to_fc, fold_batchnorm, fuse_bias, fuse_swish, fuse_activation,
-              fuse_residual_add, remove_dead_ops]
+TRANSFORMS = [matmul_add_to_fc, matmul_add_bias, fold_batchnorm, fuse_bias, fuse_swish,
+              fuse_gelu, fuse_activation, fuse_residual_add, remove_dead_ops]
 
 
 def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:

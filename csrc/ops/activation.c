@@ -5,8 +5,9 @@
  * Output:  0 Y, shape and dtype of X.
  * Arguments:
  *   activation              "RELU" | "RELUX" | "LEAKYRELU" | "SIGMOID" | "TANH" |
- *                           "HARDSIGMOID" | "HARDSWISH" | "ELU" | "SWISH" | "PRELU" | "NOOP"
- *                           (SWISH: x * sigmoid(alpha * x))
+ *                           "HARDSIGMOID" | "HARDSWISH" | "ELU" | "SWISH" | "GELU" | "PRELU" |
+ *                           "NOOP" (SWISH: x * sigmoid(alpha * x); GELU: x * (1 + erf(x /
+ *                           sqrt(2))) / 2)
  *   max_limit               RELUX upper bound (default 6)
  *   activation_coefficient  LEAKYRELU slope (default 0.01), ELU alpha (default 1),
  *                           SWISH alpha (default 1)

@@ -1,7 +1,8 @@
 /* Activation fused into the output write of Conv2D/Deconv2D/FullyConnected/MatMul/Eltwise,
  * parsed from the op's arguments (MACE's names):
  *   activation              "NOOP" (default) | "RELU" | "RELUX" | "LEAKYRELU" | "SIGMOID" |
- *                           "TANH" | "HARDSIGMOID" | "HARDSWISH" | "ELU" | "SWISH"
+ *                           "TANH" | "HARDSIGMOID" | "HARDSWISH" | "ELU" | "SWISH" | "GELU"
+ *                           (GELU: x * (1 + erf(x / sqrt(2))) / 2)
  *   max_limit               RELUX upper bound (relu6: 6)
  *   activation_coefficient  LEAKYRELU slope, ELU alpha, SWISH alpha (x * sigmoid(alpha x), default 1)
  *   hardsigmoid_alpha/beta  HARDSIGMOID (ONNX defaults 0.2, 0.5); HARDSWISH uses 1/6, 0.5

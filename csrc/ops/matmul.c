@@ -2,6 +2,8 @@
 /*
  * Inputs:  0 a  [..., M, K] (or [K, M] when transpose_a); rank 1 [K] is a row vector
  *          1 b  [..., K, N] (or [N, K] when transpose_b); rank 1 [K] is a column vector
+ *          2 bias [N] (optional, f32): added to every row before the activation (the
+ *               converter folds MatMul -> Add(constant [N]) into it)
  * Output:  0 y  [broadcast(a batch dims, b batch dims)..., M, N], without the M (N) axis when
  *               a (b) has rank 1, as numpy.matmul
  * Arguments:
@@ -56,10 +58,12 @@ static mace_status matmul_init(mace_op *op) {
 
 static mace_status matmul_infer(mace_op *op) {
   matmul_state *st = op->state;
-  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 2, 2, 1));
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 2, 3, 1));
   const mace_tensor *a = op->inputs[0], *b = op->inputs[1];
+  const mace_tensor *bias = op->n_inputs > 2 ? op->inputs[2] : NULL;
   MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, a, MACE_DT_F32));
   MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, b, MACE_DT_F32));
+  if (bias) MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, bias, MACE_DT_F32));
   if (a->ndim < 1 || b->ndim < 1)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (MatMul): operands must have rank >= 1",
                       op->name);
@@ -93,6 +97,11 @@ static mace_status matmul_infer(mace_op *op) {
                       "op '%s' (MatMul): inner dimensions differ (%lld vs %lld)", op->name,
                       (long long)ka, (long long)kb);
   st->k = ka;
+  if (bias && (bias->ndim != 1 || bias->dims[0] != st->n))
+    return mace_error(MACE_INVALID_MODEL,
+                      "op '%s' (MatMul): bias has %lld values (rank %d), expects [%lld]",
+                      op->name, (long long)mace_tensor_numel(bias), bias->ndim,
+                      (long long)st->n);
   const int abd = a->ndim > 2 ? a->ndim - 2 : 0, bbd = b->ndim > 2 ? b->ndim - 2 : 0;
   st->nb = abd > bbd ? abd : bbd;
   int64_t a_mat = a->ndim == 1 ? ka : a->dims[a->ndim - 2] * a->dims[a->ndim - 1];
@@ -164,7 +173,7 @@ static mace_status matmul_infer(mace_op *op) {
 
 typedef struct matmul_ctx {
   const matmul_state *st;
-  const float *a, *b;
+  const float *a, *b, *bias; /* bias: NULL or [n] */
   float *y;
 } matmul_ctx;
 
@@ -188,10 +197,10 @@ static void matmul_range(void *p, int64_t begin, int64_t end) {
     float *y = c->y + bidx * st->m * st->n;
     mace_f32_gemm__ref(st->k, c->a + aoff, st->a_rs, st->a_cs, c->b + boff, st->b_rs, st->b_cs,
                        y, st->n, m, m + 1, n0, n1);
-    if (st->act.kind != MACE_ACT_NONE) {
-      float *row = y + m * st->n + n0;
-      mace_f32_activation(&st->act, row, row, n1 - n0);
-    }
+    float *row = y + m * st->n + n0;
+    if (c->bias)
+      for (int64_t j = n0; j < n1; ++j) row[j - n0] += c->bias[j];
+    if (st->act.kind != MACE_ACT_NONE) mace_f32_activation(&st->act, row, row, n1 - n0);
   }
 }
 
@@ -209,7 +218,8 @@ static mace_gemm_args matmul_batch_args(const matmul_state *st, const matmul_ctx
                           .a = c->a + aoff, .a_rs = st->a_rs, .a_cs = st->a_cs,
                           .b = c->b + boff, .b_packed = st->packed_b,
                           .b_rs = st->b_rs, .b_cs = st->b_cs,
-                          .c = c->y + bidx * st->m * st->n, .ldc = st->n, .act = &st->act};
+                          .c = c->y + bidx * st->m * st->n, .ldc = st->n, .bias = c->bias,
+                          .bias_per_row = 0, .act = &st->act};
 }
 
 typedef struct matmul_slot_ctx {
@@ -232,7 +242,8 @@ static void matmul_slot_range(void *p, int64_t begin, int64_t end) {
 
 static mace_status matmul_run_gemm(mace_op *op) {
   const matmul_state *st = op->state;
-  const matmul_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data, op->outputs[0]->data};
+  const matmul_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data,
+                        op->n_inputs > 2 ? op->inputs[2]->data : NULL, op->outputs[0]->data};
   if (st->slots > 0) {
     matmul_slot_ctx sc = {&c, op->scratch};
     mace_threadpool_parallel_for(op->pool, st->slots, 1, matmul_slot_range, &sc);
@@ -248,7 +259,8 @@ static mace_status matmul_run_gemm(mace_op *op) {
 static mace_status matmul_run(mace_op *op) {
   const matmul_state *st = op->state;
   if (st->gemm) return matmul_run_gemm(op);
-  matmul_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data, op->outputs[0]->data};
+  matmul_ctx c = {st, op->inputs[0]->data, op->inputs[1]->data,
+                  op->n_inputs > 2 ? op->inputs[2]->data : NULL, op->outputs[0]->data};
   mace_threadpool_parallel_for(op->pool, st->batch * st->m * st->n_blocks, 1, matmul_range, &c);
   return MACE_OK;
 }

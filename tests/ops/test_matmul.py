@@ -95,3 +95,55 @@ def test_matmul_int_unsupported():
                        [("y", np.int32, [2, 2])])
     with pytest.raises(mace.errors.UnsupportedError, match="MatMul"):
         mace.Session(model)
+
+
+def _bias_model(sa, n, bias_shape, relu=False):
+    """MatMul(a [sa], constant w [K, n]) + constant bias of bias_shape (+ Relu)."""
+    nodes = [helper.make_node("MatMul", ["a", "w"], ["m"]),
+             helper.make_node("Add", ["bias", "m"], ["s" if relu else "y"])]
+    if relu:
+        nodes.append(helper.make_node("Relu", ["s"], ["y"]))
+    out = list(sa[:-1]) + [n]
+    return make_model(nodes, [("a", np.float32, list(sa))], [("y", np.float32, out)],
+                      [("w", rand(sa[-1], n, seed=2)), ("bias", rand(*bias_shape, seed=3))])
+
+
+@pytest.mark.parametrize("sa,n,bias_shape", [((2, 5, 6), 7, (7,)), ((2, 5, 6), 7, (1, 1, 7)),
+                                             ((3, 2, 33, 70), 129, (129,)),
+                                             ((1, 128, 96), 200, (1, 200))], ids=str)
+@pytest.mark.parametrize("relu", [False, True])
+def test_matmul_bias(sa, n, bias_shape, relu):
+    """A 3-D or 4-D A times a constant 2-D weight, + a bias along the last axis: one MatMul
+    with the bias as its third input (and the Relu fused), on the reference kernel (small) and
+    the GEMM, at 1 and 2 threads."""
+    from mace.converters import convert
+    model = _bias_model(sa, n, bias_shape, relu)
+    ops = convert(model).graph.ops
+    assert [(op.type, len(op.inputs), op.args.get("activation")) for op in ops] == \
+        [("MatMul", 3, "RELU" if relu else None)]
+    for threads in (1, 2):
+        check_model(model, {"a": rand(*sa, seed=1)}, num_threads=threads)
+
+
+def test_matmul_bias_not_along_last_axis():
+    """A constant that varies along M ([5, 1]) is no bias: the Add stays, the result is right."""
+    from mace.converters import convert
+    model = _bias_model((2, 5, 6), 7, (5, 1))
+    assert [op.type for op in convert(model).graph.ops] == ["MatMul", "Eltwise"]
+    check_model(model, {"a": rand(2, 5, 6, seed=1)})
+
+
+def test_matmul_bias_wrong_size_is_an_error():
+    """A mace model whose MatMul bias does not have N values: an error naming the op and the
+    bias, at load."""
+    import mace
+    from mace.converters import ir, serialize
+    g = ir.Graph(name="net")
+    g.inputs = [ir.TensorInfo("a", [2, 3])]
+    g.consts.update({"w": rand(3, 4, seed=2), "bias": rand(5, seed=3)})
+    g.ops = [ir.Op("MatMul", "mm", ["a", "w", "bias"], ["y"], {})]
+    g.shapes["y"] = [2, 4]
+    g.outputs = [ir.TensorInfo("y", [2, 4], np.dtype(np.float32), "NCHW")]
+    pb, blob = serialize.serialize(g)
+    with pytest.raises(mace.MaceError, match=r"'mm' \(MatMul\): bias has 5 values"):
+        mace.Session(pb, blob)

@@ -19,6 +19,13 @@ static inline float swishf_(float x, float alpha) {
   return (float)((double)x / (1.0 + exp(-(double)y)));
 }
 
+/* x * (1 + erf(x / sqrt(2))) / 2 as x * erfc(-x / sqrt(2)) / 2 in double: no cancellation
+ * where erf(x / sqrt(2)) nears -1. Where erfc underflows (x below about -38), -0. */
+static inline float geluf_(float x) {
+  const double t = erfc(-(double)x * 0.70710678118654752440);
+  return t > 0.0 ? (float)(0.5 * (double)x * t) : -0.0f;
+}
+
 static inline float hardsigmoidf_(float x, float alpha, float beta) {
   float y = alpha * x + beta;
   return y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y);
@@ -64,6 +71,9 @@ void mace_f32_activation__ref(const mace_activation *act, const float *in, float
       break;
     case MACE_ACT_SWISH:
       for (i = 0; i < n; ++i) out[i] = swishf_(in[i], alpha);
+      break;
+    case MACE_ACT_GELU:
+      for (i = 0; i < n; ++i) out[i] = geluf_(in[i]);
       break;
   }
 }

@@ -14,7 +14,8 @@ typedef enum mace_activation_kind {
   MACE_ACT_HARDSIGMOID, /* max(0, min(1, alpha * x + beta)) */
   MACE_ACT_HARDSWISH,   /* x * hardsigmoid(x) with alpha = 1/6, beta = 0.5 */
   MACE_ACT_ELU,         /* x >= 0 ? x : alpha * (exp(x) - 1) */
-  MACE_ACT_SWISH        /* x * sigmoid(alpha * x) (SiLU at alpha = 1) */
+  MACE_ACT_SWISH,       /* x * sigmoid(alpha * x) (SiLU at alpha = 1) */
+  MACE_ACT_GELU         /* x * (1 + erf(x / sqrt(2))) / 2 */
 } mace_activation_kind;
 
 typedef struct mace_activation {
