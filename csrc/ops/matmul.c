@@ -142,6 +142,17 @@ static mace_status matmul_infer(mace_op *op) {
   st->b_broadcast = 1;
   for (int i = 0; i < st->nb; ++i)
     if (st->b_bstride[i] != 0) st->b_broadcast = 0;
+  /* One b for every batch of a row-major a that is not broadcast itself (a transformer's
+   * [batch, seq, D] times a weight [D, N]): the batches are consecutive rows of one
+   * [batch * M, K] product, one GEMM instead of a GEMM a batch. */
+  int a_whole = a->ndim > 2 && !st->transpose_a;
+  for (int i = 0; i < st->nb; ++i)
+    if (st->a_bstride[i] == 0 && st->out_batch[i] > 1) a_whole = 0;
+  if (st->b_broadcast && a_whole && st->batch > 1) {
+    st->m *= st->batch;
+    st->batch = 1;
+    st->nb = 0;
+  }
   if (st->packed_b && (st->packed_k != st->k || st->packed_n != st->n)) matmul_release(op);
   if (b->role == MACE_TENSOR_CONST && b->data && st->b_broadcast && !st->packed_b) {
     const int64_t floats = mace_gemm_packed_b_floats(st->gemm, st->k, st->n);
