@@ -309,6 +309,115 @@ def fuse_gelu(graph: ir.Graph) -> bool:
     return False
 
 
+def _trailing_mean_axes(graph: ir.Graph, op: ir.Op | None) -> int | None:
+    """For a Reduce MEAN with keepdims over the trailing dims of its f32 input, how many dims
+    (k; axes [rank - k, rank) in any spelling), else None."""
+    if (op is None or op.type != "Reduce" or op.args.get("reduce_type") != "MEAN"
+            or op.args.get("keepdims", 1) != 1 or len(op.inputs) != 1
+            or not set(op.args) <= {"reduce_type", "keepdims", "axis"}
+            or graph.dtypes.get(op.inputs[0]) != np.float32):
+        return None
+    shape = graph.shapes.get(op.inputs[0])
+    axes = op.args.get("axis")
+    if shape is None or not axes or not isinstance(axes, (list, tuple)):
+        return None
+    r = len(shape)
+    if not all(-r <= int(a) < r for a in axes):
+        return None
+    norm = sorted({int(a) % r for a in axes})
+    return len(norm) if norm == list(range(r - len(norm), r)) else None
+
+
+def _norm_param(graph: ir.Graph, name: str, norm_shape: list) -> np.ndarray | None:
+    """A constant that broadcasts over the normalized (trailing) dims only, flattened to their
+    element count (or one element), else None."""
+    c = _float_const(graph, name)
+    if c is None:
+        return None
+    if c.size == 1:
+        return c.reshape(1).astype(np.float32)
+    lead = c.shape[:max(0, c.ndim - len(norm_shape))]
+    if any(d != 1 for d in lead):
+        return None
+    try:
+        full = np.broadcast_to(c.reshape(c.shape[len(lead):]), norm_shape)
+    except ValueError:
+        return None
+    return np.ascontiguousarray(full, np.float32).reshape(-1)
+
+
+def fuse_layer_norm(graph: ir.Graph) -> bool:
+    """LayerNorm written out as ONNX exporters before opset 17 write it: ReduceMean(x) over
+    trailing dims, d = x - mean, Pow(d, 2) or d * d, ReduceMean over the same dims, + eps,
+    Sqrt, d / that, then optionally * scale and + bias (constants over the normalized dims),
+    each intermediate used only inside the pattern, becomes one LayerNorm (one pass over a row
+    instead of nine ops, two of them reference reductions)."""
+    m = _Matcher(graph)
+    producers = graph.producers()
+    for mean in graph.ops:
+        k = _trailing_mean_axes(graph, mean)
+        if k is None:
+            continue
+        x = mean.inputs[0]
+        sub = m.sole_consumer(mean)
+        if (sub is None or sub.type != "Eltwise" or sub.args != {"type": "SUB"}
+                or sub.inputs != [x, mean.outputs[0]]):
+            continue
+        d = sub.outputs[0]
+        users = list({id(u): u for u in m.consumers.get(d, [])}.values())
+        if d in m.outputs or len(users) != 2:
+            continue
+        sq = next((u for u in users if u.type == "Eltwise" and (
+            (u.args == {"type": "PROD"} and u.inputs == [d, d])
+            or _eltwise_with_const(graph, u, "POW", 2.0, commutes=False) == d)), None)
+        div = next((u for u in users if u is not sq), None)
+        var = m.sole_consumer(sq) if sq is not None else None
+        if var is None or _trailing_mean_axes(graph, var) != k:
+            continue
+        add = m.sole_consumer(var)
+        if add is None or add.type != "Eltwise" or add.args != {"type": "ADD"}:
+            continue
+        eps_name = next((i for i in add.inputs if i != var.outputs[0]), None)
+        eps = _float_const(graph, eps_name) if eps_name else None
+        if eps is None or eps.size != 1 or var.outputs[0] not in add.inputs:
+            continue
+        sqrt = m.sole_consumer(add)
+        if (sqrt is None or sqrt.type != "Eltwise" or sqrt.args != {"type": "SQRT"}
+                or m.sole_consumer(sqrt) is not div or div.type != "Eltwise"
+                or div.args != {"type": "DIV"} or div.inputs != [d, sqrt.outputs[0]]):
+            continue
+        norm_shape = list(graph.shapes[x][-k:])
+        chain, last = [mean, sub, sq, var, add, sqrt, div], div
+        scale = bias = None
+        nxt = m.sole_consumer(last)
+        if nxt is not None and nxt.type == "Eltwise" and nxt.args == {"type": "PROD"} \
+                and last.outputs[0] in nxt.inputs and len(nxt.inputs) == 2:
+            c = nxt.inputs[1] if nxt.inputs[0] == last.outputs[0] else nxt.inputs[0]
+            scale = _norm_param(graph, c, norm_shape)
+            if scale is not None:
+                chain.append(nxt)
+                last = nxt
+                nxt = m.sole_consumer(last)
+        if nxt is not None and nxt.type == "Eltwise" and nxt.args == {"type": "ADD"} \
+                and last.outputs[0] in nxt.inputs and len(nxt.inputs) == 2:
+            c = nxt.inputs[1] if nxt.inputs[0] == last.outputs[0] else nxt.inputs[0]
+            bias = _norm_param(graph, c, norm_shape)
+            if bias is not None:
+                chain.append(nxt)
+                last = nxt
+        if scale is None:
+            scale = np.ones(1, np.float32)
+        ins = [x, _new_const(graph, mean.name + "_scale", scale)]
+        if bias is not None:
+            ins.append(_new_const(graph, mean.name + "_bias", bias))
+        ln = ir.Op("LayerNorm", last.name, ins, list(last.outputs),
+                   {"axis": -k, "epsilon": float(eps.reshape(-1)[0]), "rms": 0})
+        gone = {id(o) for o in chain}
+        graph.ops = [ln if o is last else o for o in graph.ops if o is last or id(o) not in gone]
+        return True
+    return False
+
+
 def fuse_activation(graph: ir.Graph) -> bool:
     """Conv2D/Deconv2D/FullyConnected/MatMul (and f32 Eltwise, e.g. ResNet's Add + Relu)
     -> Activation becomes a fused activation."""
@@ -462,8 +571,8 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
     return changed or n != len(graph.consts)
 
 
-TRANSFORMS = [matmul_add_to_fc, matmul_add_bias, fold_batchnorm, fuse_bias, fuse_swish,
-              fuse_gelu, fuse_activation, fuse_residual_add, remove_dead_ops]
+TRANSFORMS = [fuse_layer_norm, matmul_add_to_fc, matmul_add_bias, fold_batchnorm, fuse_bias,
+              fuse_swish, fuse_gelu, fuse_activation, fuse_residual_add, remove_dead_ops]
 
 
 def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:

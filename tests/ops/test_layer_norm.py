@@ -91,3 +91,83 @@ def test_threads(threads):
     shape = (64, 50, 20)
     check_model(_model("LayerNormalization", shape, 1), {"x": rand(*shape, seed=5)},
                 num_threads=threads)
+
+
+# --- LayerNorm written out (ONNX exporters before opset 17) -----------------------------------
+
+def _decomposed(shape, axes=(-1,), square="pow", scale_shape="norm", bias=True,
+                extra_output=None, eps_input=False):
+    """ReduceMean, Sub, Pow 2 (or Mul d d), ReduceMean, Add eps, Sqrt, Div (, Mul scale)
+    (, Add bias) at opset 13 (ReduceMean's axes an attribute)."""
+    r = len(shape)
+    norm = [shape[a % r] for a in sorted(a % r for a in axes)]
+    nodes = [helper.make_node("ReduceMean", ["x"], ["mu"], axes=list(axes)),
+             helper.make_node("Sub", ["x", "mu"], ["d"])]
+    inits = [("two", np.array(2.0, np.float32))]
+    nodes.append(helper.make_node("Pow", ["d", "two"], ["sq"]) if square == "pow" else
+                 helper.make_node("Mul", ["d", "d"], ["sq"]))
+    inputs = [("x", np.float32, list(shape))]
+    if eps_input:
+        inputs.append(("eps", np.float32, [1]))
+    else:
+        inits.append(("eps", np.array(1e-5, np.float32)))
+    nodes += [helper.make_node("ReduceMean", ["sq"], ["var"], axes=list(axes)),
+              helper.make_node("Add", ["eps", "var"], ["ve"]),
+              helper.make_node("Sqrt", ["ve"], ["sd"]),
+              helper.make_node("Div", ["d", "sd"], ["n" if scale_shape or bias else "y"])]
+    last = "n"
+    if scale_shape:
+        sshape = norm if scale_shape == "norm" else [1] * (r - len(norm)) + norm
+        inits.append(("g", rand(*sshape, seed=3) + 1.5))
+        nodes.append(helper.make_node("Mul", ["g", "n"], ["s" if bias else "y"]))
+        last = "s"
+    if bias:
+        inits.append(("b", rand(*norm, seed=4)))
+        nodes.append(helper.make_node("Add", [last, "b"], ["y"]))
+    outs = [("y", np.float32, list(shape))]
+    if extra_output:
+        outs.append((extra_output, np.float32, list(shape)))
+    return make_model(nodes, inputs, outs, inits, opset=13)
+
+
+def _types(model):
+    from mace.converters import convert
+    return [op.type for op in convert(model).graph.ops]
+
+
+def _feeds(shape, eps_input=False):
+    f = {"x": rand(*shape, seed=1, low=-3, high=5)}
+    if eps_input:
+        f["eps"] = np.array([1e-5], np.float32)
+    return f
+
+
+@pytest.mark.parametrize("shape,axes", [((3, 10), (-1,)), ((2, 5, 33), (2,)),
+                                        ((2, 3, 7), (-2, -1)), ((2, 3, 4, 5), (-1,)),
+                                        ((1, 128, 96), (-1,))],
+                         ids=str)
+@pytest.mark.parametrize("square", ["pow", "mul"])
+@pytest.mark.parametrize("scale_shape,bias", [("norm", True), ("lead1", True), (None, True),
+                                              ("norm", False), (None, False)], ids=str)
+def test_decomposed_layer_norm(shape, axes, square, scale_shape, bias):
+    """The nine ops become one LayerNorm; against onnxruntime running them as written."""
+    model = _decomposed(shape, axes, square, scale_shape, bias)
+    assert _types(model) == ["LayerNorm"]
+    for threads in (1, 2):
+        check_model(model, _feeds(shape), num_threads=threads)
+
+
+@pytest.mark.parametrize("case", ["middle_axis", "d_is_output", "eps_at_run_time"])
+def test_decomposed_layer_norm_left_alone(case):
+    """Not a trailing-dims mean, an intermediate that is a graph output, or eps not a
+    constant: the ops stay as written, with the same results. (A mean over H and W of a 4-D
+    tensor is converted to a global Pooling first and is not matched either.)"""
+    shape = (2, 5, 6)
+    if case == "middle_axis":
+        model = _decomposed(shape, axes=(1,), scale_shape=None, bias=False)
+    elif case == "d_is_output":
+        model = _decomposed(shape, extra_output="d")
+    else:
+        model = _decomposed(shape, eps_input=True)
+    assert "LayerNorm" not in _types(model)
+    check_model(model, _feeds(shape, eps_input=case == "eps_at_run_time"))
