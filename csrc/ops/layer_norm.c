@@ -14,6 +14,7 @@
  */
 #include "core/op.h"
 #include "kernels/cpu/ref/layer_norm.h"
+#include "ops/simd_dispatch.h"
 
 #define LAYER_NORM_GRAIN 16384
 
@@ -84,12 +85,13 @@ typedef struct {
   const layer_norm_state *s;
   const float *x, *scale, *bias;
   float *y, *mean, *inv_std;
+  mace_f32_layer_norm_fn fn; /* the active ISA's kernel, or the reference */
 } layer_norm_job;
 
 static void layer_norm_range(void *ctx, int64_t begin, int64_t end) {
   const layer_norm_job *j = (const layer_norm_job *)ctx;
-  mace_f32_layer_norm__ref(j->x, j->y, j->s->len, j->scale, j->s->scale_step, j->bias,
-                           j->s->bias_step, j->s->eps, j->s->rms, j->mean, j->inv_std, begin, end);
+  j->fn(j->x, j->y, j->s->len, j->scale, j->s->scale_step, j->bias, j->s->bias_step, j->s->eps,
+        j->s->rms, j->mean, j->inv_std, begin, end);
 }
 
 static mace_status layer_norm_run(mace_op *op) {
@@ -99,7 +101,9 @@ static mace_status layer_norm_run(mace_op *op) {
                         op->n_inputs > 2 ? (const float *)op->inputs[2]->data : NULL,
                         (float *)op->outputs[0]->data,
                         op->n_outputs > 1 ? (float *)op->outputs[1]->data : NULL,
-                        op->n_outputs > 2 ? (float *)op->outputs[2]->data : NULL};
+                        op->n_outputs > 2 ? (float *)op->outputs[2]->data : NULL,
+                        mace_simd_active()->layer_norm};
+  if (!job.fn) job.fn = mace_f32_layer_norm__ref;
   if (s->rows == 0 || s->len == 0) return MACE_OK;
   const int64_t grain = LAYER_NORM_GRAIN / s->len;
   mace_threadpool_parallel_for(op->pool, s->rows, grain > 0 ? grain : 1, layer_norm_range,

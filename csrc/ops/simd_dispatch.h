@@ -1,4 +1,5 @@
-/* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, pooling, depthwise):
+/* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, layer norm, pooling,
+ * depthwise, NCHWc):
  * one table of function pointers per ISA, the active one chosen once from the CPU's features. */
 #ifndef MACE_OPS_SIMD_DISPATCH_H_
 #define MACE_OPS_SIMD_DISPATCH_H_
@@ -8,6 +9,7 @@
 #include "kernels/cpu/directconv.h"
 #include "kernels/cpu/dwconv.h"
 #include "kernels/cpu/eltwise.h"
+#include "kernels/cpu/layer_norm.h"
 #include "kernels/cpu/nchwc.h"
 #include "kernels/cpu/nchwc_pool.h"
 #include "kernels/cpu/nchwc_convkxk.h"
@@ -25,6 +27,7 @@ typedef struct mace_simd_kernels {
   mace_f32_eltwise_binary_fn eltwise_binary;
   mace_f32_softmax_rows_fn softmax_rows;
   mace_f32_softmax_inner_fn softmax_inner;
+  mace_f32_layer_norm_fn layer_norm;
   mace_f32_maxpool2d_fn maxpool2d;
   mace_f32_avgpool2d_fn avgpool2d;
   mace_f32_dwconv_fn dwconv;  /* depthwise KxK, K <= 7 */

@@ -1,0 +1,111 @@
+/* Unit test of the SIMD layer / RMS normalization kernels: every variant this CPU supports
+ * against mace_f32_layer_norm__ref (statistics in double), on row lengths below, at and above
+ * the vector widths and a transformer's 768, rows centred on 0 and on 1000 (an offset 1000 times
+ * the spread), scale and bias per element or shared, no bias, LayerNorm and RMS, a sub-range of
+ * rows, out of place and in place, with the mean and inv_std outputs.
+ * Tolerance per element: |y - ref| <= 1e-5 * (|t| + |bias|) + 1e-6 * |scale|, t = (x - mean) *
+ * inv_std * scale: the float sums put about 1e-6 of relative error into mean and inv_std, and
+ * x - mean in float is within a few ulp of the row's spread, which inv_std scales to about 1
+ * (the largest error seen, as a fraction of the bound, is printed); mean and inv_std within
+ * 1e-5 relative (mean: of the spread). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu/ref/layer_norm.h"
+#include "ops/simd_dispatch.h"
+
+static int failures = 0;
+static long checked = 0;
+static double worst = 0.0;
+
+static float frand(unsigned *s, float lo, float hi) {
+  *s = *s * 1103515245u + 12345u;
+  return lo + (hi - lo) * (float)((*s >> 8) & 0xffff) / 65535.0f;
+}
+
+static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, float offset,
+                  int scale_step, int bias_mode, int rms, int in_place, unsigned seed) {
+  const int64_t n = rows * len, b = rows > 2 ? 1 : 0, e = rows > 2 ? rows - 1 : rows;
+  float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
+  float *y = malloc(sizeof(float) * n), *sc = malloc(sizeof(float) * len);
+  float *bi = malloc(sizeof(float) * len);
+  float m_ref[8], i_ref[8], m_y[8], i_y[8];
+  for (int64_t i = 0; i < n; ++i) x[i] = offset + frand(&seed, -1.0f, 1.0f);
+  for (int64_t i = 0; i < len; ++i) sc[i] = frand(&seed, 0.5f, 2.0f);
+  for (int64_t i = 0; i < len; ++i) bi[i] = frand(&seed, -1.0f, 1.0f);
+  for (int64_t i = 0; i < n; ++i) ref[i] = y[i] = -5.0f; /* rows outside [b, e) stay */
+  const float *bias = bias_mode ? bi : NULL;
+  const int64_t bias_step = bias_mode == 2 ? 1 : 0;
+  mace_f32_layer_norm__ref(x, ref, len, sc, scale_step, bias, bias_step, 1e-5f, rms, m_ref,
+                           i_ref, b, e);
+  if (in_place) {
+    memcpy(y, x, sizeof(float) * n);
+    for (int64_t i = 0; i < b * len; ++i) y[i] = -5.0f;
+    for (int64_t i = e * len; i < n; ++i) y[i] = -5.0f;
+    v->layer_norm(y, y, len, sc, scale_step, bias, bias_step, 1e-5f, rms, m_y, i_y, b, e);
+  } else {
+    v->layer_norm(x, y, len, sc, scale_step, bias, bias_step, 1e-5f, rms, m_y, i_y, b, e);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; k < len; ++k) {
+      const int64_t i = r * len + k;
+      ++checked;
+      double tol = 0.0;
+      if (r >= b && r < e) {
+        const double bk = bias ? bi[k * bias_step] : 0.0, t = (double)ref[i] - bk;
+        tol = 1e-5 * (fabs(t) + fabs(bk)) + 1e-6 * fabs(sc[k * scale_step]);
+        const double err = fabs((double)y[i] - (double)ref[i]) / tol;
+        if (err > worst) worst = err;
+      }
+      if (!(fabs((double)y[i] - (double)ref[i]) <= tol)) {
+        if (++failures <= 20)
+          printf("FAIL %s rows=%lld len=%lld offset=%g scale_step=%d bias=%d rms=%d in_place=%d:"
+                 " [%lld][%lld] got %.9g want %.9g\n", v->name, (long long)rows, (long long)len,
+                 (double)offset, scale_step, bias_mode, rms, in_place, (long long)r, (long long)k,
+                 y[i], ref[i]);
+        r = rows;
+        break;
+      }
+    }
+  }
+  for (int64_t r = b; r < e; ++r) {
+    ++checked;
+    const int ok = fabs((double)m_y[r] - m_ref[r]) <= 1e-5 * (1.0 + 1e-3 * fabs(m_ref[r])) &&
+                   fabs((double)i_y[r] - i_ref[r]) <= 1e-5 * fabs(i_ref[r]);
+    if (!ok && ++failures <= 20)
+      printf("FAIL %s len=%lld offset=%g rms=%d: row %lld mean %.9g / %.9g inv_std %.9g / %.9g\n",
+             v->name, (long long)len, (double)offset, rms, (long long)r, m_y[r], m_ref[r],
+             i_y[r], i_ref[r]);
+  }
+  free(x);
+  free(ref);
+  free(y);
+  free(sc);
+  free(bi);
+}
+
+int main(void) {
+  const mace_simd_kernels *const *list;
+  const int nv = mace_simd_variants(&list);
+  const int64_t lens[] = {1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100, 768, 1000};
+  const float offsets[] = {0.0f, 1000.0f};
+  int tested = 0;
+  for (int vi = 0; vi < nv; ++vi) {
+    const mace_simd_kernels *v = list[vi];
+    if (!v->layer_norm) continue; /* the reference table: the ops use the reference */
+    ++tested;
+    unsigned seed = 11u;
+    for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); ++li)
+      for (size_t oi = 0; oi < 2; ++oi)
+        for (int ss = 0; ss < 2; ++ss)
+          for (int bm = 0; bm < 3; ++bm)
+            for (int rms = 0; rms < 2; ++rms)
+              for (int ip = 0; ip < 2; ++ip)
+                check(v, 5, lens[li], rms ? 0.0f : offsets[oi], ss, bm, rms, ip, ++seed);
+  }
+  printf("test_layer_norm_simd: %d SIMD variant(s), %ld values checked, largest error %.3g of "
+         "the bound, %d failure(s)\n", tested, checked, worst, failures);
+  return failures ? 1 : 0;
+}
