@@ -40,6 +40,23 @@ def test_zoo_network_matches_onnxruntime(name, width):
     assert_close(got, ref, what=name)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_bert_encoder_matches_onnxruntime(threads):
+    """Two BERT-base layers as torch.onnx writes them at opset 13 (a smaller hidden size): the
+    written-out LayerNorms and GELUs and the Linear biases are fused (no Erf, Reduce, Pow or
+    Sqrt left; every MatMul with a constant weight carries its bias)."""
+    model = zoo.build("bert_encoder", seq=32, hidden=128, heads=4, ffn=512)
+    ops = mace.convert(model).graph.ops
+    assert {op.type for op in ops} == {"MatMul", "Reshape", "Transpose", "Eltwise", "Softmax",
+                                       "LayerNorm"}, sorted({op.type for op in ops})
+    assert sum(op.type == "LayerNorm" for op in ops) == 4
+    assert sum(op.type == "MatMul" and len(op.inputs) == 3 for op in ops) == 12
+    assert sum(op.args.get("activation") == "GELU" for op in ops) == 2
+    x = np.random.default_rng(1).standard_normal(_input_shape(model)).astype(np.float32)
+    ref = run_ort(model, {"input": x})[0]
+    assert_close(mace.Session(model, num_threads=threads).run(x), ref, what="bert_encoder")
+
+
 def test_converted_mobilenet_fuses_bn_and_activations():
     model = mace.convert(zoo.build("mobilenet_v2", width=0.25, size=64))
     types = [op.type for op in model.graph.ops]

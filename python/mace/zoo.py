@@ -336,6 +336,55 @@ def lenet(seed=0) -> onnx.ModelProto:
     return b.model("input", x, [1, 1, 28, 28], "lenet", [1, 10])
 
 
+def _layer_norm(b, x, d) -> str:
+    """torch's LayerNorm at opset 13, written out: ReduceMean, Sub, Pow 2, ReduceMean, Add eps,
+    Sqrt, Div, Mul weight, Add bias."""
+    mean = b.node("ReduceMean", [x], axes=[-1])
+    diff = b.node("Sub", [x, mean])
+    var = b.node("ReduceMean", [b.node("Pow", [diff, b.constant(np.array(2.0, np.float32))])],
+                 axes=[-1])
+    std = b.node("Sqrt", [b.node("Add", [var, b.constant(np.array(1e-12, np.float32))])])
+    y = b.node("Div", [diff, std])
+    y = b.node("Mul", [y, b.init(b.rng.uniform(0.8, 1.2, d).astype(np.float32), "ln_w")])
+    return b.node("Add", [y, b.init(b.rng.uniform(-0.1, 0.1, d).astype(np.float32), "ln_b")])
+
+
+def _linear(b, x, cin, cout) -> str:
+    """torch's Linear on a 3-D input: MatMul with the transposed weight, then Add bias."""
+    y = b.node("MatMul", [x, b.weight((cin, cout), scale=np.sqrt(1.0 / cin))])
+    return b.node("Add", [b.init(b.rng.uniform(-0.1, 0.1, cout).astype(np.float32), "b"), y])
+
+
+def _gelu(b, x) -> str:
+    """torch's exact GELU at opset 13: x * (1 + erf(x / sqrt 2)) * 0.5."""
+    e = b.node("Erf", [b.node("Div", [x, b.constant(np.array(1.4142135, np.float32))])])
+    y = b.node("Mul", [x, b.node("Add", [e, b.constant(np.array(1.0, np.float32))])])
+    return b.node("Mul", [y, b.constant(np.array(0.5, np.float32))])
+
+
+def bert_encoder(layers=2, seq=128, hidden=768, heads=12, ffn=3072, seed=0) -> onnx.ModelProto:
+    """BERT-base encoder layers (HuggingFace BertLayer, no attention mask) as torch.onnx exports
+    them at opset 13: input [1, seq, hidden] -> [1, seq, hidden]."""
+    b = _Builder(seed)
+    dh = hidden // heads
+    split = b.constant(np.array([1, seq, heads, dh], np.int64))
+    merge = b.constant(np.array([1, seq, hidden], np.int64))
+    x = "input"
+    for _ in range(layers):
+        q, k, v = (b.node("Reshape", [_linear(b, x, hidden, hidden), split]) for _ in range(3))
+        q = b.node("Transpose", [q], perm=[0, 2, 1, 3])
+        k = b.node("Transpose", [k], perm=[0, 2, 3, 1])
+        v = b.node("Transpose", [v], perm=[0, 2, 1, 3])
+        s = b.node("Div", [b.node("MatMul", [q, k]),
+                           b.constant(np.array(np.sqrt(dh), np.float32))])
+        ctx = b.node("MatMul", [b.node("Softmax", [s], axis=-1), v])
+        ctx = b.node("Reshape", [b.node("Transpose", [ctx], perm=[0, 2, 1, 3]), merge])
+        x = _layer_norm(b, b.node("Add", [_linear(b, ctx, hidden, hidden), x]), hidden)
+        h = _linear(b, _gelu(b, _linear(b, x, hidden, ffn)), ffn, hidden)
+        x = _layer_norm(b, b.node("Add", [h, x]), hidden)
+    return b.model("input", x, [1, seq, hidden], "bert_encoder", [1, seq, hidden])
+
+
 MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
     "mobilenet_v1": mobilenet_v1,
     "mobilenet_v2": mobilenet_v2,
@@ -348,10 +397,16 @@ MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
 }
 
 
+# Not image models (no width/size/classes): built by name too, benchmarked on request.
+OTHER_MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
+    "lenet": lenet,
+    "bert_encoder": bert_encoder,
+}
+
+
 def build(name: str, **kw) -> onnx.ModelProto:
-    """Builds the named architecture (see MODELS) with random weights."""
-    if name == "lenet":
-        return lenet(**kw)
-    if name not in MODELS:
-        raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS) + ['lenet']}")
-    return MODELS[name](**kw)
+    """Builds the named architecture (see MODELS and OTHER_MODELS) with random weights."""
+    fn = MODELS.get(name) or OTHER_MODELS.get(name)
+    if fn is None:
+        raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS) + sorted(OTHER_MODELS)}")
+    return fn(**kw)
