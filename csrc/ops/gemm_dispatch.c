@@ -2,6 +2,7 @@
 #include "ops/gemm_dispatch.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/status.h"
@@ -33,15 +34,16 @@ static const mace_gemm_family g_all[] = {
     /* Narrow kernels for one or two columns (four: 2% slower than 6x8 on 512x196x512). */
     {"14x32__avx512", MACE_ISA_AVX512, 14, 32, mace_f32_gemm_14x32__avx512,
      mace_f32_gemm_row__avx512, mace_f32_gemm_14x16__avx512, mace_f32_gemm_narrow__avx512, 2,
-     mace_f32_gemm_pack_rows_32__avx512},
+     mace_f32_gemm_pack_rows_32__avx512, mace_f32_gemm_pack_cols_14__avx512},
     {"6x16__avx2", MACE_ISA_AVX2, 6, 16, mace_f32_gemm_6x16__avx2, mace_f32_gemm_row__avx2,
-     mace_f32_gemm_6x8__avx2, mace_f32_gemm_narrow__avx2, 2, mace_f32_gemm_pack_rows_16__avx2},
+     mace_f32_gemm_6x8__avx2, mace_f32_gemm_narrow__avx2, 2, mace_f32_gemm_pack_rows_16__avx2,
+     mace_f32_gemm_pack_cols_6__avx2},
 #endif
 #if defined(__aarch64__)
     {"8x8__neon", MACE_ISA_NEON, 8, 8, mace_f32_gemm_8x8__neon, mace_f32_gemm_row__neon, NULL,
-     mace_f32_gemm_narrow__neon, 2, NULL},
+     mace_f32_gemm_narrow__neon, 2, NULL, NULL},
 #endif
-    {NULL, MACE_ISA_REF, 0, 0, NULL, NULL, NULL, NULL, 0, NULL}};
+    {NULL, MACE_ISA_REF, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL}};
 
 static const mace_gemm_family *g_supported[sizeof(g_all) / sizeof(g_all[0])];
 static int g_n_supported;
@@ -85,11 +87,16 @@ int64_t mace_gemm_packed_b_floats(const mace_gemm_family *f, int64_t k, int64_t 
 void mace_gemm_pack_a(const mace_gemm_family *f, int64_t m, int64_t k, const float *a,
                       int64_t a_rs, int64_t a_cs, float *dst, int64_t p_begin, int64_t p_end) {
   const int64_t mr = f->mr, mpad = round_up(m, mr);
+  const int gather = f->pack_cols && a_cs == 1 && a_rs >= 0 && (mr - 1) * a_rs <= INT32_MAX;
   for (int64_t k0 = 0; k0 < k; k0 += MACE_GEMM_KC) {
     const int64_t kl = k - k0 < MACE_GEMM_KC ? k - k0 : MACE_GEMM_KC;
     for (int64_t p = p_begin; p < p_end; ++p) {
       float *d = dst + k0 * mpad + p * mr * kl;
       const int64_t i0 = p * mr, rows = m - i0 < mr ? m - i0 : mr;
+      if (gather) {
+        f->pack_cols(kl, a + i0 * a_rs + k0, a_rs, rows, d);
+        continue;
+      }
       for (int64_t i = 0; i < rows; ++i) {
         const float *src = a + (i0 + i) * a_rs + k0 * a_cs;
         if (a_cs == 1)
@@ -440,6 +447,7 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
     row_f.ukernel = f->ukernel_row;
     row_f.ukernel_half = NULL;  /* a 14-row kernel must not see a one-row panel */
     row_f.ukernel_narrow = NULL;
+    row_f.pack_cols = NULL;     /* it writes MR-row panels */
     row_g = *g;
     row_g.f = &row_f;
     g = &row_g;

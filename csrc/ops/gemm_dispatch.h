@@ -25,6 +25,7 @@ typedef struct mace_gemm_family {
                                          * beside ukernel_half for NR/2 + narrow_nr */
   int64_t narrow_nr;
   mace_f32_gemm_pack_rows_fn pack_rows; /* full-width B panel rows, or NULL (a generic copy) */
+  mace_f32_gemm_pack_cols_fn pack_cols; /* A panels with a unit column step, or NULL */
 } mace_gemm_family;
 
 /* mace_gemm_run computes an A of at most this many rows (not packed by the caller) one row at a

@@ -92,6 +92,21 @@ void mace_f32_gemm_pack_rows_32__avx512(int64_t kl, const float *src, int64_t sr
                                         float *dst);
 #endif
 
+/* A packing: kl columns of `rows` (<= MR) rows of A, row i at src + i * src_rs (unit column
+ * step), into an MR-interleaved panel (dst[kk * MR + i]; rows [rows, MR) zeros), one masked
+ * gather of the rows per column and one masked store. i * src_rs must fit an int32. A MatMul
+ * packs its A on every run: 128 x 768 under AVX-512 took 42 us as a scalar copy, 21 this way
+ * (2-vCPU Xeon); bert_encoder, in-process alternating: 0.98x the time at 1 thread, 0.965x at
+ * 2 (AVX2 0.977x); eight 128 x 768 x 768 MatMuls 0.957x. */
+typedef void (*mace_f32_gemm_pack_cols_fn)(int64_t kl, const float *src, int64_t src_rs,
+                                           int64_t rows, float *dst);
+#if defined(__x86_64__) || defined(_M_X64)
+void mace_f32_gemm_pack_cols_6__avx2(int64_t kl, const float *src, int64_t src_rs, int64_t rows,
+                                     float *dst);
+void mace_f32_gemm_pack_cols_14__avx512(int64_t kl, const float *src, int64_t src_rs,
+                                        int64_t rows, float *dst);
+#endif
+
 /* One-row microkernels (MR = 1) with the NR of the family of the same ISA, for A of a few rows
  * (batch-1 FullyConnected / MatMul): kernels/cpu/simd/gemm_row_impl.inc. */
 #if defined(__x86_64__) || defined(_M_X64)

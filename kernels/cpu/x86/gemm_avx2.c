@@ -131,6 +131,17 @@ void mace_f32_gemm_6x8__avx2(int64_t kc, const float *a, const float *b, float *
   if (mr > 5) STORE_HALF(5, c5, 0, cb0, m0, full0);
 }
 
+void mace_f32_gemm_pack_cols_6__avx2(int64_t kl, const float *src, int64_t src_rs, int64_t rows,
+                                     float *dst) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i idx = _mm256_mullo_epi32(lane, _mm256_set1_epi32((int)src_rs));
+  const __m256 live = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)rows), lane));
+  const __m256i panel = _mm256_cmpgt_epi32(_mm256_set1_epi32(MR), lane);
+  for (int64_t kk = 0; kk < kl; ++kk, dst += MR)
+    _mm256_maskstore_ps(dst, panel,
+                        _mm256_mask_i32gather_ps(_mm256_setzero_ps(), src + kk, idx, live, 4));
+}
+
 void mace_f32_gemm_pack_rows_16__avx2(int64_t kl, const float *src, int64_t src_rs, float *dst) {
   for (int64_t kk = 0; kk < kl; ++kk, src += src_rs, dst += 16) {
     _mm256_storeu_ps(dst, _mm256_loadu_ps(src));

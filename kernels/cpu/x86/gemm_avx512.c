@@ -207,6 +207,17 @@ void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, flo
   if (mr > 13) STORE_ROW16(13, c13);
 }
 
+void mace_f32_gemm_pack_cols_14__avx512(int64_t kl, const float *src, int64_t src_rs,
+                                        int64_t rows, float *dst) {
+  const __m512i idx = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32((int)src_rs));
+  const __mmask16 live = (__mmask16)((1u << rows) - 1u), panel = (__mmask16)((1u << MR) - 1u);
+  for (int64_t kk = 0; kk < kl; ++kk, dst += MR)
+    _mm512_mask_storeu_ps(dst, panel,
+                          _mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, idx, src + kk, 4));
+}
+
 void mace_f32_gemm_pack_rows_32__avx512(int64_t kl, const float *src, int64_t src_rs,
                                         float *dst) {
   for (int64_t kk = 0; kk < kl; ++kk, src += src_rs, dst += 32) {
