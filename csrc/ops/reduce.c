@@ -16,6 +16,7 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/reduce.h"
+#include "ops/simd_dispatch.h"
 
 #define REDUCE_GRAIN 16384
 
@@ -26,6 +27,11 @@ typedef struct reduce_state {
   int n_axes;
   int64_t axes[MACE_MAX_DIMS];
   mace_reduce_shape shape;
+  /* f32 MAX/MIN/SUM/MEAN in a layout with a unit stride (kernels/cpu/reduce.h): REDUCE_ROWS
+   * over the innermost dims ([rows, len]), REDUCE_COLS over dims with kept dims inside them
+   * ([outer, count, inner]: a channel max of NCHW); else REDUCE_ANY (the reference). */
+  enum { REDUCE_ANY, REDUCE_ROWS, REDUCE_COLS } layout;
+  int64_t len, inner;
 } reduce_state;
 
 static const struct {
@@ -112,6 +118,22 @@ static mace_status reduce_infer(mace_op *op) {
     }
   }
   mace_reduce_shape_init(&s->shape, x->dims, x->ndim, reduced);
+  const mace_reduce_shape *sh = &s->shape;
+  s->layout = REDUCE_ANY;
+  if (x->dtype == MACE_DT_F32 && mace_f32_reduce_simd_supports(s->type) && sh->n_red == 1 &&
+      sh->red_count > 0) {
+    const int64_t r_n = sh->red_dims[0], r_s = sh->red_strides[0];
+    if (r_s == 1 && (sh->n_kept == 0 || (sh->n_kept == 1 && sh->kept_strides[0] == r_n))) {
+      s->layout = REDUCE_ROWS;
+      s->len = r_n;
+    } else if (sh->n_kept >= 1 && sh->n_kept <= 2 && sh->kept_strides[sh->n_kept - 1] == 1 &&
+               r_s == sh->kept_dims[sh->n_kept - 1] &&
+               (sh->n_kept == 1 || sh->kept_strides[0] == r_n * r_s)) {
+      s->layout = REDUCE_COLS;
+      s->len = r_n;
+      s->inner = r_s;
+    }
+  }
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, out_dims, out_nd));
   op->macs = mace_tensor_numel(x);
   op->scratch_bytes = 0;
@@ -123,10 +145,20 @@ typedef struct {
   const void *x;
   void *y;
   mace_dtype dtype;
+  const mace_simd_kernels *simd;
 } reduce_job;
 
 static void reduce_range(void *ctx, int64_t begin, int64_t end) {
   const reduce_job *j = (const reduce_job *)ctx;
+  if (j->s->layout == REDUCE_ROWS && j->simd->reduce_rows) {
+    j->simd->reduce_rows(j->s->type, (const float *)j->x, (float *)j->y, j->s->len, begin, end);
+    return;
+  }
+  if (j->s->layout == REDUCE_COLS && j->simd->reduce_cols) {
+    j->simd->reduce_cols(j->s->type, (const float *)j->x, (float *)j->y, j->s->len,
+                         j->s->inner, begin, end);
+    return;
+  }
   switch (j->dtype) {
     case MACE_DT_F32:
       mace_f32_reduce__ref(j->s->type, &j->s->shape, (const float *)j->x, (float *)j->y, begin,
@@ -147,7 +179,8 @@ static void reduce_range(void *ctx, int64_t begin, int64_t end) {
 
 static mace_status reduce_run(mace_op *op) {
   const reduce_state *s = (const reduce_state *)op->state;
-  reduce_job job = {s, op->inputs[0]->data, op->outputs[0]->data, op->inputs[0]->dtype};
+  reduce_job job = {s, op->inputs[0]->data, op->outputs[0]->data, op->inputs[0]->dtype,
+                    mace_simd_active()};
   int64_t n = mace_tensor_numel(op->outputs[0]);
   int64_t per = s->shape.red_count > 0 ? s->shape.red_count : 1;
   int64_t grain = REDUCE_GRAIN / per;

@@ -1,5 +1,5 @@
-/* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, layer norm, pooling,
- * depthwise, NCHWc):
+/* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, layer norm,
+ * reduce, pooling, depthwise, NCHWc):
  * one table of function pointers per ISA, the active one chosen once from the CPU's features. */
 #ifndef MACE_OPS_SIMD_DISPATCH_H_
 #define MACE_OPS_SIMD_DISPATCH_H_
@@ -15,6 +15,7 @@
 #include "kernels/cpu/nchwc_convkxk.h"
 #include "kernels/cpu/nchwc_winograd.h"
 #include "kernels/cpu/pooling.h"
+#include "kernels/cpu/reduce.h"
 #include "kernels/cpu/softmax.h"
 
 /* One ISA's kernels. A NULL entry means "no fast path": the op runs its reference kernel.
@@ -28,6 +29,8 @@ typedef struct mace_simd_kernels {
   mace_f32_softmax_rows_fn softmax_rows;
   mace_f32_softmax_inner_fn softmax_inner;
   mace_f32_layer_norm_fn layer_norm;
+  mace_f32_reduce_rows_fn reduce_rows;  /* MAX/MIN/SUM/MEAN (kernels/cpu/reduce.h) */
+  mace_f32_reduce_cols_fn reduce_cols;
   mace_f32_maxpool2d_fn maxpool2d;
   mace_f32_avgpool2d_fn avgpool2d;
   mace_f32_dwconv_fn dwconv;  /* depthwise KxK, K <= 7 */
