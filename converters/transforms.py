@@ -346,6 +346,16 @@ def _norm_param(graph: ir.Graph, name: str, norm_shape: list) -> np.ndarray | No
     return np.ascontiguousarray(full, np.float32).reshape(-1)
 
 
+def _norm_step(graph: ir.Graph, op: ir.Op | None, src: str, kind: str,
+               norm_shape: list) -> np.ndarray | None:
+    """For an argument-free two-input Eltwise `kind` of src and a constant over the normalized
+    dims, that constant (flattened, _norm_param), else None."""
+    if (op is None or op.type != "Eltwise" or op.args != {"type": kind} or len(op.inputs) != 2
+            or src not in op.inputs):
+        return None
+    return _norm_param(graph, op.inputs[1] if op.inputs[0] == src else op.inputs[0], norm_shape)
+
+
 def fuse_layer_norm(graph: ir.Graph) -> bool:
     """LayerNorm written out as ONNX exporters before opset 17 write it: ReduceMean(x) over
     trailing dims, d = x - mean, Pow(d, 2) or d * d, ReduceMean over the same dims, + eps,
@@ -388,28 +398,18 @@ def fuse_layer_norm(graph: ir.Graph) -> bool:
             continue
         norm_shape = list(graph.shapes[x][-k:])
         chain, last = [mean, sub, sq, var, add, sqrt, div], div
-        scale = bias = None
-        nxt = m.sole_consumer(last)
-        if nxt is not None and nxt.type == "Eltwise" and nxt.args == {"type": "PROD"} \
-                and last.outputs[0] in nxt.inputs and len(nxt.inputs) == 2:
-            c = nxt.inputs[1] if nxt.inputs[0] == last.outputs[0] else nxt.inputs[0]
-            scale = _norm_param(graph, c, norm_shape)
-            if scale is not None:
+        params = {}
+        for kind in ("PROD", "ADD"):  # * scale, then + bias, each optional
+            nxt = m.sole_consumer(last)
+            p = _norm_step(graph, nxt, last.outputs[0], kind, norm_shape)
+            if p is not None:
+                params[kind] = p
                 chain.append(nxt)
                 last = nxt
-                nxt = m.sole_consumer(last)
-        if nxt is not None and nxt.type == "Eltwise" and nxt.args == {"type": "ADD"} \
-                and last.outputs[0] in nxt.inputs and len(nxt.inputs) == 2:
-            c = nxt.inputs[1] if nxt.inputs[0] == last.outputs[0] else nxt.inputs[0]
-            bias = _norm_param(graph, c, norm_shape)
-            if bias is not None:
-                chain.append(nxt)
-                last = nxt
-        if scale is None:
-            scale = np.ones(1, np.float32)
+        scale = params.get("PROD", np.ones(1, np.float32))
         ins = [x, _new_const(graph, mean.name + "_scale", scale)]
-        if bias is not None:
-            ins.append(_new_const(graph, mean.name + "_bias", bias))
+        if "ADD" in params:
+            ins.append(_new_const(graph, mean.name + "_bias", params["ADD"]))
         ln = ir.Op("LayerNorm", last.name, ins, list(last.outputs),
                    {"axis": -k, "epsilon": float(eps.reshape(-1)[0]), "rms": 0})
         gone = {id(o) for o in chain}
@@ -483,6 +483,19 @@ def fuse_residual_add(graph: ir.Graph) -> bool:
     return False
 
 
+def _const_add(graph: ir.Graph, m: _Matcher, op: ir.Op) -> tuple:
+    """(add, c) where op's output goes only to an Eltwise ADD (with at most a fused activation)
+    of it and a float constant c; else (None, None)."""
+    add = m.sole_consumer(op)
+    if (add is None or add.type != "Eltwise" or add.args.get("type") != "ADD"
+            or len(add.inputs) != 2 or not set(add.args) <= {"type"} | set(ACTIVATION_ARGS)):
+        return None, None
+    t = op.outputs[0]
+    if t not in add.inputs or add.inputs[0] == add.inputs[1]:
+        return None, None
+    return add, _float_const(graph, add.inputs[1] if add.inputs[0] == t else add.inputs[0])
+
+
 def matmul_add_to_fc(graph: ir.Graph) -> bool:
     """MatMul(A 2-D, constant B 2-D) -> Eltwise ADD constant bias[N] becomes FullyConnected."""
     m = _Matcher(graph)
@@ -499,14 +512,7 @@ def matmul_add_to_fc(graph: ir.Graph) -> bool:
             continue
         w = b if op.args.get("transpose_b", 0) else b.T
         n = w.shape[0]
-        add = m.sole_consumer(op)
-        if (add is None or add.type != "Eltwise" or add.args.get("type") != "ADD"
-                or len(add.inputs) != 2 or not set(add.args) <= {"type"} | set(ACTIVATION_ARGS)):
-            continue
-        t = op.outputs[0]
-        if t not in add.inputs or add.inputs[0] == add.inputs[1]:
-            continue
-        bias = _float_const(graph, add.inputs[1] if add.inputs[0] == t else add.inputs[0])
+        add, bias = _const_add(graph, m, op)
         if bias is None or bias.size != n or bias.shape not in ((n,), (1, n)):
             continue
         fc = ir.Op("FullyConnected", op.name, [
@@ -534,14 +540,7 @@ def matmul_add_bias(graph: ir.Graph) -> bool:
                 or graph.dtypes.get(op.outputs[0]) != np.float32):
             continue
         n = out_shape[-1]
-        add = m.sole_consumer(op)
-        if (add is None or add.type != "Eltwise" or add.args.get("type") != "ADD"
-                or len(add.inputs) != 2 or not set(add.args) <= {"type"} | set(ACTIVATION_ARGS)):
-            continue
-        t = op.outputs[0]
-        if t not in add.inputs or add.inputs[0] == add.inputs[1]:
-            continue
-        bias = _float_const(graph, add.inputs[1] if add.inputs[0] == t else add.inputs[0])
+        add, bias = _const_add(graph, m, op)
         if (bias is None or not isinstance(n, (int, np.integer)) or bias.size != n
                 or bias.ndim > len(out_shape) or bias.shape[-1:] != (n,)):
             continue
