@@ -110,12 +110,13 @@ def _bias_model(sa, n, bias_shape, relu=False):
 
 @pytest.mark.parametrize("sa,n,bias_shape", [((2, 5, 6), 7, (7,)), ((2, 5, 6), 7, (1, 1, 7)),
                                              ((3, 2, 33, 70), 129, (129,)),
-                                             ((1, 128, 96), 200, (1, 200))], ids=str)
+                                             ((1, 128, 96), 200, (1, 200)),
+                                             ((1, 1, 300), 129, (129,))], ids=str)
 @pytest.mark.parametrize("relu", [False, True])
 def test_matmul_bias(sa, n, bias_shape, relu):
     """A 3-D or 4-D A times a constant 2-D weight, + a bias along the last axis: one MatMul
-    with the bias as its third input (and the Relu fused), on the reference kernel (small) and
-    the GEMM, at 1 and 2 threads."""
+    with the bias as its third input (and the Relu fused), on the reference kernel (small), the
+    GEMM and its one-row kernel (M = 1), at 1 and 2 threads."""
     from mace.converters import convert
     model = _bias_model(sa, n, bias_shape, relu)
     ops = convert(model).graph.ops
