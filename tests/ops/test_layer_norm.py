@@ -171,3 +171,19 @@ def test_decomposed_layer_norm_left_alone(case):
         model = _decomposed(shape, eps_input=True)
     assert "LayerNorm" not in _types(model)
     check_model(model, _feeds(shape, eps_input=case == "eps_at_run_time"))
+
+
+def test_decomposed_layer_norm_opset18():
+    """ReduceMean's axes as a constant input (opset 18) fuse the same way."""
+    nodes = [helper.make_node("ReduceMean", ["x", "ax"], ["mu"]),
+             helper.make_node("Sub", ["x", "mu"], ["d"]),
+             helper.make_node("Mul", ["d", "d"], ["sq"]),
+             helper.make_node("ReduceMean", ["sq", "ax"], ["var"]),
+             helper.make_node("Add", ["var", "eps"], ["ve"]),
+             helper.make_node("Sqrt", ["ve"], ["sd"]),
+             helper.make_node("Div", ["d", "sd"], ["y"])]
+    model = make_model(nodes, [("x", np.float32, [2, 5, 40])], [("y", np.float32, [2, 5, 40])],
+                       [("ax", np.array([-1], np.int64)), ("eps", np.array(1e-5, np.float32))],
+                       opset=18)
+    assert _types(model) == ["LayerNorm"]
+    check_model(model, _feeds((2, 5, 40)))
