@@ -1,5 +1,5 @@
 /* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, layer norm,
- * reduce, pooling, depthwise, NCHWc):
+ * reduce, transpose, pooling, depthwise, NCHWc):
  * one table of function pointers per ISA, the active one chosen once from the CPU's features. */
 #ifndef MACE_OPS_SIMD_DISPATCH_H_
 #define MACE_OPS_SIMD_DISPATCH_H_
@@ -17,6 +17,7 @@
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/reduce.h"
 #include "kernels/cpu/softmax.h"
+#include "kernels/cpu/transpose.h"
 
 /* One ISA's kernels. A NULL entry means "no fast path": the op runs its reference kernel.
  * The "ref" table has the reference activation and pooling (drop-ins) and NULL elsewhere. */
@@ -31,6 +32,7 @@ typedef struct mace_simd_kernels {
   mace_f32_layer_norm_fn layer_norm;
   mace_f32_reduce_rows_fn reduce_rows;  /* MAX/MIN/SUM/MEAN (kernels/cpu/reduce.h) */
   mace_f32_reduce_cols_fn reduce_cols;
+  mace_x32_transpose2d_fn transpose2d; /* [B, R, C] -> [B, C, R], strips of nchwc_block rows */
   mace_f32_maxpool2d_fn maxpool2d;
   mace_f32_avgpool2d_fn avgpool2d;
   mace_f32_dwconv_fn dwconv;  /* depthwise KxK, K <= 7 */

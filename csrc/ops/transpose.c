@@ -10,6 +10,7 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/transpose.h"
+#include "ops/simd_dispatch.h"
 
 #define TRANSPOSE_GRAIN_ELEMS 16384
 
@@ -102,12 +103,40 @@ typedef struct {
   const mace_tensor *x;
   const transpose_state *s;
   void *out;
+  mace_x32_transpose2d_fn t2d; /* set: a 2-D transpose of 4-byte elements, in strips */
+  int64_t batch, rows, cols;
 } transpose_job;
 
 static void transpose_range(void *ctx, int64_t begin, int64_t end) {
   const transpose_job *j = (const transpose_job *)ctx;
+  if (j->t2d) {
+    j->t2d(j->x->data, j->out, j->rows, j->cols, begin, end);
+    return;
+  }
   mace_x_transpose__ref(j->x->data, j->s->c_dims, j->s->c_nd, j->s->c_perm,
                         mace_dtype_size(j->x->dtype), j->out, begin, end);
+}
+
+/* The collapsed permutation swaps the last two dims, [R, C] -> [C, R] or [B, R, C] -> [B, C, R],
+ * of 4-byte elements: the SIMD 2-D transpose applies. A row of the reference kernel is one
+ * output row, its elements cols apart in the input (attention's key [128, 768] -> [768, 128]:
+ * 0.124 ms at 1 thread, 3.2 GB/s). */
+static int transpose_is_2d(const transpose_state *s, size_t esize, int64_t *batch,
+                           int64_t *rows, int64_t *cols) {
+  if (esize != 4) return 0;
+  if (s->c_nd == 2 && s->c_perm[0] == 1 && s->c_perm[1] == 0) {
+    *batch = 1;
+    *rows = s->c_dims[0];
+    *cols = s->c_dims[1];
+    return 1;
+  }
+  if (s->c_nd == 3 && s->c_perm[0] == 0 && s->c_perm[1] == 2 && s->c_perm[2] == 1) {
+    *batch = s->c_dims[0];
+    *rows = s->c_dims[1];
+    *cols = s->c_dims[2];
+    return 1;
+  }
+  return 0;
 }
 
 static mace_status transpose_run(mace_op *op) {
@@ -118,7 +147,16 @@ static mace_status transpose_run(mace_op *op) {
     memcpy(op->outputs[0]->data, x->data, mace_dtype_size(x->dtype));
     return MACE_OK;
   }
-  transpose_job job = {x, s, op->outputs[0]->data};
+  transpose_job job = {x, s, op->outputs[0]->data, NULL, 0, 0, 0};
+  const mace_simd_kernels *simd = mace_simd_active();
+  if (simd->transpose2d &&
+      transpose_is_2d(s, mace_dtype_size(x->dtype), &job.batch, &job.rows, &job.cols)) {
+    job.t2d = simd->transpose2d;
+    const int64_t w = simd->nchwc_block, strips = job.batch * ((job.rows + w - 1) / w);
+    const int64_t grain = TRANSPOSE_GRAIN_ELEMS / (w * job.cols + 1);
+    mace_threadpool_parallel_for(op->pool, strips, grain > 0 ? grain : 1, transpose_range, &job);
+    return MACE_OK;
+  }
   int64_t grain = TRANSPOSE_GRAIN_ELEMS / (s->row_len + 1);
   mace_threadpool_parallel_for(op->pool, s->rows, grain > 0 ? grain : 1, transpose_range, &job);
   return MACE_OK;
