@@ -32,18 +32,25 @@
 static const mace_gemm_family g_all[] = {
 #if defined(__x86_64__) || defined(_M_X64)
     /* Narrow kernels for one or two columns (four: 2% slower than 6x8 on 512x196x512). */
-    {"14x32__avx512", MACE_ISA_AVX512, 14, 32, mace_f32_gemm_14x32__avx512,
-     mace_f32_gemm_row__avx512, mace_f32_gemm_14x16__avx512, mace_f32_gemm_narrow__avx512, 2,
-     mace_f32_gemm_pack_rows_32__avx512, mace_f32_gemm_pack_cols_14__avx512},
-    {"6x16__avx2", MACE_ISA_AVX2, 6, 16, mace_f32_gemm_6x16__avx2, mace_f32_gemm_row__avx2,
-     mace_f32_gemm_6x8__avx2, mace_f32_gemm_narrow__avx2, 2, mace_f32_gemm_pack_rows_16__avx2,
-     mace_f32_gemm_pack_cols_6__avx2},
+    {.name = "14x32__avx512", .isa = MACE_ISA_AVX512, .mr = 14, .nr = 32,
+     .ukernel = mace_f32_gemm_14x32__avx512, .ukernel_row = mace_f32_gemm_row__avx512,
+     .ukernel_rows = mace_f32_gemm_rows__avx512, .ukernel_half = mace_f32_gemm_14x16__avx512,
+     .ukernel_narrow = mace_f32_gemm_narrow__avx512, .narrow_nr = 2,
+     .pack_rows = mace_f32_gemm_pack_rows_32__avx512,
+     .pack_cols = mace_f32_gemm_pack_cols_14__avx512},
+    {.name = "6x16__avx2", .isa = MACE_ISA_AVX2, .mr = 6, .nr = 16,
+     .ukernel = mace_f32_gemm_6x16__avx2, .ukernel_row = mace_f32_gemm_row__avx2,
+     .ukernel_rows = mace_f32_gemm_rows__avx2, .ukernel_half = mace_f32_gemm_6x8__avx2,
+     .ukernel_narrow = mace_f32_gemm_narrow__avx2, .narrow_nr = 2,
+     .pack_rows = mace_f32_gemm_pack_rows_16__avx2, .pack_cols = mace_f32_gemm_pack_cols_6__avx2},
 #endif
 #if defined(__aarch64__)
-    {"8x8__neon", MACE_ISA_NEON, 8, 8, mace_f32_gemm_8x8__neon, mace_f32_gemm_row__neon, NULL,
-     mace_f32_gemm_narrow__neon, 2, NULL, NULL},
+    {.name = "8x8__neon", .isa = MACE_ISA_NEON, .mr = 8, .nr = 8,
+     .ukernel = mace_f32_gemm_8x8__neon, .ukernel_row = mace_f32_gemm_row__neon,
+     .ukernel_rows = mace_f32_gemm_rows__neon, .ukernel_narrow = mace_f32_gemm_narrow__neon,
+     .narrow_nr = 2},
 #endif
-    {NULL, MACE_ISA_REF, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL}};
+    {.name = NULL, .isa = MACE_ISA_REF}};
 
 static const mace_gemm_family *g_supported[sizeof(g_all) / sizeof(g_all[0])];
 static int g_n_supported;
@@ -443,8 +450,10 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
   mace_gemm_args row_g;
   if (!g->a_packed && g->m <= MACE_GEMM_ROW_MAX_M && g->m < f->mr && f->ukernel_row) {
     row_f = *f;
-    row_f.mr = 1;
-    row_f.ukernel = f->ukernel_row;
+    /* With the rows kernel, all of A is one panel of M rows and each B panel is read once;
+     * else one row at a time. */
+    row_f.mr = f->ukernel_rows ? g->m : 1;
+    row_f.ukernel = f->ukernel_rows ? f->ukernel_rows : f->ukernel_row;
     row_f.ukernel_half = NULL;  /* a 14-row kernel must not see a one-row panel */
     row_f.ukernel_narrow = NULL;
     row_f.pack_cols = NULL;     /* it writes MR-row panels */

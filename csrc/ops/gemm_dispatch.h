@@ -18,6 +18,8 @@ typedef struct mace_gemm_family {
   int64_t mr, nr;
   mace_f32_gemm_ukernel ukernel;
   mace_f32_gemm_ukernel ukernel_row; /* MR = 1, same NR: used when A has few rows */
+  mace_f32_gemm_ukernel ukernel_rows; /* MR = mr <= MACE_GEMM_ROW_MAX_M rows, same NR, or NULL:
+                                       * A of that few rows, the B panel read once for all */
   mace_f32_gemm_ukernel ukernel_half; /* MR x NR/2 over an NR-wide panel, or NULL: used for a
                                        * last panel of at most NR/2 columns */
   mace_f32_gemm_ukernel ukernel_narrow; /* MR x (at most MACE_GEMM_NARROW_NR), or NULL: used
@@ -28,8 +30,9 @@ typedef struct mace_gemm_family {
   mace_f32_gemm_pack_cols_fn pack_cols; /* A panels with a unit column step, or NULL */
 } mace_gemm_family;
 
-/* mace_gemm_run computes an A of at most this many rows (not packed by the caller) one row at a
- * time with the family's ukernel_row instead of padding it to MR rows. */
+/* mace_gemm_run computes an A of at most this many rows (not packed by the caller) with the
+ * family's ukernel_rows (all rows over each B panel at once), or one row at a time with its
+ * ukernel_row, instead of padding it to MR rows. */
 #define MACE_GEMM_ROW_MAX_M 4
 
 /* The families this CPU supports (whatever MACE_CPU_ISA says), best first; returns the

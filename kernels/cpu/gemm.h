@@ -108,7 +108,9 @@ void mace_f32_gemm_pack_cols_14__avx512(int64_t kl, const float *src, int64_t sr
 #endif
 
 /* One-row microkernels (MR = 1) with the NR of the family of the same ISA, for A of a few rows
- * (batch-1 FullyConnected / MatMul): kernels/cpu/simd/gemm_row_impl.inc. */
+ * (batch-1 FullyConnected / MatMul): kernels/cpu/simd/gemm_row_impl.inc. The "rows" kernels
+ * take a panel of MR = mr <= MACE_GEMM_ROW_MAX_M rows (a[k * mr + i]) and read the B panel once
+ * for all of them. */
 #if defined(__x86_64__) || defined(_M_X64)
 void mace_f32_gemm_row__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                              int64_t mr, int64_t nr, int accumulate,
@@ -116,11 +118,20 @@ void mace_f32_gemm_row__avx2(int64_t kc, const float *a, const float *b, float *
 void mace_f32_gemm_row__avx512(int64_t kc, const float *a, const float *b, float *c,
                                int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                const mace_gemm_tile_ep *ep);
+void mace_f32_gemm_rows__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                              int64_t mr, int64_t nr, int accumulate,
+                              const mace_gemm_tile_ep *ep);
+void mace_f32_gemm_rows__avx512(int64_t kc, const float *a, const float *b, float *c,
+                                int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                const mace_gemm_tile_ep *ep);
 #endif
 #if defined(__aarch64__)
 void mace_f32_gemm_row__neon(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                              int64_t mr, int64_t nr, int accumulate,
                              const mace_gemm_tile_ep *ep);
+void mace_f32_gemm_rows__neon(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                              int64_t mr, int64_t nr, int accumulate,
+                              const mace_gemm_tile_ep *ep);
 #endif
 
 /* Narrow microkernels (the family's MR rows, nr <= MACE_GEMM_NARROW_NR columns of an NR-wide
