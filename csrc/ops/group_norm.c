@@ -13,6 +13,7 @@
  */
 #include "core/op.h"
 #include "kernels/cpu/ref/group_norm.h"
+#include "ops/simd_dispatch.h"
 
 #define GROUP_NORM_GRAIN 16384
 
@@ -70,10 +71,40 @@ typedef struct {
   const group_norm_state *s;
   const float *x, *scale, *bias;
   float *y;
+  mace_f32_layer_norm_fn ln; /* the active ISA's LayerNorm kernel, or NULL: the reference */
 } group_norm_job;
+
+/* A (n, group) row is a LayerNorm row of cpg * hw elements: the SIMD LayerNorm kernel computes
+ * it, with the group's (or the channel's, one channel a group) scale and bias as shared
+ * values, or with 1 and none and then each channel's scale and bias over its plane. The
+ * reference (statistics in double, one element at a time) took 0.39 ms for an
+ * InstanceNormalization of [1, 64, 56, 56] at 1 thread; onnxruntime 0.07. */
+static void group_norm_simd(const group_norm_job *j, int64_t begin, int64_t end) {
+  const group_norm_state *s = j->s;
+  const int64_t len = s->cpg * s->hw;
+  static const float one = 1.0f;
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t g = r % s->groups;
+    if (s->per_group || s->cpg == 1) {
+      const int64_t i = s->per_group ? g : g * s->cpg;
+      j->ln(j->x, j->y, len, j->scale + i, 0, j->bias + i, 0, s->eps, 0, NULL, NULL, r, r + 1);
+      continue;
+    }
+    j->ln(j->x, j->y, len, &one, 0, NULL, 0, s->eps, 0, NULL, NULL, r, r + 1);
+    for (int64_t c = 0; c < s->cpg; ++c) {
+      float *yc = j->y + r * len + c * s->hw;
+      const float sc = j->scale[g * s->cpg + c], b = j->bias[g * s->cpg + c];
+      for (int64_t k = 0; k < s->hw; ++k) yc[k] = yc[k] * sc + b;
+    }
+  }
+}
 
 static void group_norm_range(void *ctx, int64_t begin, int64_t end) {
   const group_norm_job *j = (const group_norm_job *)ctx;
+  if (j->ln) {
+    group_norm_simd(j, begin, end);
+    return;
+  }
   mace_f32_group_norm__ref(j->x, j->y, j->s->groups, j->s->cpg, j->s->hw, j->scale, j->bias,
                            j->s->per_group, j->s->eps, begin, end);
 }
@@ -82,7 +113,8 @@ static mace_status group_norm_run(mace_op *op) {
   const group_norm_state *s = (const group_norm_state *)op->state;
   group_norm_job job = {s, (const float *)op->inputs[0]->data,
                         (const float *)op->inputs[1]->data,
-                        (const float *)op->inputs[2]->data, (float *)op->outputs[0]->data};
+                        (const float *)op->inputs[2]->data, (float *)op->outputs[0]->data,
+                        mace_simd_active()->layer_norm};
   const int64_t len = s->cpg * s->hw;
   if (s->rows == 0 || len == 0) return MACE_OK;
   const int64_t grain = GROUP_NORM_GRAIN / len;
