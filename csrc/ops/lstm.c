@@ -15,4 +15,5 @@ const mace_op_kind mace_op_lstm_f32 = {.type = "LSTM", .device = MACE_DEVICE_CPU
                                       .dtype = MACE_DT_F32,
                                       .state_size = sizeof(mace_recurrent_state),
                                       .init = lstm_init, .infer = mace_recurrent_infer,
-                                      .run = mace_recurrent_run};
+                                      .run = mace_recurrent_run,
+                                      .release = mace_recurrent_release};
