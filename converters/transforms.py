@@ -363,7 +363,6 @@ def fuse_layer_norm(graph: ir.Graph) -> bool:
     each intermediate used only inside the pattern, becomes one LayerNorm (one pass over a row
     instead of nine ops, two of them reference reductions)."""
     m = _Matcher(graph)
-    producers = graph.producers()
     for mean in graph.ops:
         k = _trailing_mean_axes(graph, mean)
         if k is None:

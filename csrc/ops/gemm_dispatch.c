@@ -52,6 +52,8 @@ static const mace_gemm_family g_all[] = {
 #endif
     {.name = NULL, .isa = MACE_ISA_REF}};
 
+_Static_assert(MACE_GEMM_ROW_MAX_M <= 4, "the rows kernels (gemm_row_impl.inc) hold 4 rows");
+
 static const mace_gemm_family *g_supported[sizeof(g_all) / sizeof(g_all[0])];
 static int g_n_supported;
 static const mace_gemm_family *g_active;
