@@ -259,20 +259,14 @@ def _other_input(op: ir.Op | None, known: str) -> str | None:
 def fuse_gelu(graph: ir.Graph) -> bool:
     """GELU written out as ONNX exporters write it, x * (1 + erf(x / sqrt(2))) / 2:
     Div(x, sqrt 2) or Mul(x, 1 / sqrt 2), Erf, Add 1, then Mul by x and by 0.5 in either order
-    (or x * 0.5 first), each intermediate used once, becomes one Activation GELU(x); an f32
-    Eltwise GELU (ONNX Gelu) becomes the same Activation. Runs before fuse_activation, which
-    moves it into x's producer (a MatMul's output write)."""
+    (or x * 0.5 first), each intermediate used once, becomes one Activation GELU(x), as ONNX
+    Gelu converts. Runs before fuse_activation, which moves it into x's producer (a MatMul's
+    output write)."""
     m = _Matcher(graph)
+    producers = graph.producers()
     for op in graph.ops:
-        if (op.type == "Eltwise" and op.args == {"type": "GELU"} and len(op.inputs) == 1
-                and graph.dtypes.get(op.inputs[0]) == np.float32):
-            act = ir.Op("Activation", op.name, list(op.inputs), list(op.outputs),
-                        {"activation": "GELU"})
-            graph.ops = [act if o is op else o for o in graph.ops]
-            return True
         if op.type != "Eltwise" or op.args != {"type": "ERF"} or len(op.inputs) != 1:
             continue
-        producers = graph.producers()
         scale = producers.get(op.inputs[0])
         x = (_eltwise_with_const(graph, scale, "DIV", float(np.sqrt(2.0)), 1e-6, commutes=False)
              or _eltwise_with_const(graph, scale, "PROD", float(np.sqrt(0.5)), 1e-6))

@@ -103,7 +103,10 @@ def gelu(ctx, node):
         _fail(node, f"approximate='{approx}' is not supported")
     x = ctx.input(node, 0)
     _check_dtype(ctx, node, x, "GELU")
-    emit_eltwise(ctx, [x], node.output[0], node, "GELU" if approx == "none" else "GELU_TANH")
+    if approx == "none":  # the SIMD activation, which fuses into the producer
+        ctx.emit("Activation", [x], [node.output[0]], node, activation="GELU")
+    else:
+        emit_eltwise(ctx, [x], node.output[0], node, "GELU_TANH")
 
 
 @register("Mean")

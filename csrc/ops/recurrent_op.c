@@ -134,31 +134,35 @@ static float *rec_pack_t(const mace_gemm_family *f, const float *m, int64_t n, i
   return p;
 }
 
-/* Packs constant W and R once (the input projection and every step's hidden projection run
- * on the dispatched GEMM); the reference GEMM, a scalar loop, took half of an LSTM's time:
- * [50, 1, 128] -> 256 hidden, 1 thread, 3.5 ms (onnxruntime 0.77). */
+/* Packs constant W and R once, at the first shape inference (the input projection and every
+ * step's hidden projection run on the dispatched GEMM; the reference GEMM, a scalar loop, took
+ * half of an LSTM's time: [50, 1, 128] -> 256 hidden, 1 thread, 3.5 ms, onnxruntime 0.77). A
+ * later inference (another sequence length or batch) only resizes the GEMM's scratch: W and R
+ * and their shapes, checked above, do not change. */
 static mace_status rec_pack(mace_op *op) {
   mace_recurrent_state *s = (mace_recurrent_state *)op->state;
   const mace_tensor *w = op->inputs[1], *r = op->inputs[2];
   const int64_t H = s->hidden, GH = s->gates * H, I = s->I, nr = rec_r_cols(s);
   const mace_gemm_family *f = mace_gemm_family_active();
-  mace_recurrent_release(op);
   s->gemm_scratch = 0;
   if (!f || w->role != MACE_TENSOR_CONST || r->role != MACE_TENSOR_CONST || !w->data ||
       !r->data || GH == 0 || I == 0)
     return MACE_OK;
-  for (int64_t d = 0; d < s->D; ++d) {
-    const float *wd = (const float *)w->data + d * GH * I, *rd = (const float *)r->data + d * GH * H;
-    s->packed_w[d] = rec_pack_t(f, wd, GH, I);
-    s->packed_r[d] = rec_pack_t(f, rd, nr, H);
-    if (nr < GH) s->packed_rh[d] = rec_pack_t(f, rd + 2 * H * H, H, H);
-    if (!s->packed_w[d] || !s->packed_r[d] || (nr < GH && !s->packed_rh[d])) {
-      mace_recurrent_release(op);
-      return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (%s): no memory for the packed weights",
-                        op->name, op->type);
+  if (!s->gemm) {
+    for (int64_t d = 0; d < s->D; ++d) {
+      const float *wd = (const float *)w->data + d * GH * I;
+      const float *rd = (const float *)r->data + d * GH * H;
+      s->packed_w[d] = rec_pack_t(f, wd, GH, I);
+      s->packed_r[d] = rec_pack_t(f, rd, nr, H);
+      if (nr < GH) s->packed_rh[d] = rec_pack_t(f, rd + 2 * H * H, H, H);
+      if (!s->packed_w[d] || !s->packed_r[d] || (nr < GH && !s->packed_rh[d])) {
+        mace_recurrent_release(op);
+        return mace_error(MACE_OUT_OF_RESOURCES,
+                          "op '%s' (%s): no memory for the packed weights", op->name, op->type);
+      }
     }
+    s->gemm = f;
   }
-  s->gemm = f;
   const int threads = mace_threadpool_size(op->pool);
   size_t a = mace_gemm_scratch_bytes(f, s->S * s->B, GH, I, 0, 1, threads);
   const size_t b = mace_gemm_scratch_bytes(f, s->B, nr, H, 0, 1, threads);

@@ -72,3 +72,32 @@ def test_weights_as_inputs():
 @pytest.mark.parametrize("threads", [1, 3])
 def test_threads(threads):
     run_case("LSTM", S=4, B=5, I=7, H=6, direction="bidirectional", threads=threads)
+
+
+@pytest.mark.parametrize("cell", ["LSTM", "GRU"])
+def test_sequence_length_changes_between_runs(cell):
+    """One session, inputs of 6, 2, 11 and 6 steps (the sequence dim symbolic): the constant
+    weights are packed once, the scratch follows each shape. Against onnxruntime."""
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    import mace
+    G, H, I = (4 if cell == "LSTM" else 3), 24, 10
+    rng = np.random.default_rng(3)
+    w = [numpy_helper.from_array(rng.uniform(-0.5, 0.5, s).astype(np.float32), n)
+         for n, s in (("W", (2, G * H, I)), ("R", (2, G * H, H)), ("B", (2, 2 * G * H)))]
+    g = helper.make_graph([helper.make_node(cell, ["x", "W", "R", "B"], ["y"], hidden_size=H,
+                                            direction="bidirectional")], "seq",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["S", 3, I])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], w)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 8
+    sess = mace.Session(model, num_threads=2)
+    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for steps in (6, 2, 11, 6):
+        x = rng.uniform(-1, 1, (steps, 3, I)).astype(np.float32)
+        want = ref.run(None, {"x": x})[0]
+        got = sess.run(x)
+        assert got.shape == want.shape
+        assert np.abs(got - want).max() <= 1e-4 * max(1.0, np.abs(want).max()), steps
