@@ -48,10 +48,11 @@ class Net:
         self.n += 1
         return f"{base}{self.n}"
 
-    def conv(self, x, cin, cout, k=1, stride=1, group=1, pads=None, bias=True):
+    def conv(self, x, cin, cout, k=1, stride=1, group=1, pads=None, bias=True, dil=1):
         w = self._name("w")
-        fan_in = cin // group * k * k
-        self.inits.append((w, (self.rng.standard_normal((cout, cin // group, k, k)) /
+        kh, kw = (k, k) if isinstance(k, int) else k
+        fan_in = cin // group * kh * kw
+        self.inits.append((w, (self.rng.standard_normal((cout, cin // group, kh, kw)) /
                                np.sqrt(fan_in)).astype(np.float32)))
         inputs = [x, w]
         if bias:
@@ -59,9 +60,10 @@ class Net:
             self.inits.append((b, self.rng.uniform(-0.5, 0.5, cout).astype(np.float32)))
             inputs.append(b)
         y = self._name("conv")
-        pads = pads if pads is not None else [k // 2] * 4
-        self.nodes.append(helper.make_node("Conv", inputs, [y], kernel_shape=[k, k],
-                                           strides=[stride, stride], group=group, pads=pads))
+        pads = pads if pads is not None else [dil * (kh // 2), dil * (kw // 2)] * 2
+        self.nodes.append(helper.make_node("Conv", inputs, [y], kernel_shape=[kh, kw],
+                                           strides=[stride, stride], group=group, pads=pads,
+                                           dilations=[dil, dil]))
         return y
 
     def op(self, op_type, inputs, **attrs):
@@ -553,6 +555,39 @@ def test_direct_kxk_chains_match(monkeypatch, k, stride, pads, hw):
     model = g.model([1, 12, *hw], [y])
     types = _check(model, rand(1, 12, *hw, seed=11), monkeypatch)
     if BLOCK:
+        assert _one_chain(types), types
+
+
+@pytest.mark.parametrize("c,group,dil,k,stride,hw", [
+    (32, 1, 2, 3, 1, (13, 15)),     # dilated
+    (40, 1, 3, 3, 2, (17, 16)),     # dilated, stride 2, a channel tail at 16
+    (24, 1, 4, 3, 1, (6, 7)),       # taps past the plane: some windows all padding
+    (64, 4, 1, 3, 1, (12, 12)),     # groups of 16: whole blocks at every width
+    (64, 16, 1, 3, 2, (15, 14)),    # groups of 4: 4 a block at 16, 2 at 8, 1 at 4
+    (96, 4, 2, 3, 1, (11, 10)),     # groups of 24: 2 a block at 16, dilated
+    (64, 8, 1, 5, 1, (9, 9)),       # groups of 8, 5x5
+    (48, 1, 1, 5, 1, (14, 13)),     # 5x5 of more than 16 input channels
+    (48, 1, 1, (1, 7), 1, (17, 17)),  # Inception's 1x7
+    (48, 1, 1, (7, 1), 2, (17, 12)),
+    (64, 32, 1, 3, 1, (10, 10)),    # groups of 2: 8 a block at 16 (plain there)
+])
+def test_dilated_grouped_and_wide_windows_in_chains(monkeypatch, c, group, dil, k, stride, hw):
+    """Bottlenecks (1x1, the KxK, 1x1, residual) around dilated, grouped and 5x5 / 1x7
+    convolutions run on the blocked direct kernel (groups narrower than a block merged into
+    blocks, their filters zero between the groups; rows with border columns on a copy with the
+    padding written in) at 1 to 3 threads, against onnxruntime and the plain path."""
+    g = Net(seed=90 + c + group + dil)
+    h = g.op("Relu", [g.conv("x", c, c)])
+    for i in range(2):
+        t = g.op("Relu", [g.conv(h, c, c, k=k, stride=stride if i == 0 else 1, group=group,
+                                 dil=dil)])
+        t = g.conv(t, c, c)
+        h = g.op("Relu", [g.op("Add", [t, h]) if i or stride == 1 else t])
+    model = g.model([2, c, *hw], [g.conv(h, c, c)])
+    types = _check(model, rand(2, c, *hw, seed=17), monkeypatch, threads=(1, 2, 3))
+    merged = 0 if not BLOCK else (1 if group == 1 else next(
+        (m for m in range(1, group + 1) if group % m == 0 and m * c // group % BLOCK == 0), 0))
+    if 1 <= merged <= 4:
         assert _one_chain(types), types
 
 

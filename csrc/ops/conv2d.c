@@ -29,6 +29,9 @@
  * otherwise its im2col, written in the scratch straight in the GEMM's packed B layout; a
  * constant filter is packed once at infer. Depthwise convolutions and MACE_CPU_ISA=ref use
  * the reference direct convolution.
+ * On the blocked layout (ops/conv2d_nchwc.h), where the layout pass put the convolution in a
+ * chain (conv2d_accepts_nchwc): pointwise, depthwise, Winograd, and the direct KxK kernel, the
+ * last also for dilated and grouped convolutions (direct_nchwc_pays).
  * First layers (group 1, C_in <= 4, KxK with K <= 7, stride 1 or 2, dilation 1, a constant
  * filter) with a SIMD family use the direct SIMD convolution (kernels/cpu/directconv.h) instead
  * of im2col + GEMM: the filter is packed once at infer; work items are blocks of output rows.
@@ -104,9 +107,9 @@ static mace_status conv2d_init(mace_op *op) {
 }
 
 /* Where the blocked direct KxK convolution (kernels/cpu/nchwc_convkxk.h) is worth a place in
- * a chain: at least half a block of input channels and more than 4, and either few of them,
- * C_in <= 16, or a 3x3 / 1x1 of stride 2 (ResNet's downsampling layers, which keep a blocked
- * chain unbroken; the 1x1 runs as a subsampled copy + the pointwise kernel, ops/conv2d_nchwc.c).
+ * a chain: more than 4 input channels, and either a dilated or grouped convolution, or at least
+ * half a block of them and a window other than 3x3 stride 1 (which Winograd takes, below) or,
+ * for 3x3 stride 1, few of them, C_in <= 16.
  * With C_in <= 16 it runs at the FMA peak (~110 GFLOPS, Zen 4, 1 thread), so it beats
  * Winograd F(4,3) where the transforms dominate short products: 3x3 on 55x55 (4-conv chains,
  * interleaved medians, direct / plain time): 16->64 1.00, 32->128 (27x27) 1.92, 48->192
@@ -115,12 +118,18 @@ static mace_status conv2d_init(mace_op *op) {
  * 256 on 28x28 0.98 / 1.12, but 512 on 14x14 (7x7 out: half a register tile a row) 1.43 / 1.10
  * (1.18 since narrow planes run on a copy with the padding written in, ops/conv2d_nchwc.c,
  * and 1 thread 2.0 -> 1.7 ms since their rows go two a register tile); kept
- * blocked, as the chain then needs no Reorders. With C_in <= 4 the first-layer NCHW direct
- * kernel is better and a blocked copy of the input pads 4x. */
+ * blocked, as the chain then needs no Reorders. The other windows and the dilated and grouped
+ * convolutions went through im2col + GEMM (a GEMM per group) between Reorders (3 bottlenecks
+ * of 1x1, KxK, 1x1, 1 thread, sums of per-op minima, 2-vCPU Xeon, AVX-512): 5x5, 96 on 56x56,
+ * 45.4 -> 27.1 ms; 1x7 and 7x1, 128 on 17x17, 3.22 -> 2.89; 3x3 of 4 groups of 16, 64 on
+ * 56x56, a layer 1.20 -> 0.39 ms (the plain path's per-group GEMMs did not run on 2 threads).
+ * With C_in <= 4 the first-layer NCHW direct kernel is better and a blocked copy of the input
+ * pads 4x. */
 static int direct_nchwc_pays(const mace_conv2d_shape *s, int block) {
-  if (s->in_c <= 4 || 2 * s->in_c <= block) return 0;
-  return s->in_c <= 16 ||
-         (s->stride_h == 2 && (s->k_h == 1 || s->k_h == 3) && s->k_h == s->k_w);
+  if (s->in_c <= 4) return 0;
+  if (s->group > 1 || s->dilation_h > 1 || s->dilation_w > 1) return 1;
+  if (2 * s->in_c <= block) return 0;
+  return s->in_c <= 16 || !(s->k_h == 3 && s->k_w == 3 && s->stride_h == 1);
 }
 
 /* A 3x3 stride-1 convolution of more input channels runs blocked by Winograd

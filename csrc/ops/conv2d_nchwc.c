@@ -9,16 +9,18 @@
 #include "ops/simd_dispatch.h"
 
 int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block) {
-  if (block <= 0 || s->dilation_h != 1 || s->dilation_w != 1)
-    return MACE_CONV_NCHWC_NONE;
-  if (s->group == 1 && s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
-      s->pad_top == 0 && s->pad_left == 0)
+  if (block <= 0 || s->dilation_h < 1 || s->dilation_w < 1) return MACE_CONV_NCHWC_NONE;
+  const int undilated = s->dilation_h == 1 && s->dilation_w == 1;
+  if (undilated && s->group == 1 && s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 &&
+      s->stride_w == 1 && s->pad_top == 0 && s->pad_left == 0)
     return MACE_CONV_NCHWC_POINTWISE;
-  if (s->group == s->in_c && s->out_c == s->in_c && s->k_h == s->k_w && s->k_h >= 1 &&
-      s->k_h <= 7 && s->stride_h == s->stride_w && (s->stride_h == 1 || s->stride_h == 2))
-    return MACE_CONV_NCHWC_DEPTHWISE;
-  if (s->group == 1 && s->k_h <= 7 && s->k_w <= 7 && s->stride_h == s->stride_w &&
+  if (undilated && s->group == s->in_c && s->out_c == s->in_c && s->k_h == s->k_w &&
+      s->k_h >= 1 && s->k_h <= 7 && s->stride_h == s->stride_w &&
       (s->stride_h == 1 || s->stride_h == 2))
+    return MACE_CONV_NCHWC_DEPTHWISE;
+  const int64_t merge = mace_nchwc_group_merge(block, s->in_c, s->out_c, s->group);
+  if (merge >= 1 && merge <= MACE_CONV_NCHWC_MAX_MERGE && s->k_h <= 7 && s->k_w <= 7 &&
+      s->stride_h == s->stride_w && (s->stride_h == 1 || s->stride_h == 2))
     return MACE_CONV_NCHWC_DIRECT;
   return MACE_CONV_NCHWC_NONE;
 }
@@ -120,7 +122,8 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
                   s->stride_h == 2 && s->pad_top == 0 && s->pad_left == 0 && !wino_m;
   if ((c->packed || c->wino.u || c->bias) &&
       (c->kind != kind || c->block != block || c->s.in_c != s->in_c || c->s.out_c != s->out_c ||
-       c->s.k_h != s->k_h || c->s.k_w != s->k_w || !c->bias != !bias || c->wino_m != wino_m ||
+       c->s.k_h != s->k_h || c->s.k_w != s->k_w || c->s.group != s->group ||
+       !c->bias != !bias || c->wino_m != wino_m ||
        c->subsample != sub))
     mace_conv_nchwc_free(c);
   c->scratch_bytes = 0;
@@ -130,6 +133,9 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   c->x_plain = x_plain;
   c->in_cp = MACE_NCHWC_PADDED(s->in_c, block);
   c->out_cp = MACE_NCHWC_PADDED(s->out_c, block);
+  const int64_t merge = mace_nchwc_group_merge(block, s->in_c, s->out_c, s->group);
+  c->in_cg = s->group == 1 ? c->in_cp : merge * s->in_c / s->group;
+  c->out_cg = s->group == 1 ? c->out_cp : merge * s->out_c / s->group;
   if (bias && !c->bias) {  /* padded with zeros to out_cp, whatever the kernel */
     c->bias = calloc((size_t)c->out_cp, sizeof(float));
     if (!c->bias) return -1;
@@ -148,21 +154,28 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   const int pk = c->subsample ? MACE_CONV_NCHWC_POINTWISE : kind;  /* the kernel */
   if (c->subsample)
     c->scratch_bytes = (size_t)(s->batch * c->in_cp * s->out_h * s->out_w) * sizeof(float);
-  /* A direct convolution of a narrow plane with padding runs on a copy of x with the padding
-   * written in: the kernel computes a border column (window clipped) as a 1-pixel tile, 2
-   * accumulators in one FMA chain, nearly as slow as a whole row's interior tile (ResNet-50's
-   * 3x3/2 512 on 14x14: a 1-pixel and a 6-pixel tile a row; 1.44 ms at 2 threads, 1.18 on the
-   * copy; 256 on 28x28, 14x14 out, 0.95 -> 0.80), and rows of at most half a tile go two a
-   * tile where their windows' rows agree: with the padded rows in, all of them do (7x7
-   * stage 4). Planes of 2 register tiles a row and wider keep x as it is. */
-  const int64_t right = (s->out_w - 1) * s->stride_w + s->k_w - s->in_w - s->pad_left;
-  const int64_t bottom = (s->out_h - 1) * s->stride_h + s->k_h - s->in_h - s->pad_top;
+  /* A direct convolution of a narrow plane with padding, or of rows with two or more border
+   * columns, runs on a copy of x with the padding written in: the kernel computes a border
+   * column (window clipped) as a 1-pixel tile, 2 accumulators in one FMA chain, nearly as
+   * slow as a whole row's interior tile (ResNet-50's 3x3/2 512 on 14x14: a 1-pixel and a
+   * 6-pixel tile a row; 1.44 ms at 2 threads, 1.18 on the copy; 256 on 28x28, 14x14 out, 0.95
+   * -> 0.80), and rows of at most half a tile go two a tile where their windows' rows agree:
+   * with the padded rows in, all of them do (7x7 stage 4). Dilated and 5x5 windows have 4 or
+   * more border columns (3 bottlenecks of 1x1, 3x3 and 1x1, 1 thread, sums of per-op minima:
+   * dilation 2, 256 on 28x28, 21.6 -> 19.5 ms; dilation 4, 512 on 28x28, 94.8 -> 81.0; 5x5,
+   * 96 on 56x56, 28.8 -> 27.1). Wider planes with one border column a row keep x as it is. */
+  const int64_t ext_h = (s->k_h - 1) * s->dilation_h + 1;
+  const int64_t ext_w = (s->k_w - 1) * s->dilation_w + 1;
+  const int64_t right = (s->out_w - 1) * s->stride_w + ext_w - s->in_w - s->pad_left;
+  const int64_t bottom = (s->out_h - 1) * s->stride_h + ext_h - s->in_h - s->pad_top;
+  const int64_t border = (s->pad_left + s->stride_w - 1) / s->stride_w +
+                         (right > 0 ? (right + s->stride_w - 1) / s->stride_w : 0);
   c->padded_h = c->padded_w = 0;
   if (kind == MACE_CONV_NCHWC_DIRECT && !x_plain && !c->subsample &&
-      s->out_w < 2 * MACE_NCHWC_C1_MR(block) &&
+      (s->out_w < 2 * MACE_NCHWC_C1_MR(block) || border >= 2) &&
       (s->pad_left > 0 || right > 0 || s->pad_top > 0 || bottom > 0)) {
-    c->padded_h = (s->out_h - 1) * s->stride_h + s->k_h;
-    c->padded_w = (s->out_w - 1) * s->stride_w + s->k_w;
+    c->padded_h = (s->out_h - 1) * s->stride_h + ext_h;
+    c->padded_w = (s->out_w - 1) * s->stride_w + ext_w;
     c->scratch_bytes =
         (size_t)(s->batch * c->in_cp * c->padded_h * c->padded_w) * sizeof(float);
   }
@@ -171,8 +184,8 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
         pk == MACE_CONV_NCHWC_POINTWISE
             ? mace_f32_nchwc_conv1x1_packed_floats(block, s->out_c, s->in_c)
         : kind == MACE_CONV_NCHWC_DIRECT
-            ? mace_f32_nchwc_convkxk_packed_floats(block, s->out_c, s->in_c, (int)s->k_h,
-                                                   (int)s->k_w)
+            ? mace_f32_nchwc_convkxk_packed_floats(block, s->out_c, s->in_c, s->group,
+                                                   (int)s->k_h, (int)s->k_w)
             : mace_f32_nchwc_dwconv_packed_floats(block, s->in_c, (int)s->k_h);
     c->packed = mace_filter_alloc((size_t)nf * sizeof(float));
     if (!c->packed) {
@@ -182,8 +195,8 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
     if (pk == MACE_CONV_NCHWC_POINTWISE)
       mace_f32_nchwc_conv1x1_pack(block, s->out_c, s->in_c, filter, c->packed);
     else if (kind == MACE_CONV_NCHWC_DIRECT)
-      mace_f32_nchwc_convkxk_pack(block, s->out_c, s->in_c, (int)s->k_h, (int)s->k_w, filter,
-                                  c->packed);
+      mace_f32_nchwc_convkxk_pack(block, s->out_c, s->in_c, s->group, (int)s->k_h,
+                                  (int)s->k_w, filter, c->packed);
     else
       mace_f32_nchwc_dwconv_pack(block, s->in_c, (int)s->k_h, filter, c->packed);
   }
@@ -209,7 +222,7 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   c->direct_bands = 0;
   if (kind == MACE_CONV_NCHWC_DIRECT && !c->subsample && threads > 1 &&
       mace_nchwc_row_split(c->in_cp, s->in_h * s->in_w) &&
-      c->out_cp * s->k_h * s->k_w <= s->in_h * s->in_w)
+      c->out_cp * c->in_cg * s->k_h * s->k_w <= c->in_cp * s->in_h * s->in_w)
     c->direct_bands = s->out_h < threads ? s->out_h : threads;
   return 0;
 }
@@ -317,7 +330,9 @@ static void direct_range(void *p, int64_t begin, int64_t end) {
     const mace_nchwc_convkxk a = {.block = c->block, .in_c = c->in_cp, .out_c = c->out_cp,
                                   .in_h = in_h, .in_w = in_w, .out_h = s->out_h,
                                   .out_w = s->out_w, .k_h = (int)s->k_h, .k_w = (int)s->k_w,
-                                  .stride = (int)s->stride_h,
+                                  .stride = (int)s->stride_h, .dil_h = (int)s->dilation_h,
+                                  .dil_w = (int)s->dilation_w, .in_cg = c->in_cg,
+                                  .out_cg = c->out_cg,
                                   .pad_top = c->padded_h ? 0 : s->pad_top,
                                   .pad_left = c->padded_w ? 0 : s->pad_left,
                                   .x_plain_c = c->x_plain ? s->in_c : 0, .x = j->x + img * in_img,

@@ -1,6 +1,7 @@
 /* Conv2D on the blocked NCHWc layout (kernels/cpu/nchwc.h, nchwc_convkxk.h): pointwise 1x1,
- * depthwise KxK and direct group-1 KxK convolution (1x1 stride 2 as a subsampled copy and the
- * pointwise kernel, narrow planes on a copy with the padding written in, 3x3 stride 1
+ * depthwise KxK and direct KxK convolution, dilated and grouped too (1x1 stride 2 as a
+ * subsampled copy and the pointwise kernel, narrow planes and rows with border columns on a
+ * copy with the padding written in, 3x3 stride 1
  * optionally by Winograd, ops/winograd_nchwc.h), the filter packed once at infer, the work
  * split over the thread pool (used by Conv2D when its input arrives blocked; not an op). */
 #ifndef MACE_OPS_CONV2D_NCHWC_H_
@@ -21,10 +22,16 @@ enum {
   MACE_CONV_NCHWC_DIRECT = 3
 };
 
+/* Most groups a blocked group of a grouped direct convolution merges: its multiply-adds are
+ * that many times the convolution's. */
+#define MACE_CONV_NCHWC_MAX_MERGE 4
+
 /* Which blocked kernel covers a convolution: pointwise = 1x1, stride 1, dilation 1, group 1,
  * no padding; depthwise = group = C_in = C_out, square K <= 7, stride 1 or 2, dilation 1, any
- * padding; direct = any other group-1 convolution with K_h, K_w <= 7, equal strides of 1 or 2,
- * dilation 1, any padding (whether it is worth it is the caller's rule). Any channel counts:
+ * padding; direct = any other convolution with K_h, K_w <= 7, equal strides of 1 or 2, any
+ * dilation and padding, and groups that make groups of whole blocks by merging at most
+ * MACE_CONV_NCHWC_MAX_MERGE of them (kernels/cpu/nchwc_convkxk.h: mace_nchwc_group_merge;
+ * whether it is worth it is the caller's rule). Any channel counts:
  * the blocked tensors, filters and biases are padded to multiples of `block`
  * (kernels/cpu/nchwc.h). Reads in_c, out_c, k_*, stride_*, dilation_*, group, pad_top,
  * pad_left (the caller checks bottom / right padding). */
@@ -35,6 +42,7 @@ typedef struct mace_conv_nchwc {
   int block;
   mace_conv2d_shape s;      /* the real channel counts */
   int64_t in_cp, out_cp;    /* padded to multiples of block */
+  int64_t in_cg, out_cg;    /* direct: channels of a blocked group (in_cp, out_cp: group 1) */
   float *packed;            /* owned: the packed filter */
   float *bias;              /* owned: the bias padded with zeros to out_cp, or NULL */
   mace_f32_nchwc_conv1x1_fn pw;

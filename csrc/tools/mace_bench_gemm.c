@@ -299,7 +299,7 @@ static void bench_nchwc(double min_time) {
     const int64_t nx = p->in_c * p->in_hw * p->in_hw, ny = p->out_c * p->out_hw * p->out_hw;
     const int64_t nw = p->out_c * p->in_c * p->k * p->k;
     const int64_t nf = p->k == 1 ? mace_f32_nchwc_conv1x1_packed_floats(b, p->out_c, p->in_c)
-                                 : mace_f32_nchwc_convkxk_packed_floats(b, p->out_c, p->in_c,
+                                 : mace_f32_nchwc_convkxk_packed_floats(b, p->out_c, p->in_c, 1,
                                                                         p->k, p->k);
     float *x = mace_aligned_alloc(sizeof(float) * (size_t)nx);
     float *y = mace_aligned_alloc(sizeof(float) * (size_t)ny);
@@ -313,7 +313,7 @@ static void bench_nchwc(double min_time) {
       for (int64_t i = 0; i < nw; ++i) w[i] = (float)((i * 5) % 11) * 0.01f - 0.05f;
       for (int c = 0; c < NCHWC_COPIES; ++c) {
         if (p->k == 1) mace_f32_nchwc_conv1x1_pack(b, p->out_c, p->in_c, w, packed[c]);
-        else mace_f32_nchwc_convkxk_pack(b, p->out_c, p->in_c, p->k, p->k, w, packed[c]);
+        else mace_f32_nchwc_convkxk_pack(b, p->out_c, p->in_c, 1, p->k, p->k, w, packed[c]);
       }
     }
     const double flops = 2.0 * ny * p->in_c * p->k * p->k;
@@ -338,8 +338,9 @@ static void bench_nchwc(double min_time) {
           const mace_nchwc_convkxk a = {.block = b, .in_c = p->in_c, .out_c = p->out_c,
                                         .in_h = p->in_hw, .in_w = p->in_hw,
                                         .out_h = p->out_hw, .out_w = p->out_hw, .k_h = p->k,
-                                        .k_w = p->k, .stride = p->stride, .x = x, .w = pw,
-                                        .y = y};
+                                        .k_w = p->k, .stride = p->stride, .dil_h = 1,
+                                        .dil_w = 1, .in_cg = p->in_c, .out_cg = p->out_c,
+                                        .x = x, .w = pw, .y = y};
           k->nchwc_convkxk(&a, 0, p->out_c / b, 0, p->out_hw);
         }
         const double dt = now() - t0;

@@ -1,8 +1,9 @@
-/* f32 direct KxK convolution (group 1, stride 1 or 2, dilation 1, any padding) on the blocked
- * NCHWc layout (kernels/cpu/nchwc.h: layout, tail-lane invariants), per ISA. It serves the
- * convolutions with few input channels per output, where NCHW Winograd / im2col + GEMM spend
- * most of their time in transforms and copies (SqueezeNet's Fire expand 3x3 convolutions).
- * All pointers are to one image; callers loop over the batch. */
+/* f32 direct KxK convolution (stride 1 or 2, any dilation and padding, groups of whole
+ * blocks) on the blocked NCHWc layout (kernels/cpu/nchwc.h: layout, tail-lane invariants), per
+ * ISA. It serves the convolutions with few input channels per output, where NCHW Winograd /
+ * im2col + GEMM spend most of their time in transforms and copies (SqueezeNet's Fire expand
+ * 3x3 convolutions), and the dilated and grouped ones, which NCHW runs through im2col (a
+ * GEMM per group). All pointers are to one image; callers loop over the batch. */
 #ifndef MACE_KERNELS_CPU_NCHWC_CONVKXK_H_
 #define MACE_KERNELS_CPU_NCHWC_CONVKXK_H_
 
@@ -16,9 +17,15 @@ typedef struct mace_nchwc_convkxk {
   int64_t in_h, in_w, out_h, out_w;
   int k_h, k_w;              /* >= 1 */
   int stride;                /* 1 or 2 (both directions) */
+  int dil_h, dil_w;          /* >= 1: window taps dil apart */
+  /* Groups: output block ob reads the in_cg channels of x from (ob * b / out_cg) * in_cg on.
+   * Group 1: in_cg = in_c and out_cg = out_c. Both multiples of b: groups narrower than a
+   * block are given as unions of them (mace_nchwc_group_merge), their filters packed with
+   * zeros between the original groups. */
+  int64_t in_cg, out_cg;
   int64_t pad_top, pad_left; /* any (>= 0); bottom / right follow from out_h / out_w */
   /* 0: x is blocked, [in_c / b][in_h][in_w][b]. > 0: x is plain NCHW with this many channels,
-   * [x_plain_c][in_h][in_w], x_plain_c <= in_c (a network's first convolution reading its
+   * [x_plain_c][in_h][in_w], x_plain_c <= in_c (group 1: a network's first convolution reading its
    * 3-channel input and writing the blocked layout; the padded channels are skipped). */
   int64_t x_plain_c;
   const float *x;
@@ -29,13 +36,24 @@ typedef struct mace_nchwc_convkxk {
   float *y;                  /* [out_c / b][out_h][out_w][b] */
 } mace_nchwc_convkxk;
 
-/* Packed filter: [out_cp / b][in_cp / b][k_h][k_w][b (input lane)][b (output lane)]: per
- * output block, the weights in the order the kernels walk them (input block, tap, input
- * lane), each a vector of the block's b outputs. Padded channels' weights are 0. */
-int64_t mace_f32_nchwc_convkxk_packed_floats(int block, int64_t out_c, int64_t in_c, int k_h,
-                                             int k_w);
-void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int k_h, int k_w,
-                                 const float *w /* [out_c][in_c][k_h][k_w] */, float *packed);
+/* How many of a grouped convolution's groups make one of whole blocks: the fewest m (a
+ * divisor of `group`) for which m * in_c / group and m * out_c / group are multiples of
+ * `block` (in_cg and out_cg above); 0 where none is. 1 for group 1 (channel counts padded to
+ * the block). A convolution of 32 groups of 4 channels, block 16: 4, its filter 4x the
+ * multiply-adds. */
+int64_t mace_nchwc_group_merge(int block, int64_t in_c, int64_t out_c, int64_t group);
+
+/* Packed filter: [out_cp / b][in_cg / b][k_h][k_w][b (input lane)][b (output lane)]: per
+ * output block, the weights in the order the kernels walk them (input block of its group,
+ * tap, input lane), each a vector of the block's b outputs. Padded channels' weights, and
+ * those between a merged group's original groups, are 0. group > 1 needs
+ * mace_nchwc_group_merge > 0. */
+int64_t mace_f32_nchwc_convkxk_packed_floats(int block, int64_t out_c, int64_t in_c,
+                                             int64_t group, int k_h, int k_w);
+void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int64_t group,
+                                 int k_h, int k_w,
+                                 const float *w /* [out_c][in_c / group][k_h][k_w] */,
+                                 float *packed);
 
 /* y = act(conv(x) + bias (+ res)) for output channel blocks [ob0, ob1) and output rows
  * [oy0, oy1) (every column). No allocation. y may hold partial sums until the call returns,

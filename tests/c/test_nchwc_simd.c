@@ -276,14 +276,16 @@ static void ck_mag(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1, int64_
           continue;
         }
         double m = (a->bias ? fabs(a->bias[o]) : 0.0) + (a->res ? fabs(a->res[i]) : 0.0);
-        for (int64_t c = 0; c < a->in_c; ++c)
+        const int64_t c0 = o / a->out_cg * a->in_cg;  /* its group's first input channel */
+        for (int64_t cl = 0; cl < a->in_cg; ++cl)
           for (int ky = 0; ky < a->k_h; ++ky)
             for (int kx = 0; kx < a->k_w; ++kx) {
-              const int64_t iy = oy * a->stride - a->pad_top + ky;
-              const int64_t ix = ox * a->stride - a->pad_left + kx;
+              const int64_t iy = oy * a->stride - a->pad_top + ky * a->dil_h;
+              const int64_t ix = ox * a->stride - a->pad_left + kx * a->dil_w;
               if (iy < 0 || iy >= a->in_h || ix < 0 || ix >= a->in_w) continue;
-              const float w = a->w[((((o / b) * a->in_c / b + c / b) * kk + ky * a->k_w + kx) *
-                                    b + c % b) * b + o % b];
+              const int64_t c = c0 + cl;
+              const float w = a->w[((((o / b) * a->in_cg / b + cl / b) * kk + ky * a->k_w + kx) *
+                                    b + cl % b) * b + o % b];
               const float xv = a->x_plain_c
                                    ? (c < a->x_plain_c ? a->x[(c * a->in_h + iy) * a->in_w + ix] : 0.0f)
                                    : a->x[(((c / b) * a->in_h + iy) * a->in_w + ix) * b + c % b];
@@ -293,27 +295,35 @@ static void ck_mag(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1, int64_
       }
 }
 
-/* One case: in_c / out_c real counts (padded to the block), window kh x kw; plain: x in NCHW
- * with in_c channels (x_plain_c), else blocked. */
-static void check_ck(const mace_simd_kernels *v, int64_t in_c, int64_t out_c, int kh, int kw,
-                     int stride, int64_t h, int64_t wd, const int64_t *pads, int sub, int flags,
-                     int act_kind, int plain, unsigned seed) {
+/* One case: in_c / out_c real counts (padded to the block; for group > 1 whole blocks once
+ * merged, else the case is skipped), window kh x kw, taps dil apart; plain: x in NCHW with
+ * in_c channels (x_plain_c), else blocked. */
+static void check_ck_gd(const mace_simd_kernels *v, int64_t in_c, int64_t out_c,
+                        int64_t group, int dil, int kh, int kw, int stride, int64_t h,
+                        int64_t wd, const int64_t *pads, int sub, int flags, int act_kind,
+                        int plain, unsigned seed) {
   const int b = v->nchwc_block;
-  if (h + pads[0] + pads[2] < kh || wd + pads[1] + pads[3] < kw) return;
+  const int64_t ekh = (int64_t)(kh - 1) * dil + 1, ekw = (int64_t)(kw - 1) * dil + 1;
+  if (h + pads[0] + pads[2] < ekh || wd + pads[1] + pads[3] < ekw) return;
+  const int64_t merge = mace_nchwc_group_merge(b, in_c, out_c, group);
+  if (!merge) return;
   const int64_t icp = MACE_NCHWC_PADDED(in_c, b), ocp = MACE_NCHWC_PADDED(out_c, b);
-  const int64_t out_h = (h + pads[0] + pads[2] - kh) / stride + 1;
-  const int64_t out_w = (wd + pads[1] + pads[3] - kw) / stride + 1, ny = ocp * out_h * out_w;
+  const int64_t out_h = (h + pads[0] + pads[2] - ekh) / stride + 1;
+  const int64_t out_w = (wd + pads[1] + pads[3] - ekw) / stride + 1, ny = ocp * out_h * out_w;
   float *x = rand_buf((plain ? in_c : icp) * h * wd, &seed);
-  float *w = rand_buf(out_c * in_c * kh * kw, &seed);
+  float *w = rand_buf(out_c * in_c / group * kh * kw, &seed);
   float *bias = rand_buf(ocp, &seed), *res = rand_buf(ny, &seed);
-  float *packed = malloc(
-      sizeof(float) * (size_t)mace_f32_nchwc_convkxk_packed_floats(b, out_c, in_c, kh, kw));
+  float *packed = malloc(sizeof(float) * (size_t)mace_f32_nchwc_convkxk_packed_floats(
+                                             b, out_c, in_c, group, kh, kw));
   outs o = outs_new(ny);
-  mace_f32_nchwc_convkxk_pack(b, out_c, in_c, kh, kw, w, packed);
+  mace_f32_nchwc_convkxk_pack(b, out_c, in_c, group, kh, kw, w, packed);
   const mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 0.5f};
   mace_nchwc_convkxk a = {.block = b, .in_c = icp, .out_c = ocp, .in_h = h, .in_w = wd,
                           .out_h = out_h, .out_w = out_w, .k_h = kh, .k_w = kw,
-                          .stride = stride, .pad_top = pads[0], .pad_left = pads[1],
+                          .stride = stride, .dil_h = dil, .dil_w = dil,
+                          .in_cg = group == 1 ? icp : merge * in_c / group,
+                          .out_cg = group == 1 ? ocp : merge * out_c / group,
+                          .pad_top = pads[0], .pad_left = pads[1],
                           .x_plain_c = plain ? in_c : 0, .x = x, .w = packed, .bias = flags & 1 ? bias : NULL,
                           .res = flags & 2 ? res : NULL, .act = &act, .y = o.ref};
   const int64_t nob = ocp / b;
@@ -325,9 +335,10 @@ static void check_ck(const mace_simd_kernels *v, int64_t in_c, int64_t out_c, in
   ++cases;
   ck_mag(&a, ob0, nob, oy0, oy1, o.mag);
   char what[256];
-  snprintf(what, sizeof(what), "%s convkxk in %lld%s out %lld k%dx%d s%d in %lldx%lld pads "
-           "%lld,%lld,%lld,%lld ob [%lld,%lld) rows [%lld,%lld) bias=%d res=%d", v->name,
-           (long long)in_c, plain ? " (plain)" : "", (long long)out_c, kh, kw, stride, (long long)h, (long long)wd,
+  snprintf(what, sizeof(what), "%s convkxk in %lld%s out %lld group %lld dil %d k%dx%d s%d in "
+           "%lldx%lld pads %lld,%lld,%lld,%lld ob [%lld,%lld) rows [%lld,%lld) bias=%d res=%d",
+           v->name, (long long)in_c, plain ? " (plain)" : "", (long long)out_c,
+           (long long)group, dil, kh, kw, stride, (long long)h, (long long)wd,
            (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3],
            (long long)ob0, (long long)nob, (long long)oy0, (long long)oy1, flags & 1,
            (flags >> 1) & 1);
@@ -337,6 +348,13 @@ static void check_ck(const mace_simd_kernels *v, int64_t in_c, int64_t out_c, in
   free(bias);
   free(res);
   free(packed);
+}
+
+static void check_ck(const mace_simd_kernels *v, int64_t in_c, int64_t out_c, int kh, int kw,
+                     int stride, int64_t h, int64_t wd, const int64_t *pads, int sub, int flags,
+                     int act_kind, int plain, unsigned seed) {
+  check_ck_gd(v, in_c, out_c, 1, 1, kh, kw, stride, h, wd, pads, sub, flags, act_kind, plain,
+              seed);
 }
 
 static void test_ck(const mace_simd_kernels *v) {
@@ -389,6 +407,25 @@ static void test_ck(const mace_simd_kernels *v) {
   const int64_t pad3[4] = {3, 3, 3, 3};
   check_ck(v, 3, 64, 3, 3, 2, 57, 57, pads[1], 0, 1, MACE_ACT_RELU, 1, ++seed);
   check_ck(v, 3, 24, 7, 7, 2, 45, 45, pad3, 1, 1, MACE_ACT_NONE, 1, ++seed);
+  /* dilation 2..5 (windows wider than the plane, taps all in the padding), every width
+   * 1..24, rotating heights, windows, strides, padding and channels */
+  const int64_t dpads[][4] = {{0, 0, 0, 0}, {2, 2, 2, 2}, {4, 1, 0, 3}, {6, 6, 6, 6}};
+  for (int64_t wd = 1; wd <= 24; ++wd, ++n)
+    for (int dil = 2; dil <= 5; ++dil, ++n)
+      check_ck_gd(v, chans[n % 5], chans[(n / 5 + 2) % 5], 1, dil, wins[n % nw][0],
+                  wins[n % nw][1], 1 + n % 2, hts[n % 7] + dil, wd, dpads[n % 4], n % 3 == 0,
+                  n % 4, g_acts[n % N_ACTS], 0, ++seed);
+  /* groups of 1, 2, 4, 8, 16, 24 and 48 channels, merged into blocks where narrower (the
+   * cases whose groups no block count covers are skipped for this block), dilated too; 2
+   * output blocks a group or 1 (pairs cut at group ends), sub-ranges */
+  const int64_t gshape[][3] = {{64, 64, 64}, {64, 64, 32}, {128, 128, 32}, {64, 128, 8},
+                               {128, 64, 16}, {96, 96, 4}, {48, 96, 2}, {96, 48, 2},
+                               {144, 144, 6}, {32, 32, 2}};
+  for (int gi = 0; gi < 10; ++gi)
+    for (int dil = 1; dil <= 2; ++dil, ++n)
+      check_ck_gd(v, gshape[gi][0], gshape[gi][1], gshape[gi][2], dil, 3, 3, 1 + n % 2,
+                  9 + gi % 3, 11 + gi, pads[n % np], n % 3 == 0, n % 4, g_acts[n % N_ACTS], 0,
+                  ++seed);
 }
 
 /* Reorders: exact copies, so equal to the reference bit for bit; channel blocks [cb0, cb1)

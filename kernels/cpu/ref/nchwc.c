@@ -110,22 +110,45 @@ void mace_f32_nchwc_dwconv__ref(const mace_nchwc_dwconv *a, int64_t r0, int64_t 
   }
 }
 
-int64_t mace_f32_nchwc_convkxk_packed_floats(int block, int64_t out_c, int64_t in_c, int k_h,
-                                             int k_w) {
-  return MACE_NCHWC_PADDED(out_c, block) * MACE_NCHWC_PADDED(in_c, block) * k_h * k_w;
+int64_t mace_nchwc_group_merge(int block, int64_t in_c, int64_t out_c, int64_t group) {
+  if (group == 1) return 1;
+  if (group < 1 || in_c % group || out_c % group) return 0;
+  for (int64_t m = 1; m <= group; ++m)
+    if (group % m == 0 && (m * in_c / group) % block == 0 && (m * out_c / group) % block == 0)
+      return m;
+  return 0;
 }
 
-void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int k_h, int k_w,
-                                 const float *w, float *packed) {
-  const int64_t in_cp = MACE_NCHWC_PADDED(in_c, block), kk = (int64_t)k_h * k_w;
+/* Input channels each output block reads (in_cg), output channels of a blocked group. */
+static void ck_group_span(int block, int64_t out_c, int64_t in_c, int64_t group,
+                          int64_t *in_cg, int64_t *out_cg) {
+  const int64_t m = mace_nchwc_group_merge(block, in_c, out_c, group);
+  *in_cg = group == 1 ? MACE_NCHWC_PADDED(in_c, block) : m * in_c / group;
+  *out_cg = group == 1 ? MACE_NCHWC_PADDED(out_c, block) : m * out_c / group;
+}
+
+int64_t mace_f32_nchwc_convkxk_packed_floats(int block, int64_t out_c, int64_t in_c,
+                                             int64_t group, int k_h, int k_w) {
+  int64_t in_cg, out_cg;
+  ck_group_span(block, out_c, in_c, group, &in_cg, &out_cg);
+  return MACE_NCHWC_PADDED(out_c, block) * in_cg * k_h * k_w;
+}
+
+void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int64_t group,
+                                 int k_h, int k_w, const float *w, float *packed) {
+  int64_t in_cg, out_cg;
+  ck_group_span(block, out_c, in_c, group, &in_cg, &out_cg);
+  const int64_t kk = (int64_t)k_h * k_w, cin_g = in_c / group, cout_g = out_c / group;
   for (int64_t ob = 0; ob < MACE_NCHWC_PADDED(out_c, block) / block; ++ob)
-    for (int64_t ic = 0; ic < in_cp; ++ic)
+    for (int64_t icl = 0; icl < in_cg; ++icl)
       for (int64_t t = 0; t < kk; ++t)
         for (int j = 0; j < block; ++j) {
-          const int64_t oc = ob * block + j;
-          const int64_t at = (((ob * in_cp / block + ic / block) * kk + t) * block +
-                              ic % block) * block + j;
-          packed[at] = oc < out_c && ic < in_c ? w[(oc * in_c + ic) * kk + t] : 0.0f;
+          const int64_t oc = ob * block + j, ic = oc / out_cg * in_cg + icl, g = oc / cout_g;
+          const int64_t at = (((ob * in_cg / block + icl / block) * kk + t) * block +
+                              icl % block) * block + j;
+          packed[at] = oc < out_c && ic < in_c && ic / cin_g == g
+                           ? w[(oc * cin_g + ic - g * cin_g) * kk + t]
+                           : 0.0f;
         }
 }
 
@@ -133,21 +156,23 @@ void mace_f32_nchwc_convkxk__ref(const mace_nchwc_convkxk *a, int64_t ob0, int64
                                  int64_t oy0, int64_t oy1) {
   const int b = a->block;
   const int64_t kk = (int64_t)a->k_h * a->k_w, plane = a->out_h * a->out_w;
-  for (int64_t ob = ob0; ob < ob1; ++ob)
+  for (int64_t ob = ob0; ob < ob1; ++ob) {
+    const int64_t ic0 = ob * b / a->out_cg * a->in_cg;  /* the group's first input channel */
     for (int64_t oy = oy0; oy < oy1; ++oy)
       for (int64_t ox = 0; ox < a->out_w; ++ox) {
         const int64_t o = (ob * plane + oy * a->out_w + ox) * b;
         for (int j = 0; j < b; ++j) {
           float s = a->bias ? a->bias[ob * b + j] : 0.0f;
-          for (int64_t ic = 0; ic < (a->x_plain_c ? a->x_plain_c : a->in_c); ++ic)
+          for (int64_t icl = 0; icl < (a->x_plain_c ? a->x_plain_c : a->in_cg); ++icl)
             for (int ky = 0; ky < a->k_h; ++ky) {
-              const int64_t iy = oy * a->stride - a->pad_top + ky;
+              const int64_t iy = oy * a->stride - a->pad_top + (int64_t)ky * a->dil_h;
               if (iy < 0 || iy >= a->in_h) continue;
               for (int kx = 0; kx < a->k_w; ++kx) {
-                const int64_t ix = ox * a->stride - a->pad_left + kx;
+                const int64_t ix = ox * a->stride - a->pad_left + (int64_t)kx * a->dil_w;
                 if (ix < 0 || ix >= a->in_w) continue;
-                const float *w = a->w + (((ob * a->in_c / b + ic / b) * kk + ky * a->k_w + kx) *
-                                         b + ic % b) * b;
+                const int64_t ic = ic0 + icl;
+                const float *w = a->w + (((ob * a->in_cg / b + icl / b) * kk + ky * a->k_w +
+                                          kx) * b + icl % b) * b;
                 s += w[j] * (a->x_plain_c
                                  ? a->x[(ic * a->in_h + iy) * a->in_w + ix]
                                  : a->x[(((ic / b) * a->in_h + iy) * a->in_w + ix) * b + ic % b]);
@@ -158,4 +183,5 @@ void mace_f32_nchwc_convkxk__ref(const mace_nchwc_convkxk *a, int64_t ob0, int64
         }
         if (a->act) mace_f32_activation__ref(a->act, a->y + o, a->y + o, b);
       }
+  }
 }
