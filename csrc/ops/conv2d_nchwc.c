@@ -14,9 +14,9 @@ int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block) {
   if (undilated && s->group == 1 && s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 &&
       s->stride_w == 1 && s->pad_top == 0 && s->pad_left == 0)
     return MACE_CONV_NCHWC_POINTWISE;
-  if (undilated && s->group == s->in_c && s->out_c == s->in_c && s->k_h == s->k_w &&
-      s->k_h >= 1 && s->k_h <= 7 && s->stride_h == s->stride_w &&
-      (s->stride_h == 1 || s->stride_h == 2))
+  if (s->group == s->in_c && s->out_c == s->in_c && s->k_h == s->k_w && s->k_h >= 1 &&
+      s->k_h <= 7 && s->stride_h == s->stride_w && (s->stride_h == 1 || s->stride_h == 2) &&
+      s->dilation_h == s->dilation_w)
     return MACE_CONV_NCHWC_DEPTHWISE;
   const int64_t merge = mace_nchwc_group_merge(block, s->in_c, s->out_c, s->group);
   if (merge >= 1 && merge <= MACE_CONV_NCHWC_MAX_MERGE && s->k_h <= 7 && s->k_w <= 7 &&
@@ -283,7 +283,8 @@ static void depthwise_range(void *p, int64_t begin, int64_t end) {
   const int64_t in_img = c->in_cp * s->in_h * s->in_w, out_img = c->in_cp * s->out_h * s->out_w;
   mace_nchwc_dwconv a = {.block = c->block, .c = c->in_cp, .in_h = s->in_h, .in_w = s->in_w,
                          .out_h = s->out_h, .out_w = s->out_w, .k = (int)s->k_h,
-                         .stride = (int)s->stride_h, .pad_top = s->pad_top,
+                         .stride = (int)s->stride_h, .dil = (int)s->dilation_h,
+                         .pad_top = s->pad_top,
                          .pad_left = s->pad_left, .w = c->packed, .bias = c->bias,
                          .act = j->act};
   if (c->dw_bands) {

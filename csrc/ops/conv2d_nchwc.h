@@ -27,8 +27,8 @@ enum {
 #define MACE_CONV_NCHWC_MAX_MERGE 4
 
 /* Which blocked kernel covers a convolution: pointwise = 1x1, stride 1, dilation 1, group 1,
- * no padding; depthwise = group = C_in = C_out, square K <= 7, stride 1 or 2, dilation 1, any
- * padding; direct = any other convolution with K_h, K_w <= 7, equal strides of 1 or 2, any
+ * no padding; depthwise = group = C_in = C_out, square K <= 7, stride 1 or 2, equal dilations,
+ * any padding; direct = any other convolution with K_h, K_w <= 7, equal strides of 1 or 2, any
  * dilation and padding, and groups that make groups of whole blocks by merging at most
  * MACE_CONV_NCHWC_MAX_MERGE of them (kernels/cpu/nchwc_convkxk.h: mace_nchwc_group_merge;
  * whether it is worth it is the caller's rule). Any channel counts:

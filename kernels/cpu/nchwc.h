@@ -93,6 +93,7 @@ typedef struct mace_nchwc_dwconv {
   int64_t in_h, in_w, out_h, out_w;
   int k;                     /* 1..7 */
   int stride;                /* 1 or 2 */
+  int dil;                   /* >= 1: window taps dil apart */
   int64_t pad_top, pad_left; /* any (>= 0); bottom / right follow from out_h / out_w */
   const float *x;            /* [c / b][in_h][in_w][b] */
   const float *w;            /* packed by mace_f32_nchwc_dwconv_pack */

@@ -183,8 +183,8 @@ static void dw_mag(const mace_nchwc_dwconv *a, const float *w, int64_t r0, int64
         double m = a->bias ? fabs(a->bias[c]) : 0.0;
         for (int ky = 0; ky < k; ++ky)
           for (int kx = 0; kx < k; ++kx) {
-            const int64_t iy = oy * a->stride - a->pad_top + ky;
-            const int64_t ix = ox * a->stride - a->pad_left + kx;
+            const int64_t iy = oy * a->stride - a->pad_top + ky * a->dil;
+            const int64_t ix = ox * a->stride - a->pad_left + kx * a->dil;
             if (iy >= 0 && iy < a->in_h && ix >= 0 && ix < a->in_w)
               m += fabs((double)w[(c * k + ky) * k + kx] *
                         a->x[(((c / b) * a->in_h + iy) * a->in_w + ix) * b + c % b]);
@@ -193,14 +193,14 @@ static void dw_mag(const mace_nchwc_dwconv *a, const float *w, int64_t r0, int64
       }
 }
 
-static void check_dw(const mace_simd_kernels *v, int64_t cb, int k, int stride, int64_t h,
-                     int64_t wd, const int64_t *pads /* top, left, bottom, right */, int sub,
-                     int use_bias, int act_kind, unsigned seed) {
+static void check_dwd(const mace_simd_kernels *v, int64_t cb, int k, int stride, int dil,
+                      int64_t h, int64_t wd, const int64_t *pads /* top, left, bottom, right */,
+                      int sub, int use_bias, int act_kind, unsigned seed) {
   const int b = v->nchwc_block;
-  const int64_t c = cb * b;
-  if (h + pads[0] + pads[2] < k || wd + pads[1] + pads[3] < k) return;
-  const int64_t out_h = (h + pads[0] + pads[2] - k) / stride + 1;
-  const int64_t out_w = (wd + pads[1] + pads[3] - k) / stride + 1, ny = c * out_h * out_w;
+  const int64_t c = cb * b, ek = (int64_t)(k - 1) * dil + 1;
+  if (h + pads[0] + pads[2] < ek || wd + pads[1] + pads[3] < ek) return;
+  const int64_t out_h = (h + pads[0] + pads[2] - ek) / stride + 1;
+  const int64_t out_w = (wd + pads[1] + pads[3] - ek) / stride + 1, ny = c * out_h * out_w;
   float *x = rand_buf(c * h * wd, &seed), *w = rand_buf(c * k * k, &seed);
   float *bias = rand_buf(c, &seed);
   float *packed = malloc(sizeof(float) * (size_t)mace_f32_nchwc_dwconv_packed_floats(b, c, k));
@@ -208,7 +208,8 @@ static void check_dw(const mace_simd_kernels *v, int64_t cb, int k, int stride, 
   mace_f32_nchwc_dwconv_pack(b, c, k, w, packed);
   const mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 0.5f};
   mace_nchwc_dwconv a = {.block = b, .c = c, .in_h = h, .in_w = wd, .out_h = out_h,
-                         .out_w = out_w, .k = k, .stride = stride, .pad_top = pads[0],
+                         .out_w = out_w, .k = k, .stride = stride, .dil = dil,
+                         .pad_top = pads[0],
                          .pad_left = pads[1], .x = x, .w = packed,
                          .bias = use_bias ? bias : NULL, .act = &act, .y = o.ref};
   const int64_t rows = cb * out_h;
@@ -219,8 +220,9 @@ static void check_dw(const mace_simd_kernels *v, int64_t cb, int k, int stride, 
   ++cases;
   dw_mag(&a, w, r0, r1, o.mag);
   char what[256];
-  snprintf(what, sizeof(what), "%s dwconv c %lld k%d s%d in %lldx%lld pads %lld,%lld,%lld,%lld "
-           "rows [%lld,%lld) bias=%d", v->name, (long long)c, k, stride, (long long)h,
+  snprintf(what, sizeof(what), "%s dwconv c %lld k%d s%d d%d in %lldx%lld pads "
+           "%lld,%lld,%lld,%lld rows [%lld,%lld) bias=%d", v->name, (long long)c, k, stride,
+           dil, (long long)h,
            (long long)wd, (long long)pads[0], (long long)pads[1], (long long)pads[2],
            (long long)pads[3], (long long)r0, (long long)r1, use_bias);
   outs_check_free(&o, what, act_kind);
@@ -234,6 +236,12 @@ static void check_dw(const mace_simd_kernels *v, int64_t cb, int k, int stride, 
 static const int64_t g_pads[][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {0, 1, 1, 0}, {1, 0, 2, 1},
                                     {2, 2, 2, 2}, {3, 3, 3, 3}, {3, 1, 0, 2}, {8, 8, 8, 8}};
 #define N_PADS ((int)(sizeof(g_pads) / sizeof(g_pads[0])))
+
+static void check_dw(const mace_simd_kernels *v, int64_t cb, int k, int stride, int64_t h,
+                     int64_t wd, const int64_t *pads, int sub, int use_bias, int act_kind,
+                     unsigned seed) {
+  check_dwd(v, cb, k, stride, 1, h, wd, pads, sub, use_bias, act_kind, seed);
+}
 
 static void test_dw(const mace_simd_kernels *v) {
   const int64_t(*pads)[4] = g_pads;
@@ -256,6 +264,13 @@ static void test_dw(const mace_simd_kernels *v) {
       for (int si = 0; si < 7; ++si, ++n)
         check_dw(v, si < 6 ? 2 : 1, k, s, sq[si], sq[si], pads[(si + k) % 3], si & 1, 1,
                  g_acts[n % N_ACTS], ++seed);
+      /* dilation 2..4: every width 1..30 (windows wider than the plane, border columns on
+       * both sides, small planes through the padded copy), and a 28x28 plane */
+      for (int64_t wd = 1; wd <= 30; ++wd, ++n)
+        check_dwd(v, 1 + n % 2, k, s, 2 + n % 3, hts[n % 8] + 2 * k, wd, pads[n % np],
+                  n % 5 == 0, n & 1, g_acts[n % N_ACTS], ++seed);
+      check_dwd(v, 2, k, s, 2 + k % 3, 28, 28, pads[(k + s) % np], 0, 1, g_acts[n % N_ACTS],
+                ++seed);
     }
 }
 

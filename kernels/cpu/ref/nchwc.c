@@ -95,10 +95,10 @@ void mace_f32_nchwc_dwconv__ref(const mace_nchwc_dwconv *a, int64_t r0, int64_t 
       for (int j = 0; j < b; ++j) {
         float s = a->bias ? a->bias[cb * b + j] : 0.0f;
         for (int ky = 0; ky < k; ++ky) {
-          const int64_t iy = oy * a->stride - a->pad_top + ky;
+          const int64_t iy = oy * a->stride - a->pad_top + (int64_t)ky * a->dil;
           if (iy < 0 || iy >= a->in_h) continue;
           for (int kx = 0; kx < k; ++kx) {
-            const int64_t ix = ox * a->stride - a->pad_left + kx;
+            const int64_t ix = ox * a->stride - a->pad_left + (int64_t)kx * a->dil;
             if (ix < 0 || ix >= a->in_w) continue;
             s += w[(ky * k + kx) * b + j] * x[(iy * a->in_w + ix) * b + j];
           }
