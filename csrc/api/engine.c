@@ -314,16 +314,52 @@ mace_status mace_engine_resize(mace_engine *eng, const mace_io *inputs, int num_
   return match_inputs(eng->net, inputs, num_inputs, order);
 }
 
-/* Copies the outputs named in `outputs` out of the net after a run. */
+/* The model output `name` is, or -1. */
+static int find_output(const mace_net *net, const char *name) {
+  int found = -1;
+  for (int i = 0; i < mace_net_num_outputs(net); ++i) {
+    const mace_tensor *t = mace_net_tensor_const(net, mace_net_output(net, i)->tensor);
+    if (name && strcmp(name, t->name) == 0) found = i;
+  }
+  return found;
+}
+
+/* Whether [p, p + n) and [q, q + m) share a byte. */
+static int overlaps(const void *p, size_t n, const void *q, size_t m) {
+  const uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+  return n && m && a < b + m && b < a + n;
+}
+
+/* Points the outputs an op writes in the model's layout at the caller's buffers for the run
+ * (mace_net_borrow), unless a buffer overlaps an input's: a copy after the run is a pass over
+ * the output in memory (DeepLab-like net, 21x256x256 output: 0.55 ms of 11.6 at 1 thread, 0.63
+ * of 7.9 at 2). */
+static void bind_outputs(mace_net *net, const mace_io *inputs, int num_inputs,
+                         const mace_io *outputs, int num_outputs) {
+  for (int k = 0; k < num_outputs; ++k) {
+    const mace_io *y = &outputs[k];
+    const int i = find_output(net, y->name);
+    if (i < 0 || !y->data) continue;
+    const mace_net_io *io = mace_net_output(net, i);
+    const mace_tensor *t = mace_net_tensor_const(net, io->tensor);
+    const size_t nbytes = mace_tensor_nbytes(t);
+    int ok = t->role == MACE_TENSOR_INTERMEDIATE && t->layout != MACE_LAYOUT_NCHWC &&
+             !needs_transpose(y->format, io->format, t->ndim) &&
+             (uintptr_t)y->data % mace_dtype_size(t->dtype) == 0;
+    for (int j = 0; ok && j < num_inputs; ++j) {
+      const mace_tensor *x = mace_net_tensor_const(net, mace_net_input(net, j)->tensor);
+      ok = !overlaps(y->data, nbytes, inputs[j].data, mace_tensor_nbytes(x));
+    }
+    if (ok) (void)mace_net_borrow(net, io->tensor, y->data);
+  }
+}
+
+/* Copies the outputs named in `outputs` out of the net after a run (none for those written in
+ * place). */
 static mace_status copy_outputs(const mace_net *net, mace_io *outputs, int num_outputs) {
-  int n_out = mace_net_num_outputs(net);
   for (int k = 0; k < num_outputs; ++k) {
     mace_io *y = &outputs[k];
-    int found = -1;
-    for (int i = 0; i < n_out; ++i) {
-      const mace_tensor *t = mace_net_tensor_const(net, mace_net_output(net, i)->tensor);
-      if (y->name && strcmp(y->name, t->name) == 0) found = i;
-    }
+    const int found = find_output(net, y->name);
     if (found < 0)
       return mace_error(MACE_INVALID_ARGS, "'%s' is not an output of the model",
                         y->name ? y->name : "(null)");
@@ -343,7 +379,7 @@ static mace_status copy_outputs(const mace_net *net, mace_io *outputs, int num_o
       y->dims[1] = t->dims[2];
       y->dims[2] = t->dims[3];
       y->dims[3] = t->dims[1];
-    } else if (mace_tensor_nbytes(t)) {
+    } else if (mace_tensor_nbytes(t) && t->data != y->data) {
       memcpy(y->data, t->data, mace_tensor_nbytes(t));
     }
   }
@@ -371,13 +407,16 @@ mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inp
       copy_nhwc_nchw(x->data, t->data, t->dims, mace_dtype_size(t->dtype), 1);
     else if (mace_tensor_nbytes(t) &&
              !((uintptr_t)x->data % mace_dtype_size(t->dtype) == 0 &&
-               mace_net_borrow_input(net, io->tensor, x->data)))
+               mace_net_borrow(net, io->tensor, x->data)))
       memcpy(t->data, x->data, mace_tensor_nbytes(t));
   }
+  bind_outputs(net, inputs, num_inputs, outputs, num_outputs);
   mace_status st = mace_net_run(net);
   if (st == MACE_OK) st = copy_outputs(net, outputs, num_outputs);
   for (int i = 0; i < n_in; ++i)  /* the arrays are the caller's again */
-    (void)mace_net_borrow_input(net, mace_net_input(net, i)->tensor, NULL);
+    (void)mace_net_borrow(net, mace_net_input(net, i)->tensor, NULL);
+  for (int i = 0; i < mace_net_num_outputs(net); ++i)
+    (void)mace_net_borrow(net, mace_net_output(net, i)->tensor, NULL);
   return st;
 }
 

@@ -515,11 +515,19 @@ static void place_slices(mace_net *net) {
   free(viewed);
 }
 
-/* Sets borrowable (mace_net_borrow_input): fixed once every op is created, views with them. */
+/* Sets borrowable (mace_net_borrow): the model's tensor inputs, and its outputs that ops
+ * write (not inputs, values or weights), where no view or slice: fixed once every op is
+ * created, views with them. */
 static void mark_borrowable(mace_net *net) {
   for (int i = 0; i < net->n_tensors; ++i) {
     mace_tensor *t = &net->tensors[i];
     t->borrowable = t->role == MACE_TENSOR_INPUT && !t->is_value && !t->view_of && !t->slice_of;
+  }
+  for (int i = 0; i < net->n_outputs; ++i) {
+    if (net->outputs[i].tensor < 0) continue;
+    mace_tensor *t = &net->tensors[net->outputs[i].tensor];
+    if (t->role == MACE_TENSOR_INTERMEDIATE && !t->is_value && !t->view_of && !t->slice_of)
+      t->borrowable = 1;
   }
   for (int i = 0; i < net->n_tensors; ++i) {
     const mace_tensor *t = &net->tensors[i];
@@ -610,7 +618,7 @@ static void bind_arena(mace_net *net) {
     net->ops[i].scratch = net->ops[i].scratch_bytes ? net->arena + net->scratch_offsets[i] : NULL;
 }
 
-int mace_net_borrow_input(mace_net *net, int index, void *data) {
+int mace_net_borrow(mace_net *net, int index, void *data) {
   mace_tensor *t = &net->tensors[index];
   if (!data) {
     if (t->borrowed) t->data = net->arena ? net->arena + t->arena_offset : NULL;

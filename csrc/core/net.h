@@ -33,11 +33,13 @@ const mace_net_io *mace_net_output(const mace_net *net, int i);
 mace_tensor *mace_net_tensor(mace_net *net, int index);
 const mace_tensor *mace_net_tensor_const(const mace_net *net, int index);
 
-/* Points input tensor `index` at the caller's buffer for one run, where it can read it in
- * place: not a value input, and no view of it nor slice in it (those point into the arena);
- * returns 0 when it cannot (copy into t->data instead). data NULL points it back at its place
- * in the arena (after the run: the buffer is the caller's). Bound after mace_net_prepare. */
-int mace_net_borrow_input(mace_net *net, int index, void *data);
+/* Points tensor `index`, a model input or output, at the caller's buffer for one run, where
+ * ops can read the input there or write the output there in place: a tensor input, or an
+ * output an op writes, with no view of it nor slice in it (those point into the arena);
+ * returns 0 when it cannot (copy into or out of t->data instead). data NULL points it back at
+ * its place in the arena (after the run: the buffer is the caller's). Bound after
+ * mace_net_prepare. */
+int mace_net_borrow(mace_net *net, int index, void *data);
 
 /* Sets new input shapes (dims per input; ndims NULL or -1 keeps one) and, for inputs whose
  * values infer reads, their values (values[i]; NULL leaves them unknown), then re-infers

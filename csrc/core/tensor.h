@@ -58,8 +58,9 @@ typedef struct mace_tensor {
   int value_ready;
   /* Filled by the planner for arena tensors. */
   int64_t arena_offset;
-  /* An input reading the caller's buffer for the current run (mace_net_borrow_input), and
-   * whether it may (set by the planner: a tensor input that is no view or slice and has none). */
+  /* An input or output on the caller's buffer for the current run (mace_net_borrow), and
+   * whether it may (set by the planner: a tensor input, or an output an op writes, that is no
+   * view or slice and has none). */
   int borrowed, borrowable;
   int first_use, last_use;   /* op indices; -1 for inputs defined before op 0 */
 } mace_tensor;

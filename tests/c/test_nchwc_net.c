@@ -10,7 +10,7 @@
  * at most ~300 terms of magnitude <= 1). With a block, the op list must hold the Reorders
  * (one in, two out), the blocked tensors are named "<name>@nchwc" and their storage is the
  * padded [N, ceil(C / b), H, W, b]. The input is read in place from the caller's array
- * (mace_net_borrow_input), bound again by mace_net_prepare. Under ASan the pass's
+ * (mace_net_borrow), bound again by mace_net_prepare. Under ASan the pass's
  * protobuf-c allocations and the kernels' reads are checked too. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -202,19 +202,19 @@ static int run(const uint8_t *graph, size_t size, const uint8_t *weights, size_t
     printf("FAIL: net build: %s\n", mace_last_error());
     goto out;
   }
-  /* The input is read in place from x (mace_net_borrow_input, as mace_engine_run does): the
+  /* The input is read in place from x (mace_net_borrow, as mace_engine_run does): the
    * tensor points at x for the run and back into the arena after it. */
   const int in = mace_net_input(net, 0)->tensor;
   mace_tensor *tx = mace_net_tensor(net, in);
   void *arena_x = tx->data;
-  if (!mace_net_borrow_input(net, in, (void *)x) || tx->data != (const void *)x ||
+  if (!mace_net_borrow(net, in, (void *)x) || tx->data != (const void *)x ||
       mace_net_prepare(net) != MACE_OK || tx->data != (const void *)x) {
     printf("FAIL: the input is not read in place\n");
     ++failures;
     goto out;
   }
   const mace_status st = mace_net_run(net);
-  (void)mace_net_borrow_input(net, in, NULL);
+  (void)mace_net_borrow(net, in, NULL);
   if (tx->data != arena_x) {
     printf("FAIL: the input does not point back into the arena after the run\n");
     ++failures;
