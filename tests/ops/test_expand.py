@@ -33,10 +33,14 @@ def test_expand(xs, shape, const):
 
 
 @pytest.mark.parametrize("dtype", DTYPES + [np.int8], ids=lambda d: np.dtype(d).name)
-def test_expand_dtypes(dtype):
-    x = data((3, 1, 2), dtype, 2)
+@pytest.mark.parametrize("xs,shape", [((3, 1, 2), (2, 3, 5, 2)), ((1, 3, 1, 1), (2, 3, 4, 5))],
+                         ids=["inner-kept", "inner-broadcast"])
+def test_expand_dtypes(dtype, xs, shape):
+    """Each element size, also where the inner dims are broadcast (merged into one run of
+    copies of one value)."""
+    x = data(xs, dtype, 2)
     check([helper.make_node("Expand", ["x", "s"], ["y"])], [("x", dtype, x.shape)],
-          [("y", dtype)], {"x": x}, [("s", np.array([2, 3, 5, 2], np.int64))])
+          [("y", dtype)], {"x": x}, [("s", np.array(shape, np.int64))])
 
 
 def test_expand_threads():
