@@ -133,6 +133,34 @@ def fold_batchnorm(graph: ir.Graph) -> bool:
     return False
 
 
+def batchnorm_to_depthwise(graph: ir.Graph) -> bool:
+    """A BatchNorm(scale, offset) that no op before it absorbed (fold_batchnorm runs first:
+    DenseNet's and pre-activation ResNets' BN -> ReLU -> Conv follows a Concat or an Add) on a
+    4-D f32 input becomes a 1x1 depthwise Conv2D, filter scale and bias offset: the same
+    per-channel affine map, on the depthwise kernels, blocked inside a chain (a BatchNorm op
+    broke it: DenseNet's block of six layers ran plain, between its Concats), and with the
+    activation behind it fused."""
+    for op in graph.ops:
+        if op.type != "BatchNorm" or len(op.inputs) != 3:
+            continue
+        x = op.inputs[0]
+        if len(graph.shapes.get(x, [])) != 4 or graph.dtypes.get(x, np.float32) != np.float32:
+            continue
+        scale, offset = _float_const(graph, op.inputs[1]), _float_const(graph, op.inputs[2])
+        if scale is None or offset is None or scale.size != offset.size:
+            continue
+        c = int(scale.size)
+        op.type = "Conv2D"
+        op.inputs = [x, _new_const(graph, op.name + "_dw_filter",
+                                   scale.astype(np.float32).reshape(c, 1, 1, 1)),
+                     _new_const(graph, op.name + "_dw_bias", offset.astype(np.float32).ravel())]
+        act = {k: op.args[k] for k in ACTIVATION_ARGS if k in op.args}
+        op.args = dict(group=c, strides=[1, 1], dilations=[1, 1], padding_values=[0, 0, 0, 0],
+                       padding="EXPLICIT", **act)
+        return True
+    return False
+
+
 def _channel_vector(c: np.ndarray, rank: int, axis: int, n: int) -> np.ndarray | None:
     """c as a length-n vector when it broadcasts along `axis` of a rank-`rank` tensor only."""
     if c.ndim > rank:
@@ -412,14 +440,15 @@ def fuse_layer_norm(graph: ir.Graph) -> bool:
 
 
 def fuse_activation(graph: ir.Graph) -> bool:
-    """Conv2D/Deconv2D/FullyConnected/MatMul (and f32 Eltwise, e.g. ResNet's Add + Relu)
-    -> Activation becomes a fused activation."""
+    """Conv2D/Deconv2D/FullyConnected/MatMul/BatchNorm (and f32 Eltwise, e.g. ResNet's Add +
+    Relu) -> Activation becomes a fused activation."""
     m = _Matcher(graph)
     for op in graph.ops:
         if op.type == "Eltwise":
             if graph.dtypes.get(op.outputs[0]) != np.float32 or _has_activation(op):
                 continue  # Eltwise applies fused activations to f32 results only
-        elif op.type not in CONV_TYPES + ("FullyConnected", "MatMul") or _has_activation(op):
+        elif (op.type not in CONV_TYPES + ("FullyConnected", "MatMul", "BatchNorm")
+              or _has_activation(op)):
             continue
         act = m.sole_consumer(op)
         if (act is None or act.type != "Activation" or len(act.inputs) != 1
@@ -563,8 +592,9 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
     return changed or n != len(graph.consts)
 
 
-TRANSFORMS = [fuse_layer_norm, matmul_add_to_fc, matmul_add_bias, fold_batchnorm, fuse_bias,
-              fuse_swish, fuse_gelu, fuse_activation, fuse_residual_add, remove_dead_ops]
+TRANSFORMS = [fuse_layer_norm, matmul_add_to_fc, matmul_add_bias, fold_batchnorm,
+              batchnorm_to_depthwise, fuse_bias, fuse_swish, fuse_gelu, fuse_activation,
+              fuse_residual_add, remove_dead_ops]
 
 
 def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:

@@ -76,7 +76,9 @@ def test_conv_bn_relu_becomes_one_conv(with_bias):
 def test_no_fusion_across_graph_output():
     g = conv_graph(outputs=("y", "c"))
     transforms.optimize(g)
-    assert types(g) == ["Conv2D", "BatchNorm", "Activation"]
+    # the BatchNorm cannot fold (c is an output): it becomes a 1x1 depthwise Conv2D, RELU fused
+    assert types(g) == ["Conv2D", "Conv2D"] and g.ops[0].outputs == ["c"]
+    assert g.ops[1].args["group"] == 4 and g.ops[1].args["activation"] == "RELU"
     g = conv_graph(outputs=("y", "n"))
     transforms.optimize(g)
     assert types(g) == ["Conv2D", "Activation"]  # BN folds, RELU must not (n is an output)
@@ -87,8 +89,36 @@ def test_no_fusion_with_two_consumers():
     g = conv_graph()
     g.ops.append(ir.Op("Activation", "sig", ["c"], ["z"], {"activation": "SIGMOID"}))
     g.outputs.append(ir.TensorInfo("z", [1, 4, 3, 3]))
+    w0 = g.consts["w"].copy()
     transforms.optimize(g)
-    assert types(g).count("Conv2D") == 1 and "BatchNorm" in types(g)
+    assert types(g) == ["Conv2D", "Conv2D", "Activation"]  # the BatchNorm made depthwise
+    np.testing.assert_array_equal(g.consts[g.ops[0].inputs[1]], w0)
+
+
+@pytest.mark.parametrize("rank", [4, 2])
+def test_batchnorm_no_op_absorbs_becomes_depthwise(rank):
+    """x -> Sigmoid -> BatchNorm -> Relu: a 4-D BatchNorm becomes a 1x1 depthwise Conv2D
+    (filter scale, bias offset) with the Relu fused; another rank stays a BatchNorm."""
+    shape = [2, 4, 3, 5] if rank == 4 else [2, 4]
+    g = ir.Graph()
+    g.inputs = [ir.TensorInfo("x", shape)]
+    g.consts["scale"], g.consts["offset"] = rand(4, seed=2), rand(4, seed=3)
+    g.ops = [ir.Op("Activation", "sig", ["x"], ["a"], {"activation": "SIGMOID"}),
+             ir.Op("BatchNorm", "bn", ["a", "scale", "offset"], ["n"]),
+             ir.Op("Activation", "relu", ["n"], ["y"], {"activation": "RELU"})]
+    g.outputs = [ir.TensorInfo("y", shape)]
+    for t in ("a", "n", "y"):
+        g.shapes[t] = shape
+    s, o = g.consts["scale"], g.consts["offset"]
+    transforms.optimize(g)
+    if rank != 4:
+        assert types(g) == ["Activation", "BatchNorm"]  # the Relu fused into it
+        return
+    assert types(g) == ["Activation", "Conv2D"]
+    dw = g.ops[1]
+    assert dw.args["group"] == 4 and dw.args["activation"] == "RELU" and dw.outputs == ["y"]
+    np.testing.assert_array_equal(g.consts[dw.inputs[1]], s.reshape(4, 1, 1, 1))
+    np.testing.assert_array_equal(g.consts[dw.inputs[2]], o)
 
 
 def test_shared_filter_is_not_mutated():

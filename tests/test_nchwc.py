@@ -71,6 +71,14 @@ class Net:
         self.nodes.append(helper.make_node(op_type, inputs, [y], **attrs))
         return y
 
+    def bn(self, x, c):
+        """ONNX BatchNormalization with random statistics."""
+        names = [self._name(k) for k in ("g", "be", "mu", "var")]
+        vals = [self.rng.uniform(0.5, 1.5, c), self.rng.uniform(-0.5, 0.5, c),
+                self.rng.uniform(-0.5, 0.5, c), self.rng.uniform(0.5, 2.0, c)]
+        self.inits += [(n, v.astype(np.float32)) for n, v in zip(names, vals)]
+        return self.op("BatchNormalization", [x] + names)
+
     def clip6(self, x):
         lo, hi = self._name("lo"), self._name("hi")
         self.inits += [(lo, np.array(0, np.float32)), (hi, np.array(6, np.float32))]
@@ -593,6 +601,32 @@ def test_dilated_grouped_and_wide_windows_in_chains(monkeypatch, c, group, dil, 
         (m for m in range(1, group + 1) if group % m == 0 and m * c // group % BLOCK == 0), 0))
     if BLOCK and (group == c or 1 <= merged <= 4):
         assert _one_chain(types), types
+
+
+def test_densenet_block_is_one_chain(monkeypatch):
+    """DenseNet's layers (Concat -> BatchNorm -> Relu -> 1x1 -> BatchNorm -> Relu -> 3x3, the
+    first BatchNorm after a Concat, so no convolution absorbs it) run blocked, channel tails
+    included: such BatchNorms become 1x1 depthwise convolutions with the Relu fused
+    (converters/transforms.py: batchnorm_to_depthwise), where a BatchNorm op broke the chain;
+    the 3x3s of 12 outputs (too few for Winograd) run direct; and every Concat, which also
+    reads the plain stem output (at block 16, 24 channels pad too much to be written blocked),
+    stays in the chain, that input reordered once (core/layout.c)."""
+    g = Net(seed=5)
+    h = g.op("Relu", [g.conv("x", 3, 24, k=3, stride=2)])
+    feats, c = [h], 24
+    for _ in range(3):
+        t = g.op("Concat", feats, axis=1) if len(feats) > 1 else feats[0]
+        t = g.op("Relu", [g.bn(t, c)])
+        t = g.op("Relu", [g.bn(g.conv(t, c, 32, bias=False), 32)])
+        feats.append(g.conv(t, 32, 12, k=3, bias=False))
+        c += 12
+    y = g.conv(g.op("Relu", [g.bn(g.op("Concat", feats, axis=1), c)]), c, 16)
+    model = g.model([2, 3, 23, 21], [y])
+    types = _check(model, rand(2, 3, 23, 21, seed=19), monkeypatch)
+    assert "BatchNorm" not in types and "Activation" not in types, types
+    if BLOCK:
+        # one Reorder at the end, and one after the stem where it runs plain
+        assert types[-1] == "Reorder" and "Reorder" not in types[2:-1], types
 
 
 @pytest.mark.parametrize("n,cin,c,k,stride,hw", [

@@ -129,7 +129,7 @@ static int direct_nchwc_pays(const mace_conv2d_shape *s, int block) {
   if (s->in_c <= 4) return 0;
   if (s->group > 1 || s->dilation_h > 1 || s->dilation_w > 1) return 1;
   if (2 * s->in_c <= block) return 0;
-  return s->in_c <= 16 || !(s->k_h == 3 && s->k_w == 3 && s->stride_h == 1);
+  return s->in_c <= 16 || s->out_c < 16 || !(s->k_h == 3 && s->k_w == 3 && s->stride_h == 1);
 }
 
 /* A 3x3 stride-1 convolution of more input channels runs blocked by Winograd

@@ -102,18 +102,19 @@ def test_conv_bn_swish(cfg, fused):
     check_model(m, _feeds([1, cin, hw, hw]))
 
 
-def test_batchnorm_swish():
-    """A BatchNorm with nothing to fold into: the pair is one Activation SWISH after it (a
-    standalone BatchNorm takes no fused activation from the converter yet)."""
-    c = 6
+@pytest.mark.parametrize("shape,host", [([2, 6, 5, 3], "Conv2D"), ([2, 6, 5], "BatchNorm")],
+                         ids=["4d", "3d"])
+def test_batchnorm_swish(shape, host):
+    """A BatchNorm with nothing to fold into takes the pair as its fused SWISH: on 4-D inputs
+    as the 1x1 depthwise Conv2D it becomes, else as a BatchNorm op."""
+    c = shape[1]
     nodes = [helper.make_node("BatchNormalization", ["x", "g", "be", "mu", "var"], ["n"],
                               epsilon=1e-3)] + _swish_nodes("n", "y")
     inits = [("g", rand(c, seed=3, low=0.5, high=2)), ("be", rand(c, seed=4)),
              ("mu", rand(c, seed=5)), ("var", rand(c, seed=6, low=0.1, high=1))]
-    m = make_model(nodes, [("x", np.float32, [2, c, 5, 3])], [("y", np.float32, [2, c, 5, 3])],
-                   inits)
-    _assert_fused(_graph(m), "Activation", False, n_ops=1)
-    check_model(m, _feeds([2, c, 5, 3]))
+    m = make_model(nodes, [("x", np.float32, shape)], [("y", np.float32, shape)], inits)
+    _assert_fused(_graph(m), host, True, n_ops=1)
+    check_model(m, _feeds(shape))
 
 
 @pytest.mark.parametrize("order", ["as", "sa"])
