@@ -261,6 +261,7 @@ static void pointwise_range(void *p, int64_t begin, int64_t end) {
                             ? c->packed + next_og * c->og_size * c->in_cp * c->block
                             : NULL;
     const mace_nchwc_conv1x1 a = {.block = c->block, .in_c = c->in_cp, .out_c = c->out_cp,
+                                  .in_real = s->in_c,
                                   .hw = hw, .x = j->x + img * c->in_cp * hw, .w = c->packed,
                                   .bias = c->bias,
                                   .res = j->res ? j->res + img * c->out_cp * hw : NULL,

@@ -54,6 +54,9 @@ void mace_f32_nchwc_to_nchw_tail__ref(int block, int rem, int64_t hw, const floa
 typedef struct mace_nchwc_conv1x1 {
   int block;                 /* b */
   int64_t in_c, out_c;       /* padded: multiples of b */
+  /* The real input channels, <= in_c (0: in_c): the SIMD kernels skip the last block's tail
+   * lanes (their weights are 0; 24 channels at b 16 are a third padding). */
+  int64_t in_real;
   int64_t hw;                /* pixels per plane */
   const float *x;            /* [in_c / b][hw][b] */
   const float *w;            /* packed by mace_f32_nchwc_conv1x1_pack */
