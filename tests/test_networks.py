@@ -30,6 +30,8 @@ def _input_shape(model):
     ("mnasnet", 0.5),          # depthwise 5x5 and 3x3, stride 1 and 2
     ("efficientnet_b0", 0.5),  # depthwise 5x5, swish, squeeze-excite
     ("shufflenet_v2", 0.5),    # depthwise 3x3 on 28x28 .. 7x7, channel shuffle
+    ("resnext50_32x4d", 0.5),  # grouped 3x3s of 32 groups of 2, 4, 8 and 16 channels
+    ("densenet121", 0.5),      # BatchNorm before ReLU and conv, Concat of a growing list
 ])
 def test_zoo_network_matches_onnxruntime(name, width):
     model = zoo.build(name, width=width)

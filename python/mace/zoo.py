@@ -190,6 +190,17 @@ def _bottleneck(b, x, cin, mid, stride):
     return b.node("Relu", [b.node("Add", [h, sc])])
 
 
+def _resnext_block(b, x, cin, planes, stride, groups, group_width):
+    """torchvision's ResNeXt Bottleneck: 1x1, grouped 3x3 (groups x group_width channels),
+    1x1 to planes * 4."""
+    mid, cout = groups * group_width, planes * 4
+    h = b.conv_bn(x, cin, mid, 1)
+    h = b.conv_bn(h, mid, mid, 3, stride, group=groups)
+    h = b.conv_bn(h, mid, cout, 1, act=None)
+    sc = b.conv_bn(x, cin, cout, 1, stride, act=None) if stride != 1 or cin != cout else x
+    return b.node("Relu", [b.node("Add", [h, sc])])
+
+
 def _resnet(blocks, bottleneck, width, size, classes, seed, name):
     b = _Builder(seed)
     c = _ch(64, width)
@@ -216,6 +227,50 @@ def resnet18(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
 
 def resnet50(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
     return _resnet([3, 4, 6, 3], True, width, size, classes, seed, "resnet50")
+
+
+def resnext50_32x4d(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    """ResNeXt-50 32x4d (torchvision resnext50_32x4d): ResNet-50 with grouped 3x3s, 32 groups
+    of 4 channels in stage 1 (8, 16, 32 in the later stages)."""
+    b = _Builder(seed)
+    c = _ch(64, width)
+    x = b.conv_bn("input", 3, c, 7, 2)
+    x = b.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    for stage, n in enumerate([3, 4, 6, 3]):
+        planes = _ch(64 * 2 ** stage, width)
+        for i in range(n):
+            x = _resnext_block(b, x, c, planes, 2 if stage > 0 and i == 0 else 1, 32,
+                               max(1, planes * 2 // 32))
+            c = planes * 4
+    x = b.node("GlobalAveragePool", [x])
+    return b.model("input", b.classifier_reshape(x, c, classes), [1, 3, size, size],
+                   "resnext50_32x4d", [1, classes])
+
+
+def densenet121(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    """DenseNet-121 (torchvision densenet121): dense blocks of 6, 12, 24, 16 layers (BN, ReLU,
+    1x1 to 4 x growth, BN, ReLU, 3x3 to growth, concatenated), growth 32, transitions halving
+    the channels (BN, ReLU, 1x1, 2x2 average pool)."""
+    b = _Builder(seed)
+    growth, c = _ch(32, width), _ch(64, width)
+    x = b.conv_bn("input", 3, c, 7, 2)
+    x = b.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    for block, n in enumerate([6, 12, 24, 16]):
+        feats = [x]
+        for _ in range(n):
+            h = b.node("Concat", feats, axis=1) if len(feats) > 1 else feats[0]
+            h = b.node("Relu", [b.bn(h, c)])
+            h = b.conv_bn(h, c, 4 * growth, 1)
+            feats.append(b.conv(h, 4 * growth, growth, 3))
+            c += growth
+        x = b.node("Concat", feats, axis=1)
+        if block < 3:
+            x = b.conv(b.node("Relu", [b.bn(x, c)]), c, c // 2, 1)
+            c //= 2
+            x = b.node("AveragePool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    x = b.node("GlobalAveragePool", [b.node("Relu", [b.bn(x, c)])])
+    return b.model("input", b.classifier_reshape(x, c, classes), [1, 3, size, size],
+                   "densenet121", [1, classes])
 
 
 def _shuffle_block(b, x, cin, cout, stride, size):
@@ -401,6 +456,8 @@ MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
 OTHER_MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
     "lenet": lenet,
     "bert_encoder": bert_encoder,
+    "resnext50_32x4d": resnext50_32x4d,
+    "densenet121": densenet121,
 }
 
 
