@@ -83,15 +83,12 @@ static int map_get(const name_map *m, const char *name, int *aux) {
 /* ---- which ops may run blocked -------------------------------------------------------- */
 
 /* Asks op i's kind; MACE_NCHWC_NO on anything unusual (the net's validation reports it). */
-static int op_accepts(const Mace__NetDef *def, const name_map *m, int i, int block) {
+static int op_accepts_(const Mace__NetDef *def, const name_map *m, int i, int block,
+                       mace_tensor *consts, mace_tensor **inputs) {
   const Mace__OperatorDef *od = def->op[i];
-  if (!od->type || !od->name || od->n_output != 1 || od->n_input < 1 || od->n_input > 8 ||
-      od->n_arg > 64)
-    return MACE_NCHWC_NO;
+  if (!od->type || !od->name || od->n_output != 1 || od->n_arg > 64) return MACE_NCHWC_NO;
   const mace_op_kind *kind = mace_registry_find(od->type, MACE_DEVICE_CPU, MACE_DT_F32);
   if (!kind || !kind->accepts_nchwc) return MACE_NCHWC_NO;
-  mace_tensor consts[8];
-  mace_tensor *inputs[8];
   for (size_t k = 0; k < od->n_input; ++k) {
     int ci = -1;
     const int src = map_get(m, od->input[k], &ci);
@@ -124,6 +121,20 @@ static int op_accepts(const Mace__NetDef *def, const name_map *m, int i, int blo
 done:
   for (size_t a = 0; a < n_args; ++a) free((char *)args[a].s);
   free(state);
+  return verdict;
+}
+
+/* Any number of inputs: DenseNet-121's Concats gather up to 33 (with at most 8, its later
+ * layers' Concats ran plain, between Reorders). */
+static int op_accepts(const Mace__NetDef *def, const name_map *m, int i, int block) {
+  const Mace__OperatorDef *od = def->op[i];
+  if (od->n_input < 1 || od->n_input > (1 << 16)) return MACE_NCHWC_NO;
+  mace_tensor *consts = calloc(od->n_input, sizeof(mace_tensor));
+  mace_tensor **inputs = calloc(od->n_input, sizeof(mace_tensor *));
+  const int verdict =
+      consts && inputs ? op_accepts_(def, m, i, block, consts, inputs) : MACE_NCHWC_NO;
+  free(consts);
+  free(inputs);
   return verdict;
 }
 
