@@ -438,6 +438,10 @@ static void test_ck(const mace_simd_kernels *v) {
       check_ck_gd(v, chans[n % 5], chans[(n / 5 + 2) % 5], 1, dil, wins[n % nw][0],
                   wins[n % nw][1], 1 + n % 2, hts[n % 7] + dil, wd, dpads[n % 4], n % 3 == 0,
                   n % 4, g_acts[n % N_ACTS], 0, ++seed);
+  /* the same over a plain input of 1..5 channels (a dilated first convolution) */
+  for (int64_t wd = 1; wd <= 24; wd += 3, ++n)
+    check_ck_gd(v, 1 + n % 5, chans[(n / 5 + 2) % 5], 1, 2 + n % 3, 3, 3, 1 + n % 2,
+                hts[n % 7] + 4, wd, dpads[n % 4], 0, n % 4, g_acts[n % N_ACTS], 1, ++seed);
   /* groups of 1, 2, 4, 8, 16, 24 and 48 channels, merged into blocks where narrower (the
    * cases whose groups no block count covers are skipped for this block), dilated too; 2
    * output blocks a group or 1 (pairs cut at group ends), sub-ranges */
