@@ -603,6 +603,23 @@ def test_dilated_grouped_and_wide_windows_in_chains(monkeypatch, c, group, dil, 
         assert _one_chain(types), types
 
 
+@pytest.mark.parametrize("c,group,dil,k,hw", [
+    (32, 1, 2, 3, (13, 15)),   # dilated
+    (64, 4, 1, 3, (12, 12)),   # grouped
+    (40, 40, 2, 3, (11, 9)),   # depthwise, dilated
+    (24, 1, 1, 5, (9, 10)),    # 5x5 of more than 16 channels
+])
+def test_lone_convolutions_run_blocked(monkeypatch, c, group, dil, k, hw):
+    """A dilated, grouped or wide-window convolution runs blocked even alone between two
+    Reorders (MACE_NCHWC_ALONE, core/op.h): its plain form is im2col + a GEMM per group, or the
+    scalar reference for a dilated depthwise one."""
+    g = Net(seed=7 + c)
+    model = g.model([2, c, *hw], [g.conv("x", c, c, k=k, group=group, dil=dil)])
+    types = _check(model, rand(2, c, *hw, seed=23), monkeypatch, threads=(1, 2))
+    if BLOCK and (group in (1, c) or c // group * 4 % BLOCK == 0):
+        assert types == ["Reorder", "Conv2D", "Reorder"], types
+
+
 def test_densenet_block_is_one_chain(monkeypatch):
     """DenseNet's layers (Concat -> BatchNorm -> Relu -> 1x1 -> BatchNorm -> Relu -> 3x3, the
     first BatchNorm after a Concat, so no convolution absorbs it) run blocked, channel tails

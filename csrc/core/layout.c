@@ -315,7 +315,7 @@ static void trim_sinks(pass *p) {
   for (int changed = 1; changed;) {
     changed = 0;
     for (int i = n - 1; i >= 0; --i) {  /* a drop exposes earlier sinks: the pass goes on */
-      if (!p->cap[i] || !p->plain_out[i]) continue;
+      if (!p->cap[i] || !p->plain_out[i] || p->cap[i] == MACE_NCHWC_ALONE) continue;
       const int chain = uf_find(p->parent, i);
       int sink = 1;
       for (int j = i + 1; j < n && sink; ++j) {
@@ -432,6 +432,7 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
     const int r = uf_find(p.parent, i);
     const Mace__OperatorDef *od = def->op[i];
     convs[r] += p.cap[i] == MACE_NCHWC_CONV || p.cap[i] == MACE_NCHWC_FIRST;
+    convs[r] += p.cap[i] == MACE_NCHWC_ALONE ? 5 : 0;  /* pays two Reorders of its own */
     reorders[r] += p.plain_out[i];
     for (size_t k = 0; k < od->n_input; ++k) {
       const int src = map_get(&p.map, od->input[k], NULL);

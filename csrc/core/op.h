@@ -55,6 +55,9 @@ typedef struct mace_op_kind {
    * inputs[k] = the constant tensor (dims and dtype, no data) or NULL for a computed input.
    * Returns MACE_NCHWC_NO, MACE_NCHWC_ELEMENTWISE (layout-agnostic: worth blocking only
    * inside a chain) or MACE_NCHWC_CONV (a kernel that gains from the layout), or
+   * MACE_NCHWC_ALONE: a kernel whose plain form is several times slower (dilated and grouped
+   * convolutions: im2col + a GEMM per group, or the scalar reference), worth blocking even
+   * alone between two Reorders; or
    * MACE_NCHWC_FIRST: a kernel that reads input 0 plain (NCHW) and gives output 0 blocked (a
    * network's first convolution, on 3 channels); the pass then gives the op the argument
    * MACE_NCHWC_OUT_ARG = block. When an input arrives blocked, or that argument is set, infer
@@ -68,7 +71,13 @@ typedef struct mace_op_kind {
   int (*inputs_in_output)(const mace_op *op, int64_t *offsets);
 } mace_op_kind;
 
-enum { MACE_NCHWC_NO = 0, MACE_NCHWC_ELEMENTWISE = 1, MACE_NCHWC_CONV = 2, MACE_NCHWC_FIRST = 3 };
+enum {
+  MACE_NCHWC_NO = 0,
+  MACE_NCHWC_ELEMENTWISE = 1,
+  MACE_NCHWC_CONV = 2,
+  MACE_NCHWC_FIRST = 3,
+  MACE_NCHWC_ALONE = 4
+};
 #define MACE_NCHWC_OUT_ARG "nchwc_out"  /* see accepts_nchwc */
 
 struct mace_op {
