@@ -32,6 +32,7 @@ def _input_shape(model):
     ("shufflenet_v2", 0.5),    # depthwise 3x3 on 28x28 .. 7x7, channel shuffle
     ("resnext50_32x4d", 0.5),  # grouped 3x3s of 32 groups of 2, 4, 8 and 16 channels
     ("densenet121", 0.5),      # BatchNorm before ReLU and conv, Concat of a growing list
+    ("deeplabv3_resnet50", 0.25),  # dilated 3x3s (2, 6, 12, 18), ASPP Concat, bilinear Resize
 ])
 def test_zoo_network_matches_onnxruntime(name, width):
     model = zoo.build(name, width=width)

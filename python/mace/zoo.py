@@ -55,13 +55,13 @@ class _Builder:
         self.nodes.append(helper.make_node(op, inputs, outs, name=self.name(op), **attrs))
         return outs[0] if n_out == 1 else outs
 
-    def conv(self, x, cin, cout, k, stride=1, group=1, bias=False, pad=None) -> str:
+    def conv(self, x, cin, cout, k, stride=1, group=1, bias=False, pad=None, dilation=1) -> str:
         w = self.weight((cout, cin // group, k, k))
         ins = [x, w] + ([self.init(self.rng.uniform(-0.1, 0.1, cout).astype(np.float32), "b")]
                         if bias else [])
-        p = k // 2 if pad is None else pad
+        p = dilation * (k // 2) if pad is None else pad
         return self.node("Conv", ins, kernel_shape=[k, k], strides=[stride, stride],
-                         pads=[p, p, p, p], group=group, dilations=[1, 1])
+                         pads=[p, p, p, p], group=group, dilations=[dilation, dilation])
 
     def bn(self, x, c) -> str:
         gamma = self.init(self.rng.uniform(0.5, 1.5, c).astype(np.float32), "gamma")
@@ -71,8 +71,8 @@ class _Builder:
         return self.node("BatchNormalization", [x, gamma, beta, mean, var], epsilon=1e-5,
                          momentum=0.9)
 
-    def conv_bn(self, x, cin, cout, k, stride=1, group=1, act="relu") -> str:
-        y = self.bn(self.conv(x, cin, cout, k, stride, group), cout)
+    def conv_bn(self, x, cin, cout, k, stride=1, group=1, act="relu", dilation=1) -> str:
+        y = self.bn(self.conv(x, cin, cout, k, stride, group, dilation=dilation), cout)
         if act == "relu":
             y = self.node("Relu", [y])
         elif act == "relu6":
@@ -181,10 +181,10 @@ def _basic_block(b, x, cin, cout, stride):
     return b.node("Relu", [b.node("Add", [h, sc])])
 
 
-def _bottleneck(b, x, cin, mid, stride):
+def _bottleneck(b, x, cin, mid, stride, dilation=1):
     cout = mid * 4
     h = b.conv_bn(x, cin, mid, 1)
-    h = b.conv_bn(h, mid, mid, 3, stride)
+    h = b.conv_bn(h, mid, mid, 3, stride, dilation=dilation)
     h = b.conv_bn(h, mid, cout, 1, act=None)
     sc = b.conv_bn(x, cin, cout, 1, stride, act=None) if stride != 1 or cin != cout else x
     return b.node("Relu", [b.node("Add", [h, sc])])
@@ -271,6 +271,48 @@ def densenet121(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
     x = b.node("GlobalAveragePool", [b.node("Relu", [b.bn(x, c)])])
     return b.model("input", b.classifier_reshape(x, c, classes), [1, 3, size, size],
                    "densenet121", [1, classes])
+
+
+def deeplabv3_resnet50(width=1.0, size=224, classes=21, seed=0,
+                       output_stride=16) -> onnx.ModelProto:
+    """DeepLabV3 (torchvision deeplabv3_resnet50's head): a ResNet-50 whose last stages trade
+    their stride for dilation (output stride 16: stage 4 dilated 2, ASPP rates 6, 12, 18; 8:
+    stages 3 and 4 dilated 2 and 4, rates 12, 24, 36, torchvision's default), ASPP (1x1, three
+    dilated 3x3s and an image-pooling branch, concatenated), a 3x3 and a 1x1 classifier, and a
+    bilinear resize back to the input size."""
+    if output_stride not in (8, 16):
+        raise ValueError(f"output_stride {output_stride}: 8 or 16")
+    b = _Builder(seed)
+    c = _ch(64, width)
+    x = b.conv_bn("input", 3, c, 7, 2)
+    x = b.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    dilate = [False, output_stride == 8, True]
+    dil, hw = 1, (size + 1) // 2
+    hw = (hw + 1) // 2
+    for stage, n in enumerate([3, 4, 6, 3]):
+        mid = _ch(64 * 2 ** stage, width)
+        first_dil, stride = dil, 2 if stage > 0 else 1
+        if stage > 0 and dilate[stage - 1]:
+            dil, stride = dil * 2, 1
+        hw = (hw + stride - 1) // stride
+        for i in range(n):
+            x = _bottleneck(b, x, c, mid, stride if i == 0 else 1,
+                            first_dil if i == 0 else dil)
+            c = mid * 4
+    a = _ch(256, width)
+    rates = [6, 12, 18] if output_stride == 16 else [12, 24, 36]
+    branches = [b.conv_bn(x, c, a, 1)] + [b.conv_bn(x, c, a, 3, dilation=r) for r in rates]
+    pool = b.conv_bn(b.node("GlobalAveragePool", [x]), c, a, 1)
+    branches.append(b.node("Resize", [pool, "", "", b.init(np.array([1, a, hw, hw], np.int64),
+                                                          "sizes")],
+                           mode="linear", coordinate_transformation_mode="pytorch_half_pixel"))
+    y = b.conv_bn(b.node("Concat", branches, axis=1), 5 * a, a, 1)
+    y = b.conv(b.conv_bn(y, a, a, 3), a, classes, 1, bias=True)
+    y = b.node("Resize", [y, "", "", b.init(np.array([1, classes, size, size], np.int64),
+                                            "sizes")],
+               mode="linear", coordinate_transformation_mode="pytorch_half_pixel")
+    return b.model("input", y, [1, 3, size, size], "deeplabv3_resnet50",
+                   [1, classes, size, size])
 
 
 def _shuffle_block(b, x, cin, cout, stride, size):
@@ -458,6 +500,7 @@ OTHER_MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
     "bert_encoder": bert_encoder,
     "resnext50_32x4d": resnext50_32x4d,
     "densenet121": densenet121,
+    "deeplabv3_resnet50": deeplabv3_resnet50,
 }
 
 
