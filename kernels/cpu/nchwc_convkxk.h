@@ -24,6 +24,11 @@ typedef struct mace_nchwc_convkxk {
    * zeros between the original groups. */
   int64_t in_cg, out_cg;
   int64_t pad_top, pad_left; /* any (>= 0); bottom / right follow from out_h / out_w */
+  /* Where x holds data: rows [data_y0, data_y0 + data_h), columns [data_x0, data_x0 +
+   * data_w); data_h / data_w 0: all of x. A copy of x with its padding written in gives its
+   * data's place, and the SIMD kernels skip the taps that read only padding for a whole tile
+   * (an ASPP 3x3 at dilation 18 on a 14x14 map reads data through 1 of its 9 taps). */
+  int64_t data_y0, data_h, data_x0, data_w;
   /* 0: x is blocked, [in_c / b][in_h][in_w][b]. > 0: x is plain NCHW with this many channels,
    * [x_plain_c][in_h][in_w], x_plain_c <= in_c (group 1: a network's first convolution reading its
    * 3-channel input and writing the blocked layout; the padded channels are skipped). */

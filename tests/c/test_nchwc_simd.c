@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/cpu/nchwc.h"
 #include "kernels/cpu/nchwc_convkxk.h"
@@ -373,6 +374,54 @@ static void check_ck_gd(const mace_simd_kernels *v, int64_t in_c, int64_t out_c,
   free(packed);
 }
 
+/* x a copy with its padding written in (zeros): pad 0 for the kernels, the data's rows and
+ * columns given (data_*), so the SIMD kernels skip the taps that read only padding per tile;
+ * the reference runs every tap over the zeros. */
+static void check_ck_region(const mace_simd_kernels *v, int64_t in_c, int64_t out_c, int k,
+                            int dil, int stride, int64_t h, int64_t w, const int64_t *pads,
+                            unsigned seed) {
+  const int b = v->nchwc_block;
+  const int64_t ek = (int64_t)(k - 1) * dil + 1, ph = h + pads[0] + pads[2];
+  const int64_t pw = w + pads[1] + pads[3];
+  if (ph < ek || pw < ek) return;
+  const int64_t icp = MACE_NCHWC_PADDED(in_c, b), ocp = MACE_NCHWC_PADDED(out_c, b);
+  const int64_t out_h = (ph - ek) / stride + 1, out_w = (pw - ek) / stride + 1;
+  const int64_t ny = ocp * out_h * out_w;
+  float *data = rand_buf(icp * h * w, &seed), *x = calloc((size_t)(icp * ph * pw), sizeof(float));
+  for (int64_t cb = 0; cb < icp / b; ++cb)
+    for (int64_t y = 0; y < h; ++y)
+      memcpy(x + ((cb * ph + pads[0] + y) * pw + pads[1]) * b, data + ((cb * h + y) * w) * b,
+             sizeof(float) * (size_t)(w * b));
+  float *wt = rand_buf(out_c * in_c * k * k, &seed), *bias = rand_buf(ocp, &seed);
+  float *packed = malloc(sizeof(float) * (size_t)mace_f32_nchwc_convkxk_packed_floats(
+                                             b, out_c, in_c, 1, k, k));
+  outs o = outs_new(ny);
+  mace_f32_nchwc_convkxk_pack(b, out_c, in_c, 1, k, k, wt, packed);
+  const mace_activation act = {MACE_ACT_RELU, 0.1f, 0.5f};
+  mace_nchwc_convkxk a = {.block = b, .in_c = icp, .out_c = ocp, .in_h = ph, .in_w = pw,
+                          .out_h = out_h, .out_w = out_w, .k_h = k, .k_w = k, .stride = stride,
+                          .dil_h = dil, .dil_w = dil, .in_cg = icp, .out_cg = ocp,
+                          .data_y0 = pads[0], .data_h = h, .data_x0 = pads[1], .data_w = w,
+                          .x = x, .w = packed, .bias = bias, .act = &act, .y = o.ref};
+  const int64_t nob = ocp / b;
+  mace_f32_nchwc_convkxk__ref(&a, 0, nob, 0, out_h);
+  a.y = o.y;
+  v->nchwc_convkxk(&a, 0, nob, 0, out_h);
+  ++cases;
+  ck_mag(&a, 0, nob, 0, out_h, o.mag);
+  char what[256];
+  snprintf(what, sizeof(what), "%s convkxk (padded copy) in %lld out %lld k%d d%d s%d data "
+           "%lldx%lld pads %lld,%lld,%lld,%lld", v->name, (long long)in_c, (long long)out_c, k,
+           dil, stride, (long long)h, (long long)w, (long long)pads[0], (long long)pads[1],
+           (long long)pads[2], (long long)pads[3]);
+  outs_check_free(&o, what, MACE_ACT_RELU);
+  free(data);
+  free(x);
+  free(wt);
+  free(bias);
+  free(packed);
+}
+
 static void check_ck(const mace_simd_kernels *v, int64_t in_c, int64_t out_c, int kh, int kw,
                      int stride, int64_t h, int64_t wd, const int64_t *pads, int sub, int flags,
                      int act_kind, int plain, unsigned seed) {
@@ -442,6 +491,13 @@ static void test_ck(const mace_simd_kernels *v) {
   for (int64_t wd = 1; wd <= 24; wd += 3, ++n)
     check_ck_gd(v, 1 + n % 5, chans[(n / 5 + 2) % 5], 1, 2 + n % 3, 3, 3, 1 + n % 2,
                 hts[n % 7] + 4, wd, dpads[n % 4], 0, n % 4, g_acts[n % N_ACTS], 1, ++seed);
+  /* padded copies with their data's place given: ASPP-like dilations on small maps (most
+   * taps in the padding for some or all pixels), 1..3 rows and columns of data, strides */
+  const int64_t rpads[][4] = {{6, 6, 6, 6}, {12, 12, 12, 12}, {18, 18, 18, 18}, {2, 5, 1, 0}};
+  for (int ri = 0; ri < 4; ++ri)
+    for (int64_t hw = 1; hw <= 14; hw += 3, ++n)
+      check_ck_region(v, chans[2 + n % 3], chans[2 + (n / 3) % 3], 3, (int)rpads[ri][0] / 2 + 1,
+                      1 + (ri == 3 && hw % 2), hw, hw + ri % 2, rpads[ri], ++seed);
   /* groups of 1, 2, 4, 8, 16, 24 and 48 channels, merged into blocks where narrower (the
    * cases whose groups no block count covers are skipped for this block), dilated too; 2
    * output blocks a group or 1 (pairs cut at group ends), sub-ranges */
