@@ -314,7 +314,7 @@ mace_status mace_engine_resize(mace_engine *eng, const mace_io *inputs, int num_
   return match_inputs(eng->net, inputs, num_inputs, order);
 }
 
-/* The model output `name` is, or -1. */
+/* The index of the model output named `name`, or -1. */
 static int find_output(const mace_net *net, const char *name) {
   int found = -1;
   for (int i = 0; i < mace_net_num_outputs(net); ++i) {
@@ -346,9 +346,10 @@ static void bind_outputs(mace_net *net, const mace_io *inputs, int num_inputs,
     int ok = t->role == MACE_TENSOR_INTERMEDIATE && t->layout != MACE_LAYOUT_NCHWC &&
              !needs_transpose(y->format, io->format, t->ndim) &&
              (uintptr_t)y->data % mace_dtype_size(t->dtype) == 0;
-    for (int j = 0; ok && j < num_inputs; ++j) {
-      const mace_tensor *x = mace_net_tensor_const(net, mace_net_input(net, j)->tensor);
-      ok = !overlaps(y->data, nbytes, inputs[j].data, mace_tensor_nbytes(x));
+    for (int j = 0; ok && j < num_inputs; ++j) {  /* the caller's buffers, in its order */
+      size_t in_bytes = mace_dtype_size(inputs[j].dtype);
+      for (int d = 0; d < inputs[j].ndim; ++d) in_bytes *= (size_t)inputs[j].dims[d];
+      ok = !overlaps(y->data, nbytes, inputs[j].data, in_bytes);
     }
     if (ok) (void)mace_net_borrow(net, io->tensor, y->data);
   }
