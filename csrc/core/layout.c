@@ -384,15 +384,15 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
   /* An element-wise op (activation, pooling, eltwise, ...) runs blocked only on tensors that
    * blocked ops produce: a Reorder to NCHWc in front of it buys nothing (the Reorder could as
    * well go after it), and its plain inputs can be of any rank (an Add's [W] operand) where
-   * a Reorder takes only 4-D tensors. A Concat that also reads a blocked tensor is the
-   * exception: a Reorder of its plain inputs (4-D, as the blocked one is) keeps the chain going
-   * where dropping it would need Reorders of the blocked ones (DenseNet's block input, read
-   * by every Concat of the block). Ops come in execution order, but dropping one can drop its
+   * a Reorder takes only 4-D tensors. A MACE_NCHWC_GATHER op (Concat) that also reads a
+   * blocked tensor is the exception: a Reorder of its plain inputs (4-D, as the blocked one
+   * is) keeps the chain going where dropping it would need Reorders of the blocked ones
+   * (DenseNet's block input, read by every Concat of the block). Ops come in execution order, but dropping one can drop its
    * readers, hence the loop. */
   for (int changed = 1; changed;) {
     changed = 0;
     for (int i = 0; i < n; ++i) {
-      if (p.cap[i] != MACE_NCHWC_ELEMENTWISE) continue;
+      if (p.cap[i] != MACE_NCHWC_ELEMENTWISE && p.cap[i] != MACE_NCHWC_GATHER) continue;
       const Mace__OperatorDef *od = def->op[i];
       int blocked = 0, plain = 0;
       for (size_t k = 0; k < od->n_input; ++k) {
@@ -401,7 +401,7 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
         if (src >= 0 && p.cap[src]) ++blocked;
         else ++plain;
       }
-      if (plain && !(blocked && od->type && strcmp(od->type, "Concat") == 0)) {
+      if (plain && !(blocked && p.cap[i] == MACE_NCHWC_GATHER)) {
         p.cap[i] = MACE_NCHWC_NO;
         changed = 1;
       }

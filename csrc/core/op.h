@@ -55,6 +55,8 @@ typedef struct mace_op_kind {
    * inputs[k] = the constant tensor (dims and dtype, no data) or NULL for a computed input.
    * Returns MACE_NCHWC_NO, MACE_NCHWC_ELEMENTWISE (layout-agnostic: worth blocking only
    * inside a chain) or MACE_NCHWC_CONV (a kernel that gains from the layout), or
+   * MACE_NCHWC_GATHER: element-wise, but where it also reads a blocked tensor its plain inputs
+   * (of that tensor's rank) are reordered to it (Concat); or
    * MACE_NCHWC_ALONE: a kernel whose plain form is several times slower (dilated and grouped
    * convolutions: im2col + a GEMM per group, or the scalar reference), worth blocking even
    * alone between two Reorders; or
@@ -76,7 +78,8 @@ enum {
   MACE_NCHWC_ELEMENTWISE = 1,
   MACE_NCHWC_CONV = 2,
   MACE_NCHWC_FIRST = 3,
-  MACE_NCHWC_ALONE = 4
+  MACE_NCHWC_ALONE = 4,
+  MACE_NCHWC_GATHER = 5
 };
 #define MACE_NCHWC_OUT_ARG "nchwc_out"  /* see accepts_nchwc */
 

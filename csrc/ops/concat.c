@@ -26,13 +26,14 @@ typedef struct concat_state {
 } concat_state;
 
 /* Blocked concat: axis 1, every input computed (a constant one would stay plain). The rank is
- * not known yet; infer checks it is 4. */
+ * not known yet; infer checks it is 4. Plain inputs beside a blocked one are reordered
+ * (GATHER: the same rank, as Concat needs). */
 static int concat_accepts_nchwc(mace_op *op, int block) {
   (void)block;
   if (op->n_inputs < 1 || mace_op_arg_int(op, "axis", 0) != 1) return MACE_NCHWC_NO;
   for (int i = 0; i < op->n_inputs; ++i)
     if (op->inputs[i]) return MACE_NCHWC_NO;
-  return MACE_NCHWC_ELEMENTWISE;
+  return MACE_NCHWC_GATHER;
 }
 
 /* Input 0 blocked: checks the others are too and sets the output's layout. */

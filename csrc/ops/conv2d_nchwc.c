@@ -133,9 +133,7 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   c->x_plain = x_plain;
   c->in_cp = MACE_NCHWC_PADDED(s->in_c, block);
   c->out_cp = MACE_NCHWC_PADDED(s->out_c, block);
-  const int64_t merge = mace_nchwc_group_merge(block, s->in_c, s->out_c, s->group);
-  c->in_cg = s->group == 1 ? c->in_cp : merge * s->in_c / s->group;
-  c->out_cg = s->group == 1 ? c->out_cp : merge * s->out_c / s->group;
+  mace_nchwc_group_span(block, s->in_c, s->out_c, s->group, &c->in_cg, &c->out_cg);
   if (bias && !c->bias) {  /* padded with zeros to out_cp, whatever the kernel */
     c->bias = calloc((size_t)c->out_cp, sizeof(float));
     if (!c->bias) return -1;

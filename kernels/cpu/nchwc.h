@@ -31,6 +31,15 @@
 /* C channels rounded up to a multiple of the block b: the stored channel count. */
 #define MACE_NCHWC_PADDED(c, b) (((c) + (b) - 1) / (b) * (b))
 
+/* Of the k window taps d apart from input index i0, the first and one past the last that land
+ * in [0, n) (first >= last: none); the KxK kernels clip their windows with them. */
+static inline int mace_nchwc_tap0(int64_t i0, int d) {
+  return i0 >= 0 ? 0 : (int)((d - 1 - i0) / d);
+}
+static inline int mace_nchwc_tap1(int64_t i0, int d, int64_t n, int k) {
+  return i0 >= n ? 0 : (n - 1 - i0) / d + 1 < k ? (int)((n - 1 - i0) / d + 1) : k;
+}
+
 /* ---- reorders (a transpose of b x HW blocks; SIMD variants for b = the vector width) --- */
 
 typedef void (*mace_f32_nchwc_reorder_fn)(int block, int64_t hw, const float *x, float *y,

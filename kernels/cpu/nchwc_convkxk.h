@@ -48,6 +48,11 @@ typedef struct mace_nchwc_convkxk {
  * multiply-adds. */
 int64_t mace_nchwc_group_merge(int block, int64_t in_c, int64_t out_c, int64_t group);
 
+/* in_cg and out_cg of mace_nchwc_convkxk for these channel counts and groups: the padded
+ * counts for group 1, else the merged groups' (mace_nchwc_group_merge, which must be > 0). */
+void mace_nchwc_group_span(int block, int64_t in_c, int64_t out_c, int64_t group,
+                           int64_t *in_cg, int64_t *out_cg);
+
 /* Packed filter: [out_cp / b][in_cg / b][k_h][k_w][b (input lane)][b (output lane)]: per
  * output block, the weights in the order the kernels walk them (input block of its group,
  * tap, input lane), each a vector of the block's b outputs. Padded channels' weights, and

@@ -329,8 +329,9 @@ static void check_ck_gd(const mace_simd_kernels *v, int64_t in_c, int64_t out_c,
   const int b = v->nchwc_block;
   const int64_t ekh = (int64_t)(kh - 1) * dil + 1, ekw = (int64_t)(kw - 1) * dil + 1;
   if (h + pads[0] + pads[2] < ekh || wd + pads[1] + pads[3] < ekw) return;
-  const int64_t merge = mace_nchwc_group_merge(b, in_c, out_c, group);
-  if (!merge) return;
+  if (!mace_nchwc_group_merge(b, in_c, out_c, group)) return;
+  int64_t in_cg, out_cg;
+  mace_nchwc_group_span(b, in_c, out_c, group, &in_cg, &out_cg);
   const int64_t icp = MACE_NCHWC_PADDED(in_c, b), ocp = MACE_NCHWC_PADDED(out_c, b);
   const int64_t out_h = (h + pads[0] + pads[2] - ekh) / stride + 1;
   const int64_t out_w = (wd + pads[1] + pads[3] - ekw) / stride + 1, ny = ocp * out_h * out_w;
@@ -345,8 +346,7 @@ static void check_ck_gd(const mace_simd_kernels *v, int64_t in_c, int64_t out_c,
   mace_nchwc_convkxk a = {.block = b, .in_c = icp, .out_c = ocp, .in_h = h, .in_w = wd,
                           .out_h = out_h, .out_w = out_w, .k_h = kh, .k_w = kw,
                           .stride = stride, .dil_h = dil, .dil_w = dil,
-                          .in_cg = group == 1 ? icp : merge * in_c / group,
-                          .out_cg = group == 1 ? ocp : merge * out_c / group,
+                          .in_cg = in_cg, .out_cg = out_cg,
                           .pad_top = pads[0], .pad_left = pads[1],
                           .x_plain_c = plain ? in_c : 0, .x = x, .w = packed, .bias = flags & 1 ? bias : NULL,
                           .res = flags & 2 ? res : NULL, .act = &act, .y = o.ref};

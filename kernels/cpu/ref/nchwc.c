@@ -119,9 +119,8 @@ int64_t mace_nchwc_group_merge(int block, int64_t in_c, int64_t out_c, int64_t g
   return 0;
 }
 
-/* Input channels each output block reads (in_cg), output channels of a blocked group. */
-static void ck_group_span(int block, int64_t out_c, int64_t in_c, int64_t group,
-                          int64_t *in_cg, int64_t *out_cg) {
+void mace_nchwc_group_span(int block, int64_t in_c, int64_t out_c, int64_t group,
+                           int64_t *in_cg, int64_t *out_cg) {
   const int64_t m = mace_nchwc_group_merge(block, in_c, out_c, group);
   *in_cg = group == 1 ? MACE_NCHWC_PADDED(in_c, block) : m * in_c / group;
   *out_cg = group == 1 ? MACE_NCHWC_PADDED(out_c, block) : m * out_c / group;
@@ -130,14 +129,14 @@ static void ck_group_span(int block, int64_t out_c, int64_t in_c, int64_t group,
 int64_t mace_f32_nchwc_convkxk_packed_floats(int block, int64_t out_c, int64_t in_c,
                                              int64_t group, int k_h, int k_w) {
   int64_t in_cg, out_cg;
-  ck_group_span(block, out_c, in_c, group, &in_cg, &out_cg);
+  mace_nchwc_group_span(block, in_c, out_c, group, &in_cg, &out_cg);
   return MACE_NCHWC_PADDED(out_c, block) * in_cg * k_h * k_w;
 }
 
 void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int64_t group,
                                  int k_h, int k_w, const float *w, float *packed) {
   int64_t in_cg, out_cg;
-  ck_group_span(block, out_c, in_c, group, &in_cg, &out_cg);
+  mace_nchwc_group_span(block, in_c, out_c, group, &in_cg, &out_cg);
   const int64_t kk = (int64_t)k_h * k_w, cin_g = in_c / group, cout_g = out_c / group;
   for (int64_t ob = 0; ob < MACE_NCHWC_PADDED(out_c, block) / block; ++ob)
     for (int64_t icl = 0; icl < in_cg; ++icl)
