@@ -12,10 +12,11 @@ onnxruntime, OpenVINO (from the .onnx), MNN (its own `mnnconvert` -> .mnn) and n
 fails to convert or to run a model is reported as such in the tables, never dropped silently.
 Every engine's output is checked against onnxruntime (max |err| / max(1, max |ref|)).
 
-Timing: per model and thread count, every engine is loaded in a process of its own (as its own
-benchmark tool would run it: engines sharing a process disturb each other, see EngineProcess) and warmed
-up, then ROUNDS rounds in which every engine runs once in turn (mace, peer, peer, ..., mace,
-peer, ...) so that machine noise hits all of them alike; the reported latency is the median
+Timing: per model, every engine is loaded at every thread count in a process of its own (as its
+own benchmark tool would run it: engines sharing a process disturb each other, see EngineProcess)
+and warmed up, then ROUNDS rounds in which every engine runs once in turn at each thread count
+(mace, peer, ..., at 1 thread, then the same at 2, then the next round) so that machine noise
+hits all of them alike, thread-scaling ratios included; the reported latency is the median
 over rounds. While one engine runs the others' processes wait on a pipe. The ratio is mace's median over
 the best peer's. mace's per-op profile (1 thread) says which layer type dominates its time.
 Writes a Markdown report (default benchmarks/RESULTS.md). Needs: pip install openvino MNN ncnn pnnx
@@ -342,39 +343,52 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
         None, {model.graph.input[0].name: x})[0]
     result = {"model": name, "status": {}, "err": {}, "lat": {}}
     ctx = multiprocessing.get_context("spawn")
+    # Every (engine, thread count) in a process of its own, all loaded before the first round
+    # and timed in the same rounds (1-thread and 2-thread runs side by side), so that a slow
+    # minute of the host hits both sides of the thread-scaling ratios too, not only the
+    # engine ratios. (The thread counts used to run one after the other: ResNet-50's 2-thread
+    # speedup read 1.82x and then 1.74x in a rerun 20 minutes later.)
+    runners: dict[tuple[str, int], EngineProcess] = {}
+    try:
+        for t in threads_list:
+            for eng in ["mace"] + peers:
+                if result["status"].get(eng, "ok") != "ok":
+                    continue
+                try:
+                    if eng != "mace" and importlib.util.find_spec(MODULES[eng]) is None:
+                        raise PeerError("not installed")
+                    proc = EngineProcess(ctx, eng, path, wd, shape, t, x)
+                    result["err"][eng] = max(result["err"].get(eng, 0.0), rel_err(proc.y, ref))
+                    runners[(eng, t)] = proc
+                    result["status"][eng] = "ok"
+                except Exception as e:  # any failure of a peer is reported, not fatal
+                    result["status"][eng] = f"{type(e).__name__}: {str(e).strip()[:160]}"
+                    log(f"  {name}: {eng} failed: {result['status'][eng]}")
+                    for key in [k for k in runners if k[0] == eng]:  # none of its counts left
+                        runners.pop(key).close()
+        times = {key: [] for key in runners}
+        for _ in range(rounds):
+            for key, proc in list(runners.items()):  # mace 1, peer 1, ..., mace 2, peer 2, ...
+                if key not in runners:
+                    continue
+                try:
+                    times[key].append(proc.time_run())
+                except Exception as e:  # a peer that dies mid-run is reported
+                    eng = key[0]
+                    result["status"][eng] = f"{type(e).__name__}: {str(e).strip()[:160]}"
+                    log(f"  {name}: {eng} failed: {result['status'][eng]}")
+                    for k in [k for k in runners if k[0] == eng]:
+                        runners.pop(k).close()
+                        times.pop(k)
+    finally:
+        for proc in runners.values():
+            proc.close()
+    result["rounds"] = times  # per round, for the thread-scaling ratios
+    for key, ts in times.items():
+        result["lat"][key] = statistics.median(ts)
     for t in threads_list:
-        runners: dict[str, EngineProcess] = {}
-        for eng in ["mace"] + peers:
-            if result["status"].get(eng, "ok") != "ok":
-                continue
-            try:
-                if eng != "mace" and importlib.util.find_spec(MODULES[eng]) is None:
-                    raise PeerError("not installed")
-                proc = EngineProcess(ctx, eng, path, wd, shape, t, x)
-                result["err"][eng] = max(result["err"].get(eng, 0.0), rel_err(proc.y, ref))
-                runners[eng] = proc
-                result["status"][eng] = "ok"
-            except Exception as e:  # any failure of a peer is reported, not fatal
-                result["status"][eng] = f"{type(e).__name__}: {str(e).strip()[:160]}"
-                log(f"  {name}: {eng} failed: {result['status'][eng]}")
-        times = {e: [] for e in runners}
-        try:
-            for _ in range(rounds):
-                for eng, proc in list(runners.items()):  # mace, peer, ..., mace, peer, ...
-                    try:
-                        times[eng].append(proc.time_run())
-                    except Exception as e:  # a peer that dies mid-run is reported
-                        result["status"][eng] = f"{type(e).__name__}: {str(e).strip()[:160]}"
-                        log(f"  {name}: {eng} failed: {result['status'][eng]}")
-                        runners.pop(eng).close()
-                        times.pop(eng)
-        finally:
-            for proc in runners.values():
-                proc.close()
-        for eng, ts in times.items():
-            result["lat"][(eng, t)] = statistics.median(ts)
         log(f"  {name} threads={t}: " + ", ".join(f"{e} {statistics.median(ts):.2f} ms"
-                                                   for e, ts in times.items()))
+                                                   for (e, tt), ts in times.items() if tt == t))
     result["profile"] = profile_mace(path, x, rounds=max(2, min(rounds, 5)))
     return result
 
@@ -388,8 +402,8 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
          f"architectures with random weights at 1x3x{args.size}x{args.size} (bert_encoder: "
          f"[1, 128, 768]), fp32, batch 1. "
          f"Every engine runs in a process of its own. "
-         f"Latency = median of {args.rounds} interleaved rounds (in each round every engine, in "
-         f"turn, waits {GAP_S * 1e3:.0f} ms for the previous engine's polling workers to go idle, "
+         f"Latency = median of {args.rounds} interleaved rounds (in each round every engine at "
+         f"every thread count, in turn, waits {GAP_S * 1e3:.0f} ms for the previous engine's polling workers to go idle, "
          f"runs once untimed, then once timed) after {WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower).",
          "",
          "**Noise warning:** this machine is shared (other jobs, builds and tests run on it at the "
@@ -438,6 +452,23 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
             g = float(np.exp(np.mean(np.log(ratios))))
             L.append(f"\nGeometric mean of mace / best peer at {t} thread{'s' if t > 1 else ''}: "
                      f"**{g:.2f}** over {len(ratios)} models.")
+    if len(args.threads) > 1:
+        t0, tn = args.threads[0], args.threads[-1]
+        L += ["", f"## Thread scaling ({t0} -> {tn} threads, same rounds)", "",
+              f"Each engine's median at {t0} thread{'s' if t0 > 1 else ''} over its median at "
+              f"{tn}; in brackets the median over rounds of the same ratio taken round by round "
+              "(the two runs of a round are seconds apart).", "",
+              "| model | " + " | ".join(engines) + " |", "|---|" + "---:|" * len(engines)]
+        for r in results:
+            cells = []
+            for e in engines:
+                a, b = r.get("rounds", {}).get((e, t0)), r.get("rounds", {}).get((e, tn))
+                if not a or not b:
+                    cells.append("-")
+                    continue
+                pair = statistics.median(x / y for x, y in zip(a, b))
+                cells.append(f"{statistics.median(a) / statistics.median(b):.2f}x ({pair:.2f})")
+            L.append(f"| {r['model']} | " + " | ".join(cells) + " |")
     L += ["", "## Output check (max |err| / max(1, max |ref|) against onnxruntime)", "",
           "| model | " + " | ".join(engines) + " |", "|---|" + "---:|" * len(engines)]
     for r in results:

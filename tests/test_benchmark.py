@@ -165,11 +165,19 @@ def test_compare_smoke(tmp_path, monkeypatch):
     monkeypatch.setitem(compare.MODULES, "mnn", "no_such_module_for_mace_tests")
     out = tmp_path / "R.md"
     assert compare.main(["--models", "squeezenet1_1", "--size", "32", "--rounds", "1",
-                         "--threads", "1", "--peers", "onnxruntime,mnn", "--out", str(out)]) == 0
+                         "--threads", "1,2", "--peers", "onnxruntime,mnn", "--out", str(out)]) == 0
     text = out.read_text()
     for heading in ["## Machine", "## Engines", "## Latency (ms, median)", "## Output check",
-                    "## Failures", "## Where mace spends its time"]:
+                    "## Failures", "## Where mace spends its time", "## Thread scaling (1 -> 2"]:
         assert heading in text
-    row = next(line for line in text.splitlines() if line.startswith("| squeezenet1_1 | 1 |"))
-    assert row.split("|")[5].strip() == "failed"          # the mnn column
+    for t in (1, 2):
+        row = next(line for line in text.splitlines()
+                   if line.startswith(f"| squeezenet1_1 | {t} |"))
+        cells = [c.strip() for c in row.split("|")]
+        assert float(cells[3]) > 0 and float(cells[4]) > 0  # mace, onnxruntime
+        assert cells[5] == "failed"                         # the mnn column
+    scaling = text.split("## Thread scaling")[1].split("##")[0]
+    row = next(line for line in scaling.splitlines() if line.startswith("| squeezenet1_1 |"))
+    cells = [c.strip() for c in row.split("|")]
+    assert cells[2].endswith(")") and cells[3].endswith(")") and cells[4] == "-"
     assert "squeezenet1_1, mnn: PeerError: not installed" in text
