@@ -11,7 +11,19 @@
  *   epsilon  float (default 1e-5)
  *   rms      int 0|1 (default 0): 1 is RMSNormalization, y = x / sqrt(mean(x^2) + eps) * scale
  *            (+ bias); 0 is LayerNormalization, y = (x - mean) / sqrt(var + eps) * scale + bias
+ *   norm_dims int (default 0: through the last dim): normalized over dims [axis, axis +
+ *            norm_dims) only, each position of the dims after them on its own (axis 1,
+ *            norm_dims 1 of NCHW: over the channels of each pixel, torchvision's LayerNorm2d
+ *            and ConvNeXt's LayerNorm once the converter has taken out their channels-last
+ *            Transposes, converters/transforms.py). No Mean / InvStdDev outputs then.
+ *
+ * Blocked (NCHWc, core/layout.h): the channel form (axis 1, norm_dims 1, one output) on a 4-D
+ * input runs on the blocked tensor, so a ConvNeXt block (depthwise 7x7, LayerNorm, two 1x1s,
+ * scale, residual) is one chain with no Reorder. Its scale and bias are kept padded to whole
+ * blocks (zeros past the channels) in the op's state.
  */
+#include <stdlib.h>
+
 #include "core/op.h"
 #include "kernels/cpu/ref/layer_norm.h"
 #include "ops/simd_dispatch.h"
@@ -19,18 +31,51 @@
 #define LAYER_NORM_GRAIN 16384
 
 typedef struct layer_norm_state {
-  int64_t axis;
+  int64_t axis, norm_dims;
   float eps;
   int rms;
-  int64_t rows, len, scale_step, bias_step;
+  int64_t rows, len, inner, scale_step, bias_step;
+  int block;                  /* > 0: the input is blocked NCHWc */
+  float *scale_pad, *bias_pad; /* blocked: scale and bias over whole blocks (owned) */
 } layer_norm_state;
+
+static void layer_norm_release(mace_op *op) {
+  layer_norm_state *s = (layer_norm_state *)op->state;
+  free(s->scale_pad);
+  free(s->bias_pad);
+  s->scale_pad = s->bias_pad = NULL;
+}
 
 static mace_status layer_norm_init(mace_op *op) {
   layer_norm_state *s = (layer_norm_state *)op->state;
   s->axis = mace_op_arg_int(op, "axis", -1);
   s->eps = mace_op_arg_float(op, "epsilon", 1e-5f);
   s->rms = mace_op_arg_int(op, "rms", 0) != 0;
+  s->norm_dims = mace_op_arg_int(op, "norm_dims", 0);
+  if (s->norm_dims < 0)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (LayerNorm): norm_dims %lld is negative",
+                      op->name, (long long)s->norm_dims);
   return MACE_OK;
+}
+
+/* The channel form on a computed input, one output, constant scale and bias: blocked too. */
+static int layer_norm_accepts_nchwc(mace_op *op, int block) {
+  (void)block;
+  if (layer_norm_init(op) != MACE_OK) return MACE_NCHWC_NO;
+  const layer_norm_state *s = (const layer_norm_state *)op->state;
+  if (s->axis != 1 || s->norm_dims != 1 || op->n_outputs != 1 || op->inputs[0]) return MACE_NCHWC_NO;
+  for (int k = 1; k < op->n_inputs; ++k)
+    if (!op->inputs[k] || op->inputs[k]->dtype != MACE_DT_F32) return MACE_NCHWC_NO;
+  return MACE_NCHWC_ELEMENTWISE;
+}
+
+/* Scale or bias (len or 1 values, step) spread over c_pad floats, zeros past len. */
+static float *pad_param(const mace_tensor *t, int64_t step, int64_t len, int64_t c_pad) {
+  float *p = calloc((size_t)c_pad, sizeof(float));
+  if (!p) return NULL;
+  const float *v = (const float *)t->data;
+  for (int64_t k = 0; k < len; ++k) p[k] = v[k * step];
+  return p;
 }
 
 static mace_status layer_norm_param(const mace_op *op, const mace_tensor *t, int64_t len,
@@ -61,17 +106,51 @@ static mace_status layer_norm_infer(mace_op *op) {
   if (x->ndim < 1 || axis < 0 || axis >= x->ndim)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (LayerNorm): axis %lld out of range for "
                       "rank %d", op->name, (long long)s->axis, x->ndim);
+  const int64_t stop = s->norm_dims ? axis + s->norm_dims : x->ndim;
+  if (stop > x->ndim)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (LayerNorm): axis %lld + norm_dims %lld "
+                      "past rank %d", op->name, (long long)axis, (long long)s->norm_dims,
+                      x->ndim);
   s->rows = 1;
   s->len = 1;
+  s->inner = 1;
   for (int d = 0; d < x->ndim; ++d) {
     if (d < axis) s->rows *= x->dims[d];
-    else s->len *= x->dims[d];
+    else if (d < stop) s->len *= x->dims[d];
+    else s->inner *= x->dims[d];
+  }
+  if (stop < x->ndim && op->n_outputs > 1)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (LayerNorm): Mean / InvStdDev outputs need "
+                      "the normalized dims to run to the last (norm_dims %lld of rank %d from "
+                      "axis %lld)", op->name, (long long)s->norm_dims, x->ndim, (long long)axis);
+  s->block = 0;
+  if (x->layout == MACE_LAYOUT_NCHWC) {
+    if (x->ndim != 4 || axis != 1 || stop != 2 || op->n_outputs != 1)
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (LayerNorm): a blocked (NCHWc) input "
+                        "needs the channel form (rank 4, axis 1, norm_dims 1, one output)",
+                        op->name);
+    s->block = x->block;
   }
   MACE_RETURN_IF_ERROR(layer_norm_param(op, op->inputs[1], s->len, &s->scale_step));
   s->bias_step = 0;
   if (op->n_inputs > 2)
     MACE_RETURN_IF_ERROR(layer_norm_param(op, op->inputs[2], s->len, &s->bias_step));
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, x->dims, x->ndim));
+  op->outputs[0]->layout = x->layout;
+  op->outputs[0]->block = x->block;
+  layer_norm_release(op);
+  if (s->block) { /* constants (accepts_nchwc asked for them): their data is there at infer */
+    if (!op->inputs[1]->data || (op->n_inputs > 2 && !op->inputs[2]->data))
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (LayerNorm): a blocked input needs a "
+                        "constant scale and bias", op->name);
+    const int64_t c_pad = MACE_NCHWC_PADDED(s->len, s->block);
+    s->scale_pad = pad_param(op->inputs[1], s->scale_step, s->len, c_pad);
+    s->bias_pad = op->n_inputs > 2 ? pad_param(op->inputs[2], s->bias_step, s->len, c_pad)
+                                   : NULL;
+    if (!s->scale_pad || (op->n_inputs > 2 && !s->bias_pad))
+      return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (LayerNorm): no memory for the padded "
+                        "scale and bias", op->name);
+  }
   int64_t sdims[MACE_MAX_DIMS];
   for (int d = 0; d < x->ndim; ++d) sdims[d] = d < axis ? x->dims[d] : 1;
   for (int i = 1; i < op->n_outputs; ++i)
@@ -94,6 +173,27 @@ static void layer_norm_range(void *ctx, int64_t begin, int64_t end) {
         j->s->rms, j->mean, j->inv_std, begin, end);
 }
 
+/* Over a middle axis: items are positions (row, inner index). */
+static void layer_norm_inner_range(void *ctx, int64_t begin, int64_t end) {
+  const layer_norm_job *j = (const layer_norm_job *)ctx;
+  const mace_f32_layer_norm_inner_fn fn = mace_simd_active()->layer_norm_inner
+                                              ? mace_simd_active()->layer_norm_inner
+                                              : mace_f32_layer_norm_inner__ref;
+  fn(j->x, j->y, j->s->len, j->s->inner, j->scale, j->s->scale_step, j->bias, j->s->bias_step,
+     j->s->eps, j->s->rms, begin, end);
+}
+
+/* Blocked: items are pixels (image, pixel). */
+static void layer_norm_nchwc_range(void *ctx, int64_t begin, int64_t end) {
+  const layer_norm_job *j = (const layer_norm_job *)ctx;
+  const mace_simd_kernels *k = mace_simd_active();
+  const mace_f32_nchwc_layer_norm_fn fn =
+      k->nchwc_layer_norm && k->nchwc_block == j->s->block ? k->nchwc_layer_norm
+                                                           : mace_f32_nchwc_layer_norm__ref;
+  fn(j->s->block, MACE_NCHWC_PADDED(j->s->len, j->s->block), j->s->len, j->s->inner, j->x, j->y,
+     j->s->scale_pad, j->s->bias_pad, j->s->eps, j->s->rms, begin, end);
+}
+
 static mace_status layer_norm_run(mace_op *op) {
   const layer_norm_state *s = (const layer_norm_state *)op->state;
   layer_norm_job job = {s, (const float *)op->inputs[0]->data,
@@ -104,7 +204,14 @@ static mace_status layer_norm_run(mace_op *op) {
                         op->n_outputs > 2 ? (float *)op->outputs[2]->data : NULL,
                         mace_simd_active()->layer_norm};
   if (!job.fn) job.fn = mace_f32_layer_norm__ref;
-  if (s->rows == 0 || s->len == 0) return MACE_OK;
+  if (s->rows == 0 || s->len == 0 || s->inner == 0) return MACE_OK;
+  if (s->block || s->inner > 1) {
+    const int64_t grain = LAYER_NORM_GRAIN / s->len;
+    mace_threadpool_parallel_for(op->pool, s->rows * s->inner, grain > 0 ? grain : 1,
+                                 s->block ? layer_norm_nchwc_range : layer_norm_inner_range,
+                                 &job);
+    return MACE_OK;
+  }
   const int64_t grain = LAYER_NORM_GRAIN / s->len;
   mace_threadpool_parallel_for(op->pool, s->rows, grain > 0 ? grain : 1, layer_norm_range,
                                &job);
@@ -115,4 +222,6 @@ const mace_op_kind mace_op_layer_norm_f32 = {.type = "LayerNorm", .device = MACE
                                              .dtype = MACE_DT_F32,
                                              .state_size = sizeof(layer_norm_state),
                                              .init = layer_norm_init,
-                                             .infer = layer_norm_infer, .run = layer_norm_run};
+                                             .infer = layer_norm_infer, .run = layer_norm_run,
+                                             .release = layer_norm_release,
+                                             .accepts_nchwc = layer_norm_accepts_nchwc};

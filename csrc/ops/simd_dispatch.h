@@ -30,6 +30,8 @@ typedef struct mace_simd_kernels {
   mace_f32_softmax_rows_fn softmax_rows;
   mace_f32_softmax_inner_fn softmax_inner;
   mace_f32_layer_norm_fn layer_norm;
+  mace_f32_layer_norm_inner_fn layer_norm_inner;     /* over a middle axis (NCHW channels) */
+  mace_f32_nchwc_layer_norm_fn nchwc_layer_norm;     /* over a blocked pixel's channels */
   mace_f32_reduce_rows_fn reduce_rows;  /* MAX/MIN/SUM/MEAN (kernels/cpu/reduce.h) */
   mace_f32_reduce_cols_fn reduce_cols;
   mace_x32_transpose2d_fn transpose2d; /* [B, R, C] -> [B, C, R], strips of nchwc_block rows */

@@ -7,7 +7,10 @@
  * inv_std * scale: the float sums put about 1e-6 of relative error into mean and inv_std, and
  * x - mean in float is within a few ulp of the row's spread, which inv_std scales to about 1
  * (the largest error seen, as a fraction of the bound, is printed); mean and inv_std within
- * 1e-5 relative (mean: of the spread). */
+ * 1e-5 relative (mean: of the spread).
+ * The same bound for the kernels over a middle axis (layer_norm_inner: positions across the
+ * lanes, rows and vector tails) and over a blocked pixel's channels (nchwc_layer_norm: padded
+ * tail lanes holding NaN, which must not reach the sums, and must come out 0). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +89,88 @@ static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, float o
   free(bi);
 }
 
+/* One output against its reference: the rows kernel's bound. */
+static void expect(const char *what, const mace_simd_kernels *v, long long at, float got,
+                   float want, float t_abs, float bias_abs, float scale_abs) {
+  ++checked;
+  const double tol = 1e-5 * ((double)t_abs + (double)bias_abs) + 1e-6 * (double)scale_abs;
+  const double diff = fabs((double)got - (double)want);
+  if (tol > 0 && diff / tol > worst) worst = diff / tol;
+  if (!(diff <= tol) && ++failures <= 20)
+    printf("FAIL %s %s at %lld: got %.9g want %.9g\n", v->name, what, at, got, want);
+}
+
+/* Over a middle axis: x [rows][len][inner], positions [1, rows * inner - 1) (a row's tail
+ * positions and a range starting and ending inside rows), per-element or shared scale. */
+static void check_inner(const mace_simd_kernels *v, int64_t rows, int64_t len, int64_t inner,
+                        float offset, int scale_step, int bias_mode, int rms, int in_place,
+                        unsigned seed) {
+  const int64_t n = rows * len * inner, b = 1, e = rows * inner - 1;
+  float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
+  float *y = malloc(sizeof(float) * n), *sc = malloc(sizeof(float) * len);
+  float *bi = malloc(sizeof(float) * len);
+  for (int64_t i = 0; i < n; ++i) x[i] = offset + frand(&seed, -1.0f, 1.0f);
+  for (int64_t i = 0; i < len; ++i) sc[i] = frand(&seed, 0.5f, 2.0f);
+  for (int64_t i = 0; i < len; ++i) bi[i] = frand(&seed, -1.0f, 1.0f);
+  const float *bias = bias_mode ? bi : NULL;
+  const int64_t bias_step = bias_mode == 2 ? 1 : 0;
+  for (int64_t i = 0; i < n; ++i) ref[i] = -5.0f;
+  mace_f32_layer_norm_inner__ref(x, ref, len, inner, sc, scale_step, bias, bias_step, 1e-5f,
+                                 rms, b, e);
+  if (in_place) {
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i];
+    for (int64_t q = 0; q < rows * inner; ++q) /* positions outside [b, e) hold -5 */
+      if (q < b || q >= e)
+        for (int64_t k = 0; k < len; ++k) y[q / inner * len * inner + k * inner + q % inner] = -5;
+    v->layer_norm_inner(y, y, len, inner, sc, scale_step, bias, bias_step, 1e-5f, rms, b, e);
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = -5.0f;
+    v->layer_norm_inner(x, y, len, inner, sc, scale_step, bias, bias_step, 1e-5f, rms, b, e);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t k = i / inner % len;
+    const float bk = bias ? bi[k * bias_step] : 0.0f;
+    expect("inner", v, (long long)i, y[i], ref[i], fabsf(ref[i] - bk), fabsf(bk),
+           fabsf(sc[k * scale_step]));
+  }
+  free(x);
+  free(ref);
+  free(y);
+  free(sc);
+  free(bi);
+}
+
+/* Blocked: n images of c_real channels in blocks of `block`, pixels [1, n * hw - 1); the tail
+ * lanes of the input hold NaN (ignored), the output's must be 0. */
+static void check_nchwc(const mace_simd_kernels *v, int block, int64_t imgs, int64_t c_real,
+                        int64_t hw, float offset, int bias_mode, int rms, unsigned seed) {
+  const int64_t c = (c_real + block - 1) / block * block, n = imgs * c * hw;
+  const int64_t b = 1, e = imgs * hw - 1;
+  float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
+  float *y = malloc(sizeof(float) * n), *sc = calloc((size_t)c, sizeof(float));
+  float *bi = calloc((size_t)c, sizeof(float));
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = i % block < c_real - (i / (hw * block)) % (c / block) * block
+               ? offset + frand(&seed, -1.0f, 1.0f)
+               : NAN;
+  for (int64_t i = 0; i < c_real; ++i) sc[i] = frand(&seed, 0.5f, 2.0f);
+  for (int64_t i = 0; i < c_real; ++i) bi[i] = frand(&seed, -1.0f, 1.0f);
+  const float *bias = bias_mode ? bi : NULL;
+  for (int64_t i = 0; i < n; ++i) ref[i] = y[i] = -5.0f;
+  mace_f32_nchwc_layer_norm__ref(block, c, c_real, hw, x, ref, sc, bias, 1e-5f, rms, b, e);
+  v->nchwc_layer_norm(block, c, c_real, hw, x, y, sc, bias, 1e-5f, rms, b, e);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t k = (i / (hw * block)) % (c / block) * block + i % block;
+    const float bk = bias ? bi[k] : 0.0f;
+    expect("nchwc", v, (long long)i, y[i], ref[i], fabsf(ref[i] - bk), fabsf(bk), fabsf(sc[k]));
+  }
+  free(x);
+  free(ref);
+  free(y);
+  free(sc);
+  free(bi);
+}
+
 int main(void) {
   const mace_simd_kernels *const *list;
   const int nv = mace_simd_variants(&list);
@@ -104,6 +189,25 @@ int main(void) {
             for (int rms = 0; rms < 2; ++rms)
               for (int ip = 0; ip < 2; ++ip)
                 check(v, 5, lens[li], rms ? 0.0f : offsets[oi], ss, bm, rms, ip, ++seed);
+    /* inner: positions below, at and above the vector widths; len 1 to a ConvNeXt's 96 */
+    const int64_t inners[] = {1, 3, 4, 8, 16, 17, 33, 49};
+    const int64_t ilens[] = {1, 2, 3, 7, 16, 96};
+    for (size_t ii = 0; ii < sizeof(inners) / sizeof(inners[0]); ++ii)
+      for (size_t li = 0; li < sizeof(ilens) / sizeof(ilens[0]); ++li)
+        for (int ss = 0; ss < 2; ++ss)
+          for (int bm = 0; bm < 3; ++bm)
+            for (int rms = 0; rms < 2; ++rms)
+              check_inner(v, 3, ilens[li], inners[ii], rms ? 0.0f : offsets[ii % 2], ss, bm,
+                          rms, (int)(ii + li) % 2, ++seed);
+    /* blocked: this variant's block (its vector) and another (the reference inside) */
+    const int64_t chans[] = {1, 3, 4, 15, 16, 17, 40, 96};
+    const int blocks[] = {v->nchwc_block, v->nchwc_block == 8 ? 16 : 8};
+    for (int bk = 0; bk < 2; ++bk)
+      for (size_t ci = 0; ci < sizeof(chans) / sizeof(chans[0]); ++ci)
+        for (int bm = 0; bm < 2; ++bm)
+          for (int rms = 0; rms < 2; ++rms)
+            check_nchwc(v, blocks[bk], 2, chans[ci], 7, rms ? 0.0f : offsets[ci % 2], bm, rms,
+                        ++seed);
   }
   printf("test_layer_norm_simd: %d SIMD variant(s), %ld values checked, largest error %.3g of "
          "the bound, %d failure(s)\n", tested, checked, worst, failures);
