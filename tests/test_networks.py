@@ -33,6 +33,7 @@ def _input_shape(model):
     ("resnext50_32x4d", 0.5),  # grouped 3x3s of 32 groups of 2, 4, 8 and 16 channels
     ("densenet121", 0.5),      # BatchNorm before ReLU and conv, Concat of a growing list
     ("deeplabv3_resnet50", 0.25),  # dilated 3x3s (2, 6, 12, 18), ASPP Concat, bilinear Resize
+    ("convnext_tiny", 0.25),   # 7x7 depthwise, channels-last LayerNorm / Linear / GELU
 ])
 def test_zoo_network_matches_onnxruntime(name, width):
     model = zoo.build(name, width=width)
@@ -41,6 +42,17 @@ def test_zoo_network_matches_onnxruntime(name, width):
     sess = mace.Session(model, num_threads=2)
     got = sess.run(x)
     assert_close(got, ref, what=name)
+
+
+def test_convnext_runs_without_transposes():
+    """ConvNeXt's channels-last blocks become NCHW ops (converters/transforms.py:
+    rewrite_channels_last): no Transpose, MatMul or Eltwise left; each block a depthwise
+    Conv2D, a LayerNorm over the channels and two 1x1s, the second with the residual."""
+    ops = mace.convert(zoo.build("convnext_tiny", width=0.25, size=64)).graph.ops
+    types = sorted({op.type for op in ops})
+    assert types == ["Conv2D", "FullyConnected", "LayerNorm", "Pooling", "Reshape"], types
+    assert all(op.args["norm_dims"] == 1 for op in ops if op.type == "LayerNorm")
+    assert sum(op.type == "Conv2D" and len(op.inputs) == 4 for op in ops) == 18
 
 
 @pytest.mark.parametrize("threads", [1, 2])

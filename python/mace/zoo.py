@@ -433,14 +433,14 @@ def lenet(seed=0) -> onnx.ModelProto:
     return b.model("input", x, [1, 1, 28, 28], "lenet", [1, 10])
 
 
-def _layer_norm(b, x, d) -> str:
+def _layer_norm(b, x, d, eps=1e-12) -> str:
     """torch's LayerNorm at opset 13, written out: ReduceMean, Sub, Pow 2, ReduceMean, Add eps,
     Sqrt, Div, Mul weight, Add bias."""
     mean = b.node("ReduceMean", [x], axes=[-1])
     diff = b.node("Sub", [x, mean])
     var = b.node("ReduceMean", [b.node("Pow", [diff, b.constant(np.array(2.0, np.float32))])],
                  axes=[-1])
-    std = b.node("Sqrt", [b.node("Add", [var, b.constant(np.array(1e-12, np.float32))])])
+    std = b.node("Sqrt", [b.node("Add", [var, b.constant(np.array(eps, np.float32))])])
     y = b.node("Div", [diff, std])
     y = b.node("Mul", [y, b.init(b.rng.uniform(0.8, 1.2, d).astype(np.float32), "ln_w")])
     return b.node("Add", [y, b.init(b.rng.uniform(-0.1, 0.1, d).astype(np.float32), "ln_b")])
@@ -457,6 +457,41 @@ def _gelu(b, x) -> str:
     e = b.node("Erf", [b.node("Div", [x, b.constant(np.array(1.4142135, np.float32))])])
     y = b.node("Mul", [x, b.node("Add", [e, b.constant(np.array(1.0, np.float32))])])
     return b.node("Mul", [y, b.constant(np.array(0.5, np.float32))])
+
+
+def _layer_norm2d(b, x, c) -> str:
+    """torchvision's LayerNorm2d: the channels moved last, LayerNorm, moved back."""
+    y = _layer_norm(b, b.node("Transpose", [x], perm=[0, 2, 3, 1]), c, eps=1e-6)
+    return b.node("Transpose", [y], perm=[0, 3, 1, 2])
+
+
+def convnext_tiny(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    """ConvNeXt-T (torchvision convnext_tiny) as torch.onnx exports it at opset 13: a 4x4/4
+    stem, blocks of a 7x7 depthwise convolution, the channels moved last (Transpose), LayerNorm
+    written out, Linear to 4x, exact GELU, Linear back, moved first again, a per-channel layer
+    scale (Mul) and the residual Add; 2x2/2 downsampling after a LayerNorm2d. Depths 3, 3, 9, 3,
+    widths 96, 192, 384, 768. Layer scales are drawn from [0.5, 1] (torchvision starts them at
+    1e-6, which would hide the blocks from an output check)."""
+    b = _Builder(seed)
+    dims = [_ch(d, width) for d in (96, 192, 384, 768)]
+    x = b.conv("input", 3, dims[0], 4, 4, bias=True, pad=0)
+    x = _layer_norm2d(b, x, dims[0])
+    for stage, n in enumerate([3, 3, 9, 3]):
+        c = dims[stage]
+        if stage > 0:
+            x = b.conv(_layer_norm2d(b, x, dims[stage - 1]), dims[stage - 1], c, 2, 2,
+                       bias=True, pad=0)
+        for _ in range(n):
+            h = b.conv(x, c, c, 7, group=c, bias=True)
+            h = _layer_norm(b, b.node("Transpose", [h], perm=[0, 2, 3, 1]), c, eps=1e-6)
+            h = _linear(b, _gelu(b, _linear(b, h, c, 4 * c)), 4 * c, c)
+            h = b.node("Transpose", [h], perm=[0, 3, 1, 2])
+            scale = b.init(b.rng.uniform(0.5, 1.0, (c, 1, 1)).astype(np.float32), "layer_scale")
+            x = b.node("Add", [b.node("Mul", [scale, h]), x])
+    x = _layer_norm2d(b, b.node("GlobalAveragePool", [x]), dims[3])
+    x = b.node("Flatten", [x], axis=1)
+    return b.model("input", b.gemm(x, dims[3], classes), [1, 3, size, size], "convnext_tiny",
+                   [1, classes])
 
 
 def bert_encoder(layers=2, seq=128, hidden=768, heads=12, ffn=3072, seed=0) -> onnx.ModelProto:
@@ -501,6 +536,7 @@ OTHER_MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
     "resnext50_32x4d": resnext50_32x4d,
     "densenet121": densenet121,
     "deeplabv3_resnet50": deeplabv3_resnet50,
+    "convnext_tiny": convnext_tiny,
 }
 
 
