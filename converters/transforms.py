@@ -223,7 +223,8 @@ def fuse_bias(graph: ir.Graph) -> bool:
 def fuse_swish(graph: ir.Graph) -> bool:
     """Eltwise PROD(a, Activation SIGMOID(a)) (either order; the Sigmoid's only consumer)
     becomes Activation SWISH(a) (EfficientNet's x * sigmoid(x) after its convolutions: one pass
-    instead of two); an f32 UnaryMath SWISH (ONNX Swish, x * sigmoid(alpha x)) becomes the same
+    instead of two); PROD(a, HARDSIGMOID(a), alpha 1/6, beta 1/2) becomes HARDSWISH(a) (torch
+    exports Hardswish so before opset 14: MobileNetV3's 21 of them ran as two ops each); an f32 UnaryMath SWISH (ONNX Swish, x * sigmoid(alpha x)) becomes the same
     Activation. Runs before fuse_activation, which moves it into a's producer when "SWISH" is
     in FUSABLE_ACTIVATIONS."""
     m = _Matcher(graph)
@@ -238,9 +239,13 @@ def fuse_swish(graph: ir.Graph) -> bool:
             sw = ir.Op("Activation", op.name, list(op.inputs), list(op.outputs), args)
             graph.ops = [sw if o is op else o for o in graph.ops]
             return True
-        if (op.type != "Activation" or op.args.get("activation") != "SIGMOID"
+        if (op.type != "Activation" or op.args.get("activation") not in ("SIGMOID", "HARDSIGMOID")
                 or not set(op.args) <= set(ACTIVATION_ARGS) or len(op.inputs) != 1):
             continue
+        hard = op.args["activation"] == "HARDSIGMOID"
+        if hard and not (abs(float(op.args.get("hardsigmoid_alpha", 0.2)) * 6 - 1) < 1e-6
+                         and float(op.args.get("hardsigmoid_beta", 0.5)) == 0.5):
+            continue  # x * HardSigmoid(x) is Hardswish only for alpha 1/6, beta 1/2
         a, sig = op.inputs[0], op.outputs[0]
         if graph.dtypes.get(a) != np.float32 or a == sig:
             continue
@@ -248,7 +253,8 @@ def fuse_swish(graph: ir.Graph) -> bool:
         if (mul is None or mul.type != "Eltwise" or mul.args != {"type": "PROD"}
                 or len(mul.inputs) != 2 or sorted(mul.inputs) != sorted([a, sig])):
             continue
-        sw = ir.Op("Activation", mul.name, [a], list(mul.outputs), {"activation": "SWISH"})
+        sw = ir.Op("Activation", mul.name, [a], list(mul.outputs),
+                   {"activation": "HARDSWISH" if hard else "SWISH"})
         graph.ops = [sw if o is mul else o for o in graph.ops if o is not op]
         return True
     return False

@@ -34,6 +34,7 @@ def _input_shape(model):
     ("densenet121", 0.5),      # BatchNorm before ReLU and conv, Concat of a growing list
     ("deeplabv3_resnet50", 0.25),  # dilated 3x3s (2, 6, 12, 18), ASPP Concat, bilinear Resize
     ("convnext_tiny", 0.25),   # 7x7 depthwise, channels-last LayerNorm / Linear / GELU
+    ("mobilenet_v3_large", 0.5),  # Hardswish as x * HardSigmoid(x), Hardsigmoid SE gates
 ])
 def test_zoo_network_matches_onnxruntime(name, width):
     model = zoo.build(name, width=width)

@@ -382,6 +382,54 @@ def mnasnet(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
                    [1, classes])
 
 
+def _divisible8(v: float) -> int:
+    """torchvision's _make_divisible(v, 8)."""
+    n = max(8, int(v + 4) // 8 * 8)
+    return n + 8 if n < 0.9 * v else n
+
+
+def _hardswish(b, x) -> str:
+    """torch's Hardswish at opset 13: x * HardSigmoid(x) (alpha 1/6, beta 0.5)."""
+    return b.node("Mul", [x, b.node("HardSigmoid", [x], alpha=1 / 6, beta=0.5)])
+
+
+def mobilenet_v3_large(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
+    """MobileNetV3-Large (torchvision mobilenet_v3_large): inverted residuals with 3x3 and 5x5
+    depthwise convolutions, ReLU or Hardswish, squeeze-excitations ending in a Hardsigmoid
+    (opset 13: Hardswish written as x * HardSigmoid(x))."""
+    b = _Builder(seed)
+
+    def act(x, kind):
+        return b.node("Relu", [x]) if kind == "RE" else _hardswish(b, x)
+
+    c = _divisible8(16 * width)
+    x = _hardswish(b, b.conv_bn("input", 3, c, 3, 2, act=None))
+    for k, exp, out, se, kind, stride in [
+            (3, 16, 16, 0, "RE", 1), (3, 64, 24, 0, "RE", 2), (3, 72, 24, 0, "RE", 1),
+            (5, 72, 40, 1, "RE", 2), (5, 120, 40, 1, "RE", 1), (5, 120, 40, 1, "RE", 1),
+            (3, 240, 80, 0, "HS", 2), (3, 200, 80, 0, "HS", 1), (3, 184, 80, 0, "HS", 1),
+            (3, 184, 80, 0, "HS", 1), (3, 480, 112, 1, "HS", 1), (3, 672, 112, 1, "HS", 1),
+            (5, 672, 160, 1, "HS", 2), (5, 960, 160, 1, "HS", 1), (5, 960, 160, 1, "HS", 1)]:
+        e, o = _divisible8(exp * width), _divisible8(out * width)
+        h = act(b.conv_bn(x, c, e, 1, act=None), kind) if e != c else x
+        h = act(b.conv_bn(h, e, e, k, stride, group=e, act=None), kind)
+        if se:
+            sq = _divisible8(e // 4)
+            g = b.node("GlobalAveragePool", [h])
+            g = b.node("Relu", [b.conv(g, e, sq, 1, bias=True)])
+            g = b.node("HardSigmoid", [b.conv(g, sq, e, 1, bias=True)], alpha=1 / 6, beta=0.5)
+            h = b.node("Mul", [g, h])
+        h = b.conv_bn(h, e, o, 1, act=None)
+        x = b.node("Add", [h, x]) if stride == 1 and c == o else h
+        c = o
+    last = 6 * c
+    x = _hardswish(b, b.conv_bn(x, c, last, 1, act=None))
+    x = b.node("Flatten", [b.node("GlobalAveragePool", [x])], axis=1)
+    x = _hardswish(b, b.gemm(x, last, 1280))
+    return b.model("input", b.gemm(x, 1280, classes), [1, 3, size, size], "mobilenet_v3_large",
+                   [1, classes])
+
+
 def _silu(b, x) -> str:
     """torch's SiLU at opset 13: x * Sigmoid(x)."""
     return b.node("Mul", [x, b.node("Sigmoid", [x])])
@@ -537,6 +585,7 @@ OTHER_MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
     "densenet121": densenet121,
     "deeplabv3_resnet50": deeplabv3_resnet50,
     "convnext_tiny": convnext_tiny,
+    "mobilenet_v3_large": mobilenet_v3_large,
 }
 
 

@@ -226,3 +226,23 @@ def test_onnx_swish_fuses(alpha, fused):
     a = 1.0 if alpha is None else alpha
     ref = (c / (1.0 + np.exp(-a * c))).astype(np.float32)
     assert_close(run_mace(m, {"x": x})[0], ref)
+
+
+@pytest.mark.parametrize("order", ["as", "sa"])
+@pytest.mark.parametrize("alpha,fuses", [(1 / 6, True), (0.2, False)], ids=["hardswish", "other"])
+def test_conv_hardswish_written_out(alpha, fuses, order):
+    """torch's Hardswish before opset 14, x * HardSigmoid(x) with alpha 1/6 and beta 1/2
+    (MobileNetV3), becomes one HARDSWISH fused into the convolution; another alpha is not a
+    Hardswish and stays a HardSigmoid and a Mul."""
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1]),
+             helper.make_node("HardSigmoid", ["c"], ["s"], alpha=alpha, beta=0.5),
+             helper.make_node("Mul", ["c", "s"] if order == "as" else ["s", "c"], ["y"])]
+    m = make_model(nodes, [("x", np.float32, [1, 8, 9, 9])], [("y", np.float32, [1, 8, 9, 9])],
+                   [("w", rand(8, 8, 3, 3, seed=1)), ("b", rand(8, seed=2))])
+    g = _graph(m)
+    if fuses:
+        assert _types(g) == ["Conv2D"] and g.ops[0].args["activation"] == "HARDSWISH"
+    else:
+        assert "Eltwise" in _types(g), _types(g)
+    check_model(m, _feeds([1, 8, 9, 9]))
