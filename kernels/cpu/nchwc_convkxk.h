@@ -57,7 +57,7 @@ void mace_nchwc_group_span(int block, int64_t in_c, int64_t out_c, int64_t group
  * output block, the weights in the order the kernels walk them (input block of its group,
  * tap, input lane), each a vector of the block's b outputs. Padded channels' weights, and
  * those between a merged group's original groups, are 0. group > 1 needs
- * mace_nchwc_group_merge > 0. */
+ * mace_nchwc_group_merge > 0; block <= 64. */
 int64_t mace_f32_nchwc_convkxk_packed_floats(int block, int64_t out_c, int64_t in_c,
                                              int64_t group, int k_h, int k_w);
 void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int64_t group,

@@ -138,17 +138,26 @@ void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int64_t
   int64_t in_cg, out_cg;
   mace_nchwc_group_span(block, in_c, out_c, group, &in_cg, &out_cg);
   const int64_t kk = (int64_t)k_h * k_w, cin_g = in_c / group, cout_g = out_c / group;
-  for (int64_t ob = 0; ob < MACE_NCHWC_PADDED(out_c, block) / block; ++ob)
-    for (int64_t icl = 0; icl < in_cg; ++icl)
+  /* Written in order, each output lane's group worked out once per block: the divisions
+   * per element had made packing ResNet-50's KxK filters take 85 ms of its load. */
+  int64_t first[64], lo[64], hi[64], row[64]; /* per output lane (block <= 64) */
+  float *o = packed;
+  for (int64_t ob = 0; ob < MACE_NCHWC_PADDED(out_c, block) / block; ++ob) {
+    for (int j = 0; j < block; ++j) {
+      const int64_t oc = ob * block + j, g = oc / cout_g;
+      first[j] = oc / out_cg * in_cg;     /* the (merged) group's first input channel */
+      lo[j] = oc < out_c ? g * cin_g : 0; /* this output's own group's input channels */
+      hi[j] = oc < out_c ? lo[j] + cin_g : 0;
+      row[j] = oc * cin_g - lo[j];        /* w's row of oc, less its group's first channel */
+    }
+    for (int64_t icb = 0; icb < in_cg / block; ++icb)
       for (int64_t t = 0; t < kk; ++t)
-        for (int j = 0; j < block; ++j) {
-          const int64_t oc = ob * block + j, ic = oc / out_cg * in_cg + icl, g = oc / cout_g;
-          const int64_t at = (((ob * in_cg / block + icl / block) * kk + t) * block +
-                              icl % block) * block + j;
-          packed[at] = oc < out_c && ic < in_c && ic / cin_g == g
-                           ? w[(oc * cin_g + ic - g * cin_g) * kk + t]
-                           : 0.0f;
-        }
+        for (int l = 0; l < block; ++l)
+          for (int j = 0; j < block; ++j) {
+            const int64_t ic = first[j] + icb * block + l;
+            *o++ = ic >= lo[j] && ic < hi[j] && ic < in_c ? w[(row[j] + ic) * kk + t] : 0.0f;
+          }
+  }
 }
 
 void mace_f32_nchwc_convkxk__ref(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1,
