@@ -403,7 +403,8 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
          f"[1, 128, 768]), fp32, batch 1. "
          f"Every engine runs in a process of its own. "
          f"Latency = median of {args.rounds} interleaved rounds (in each round every engine at "
-         f"every thread count, in turn, waits {GAP_S * 1e3:.0f} ms for the previous engine's polling workers to go idle, "
+         f"every thread count, in turn, waits {GAP_S * 1e3:.0f} ms for the previous engine's "
+         f"polling workers to go idle, "
          f"runs once untimed, then once timed) after {WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower).",
          "",
          "**Noise warning:** this machine is shared (other jobs, builds and tests run on it at the "

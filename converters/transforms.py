@@ -224,9 +224,10 @@ def fuse_swish(graph: ir.Graph) -> bool:
     """Eltwise PROD(a, Activation SIGMOID(a)) (either order; the Sigmoid's only consumer)
     becomes Activation SWISH(a) (EfficientNet's x * sigmoid(x) after its convolutions: one pass
     instead of two); PROD(a, HARDSIGMOID(a), alpha 1/6, beta 1/2) becomes HARDSWISH(a) (torch
-    exports Hardswish so before opset 14: MobileNetV3's 21 of them ran as two ops each); an f32 UnaryMath SWISH (ONNX Swish, x * sigmoid(alpha x)) becomes the same
-    Activation. Runs before fuse_activation, which moves it into a's producer when "SWISH" is
-    in FUSABLE_ACTIVATIONS."""
+    exports Hardswish so before opset 14: MobileNetV3's 21 of them ran as two ops each); an f32
+    UnaryMath SWISH (ONNX Swish, x * sigmoid(alpha x)) becomes the same Activation. Runs
+    before fuse_activation, which moves it into a's producer when "SWISH" is in
+    FUSABLE_ACTIVATIONS."""
     m = _Matcher(graph)
     for op in graph.ops:
         if (op.type == "UnaryMath" and op.args.get("type") == "SWISH" and len(op.inputs) == 1
@@ -707,12 +708,14 @@ def fold_channel_scale(graph: ir.Graph) -> bool:
         vec = _channel_vector(c, rank, 1, n) if c is not None and n and rank == 4 else None
         if vec is None or w is None or w.shape[0] != n:
             continue
+        old = _float_const(graph, op.inputs[2]) if len(op.inputs) > 2 and op.inputs[2] else None
+        if old is None and len(op.inputs) > 2 and op.inputs[2]:
+            continue  # a computed bias
+        if old is not None and old.size != n:
+            continue
         scale = vec.astype(np.float64)
         op.inputs[1] = _new_const(graph, op.inputs[1] + "_scaled", _scale_filter(op, w, scale))
-        if len(op.inputs) > 2 and op.inputs[2]:
-            old = _float_const(graph, op.inputs[2])
-            if old is None or old.size != n:
-                continue
+        if old is not None:
             op.inputs[2] = _new_const(graph, op.name + "_bias_scaled",
                                       (old.astype(np.float64).reshape(-1) * scale)
                                       .astype(np.float32))

@@ -136,7 +136,8 @@ def test_layer_norm2d(c, around):
         nodes = [helper.make_node("Conv", ["x", "w0"], ["a"], kernel_shape=[3, 3],
                                   pads=[1, 1, 1, 1])] + nodes + \
                 [helper.make_node("Conv", ["b", "w1"], ["y"], kernel_shape=[1, 1])]
-        inits += [("w0", rand(c, c, 3, 3, seed=7) / np.float32(3)), ("w1", rand(c, c, 1, 1, seed=8))]
+        inits += [("w0", rand(c, c, 3, 3, seed=7) / np.float32(3)),
+                  ("w1", rand(c, c, 1, 1, seed=8))]
     else:
         nodes[0].input[0] = "x"
         nodes[-1].output[0] = "y"
@@ -167,3 +168,21 @@ def test_constant_along_another_axis_keeps_the_transposes():
                        [("y", np.float32, [1, 8, 5, 5])], initializers=[("c", rand(5, 1, seed=2))])
     assert _types(model).count("Transpose") == 2
     check_model(model, {"x": rand(1, 8, 5, 5, seed=1)})
+
+
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("scale_shape,folds", [((8, 1, 1), True), ((1,), True),
+                                               ((1, 1, 6, 6), False)], ids=str)
+def test_channel_scale_folds_into_the_convolution(bias, scale_shape, folds):
+    """fold_channel_scale: Conv -> Mul by a constant along the channels (or a scalar) becomes
+    the Conv with its filter and bias scaled; a constant along H and W stays a Mul."""
+    ins = ["x", "w", "b"] if bias else ["x", "w"]
+    nodes = [helper.make_node("Conv", ins, ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Mul", ["c", "s"], ["y"])]
+    inits = [("w", rand(8, 4, 3, 3, seed=1)), ("s", rand(*scale_shape, seed=3, low=0.5))]
+    if bias:
+        inits.append(("b", rand(8, seed=2)))
+    model = make_model(nodes, [("x", np.float32, [1, 4, 6, 6])],
+                       [("y", np.float32, [1, 8, 6, 6])], initializers=inits)
+    assert _types(model) == (["Conv2D"] if folds else ["Conv2D", "Eltwise"])
+    check_model(model, {"x": rand(1, 4, 6, 6, seed=4)})

@@ -63,7 +63,8 @@ static int layer_norm_accepts_nchwc(mace_op *op, int block) {
   (void)block;
   if (layer_norm_init(op) != MACE_OK) return MACE_NCHWC_NO;
   const layer_norm_state *s = (const layer_norm_state *)op->state;
-  if (s->axis != 1 || s->norm_dims != 1 || op->n_outputs != 1 || op->inputs[0]) return MACE_NCHWC_NO;
+  if (s->axis != 1 || s->norm_dims != 1 || op->n_outputs != 1 || op->inputs[0])
+    return MACE_NCHWC_NO;
   for (int k = 1; k < op->n_inputs; ++k)
     if (!op->inputs[k] || op->inputs[k]->dtype != MACE_DT_F32) return MACE_NCHWC_NO;
   return MACE_NCHWC_ELEMENTWISE;

@@ -187,3 +187,27 @@ def test_decomposed_layer_norm_opset18():
                        opset=18)
     assert _types(model) == ["LayerNorm"]
     check_model(model, _feeds((2, 5, 40)))
+
+
+@pytest.mark.parametrize("norm_dims,outputs,message", [
+    (-1, 1, "norm_dims -1 is negative"),
+    (4, 1, "past rank 3"),
+    (1, 3, "Mean / InvStdDev outputs need the normalized dims to run to the last"),
+])
+def test_layer_norm_norm_dims_errors(norm_dims, outputs, message):
+    """The norm_dims argument (over a middle axis, as the converter writes it for LayerNorm2d)
+    is checked when the model loads: a clear error naming the op, no crash."""
+    import mace
+    from mace.converters import ir, serialize
+    g = ir.Graph()
+    g.inputs = [ir.TensorInfo("x", [2, 4, 5])]
+    g.consts["s"] = rand(4, seed=1)
+    outs = ["y", "m", "v"][:outputs]
+    g.ops = [ir.Op("LayerNorm", "ln", ["x", "s"], outs,
+                   {"axis": 1, "norm_dims": norm_dims, "epsilon": 1e-5})]
+    g.outputs = [ir.TensorInfo(o, None) for o in outs]
+    g.declare_shapes = False
+    pb, blob = serialize.serialize(g)
+    with pytest.raises(mace.MaceError, match=message) as err:
+        mace.Session(pb, blob).run(rand(2, 4, 5))
+    assert "'ln'" in str(err.value)
