@@ -496,7 +496,7 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default=",".join(DEFAULT_MODELS),
                     help="comma-separated mace.zoo names (default: the eight image models; "
-                         "also bert_encoder)")
+                         "also mace.zoo.OTHER_MODELS: bert_encoder, convnext_tiny, ...)")
     ap.add_argument("--rounds", type=int, default=10, help="timed rounds per engine (default 10)")
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     ap.add_argument("--peers", default=",".join(PEERS), help=f"subset of {','.join(PEERS)}")
