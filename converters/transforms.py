@@ -708,11 +708,10 @@ def fold_channel_scale(graph: ir.Graph) -> bool:
         vec = _channel_vector(c, rank, 1, n) if c is not None and n and rank == 4 else None
         if vec is None or w is None or w.shape[0] != n:
             continue
-        old = _float_const(graph, op.inputs[2]) if len(op.inputs) > 2 and op.inputs[2] else None
-        if old is None and len(op.inputs) > 2 and op.inputs[2]:
-            continue  # a computed bias
-        if old is not None and old.size != n:
-            continue
+        bias = op.inputs[2] if len(op.inputs) > 2 and op.inputs[2] else None
+        old = _float_const(graph, bias) if bias else None
+        if bias and (old is None or old.size != n):
+            continue  # a computed bias, or not one a channel
         scale = vec.astype(np.float64)
         op.inputs[1] = _new_const(graph, op.inputs[1] + "_scaled", _scale_filter(op, w, scale))
         if old is not None:

@@ -1,6 +1,9 @@
 """Shared test utilities: build ONNX models, run them through mace and onnxruntime."""
 from __future__ import annotations
 
+import os
+import platform
+
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
@@ -78,3 +81,19 @@ def check_model(model, feeds: dict, rel: float = 1e-4, **kw):
 def rand(*shape, seed=0, low=-1.0, high=1.0, dtype=np.float32):
     rng = np.random.default_rng(seed)
     return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def nchwc_block() -> int:
+    """The block the pass uses on this machine under MACE_CPU_ISA (0: the pass is off)."""
+    isa = os.environ.get("MACE_CPU_ISA", "")
+    machine = platform.machine().lower()
+    if isa == "ref":
+        return 0
+    if machine in ("aarch64", "arm64"):
+        return 4
+    if machine not in ("x86_64", "amd64"):
+        return 0
+    flags = cpu_flags()
+    if isa != "avx2" and {"avx512f", "avx512bw", "avx2", "fma"} <= flags:
+        return 16
+    return 8 if {"avx2", "fma"} <= flags else 0

@@ -6,35 +6,16 @@ the profile shows where the Reorders went. Channel counts that are not multiples
 (3, 12, 20, 24, 40, ...) are blocked like the others."""
 from __future__ import annotations
 
-import os
-import platform
-
 import numpy as np
 import pytest
 from onnx import helper
 
 import mace
-from helpers import assert_close, cpu_flags, make_model, rand, run_ort
+from helpers import assert_close, make_model, nchwc_block, rand, run_ort
 from mace.converters import transforms
 
 
-def _expected_block() -> int:
-    """The block the pass uses on this machine under MACE_CPU_ISA (0: the pass is off)."""
-    isa = os.environ.get("MACE_CPU_ISA", "")
-    machine = platform.machine().lower()
-    if isa == "ref":
-        return 0
-    if machine in ("aarch64", "arm64"):
-        return 4
-    if machine not in ("x86_64", "amd64"):
-        return 0
-    flags = cpu_flags()
-    if isa != "avx2" and {"avx512f", "avx512bw", "avx2", "fma"} <= flags:
-        return 16
-    return 8 if {"avx2", "fma"} <= flags else 0
-
-
-BLOCK = _expected_block()
+BLOCK = nchwc_block()
 
 
 class Net:

@@ -387,8 +387,8 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
    * a Reorder takes only 4-D tensors. A MACE_NCHWC_GATHER op (Concat) that also reads a
    * blocked tensor is the exception: a Reorder of its plain inputs (4-D, as the blocked one
    * is) keeps the chain going where dropping it would need Reorders of the blocked ones
-   * (DenseNet's block input, read by every Concat of the block). Ops come in execution order, but dropping one can drop its
-   * readers, hence the loop. */
+   * (DenseNet's block input, read by every Concat of the block). Ops come in execution
+   * order, but dropping one can drop its readers, hence the loop. */
   for (int changed = 1; changed;) {
     changed = 0;
     for (int i = 0; i < n; ++i) {

@@ -10,8 +10,9 @@
  * only when it has more than two convolutions per Reorder: the reorders are real memory
  * passes (each costs about what blocking saves one or two convolutions) and show in the
  * profile. A convolution that gains much more (MACE_NCHWC_ALONE: dilated, grouped) counts as
- * five, so it is blocked even alone, and is never trimmed off a chain's end. A first convolution (MACE_NCHWC_FIRST, core/op.h) belongs to the chain behind it
- * but reads its input plain: no Reorder in front, and it gets the argument MACE_NCHWC_OUT_ARG.
+ * five, so it is blocked even alone, and is never trimmed off a chain's end. A first
+ * convolution (MACE_NCHWC_FIRST, core/op.h) belongs to the chain behind it but reads its input
+ * plain: no Reorder in front, and it gets the argument MACE_NCHWC_OUT_ARG.
  * Blocked tensors are named "<name>@nchwc". */
 #ifndef MACE_CORE_LAYOUT_H_
 #define MACE_CORE_LAYOUT_H_

@@ -165,57 +165,55 @@ typedef struct {
   const layer_norm_state *s;
   const float *x, *scale, *bias;
   float *y, *mean, *inv_std;
-  mace_f32_layer_norm_fn fn; /* the active ISA's kernel, or the reference */
+  /* the active ISA's kernels, or the reference: the one of the op's form is used */
+  mace_f32_layer_norm_fn rows_fn;
+  mace_f32_layer_norm_inner_fn inner_fn;
+  mace_f32_nchwc_layer_norm_fn nchwc_fn;
 } layer_norm_job;
 
+/* Items are rows. */
 static void layer_norm_range(void *ctx, int64_t begin, int64_t end) {
   const layer_norm_job *j = (const layer_norm_job *)ctx;
-  j->fn(j->x, j->y, j->s->len, j->scale, j->s->scale_step, j->bias, j->s->bias_step, j->s->eps,
-        j->s->rms, j->mean, j->inv_std, begin, end);
+  j->rows_fn(j->x, j->y, j->s->len, j->scale, j->s->scale_step, j->bias, j->s->bias_step,
+             j->s->eps, j->s->rms, j->mean, j->inv_std, begin, end);
 }
 
 /* Over a middle axis: items are positions (row, inner index). */
 static void layer_norm_inner_range(void *ctx, int64_t begin, int64_t end) {
   const layer_norm_job *j = (const layer_norm_job *)ctx;
-  const mace_f32_layer_norm_inner_fn fn = mace_simd_active()->layer_norm_inner
-                                              ? mace_simd_active()->layer_norm_inner
-                                              : mace_f32_layer_norm_inner__ref;
-  fn(j->x, j->y, j->s->len, j->s->inner, j->scale, j->s->scale_step, j->bias, j->s->bias_step,
-     j->s->eps, j->s->rms, begin, end);
+  j->inner_fn(j->x, j->y, j->s->len, j->s->inner, j->scale, j->s->scale_step, j->bias,
+              j->s->bias_step, j->s->eps, j->s->rms, begin, end);
 }
 
-/* Blocked: items are pixels (image, pixel). */
+/* Blocked: items are pixels (image, pixel). The SIMD kernel takes the reference for a block
+ * other than its vector. */
 static void layer_norm_nchwc_range(void *ctx, int64_t begin, int64_t end) {
   const layer_norm_job *j = (const layer_norm_job *)ctx;
-  const mace_simd_kernels *k = mace_simd_active();
-  const mace_f32_nchwc_layer_norm_fn fn =
-      k->nchwc_layer_norm && k->nchwc_block == j->s->block ? k->nchwc_layer_norm
-                                                           : mace_f32_nchwc_layer_norm__ref;
-  fn(j->s->block, MACE_NCHWC_PADDED(j->s->len, j->s->block), j->s->len, j->s->inner, j->x, j->y,
-     j->s->scale_pad, j->s->bias_pad, j->s->eps, j->s->rms, begin, end);
+  j->nchwc_fn(j->s->block, MACE_NCHWC_PADDED(j->s->len, j->s->block), j->s->len, j->s->inner,
+              j->x, j->y, j->s->scale_pad, j->s->bias_pad, j->s->eps, j->s->rms, begin, end);
 }
 
 static mace_status layer_norm_run(mace_op *op) {
   const layer_norm_state *s = (const layer_norm_state *)op->state;
-  layer_norm_job job = {s, (const float *)op->inputs[0]->data,
-                        (const float *)op->inputs[1]->data,
-                        op->n_inputs > 2 ? (const float *)op->inputs[2]->data : NULL,
-                        (float *)op->outputs[0]->data,
-                        op->n_outputs > 1 ? (float *)op->outputs[1]->data : NULL,
-                        op->n_outputs > 2 ? (float *)op->outputs[2]->data : NULL,
-                        mace_simd_active()->layer_norm};
-  if (!job.fn) job.fn = mace_f32_layer_norm__ref;
+  const mace_simd_kernels *k = mace_simd_active();
+  const layer_norm_job job = {
+      s, (const float *)op->inputs[0]->data, (const float *)op->inputs[1]->data,
+      op->n_inputs > 2 ? (const float *)op->inputs[2]->data : NULL,
+      (float *)op->outputs[0]->data,
+      op->n_outputs > 1 ? (float *)op->outputs[1]->data : NULL,
+      op->n_outputs > 2 ? (float *)op->outputs[2]->data : NULL,
+      k->layer_norm ? k->layer_norm : mace_f32_layer_norm__ref,
+      k->layer_norm_inner ? k->layer_norm_inner : mace_f32_layer_norm_inner__ref,
+      k->nchwc_layer_norm ? k->nchwc_layer_norm : mace_f32_nchwc_layer_norm__ref};
   if (s->rows == 0 || s->len == 0 || s->inner == 0) return MACE_OK;
-  if (s->block || s->inner > 1) {
-    const int64_t grain = LAYER_NORM_GRAIN / s->len;
-    mace_threadpool_parallel_for(op->pool, s->rows * s->inner, grain > 0 ? grain : 1,
-                                 s->block ? layer_norm_nchwc_range : layer_norm_inner_range,
-                                 &job);
-    return MACE_OK;
-  }
-  const int64_t grain = LAYER_NORM_GRAIN / s->len;
-  mace_threadpool_parallel_for(op->pool, s->rows, grain > 0 ? grain : 1, layer_norm_range,
-                               &job);
+  /* about LAYER_NORM_GRAIN elements an item range: rows, or positions of len values each */
+  const int64_t grain = LAYER_NORM_GRAIN / s->len > 0 ? LAYER_NORM_GRAIN / s->len : 1;
+  const int per_row = !s->block && s->inner == 1;
+  mace_threadpool_parallel_for(op->pool, s->rows * s->inner, grain,
+                               per_row    ? layer_norm_range
+                               : s->block ? layer_norm_nchwc_range
+                                          : layer_norm_inner_range,
+                               (void *)&job);
   return MACE_OK;
 }
 

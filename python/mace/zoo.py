@@ -79,9 +79,15 @@ class _Builder:
             y = self.node("Clip", [y, self.constant(np.array(0, np.float32)),
                                    self.constant(np.array(6, np.float32))])
         elif act == "hardswish":
-            y = self.node("HardSwish", [y]) if self.opset >= 14 else self.node(
-                "Mul", [y, self.node("HardSigmoid", [y], alpha=1 / 6, beta=0.5)])
+            y = self.hardswish(y)
         return y
+
+    def hardswish(self, x) -> str:
+        """torch's Hardswish: the op from opset 14, before it x * HardSigmoid(x) (alpha 1/6,
+        beta 0.5)."""
+        if self.opset >= 14:
+            return self.node("HardSwish", [x])
+        return self.node("Mul", [x, self.node("HardSigmoid", [x], alpha=1 / 6, beta=0.5)])
 
     def classifier_reshape(self, x, cin, classes) -> str:
         """torch's x.view(x.size(0), -1) followed by Linear: Shape->Gather->Unsqueeze->Concat->Reshape."""
@@ -388,31 +394,24 @@ def _divisible8(v: float) -> int:
     return n + 8 if n < 0.9 * v else n
 
 
-def _hardswish(b, x) -> str:
-    """torch's Hardswish at opset 13: x * HardSigmoid(x) (alpha 1/6, beta 0.5)."""
-    return b.node("Mul", [x, b.node("HardSigmoid", [x], alpha=1 / 6, beta=0.5)])
-
-
 def mobilenet_v3_large(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelProto:
     """MobileNetV3-Large (torchvision mobilenet_v3_large): inverted residuals with 3x3 and 5x5
     depthwise convolutions, ReLU or Hardswish, squeeze-excitations ending in a Hardsigmoid
     (opset 13: Hardswish written as x * HardSigmoid(x))."""
     b = _Builder(seed)
-
-    def act(x, kind):
-        return b.node("Relu", [x]) if kind == "RE" else _hardswish(b, x)
-
     c = _divisible8(16 * width)
-    x = _hardswish(b, b.conv_bn("input", 3, c, 3, 2, act=None))
-    for k, exp, out, se, kind, stride in [
-            (3, 16, 16, 0, "RE", 1), (3, 64, 24, 0, "RE", 2), (3, 72, 24, 0, "RE", 1),
-            (5, 72, 40, 1, "RE", 2), (5, 120, 40, 1, "RE", 1), (5, 120, 40, 1, "RE", 1),
-            (3, 240, 80, 0, "HS", 2), (3, 200, 80, 0, "HS", 1), (3, 184, 80, 0, "HS", 1),
-            (3, 184, 80, 0, "HS", 1), (3, 480, 112, 1, "HS", 1), (3, 672, 112, 1, "HS", 1),
-            (5, 672, 160, 1, "HS", 2), (5, 960, 160, 1, "HS", 1), (5, 960, 160, 1, "HS", 1)]:
+    x = b.conv_bn("input", 3, c, 3, 2, act="hardswish")
+    for k, exp, out, se, act, stride in [
+            (3, 16, 16, 0, "relu", 1), (3, 64, 24, 0, "relu", 2), (3, 72, 24, 0, "relu", 1),
+            (5, 72, 40, 1, "relu", 2), (5, 120, 40, 1, "relu", 1), (5, 120, 40, 1, "relu", 1),
+            (3, 240, 80, 0, "hardswish", 2), (3, 200, 80, 0, "hardswish", 1),
+            (3, 184, 80, 0, "hardswish", 1), (3, 184, 80, 0, "hardswish", 1),
+            (3, 480, 112, 1, "hardswish", 1), (3, 672, 112, 1, "hardswish", 1),
+            (5, 672, 160, 1, "hardswish", 2), (5, 960, 160, 1, "hardswish", 1),
+            (5, 960, 160, 1, "hardswish", 1)]:
         e, o = _divisible8(exp * width), _divisible8(out * width)
-        h = act(b.conv_bn(x, c, e, 1, act=None), kind) if e != c else x
-        h = act(b.conv_bn(h, e, e, k, stride, group=e, act=None), kind)
+        h = b.conv_bn(x, c, e, 1, act=act) if e != c else x
+        h = b.conv_bn(h, e, e, k, stride, group=e, act=act)
         if se:
             sq = _divisible8(e // 4)
             g = b.node("GlobalAveragePool", [h])
@@ -423,9 +422,9 @@ def mobilenet_v3_large(width=1.0, size=224, classes=1000, seed=0) -> onnx.ModelP
         x = b.node("Add", [h, x]) if stride == 1 and c == o else h
         c = o
     last = 6 * c
-    x = _hardswish(b, b.conv_bn(x, c, last, 1, act=None))
+    x = b.conv_bn(x, c, last, 1, act="hardswish")
     x = b.node("Flatten", [b.node("GlobalAveragePool", [x])], axis=1)
-    x = _hardswish(b, b.gemm(x, last, 1280))
+    x = b.hardswish(b.gemm(x, last, 1280))
     return b.model("input", b.gemm(x, 1280, classes), [1, 3, size, size], "mobilenet_v3_large",
                    [1, classes])
 
