@@ -16,7 +16,8 @@ Timing: per model, every engine is loaded at every thread count in a process of 
 own benchmark tool would run it: engines sharing a process disturb each other, see EngineProcess)
 and warmed up, then ROUNDS rounds in which every engine runs once in turn at each thread count
 (mace, peer, ..., at 1 thread, then the same at 2, then the next round) so that machine noise
-hits all of them alike, thread-scaling ratios included; the reported latency is the median
+hits all of them alike, thread-scaling ratios included, next to the host's own scaling on
+FMA-bound work in the same rounds (make_host); the reported latency is the median
 over rounds. While one engine runs the others' processes wait on a pipe. The ratio is mace's median over
 the best peer's. mace's per-op profile (1 thread) says which layer type dominates its time.
 Writes a Markdown report (default benchmarks/RESULTS.md). Needs: pip install openvino MNN ncnn pnnx
@@ -178,8 +179,50 @@ def make_ncnn(path: str, workdir: str, shape, threads: int) -> Callable:
     return run
 
 
-MAKERS = {"mace": make_mace, "onnxruntime": make_onnxruntime, "openvino": make_openvino,
-          "mnn": make_mnn, "ncnn": make_ncnn}
+# The host's own thread scaling, timed in the same rounds as the engines: FMA-bound work that
+# no engine's code touches (float32 256x256 matrix products through numpy's BLAS, one BLAS
+# thread a process: EngineProcess sets it), handed out one product at a time to `threads`
+# Python threads, so a slower core takes fewer of them. On a virtual machine the cores need not
+# be equally fast, nor stay so: on the 2-vCPU Xeon a C loop of independent AVX-512 FMAs took
+# 183-366 ms on one thread from one second to the next, and on two at once one thread often
+# took 190 ms while the other took 300 (the two vCPUs were not sharing work; their speeds
+# differed). A 1-thread run then gets the faster core, and no engine's 2-thread speedup can
+# exceed 1 + slower / faster; this probe's speedup is that ceiling for the rounds it shares.
+HOST_PRODUCTS = 128
+HOST_N = 256
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def make_host(path: str, workdir: str, shape, threads: int) -> Callable:
+    import threading
+    rng = np.random.default_rng(0)
+    mats = [(rng.standard_normal((HOST_N, HOST_N), dtype=np.float32),
+             rng.standard_normal((HOST_N, HOST_N), dtype=np.float32),
+             np.empty((HOST_N, HOST_N), np.float32)) for _ in range(threads)]
+
+    def work(todo: list, i: int) -> None:
+        a, b, c = mats[i]
+        while True:
+            try:
+                todo.pop()  # atomic under the GIL; the product itself releases it
+            except IndexError:
+                return
+            np.matmul(a, b, out=c)
+
+    def run(x):
+        todo = list(range(HOST_PRODUCTS))
+        helpers = [threading.Thread(target=work, args=(todo, i)) for i in range(1, threads)]
+        for h in helpers:
+            h.start()
+        work(todo, 0)
+        for h in helpers:
+            h.join()
+        return mats[0][2]
+    return run
+
+
+MAKERS = {"mace": make_mace, "host": make_host, "onnxruntime": make_onnxruntime,
+          "openvino": make_openvino, "mnn": make_mnn, "ncnn": make_ncnn}
 MODULES = {"onnxruntime": "onnxruntime", "openvino": "openvino", "mnn": "MNN", "ncnn": "ncnn"}
 
 
@@ -299,7 +342,17 @@ class EngineProcess:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_engine_main, args=(child, eng, path, wd, shape, threads, x),
                                 daemon=True)
-        self.proc.start()
+        saved = {k: os.environ.get(k) for k in BLAS_THREAD_VARS}
+        if eng == "host":  # one BLAS thread: set before the spawned child imports numpy
+            os.environ.update({k: "1" for k in BLAS_THREAD_VARS})
+        try:
+            self.proc.start()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
         child.close()
         status, payload = self._recv()
         if status != "ok":
@@ -350,15 +403,18 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
     # speedup read 1.82x and then 1.74x in a rerun 20 minutes later.)
     runners: dict[tuple[str, int], EngineProcess] = {}
     try:
+        host = ["host"] if len(threads_list) > 1 else []
         for t in threads_list:
-            for eng in ["mace"] + peers:
+            for eng in ["mace"] + peers + host:
                 if result["status"].get(eng, "ok") != "ok":
                     continue
                 try:
-                    if eng != "mace" and importlib.util.find_spec(MODULES[eng]) is None:
+                    if eng in MODULES and importlib.util.find_spec(MODULES[eng]) is None:
                         raise PeerError("not installed")
                     proc = EngineProcess(ctx, eng, path, wd, shape, t, x)
-                    result["err"][eng] = max(result["err"].get(eng, 0.0), rel_err(proc.y, ref))
+                    if eng != "host":
+                        result["err"][eng] = max(result["err"].get(eng, 0.0),
+                                                 rel_err(proc.y, ref))
                     runners[(eng, t)] = proc
                     result["status"][eng] = "ok"
                 except Exception as e:  # any failure of a peer is reported, not fatal
@@ -458,11 +514,16 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
         L += ["", f"## Thread scaling ({t0} -> {tn} threads, same rounds)", "",
               f"Each engine's median at {t0} thread{'s' if t0 > 1 else ''} over its median at "
               f"{tn}; in brackets the median over rounds of the same ratio taken round by round "
-              "(the two runs of a round are seconds apart).", "",
-              "| model | " + " | ".join(engines) + " |", "|---|" + "---:|" * len(engines)]
+              "(the two runs of a round are seconds apart). host: the machine's own ceiling "
+              f"in the same rounds, {HOST_PRODUCTS} float32 {HOST_N}x{HOST_N} matrix products "
+              "(numpy, one BLAS thread each) handed out one at a time to the threads (see "
+              "make_host in compare.py): an engine near it is held back by the cores it got, "
+              "not by its own threading.", "",
+              "| model | " + " | ".join(engines) + " | host |",
+              "|---|" + "---:|" * (len(engines) + 1)]
         for r in results:
             cells = []
-            for e in engines:
+            for e in engines + ["host"]:
                 a, b = r.get("rounds", {}).get((e, t0)), r.get("rounds", {}).get((e, tn))
                 if not a or not b:
                     cells.append("-")

@@ -180,4 +180,6 @@ def test_compare_smoke(tmp_path, monkeypatch):
     row = next(line for line in scaling.splitlines() if line.startswith("| squeezenet1_1 |"))
     cells = [c.strip() for c in row.split("|")]
     assert cells[2].endswith(")") and cells[3].endswith(")") and cells[4] == "-"
+    assert "| model | mace | onnxruntime | mnn | host |" in scaling
+    assert float(cells[5].split("x")[0]) > 0  # the host's own scaling, timed in the same rounds
     assert "squeezenet1_1, mnn: PeerError: not installed" in text
