@@ -22,6 +22,15 @@
  *                   (direct_beats_winograd).
  *                   Applies to 3x3, stride 1, dilation 1, group 1 convolutions with a constant
  *                   filter; elsewhere the paths below are used.
+ *                   No F(6,3): 64 products a tile for 36 outputs (1.78 a pixel against F(4,3)'s
+ *                   2.25) did not pay on the blocked path (a prototype of its AVX-512 transforms,
+ *                   1 thread, 2-vCPU Xeon, per-op minima against F(4,3): ResNet-18's 64 on 56x56
+ *                   4-8% slower, 128 on 28x28 12-13%, 256 on 14x14 1.8-1.9x; networks ResNet-18
+ *                   +16%, ResNet-50 +9%, with it on 56x56 only +1.1% / +0.3%; VGG-like pairs of
+ *                   3x3s 128 on 112x112 -3.8%, 256 on 56x56 -1.6%, 64 on 224x224 +0.9%, and at
+ *                   2 threads 128 on 112x112 +1.1%), and its error against onnxruntime was
+ *                   1.5-1.7x F(4,3)'s. (Tiles per block in L2 fall to 36/64, and few-tile
+ *                   planes fill fewer of the pointwise kernel's 14-pixel register tiles.)
  *
  * With a SIMD GEMM family (ops/gemm_dispatch.h) and more than one input channel per group (not
  * depthwise), each image and group is one GEMM on NCHW: y[oc, oh*ow] = W[oc, ic*kh*kw] x
