@@ -305,6 +305,34 @@ def test_engine_arguments():
     mace.Session(tm.relu_model(), affinity="little", num_threads=2).run(tm.rand_x())
 
 
+@pytest.mark.parametrize("kw", [dict(num_threads=10**12), dict(num_threads=100000),
+                                dict(num_threads="2"), dict(num_threads=True),
+                                dict(num_threads=2.0), dict(affinity=2**40), dict(affinity=-1),
+                                dict(affinity=[1]), dict(affinity=True), dict(device="tpu")])
+def test_bad_session_options_are_mace_errors(kw):
+    """Every unusable option raises InvalidArgumentError, a MaceError (and a ValueError), with
+    the option's name in the message: none leaks an OverflowError or a TypeError from the
+    argument parsing, and a count over the pool's maximum (checked in C) maps to it too."""
+    with pytest.raises(mace.InvalidArgumentError, match="num_threads|affinity|device") as e:
+        mace.Session(tm.relu_model(), **kw)
+    assert isinstance(e.value, mace.MaceError) and isinstance(e.value, ValueError)
+
+
+def test_good_session_options():
+    x = tm.rand_x()
+    for kw in [dict(num_threads=np.int64(2)), dict(affinity=np.int32(0)), dict(affinity="BIG"),
+               dict(affinity="little_only"), dict(num_threads=0)]:
+        np.testing.assert_array_equal(mace.Session(tm.relu_model(), **kw).run(x), tm.relu_ref(x))
+
+
+def test_bad_call_arguments_are_mace_errors():
+    sess = mace.Session(tm.relu_model())
+    with pytest.raises(mace.InvalidArgumentError, match="data_format"):
+        sess.run(tm.rand_x(), data_format="NCWH")
+    with pytest.raises(mace.InvalidArgumentError, match="rounds"):
+        sess.profile(tm.rand_x(), rounds=0)
+
+
 def test_run_gives_the_callers_cpu_mask_back():
     """The default policy pins the calling thread only while a run lasts."""
     own = os.sched_getaffinity(0)

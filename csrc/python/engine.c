@@ -74,12 +74,12 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   } else if (strcmp(device, "gpu") == 0 || strcmp(device, "GPU") == 0) {
     cfg.device = MACE_DEVICE_GPU;
   } else {
-    PyErr_Format(PyExc_ValueError, "device must be 'cpu' or 'gpu', not '%s'", device);
+    PyErr_Format(mace_py_InvalidArgumentError, "device must be 'cpu' or 'gpu', not '%s'", device);
     goto finally;
   }
   if (affinity < MACE_AFFINITY_NONE || affinity > MACE_AFFINITY_LITTLE_ONLY) {
-    PyErr_Format(PyExc_ValueError, "affinity must be 0 (none), 1 (big cores) or 2 (little), not %d",
-                 affinity);
+    PyErr_Format(mace_py_InvalidArgumentError,
+                 "affinity must be 0 (none), 1 (big cores) or 2 (little), not %d", affinity);
     goto finally;
   }
   cfg.affinity = (mace_affinity)affinity;
@@ -394,8 +394,8 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
     } else if (strcmp(data_format, "NCHW") == 0) {
       df = MACE_DF_NCHW;
     } else {
-      PyErr_Format(PyExc_ValueError, "data_format must be 'NHWC', 'NCHW' or None, not '%s'",
-                   data_format);
+      PyErr_Format(mace_py_InvalidArgumentError,
+                   "data_format must be 'NHWC', 'NCHW' or None, not '%s'", data_format);
       return NULL;
     }
   }

@@ -8,6 +8,7 @@ PyObject *mace_py_MaceError = NULL;
 PyObject *mace_py_InvalidModelError = NULL;
 PyObject *mace_py_InvalidInputError = NULL;
 PyObject *mace_py_UnsupportedError = NULL;
+PyObject *mace_py_InvalidArgumentError = NULL;
 
 PyObject *mace_py_str(const char *s) {
   if (s == NULL) s = "";
@@ -20,6 +21,7 @@ PyObject *mace_py_raise(mace_status status) {
     case MACE_INVALID_MODEL: cls = mace_py_InvalidModelError; break;
     case MACE_INVALID_INPUT: cls = mace_py_InvalidInputError; break;
     case MACE_UNSUPPORTED: cls = mace_py_UnsupportedError; break;
+    case MACE_INVALID_ARGS: cls = mace_py_InvalidArgumentError; break;
     default: cls = mace_py_MaceError; break;
   }
   const char *msg = mace_last_error();
@@ -83,6 +85,7 @@ static int errors_module_init(PyObject *module) {
       {"InvalidModelError", &mace_py_InvalidModelError},
       {"InvalidInputError", &mace_py_InvalidInputError},
       {"UnsupportedError", &mace_py_UnsupportedError},
+      {"InvalidArgumentError", &mace_py_InvalidArgumentError},
   };
   for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); ++i) {
     PyObject *cls = PyObject_GetAttrString(errors, classes[i].name);

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import InvalidInputError, InvalidModelError, MaceError, UnsupportedError
+from .errors import (InvalidArgumentError, InvalidInputError, InvalidModelError, MaceError,
+                     UnsupportedError)
 from . import _mace
 from .session import Session, TensorSpec
 from .deploy import ConfigError  # noqa: F401  (deployment YAML errors, mace.deploy)
@@ -23,7 +24,7 @@ from .deploy import ConfigError  # noqa: F401  (deployment YAML errors, mace.dep
 __version__: str = _mace.version()
 
 __all__ = ["Session", "TensorSpec", "convert", "MaceError", "InvalidModelError",
-           "InvalidInputError", "UnsupportedError", "__version__"]
+           "InvalidInputError", "UnsupportedError", "InvalidArgumentError", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

@@ -36,6 +36,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .errors import InvalidArgumentError
 from .session import DEFAULT_AFFINITY
 
 TOP_N = 10  # rows of "Sort by Computation Time"
@@ -144,7 +145,7 @@ def collect(sess: Any, feeds: dict, rounds: int = 10, warmup: int = 1,
             model_path: str | None = None) -> BenchResult:
     """Runs `sess` on `feeds`: `warmup` runs, `rounds` plain runs, `rounds` profiled runs."""
     if rounds < 1:
-        raise ValueError("rounds must be >= 1")
+        raise InvalidArgumentError(f"rounds must be >= 1, not {rounds}")
     warm = _wall(sess, feeds, warmup)
     plain = _wall(sess, feeds, rounds)
     per_round: list[list[dict]] = []

@@ -15,3 +15,8 @@ class InvalidInputError(MaceError):
 
 class UnsupportedError(MaceError):
     """The model uses something mace cannot run or convert; the message names it."""
+
+
+class InvalidArgumentError(MaceError, ValueError):
+    """A session option or call argument that cannot be used (num_threads, affinity, device,
+    data_format, rounds); also a ValueError, as Python's own argument errors are."""

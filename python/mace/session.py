@@ -7,7 +7,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from . import _mace
-from .errors import InvalidInputError
+from .errors import InvalidArgumentError, InvalidInputError
 
 AFFINITY_NAMES = ("none", "big", "little")  # the policies by name (the CLI's choices)
 DEFAULT_AFFINITY = "big"  # what affinity=None means
@@ -41,12 +41,23 @@ def _convert(source: Any, input_shapes: Mapping | None = None):
 
 
 def _affinity(value: Any) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value in (0, 1, 2):
+        return int(value)
     key = value.lower() if isinstance(value, str) else value
-    if key not in _AFFINITY:
-        raise ValueError(f"affinity must be None, 'big', 'little' or 0/1/2, not {value!r}")
-    return _AFFINITY[key]
+    if (key is None or isinstance(key, str)) and key in _AFFINITY:
+        return _AFFINITY[key]
+    raise InvalidArgumentError(f"affinity must be None, 'big', 'little', 'none' or 0/1/2, "
+                               f"not {value!r}")
+
+
+def _num_threads(value: Any) -> int:
+    """An int (not a bool) that fits the engine's; <= 0 means one thread per core. The engine
+    itself refuses counts over its maximum (InvalidArgumentError too)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
+            not -2**31 <= int(value) < 2**31:
+        raise InvalidArgumentError(f"num_threads must be an int (<= 0: one per core), "
+                                   f"not {value!r}")
+    return int(value)
 
 
 class Session:
@@ -84,7 +95,8 @@ class Session:
     def __init__(self, model: Any, weights: Any = None, *, num_threads: int = -1,
                  device: str = "cpu", affinity: Any = None,
                  input_shapes: Mapping[str, Sequence[int]] | None = None) -> None:
-        kw = dict(num_threads=int(num_threads), affinity=_affinity(affinity), device=device)
+        kw = dict(num_threads=_num_threads(num_threads), affinity=_affinity(affinity),
+                  device=device)
         self.model = None  # the converted model when this session converted one
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
@@ -198,7 +210,7 @@ class Session:
             ...     print(f"{s['name']:20s} {s['type']:12s} {s['ms']:.3f} ms")
         """
         if rounds < 1:
-            raise ValueError("rounds must be >= 1")
+            raise InvalidArgumentError(f"rounds must be >= 1, not {rounds}")
         feeds = self._feeds(x)
         for _ in range(warmup):
             self._engine.run(feeds)
