@@ -186,8 +186,10 @@ def make_ncnn(path: str, workdir: str, shape, threads: int) -> Callable:
 # be equally fast, nor stay so: on the 2-vCPU Xeon a C loop of independent AVX-512 FMAs took
 # 183-366 ms on one thread from one second to the next, and on two at once one thread often
 # took 190 ms while the other took 300 (the two vCPUs were not sharing work; their speeds
-# differed). A 1-thread run then gets the faster core, and no engine's 2-thread speedup can
-# exceed 1 + slower / faster; this probe's speedup is that ceiling for the rounds it shares.
+# differed). While that lasts a 1-thread run gets the faster core and no engine's 2-thread
+# speedup can exceed 1 + slower / faster. The probe gauges how evenly the cores ran in the
+# rounds it shares, not a bound on each engine's runs: it runs seconds apart from them, and the
+# cores' speeds change within seconds (in one full run it read 1.22x-2.04x model to model).
 HOST_PRODUCTS = 128
 HOST_N = 256
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -514,11 +516,12 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
         L += ["", f"## Thread scaling ({t0} -> {tn} threads, same rounds)", "",
               f"Each engine's median at {t0} thread{'s' if t0 > 1 else ''} over its median at "
               f"{tn}; in brackets the median over rounds of the same ratio taken round by round "
-              "(the two runs of a round are seconds apart). host: the machine's own ceiling "
+              "(the two runs of a round are seconds apart). host: the machine's own scaling "
               f"in the same rounds, {HOST_PRODUCTS} float32 {HOST_N}x{HOST_N} matrix products "
               "(numpy, one BLAS thread each) handed out one at a time to the threads (see "
-              "make_host in compare.py): an engine near it is held back by the cores it got, "
-              "not by its own threading.", "",
+              "make_host in compare.py): a gauge of how evenly the two cores ran in those "
+              "rounds, sampled seconds apart from each engine's runs, not a bound on them.",
+              "",
               "| model | " + " | ".join(engines) + " | host |",
               "|---|" + "---:|" * (len(engines) + 1)]
         for r in results:
