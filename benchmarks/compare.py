@@ -55,6 +55,15 @@ DEFAULT_MODELS = ["mobilenet_v1", "mobilenet_v2", "squeezenet1_1", "resnet18", "
 PEERS = ["onnxruntime", "openvino", "mnn", "ncnn"]
 WARMUP = 3
 GAP_S = 0.1  # idle gap before each engine's runs in a round
+# Untimed runs after the gap, at least one and for at least this long, before the timed one.
+# After 100 ms idle the second vCPU of the 2-vCPU Xeon needed ~50 ms of load to run at full
+# speed again: FMA-bound work (make_host) on 2 threads took 21.7 ms with one untimed run
+# before it (1.44x over 1 thread), 15.3 ms after 50 ms of them (1.88x), 15.0 after 100 ms
+# (1.95x), 14.8 after 200 ms (1.94x), and 14.7 back to back. With one untimed run, a
+# model of a few milliseconds was timed before the second core was up to speed, whatever the
+# engine. (Minutes later one untimed run was enough: 1.89x either way; the host changes.)
+# Each engine's own benchmark tool times back-to-back runs after its warm-up too.
+WARM_S = 0.1
 
 
 # ---- engines ------------------------------------------------------------------------------
@@ -314,8 +323,9 @@ def rel_err(y, ref) -> float:
 def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> None:
     """One engine in its own process: load, warm up, send the output (or the error); then time
     a run per "run" received. Engines' workers poll for a while after a run (onnxruntime ~30-50
-    ms, mace 50 ms): each timed run waits GAP_S for the last engine's to go idle, runs once
-    untimed, then once timed, so each engine is timed back to back with itself."""
+    ms, mace 50 ms): each timed run waits GAP_S for the last engine's to go idle, runs untimed
+    for WARM_S (at least once), then once timed, so each engine is timed back to back with
+    itself, on cores that are up to speed."""
     try:
         fn = MAKERS[eng](path, wd, shape, threads)
         for _ in range(WARMUP):
@@ -326,7 +336,10 @@ def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> 
         return
     while conn.recv() == "run":
         time.sleep(GAP_S)
+        warm_end = time.perf_counter() + WARM_S
         fn(x)
+        while time.perf_counter() < warm_end:
+            fn(x)
         t0 = time.perf_counter()
         fn(x)
         conn.send((time.perf_counter() - t0) * 1e3)
@@ -463,7 +476,8 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
          f"Latency = median of {args.rounds} interleaved rounds (in each round every engine at "
          f"every thread count, in turn, waits {GAP_S * 1e3:.0f} ms for the previous engine's "
          f"polling workers to go idle, "
-         f"runs once untimed, then once timed) after {WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower).",
+         f"runs untimed for {WARM_S * 1e3:.0f} ms (at least once), then once timed) after "
+         f"{WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower).",
          "",
          "**Noise warning:** this machine is shared (other jobs, builds and tests run on it at the "
          "same time) and virtualised; the load average below says how busy it was. Interleaving "
