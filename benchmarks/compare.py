@@ -17,8 +17,8 @@ own benchmark tool would run it: engines sharing a process disturb each other, s
 and warmed up, then ROUNDS rounds in which every engine runs once in turn at each thread count
 (mace, peer, ..., at 1 thread, then the same at 2, then the next round) so that machine noise
 hits all of them alike, thread-scaling ratios included, next to the host's own scaling on
-FMA-bound work in the same rounds (make_host); the reported latency is the median
-over rounds. While one engine runs the others' processes wait on a pipe. The ratio is mace's median over
+FMA-bound work in the same rounds (make_host); an engine at N threads runs on the first N
+cores, the same for every engine (pin_to_cores); the reported latency is the median over rounds. While one engine runs the others' processes wait on a pipe. The ratio is mace's median over
 the best peer's. mace's per-op profile (1 thread) says which layer type dominates its time.
 Writes a Markdown report (default benchmarks/RESULTS.md). Needs: pip install openvino MNN ncnn pnnx
 (not part of mace's dependencies). No assertion on timings anywhere.
@@ -320,6 +320,26 @@ def rel_err(y, ref) -> float:
     return float(np.abs(y - ref).max() / max(1.0, float(np.abs(ref).max())))
 
 
+def pin_to_cores(threads: int) -> list[int] | None:
+    """Restricts this process to the first `threads` cores it may run on (every engine at a
+    thread count gets the same ones); None, and no change, where there are not that many.
+
+    The cores of a virtual machine need not run at one speed: on the 2-vCPU Xeon an FMA loop
+    on each vCPU at once took 190 ms on one and 300 on the other, and which one was slower
+    changed within minutes. Left to the scheduler, each engine's 1-thread process kept to the
+    core it had run on: mace's MobileNetV1 ran on vCPU 1 in 19 rounds of 20 (7.6-8.2 ms, or
+    10.7-11.3 when that vCPU was slow), onnxruntime's and OpenVINO's on vCPU 0, and mace /
+    best peer at 1 thread read 0.75-0.92 in some runs and 1.00-1.26 in others, an hour apart.
+    Pinned, every engine of a round runs on the same core(s)."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < threads:
+        return None
+    os.sched_setaffinity(0, cores[:threads])
+    return cores[:threads]
+
+
 def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> None:
     """One engine in its own process: load, warm up, send the output (or the error); then time
     a run per "run" received. Engines' workers poll for a while after a run (onnxruntime ~30-50
@@ -327,6 +347,7 @@ def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> 
     for WARM_S (at least once), then once timed, so each engine is timed back to back with
     itself, on cores that are up to speed."""
     try:
+        pin_to_cores(threads)
         fn = MAKERS[eng](path, wd, shape, threads)
         for _ in range(WARMUP):
             y = fn(x)
