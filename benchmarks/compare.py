@@ -18,8 +18,9 @@ and warmed up, then ROUNDS rounds in which every engine runs once in turn at eac
 (mace, peer, ..., at 1 thread, then the same at 2, then the next round) so that machine noise
 hits all of them alike, thread-scaling ratios included, next to the host's own scaling on
 FMA-bound work in the same rounds (make_host); an engine at N threads runs on the first N
-cores, the same for every engine (pin_to_cores); the reported latency is the median over rounds. While one engine runs the others' processes wait on a pipe. The ratio is mace's median over
-the best peer's. mace's per-op profile (1 thread) says which layer type dominates its time.
+cores, the same for every engine (pin_to_cores); the reported latency is the median over
+rounds. While one engine runs the others' processes wait on a pipe. The ratio is mace's median
+over the best peer's. mace's per-op profile (1 thread) says which layer type dominates its time.
 Writes a Markdown report (default benchmarks/RESULTS.md). Needs: pip install openvino MNN ncnn pnnx
 (not part of mace's dependencies). No assertion on timings anywhere.
 """
@@ -198,7 +199,8 @@ def make_ncnn(path: str, workdir: str, shape, threads: int) -> Callable:
 # differed). While that lasts a 1-thread run gets the faster core and no engine's 2-thread
 # speedup can exceed 1 + slower / faster. The probe gauges how evenly the cores ran in the
 # rounds it shares, not a bound on each engine's runs: it runs seconds apart from them, and the
-# cores' speeds change within seconds (in one full run it read 1.22x-2.04x model to model).
+# cores' speeds change within seconds (with one untimed run before each timed one it read
+# 1.22x-2.04x model to model in one full run; with WARM_S of them, 1.69x-1.95x).
 HOST_PRODUCTS = 128
 HOST_N = 256
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -327,7 +329,8 @@ def pin_to_cores(threads: int) -> list[int] | None:
     The cores of a virtual machine need not run at one speed: on the 2-vCPU Xeon an FMA loop
     on each vCPU at once took 190 ms on one and 300 on the other, and which one was slower
     changed within minutes. Left to the scheduler, each engine's 1-thread process kept to the
-    core it had run on: mace's MobileNetV1 ran on vCPU 1 in 19 rounds of 20 (7.6-8.2 ms, or
+    core it had run on (rounds of three engines timed as here): mace's MobileNetV1 ran on vCPU 1
+    in 19 rounds of 20 (7.6-8.2 ms, or
     10.7-11.3 when that vCPU was slow), onnxruntime's and OpenVINO's on vCPU 0, and mace /
     best peer at 1 thread read 0.75-0.92 in some runs and 1.00-1.26 in others, an hour apart.
     Pinned, every engine of a round runs on the same core(s)."""
