@@ -147,6 +147,33 @@ def test_deconv_bn_fold_grouped():
     np.testing.assert_allclose(g.consts[g.ops[0].inputs[2]], o, rtol=1e-6)
 
 
+@pytest.mark.parametrize("op_type,scale_dtype", [("Conv2D", np.float32), ("Conv2D", np.float64),
+                                                 ("Deconv2D", np.float32)])
+def test_scale_filter_rounds_each_product_once(op_type, scale_dtype):
+    """The folded filter is w * scale rounded once to float32, the product taken in float64
+    (the oracle below); a float32 scale takes a float32 multiply, which must give the same bits,
+    subnormal, huge, signed-zero and NaN values included."""
+    rng = np.random.default_rng(3)
+    w = (rng.standard_normal((6, 4, 3, 3)) * np.exp(rng.uniform(-30, 30, (6, 4, 3, 3))))
+    w = w.astype(np.float32)
+    w.flat[:6] = [1e-39, -3e-41, 3e38, -0.0, np.nan, 7.5]
+    n_out = 6 if op_type == "Conv2D" else 2 * 4  # Deconv2D: group 2 of C_out/group 4
+    scale = rng.standard_normal(n_out).astype(scale_dtype)
+    if scale_dtype == np.float64:
+        scale[0] = 1 / 3  # not a float32 value: the float64 path
+    scale[1] = 1e-30
+    s = scale.astype(np.float64)
+    op = ir.Op(op_type, "c", ["x", "w"], ["y"], {"group": 2} if op_type == "Deconv2D" else {})
+    got = transforms._scale_filter(op, w, s)
+    ref = np.empty(w.shape, np.float64)
+    for ci in range(w.shape[0]):
+        for j in range(w.shape[1]):
+            oc = ci if op_type == "Conv2D" else ci // 3 * 4 + j  # Deconv2D: [C_in, C_out/g, ..]
+            ref[ci, j] = w[ci, j].astype(np.float64) * s[oc]
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got.view(np.uint32), ref.astype(np.float32).view(np.uint32))
+
+
 @pytest.mark.parametrize("shape,fused", [((1, 4, 1, 1), True), ((4, 1, 1), True), ((1,), True),
                                          ((4, 1, 3), False), ((1, 4, 3, 3), False)])
 def test_fuse_eltwise_add_bias(shape, fused):
