@@ -196,8 +196,8 @@ def make_ncnn(path: str, workdir: str, shape, threads: int) -> Callable:
 # be equally fast, nor stay so: on the 2-vCPU Xeon a C loop of independent AVX-512 FMAs took
 # 183-366 ms on one thread from one second to the next, and on two at once one thread often
 # took 190 ms while the other took 300 (the two vCPUs were not sharing work; their speeds
-# differed). While that lasts a 1-thread run gets the faster core and no engine's 2-thread
-# speedup can exceed 1 + slower / faster. The probe gauges how evenly the cores ran in the
+# differed). While that lasts, no engine's 2-thread speedup over a 1-thread run on the
+# faster core can exceed 1 + slower / faster. The probe gauges how evenly the cores ran in the
 # rounds it shares, not a bound on each engine's runs: it runs seconds apart from them, and the
 # cores' speeds change within seconds (with one untimed run before each timed one it read
 # 1.22x-2.04x model to model in one full run; with WARM_S of them, 1.69x-1.95x).
