@@ -322,9 +322,9 @@ def rel_err(y, ref) -> float:
     return float(np.abs(y - ref).max() / max(1.0, float(np.abs(ref).max())))
 
 
-def pin_to_cores(threads: int) -> list[int] | None:
+def pin_to_cores(threads: int) -> None:
     """Restricts this process to the first `threads` cores it may run on (every engine at a
-    thread count gets the same ones); None, and no change, where there are not that many.
+    thread count gets the same ones); no change where there are not that many.
 
     The cores of a virtual machine need not run at one speed: on the 2-vCPU Xeon an FMA loop
     on each vCPU at once took 190 ms on one and 300 on the other, and which one was slower
@@ -334,13 +334,10 @@ def pin_to_cores(threads: int) -> list[int] | None:
     10.7-11.3 when that vCPU was slow), onnxruntime's and OpenVINO's on vCPU 0, and mace /
     best peer at 1 thread read 0.75-0.92 in some runs and 1.00-1.26 in others, an hour apart.
     Pinned, every engine of a round runs on the same core(s)."""
-    if not hasattr(os, "sched_setaffinity"):
-        return None
-    cores = sorted(os.sched_getaffinity(0))
-    if len(cores) < threads:
-        return None
-    os.sched_setaffinity(0, cores[:threads])
-    return cores[:threads]
+    if hasattr(os, "sched_setaffinity"):
+        cores = sorted(os.sched_getaffinity(0))
+        if len(cores) >= threads:
+            os.sched_setaffinity(0, cores[:threads])
 
 
 def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> None:

@@ -86,17 +86,18 @@ def _float_const(graph: ir.Graph, name: str) -> np.ndarray | None:
 
 
 def _scale_filter(op: ir.Op, w: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """Filter with each output channel multiplied by scale, each product rounded once to w's
-    dtype. A float32 filter and a scale whose values are all float32 values (the ONNX
-    converter stores BatchNorm's scale in float32) multiply in float32: the product of two
-    float32 values is exact in float64, so rounding it once gives the same bits as the
-    float32 multiply, without a float64 copy of the filter (ResNet-50's 53 folds, under
-    cProfile: 68 -> 39 ms; a 512x512x3x3 filter alone 72 -> 5 ms)."""
-    s32 = scale.astype(np.float32)
-    if w.dtype == np.float32 and np.array_equal(s32.astype(np.float64), scale, equal_nan=True):
-        w_, s_ = w, s32
+    """Filter with each output channel multiplied by scale (one value a channel, the
+    constant's own dtype), each product rounded once to w's dtype. A float32 filter and a
+    float32 scale (the ONNX converter stores BatchNorm's scale in float32) multiply in float32:
+    the product of two float32 values is exact in float64, so rounding it once gives the same
+    bits as the float32 multiply, without a float64 copy of the filter (ResNet-50's 53 folds,
+    under cProfile: 68 -> 39 ms; a 512x512x3x3 filter alone 72 -> 5 ms). Other dtypes
+    multiply in float64."""
+    scale = scale.reshape(-1)
+    if w.dtype == np.float32 and scale.dtype == np.float32:
+        w_, s_ = w, scale
     else:
-        w_, s_ = w.astype(np.float64), scale
+        w_, s_ = w.astype(np.float64), scale.astype(np.float64)
     if op.type == "Deconv2D":  # ONNX ConvTranspose layout [C_in, C_out/group, kh, kw]
         g = int(op.args.get("group", 1))
         cin, cog = w.shape[0], w.shape[1]
@@ -129,7 +130,7 @@ def fold_batchnorm(graph: ir.Graph) -> bool:
             if bias is None or bias.size != n:
                 continue
         s64, o64 = scale.astype(np.float64).reshape(-1), offset.astype(np.float64).reshape(-1)
-        new_w = _scale_filter(op, w, s64)
+        new_w = _scale_filter(op, w, scale)
         b64 = np.zeros(n) if bias is None else bias.astype(np.float64).reshape(-1)
         new_b = (b64 * s64 + o64).astype(np.float32)
         op.inputs = [op.inputs[0], _new_const(graph, op.inputs[1] + "_bn", new_w),
@@ -721,8 +722,8 @@ def fold_channel_scale(graph: ir.Graph) -> bool:
         old = _float_const(graph, bias) if bias else None
         if bias and (old is None or old.size != n):
             continue  # a computed bias, or not one a channel
-        scale = vec.astype(np.float64)
-        op.inputs[1] = _new_const(graph, op.inputs[1] + "_scaled", _scale_filter(op, w, scale))
+        op.inputs[1] = _new_const(graph, op.inputs[1] + "_scaled", _scale_filter(op, w, vec))
+        scale = vec.astype(np.float64).reshape(-1)
         if old is not None:
             op.inputs[2] = _new_const(graph, op.name + "_bias_scaled",
                                       (old.astype(np.float64).reshape(-1) * scale)

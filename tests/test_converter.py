@@ -152,7 +152,8 @@ def test_deconv_bn_fold_grouped():
 def test_scale_filter_rounds_each_product_once(op_type, scale_dtype):
     """The folded filter is w * scale rounded once to float32, the product taken in float64
     (the oracle below); a float32 scale takes a float32 multiply, which must give the same bits,
-    subnormal, huge, signed-zero and NaN values included."""
+    subnormal, huge, signed-zero and NaN values included; a float64 one (1/3: not a float32
+    value) multiplies in float64."""
     rng = np.random.default_rng(3)
     w = (rng.standard_normal((6, 4, 3, 3)) * np.exp(rng.uniform(-30, 30, (6, 4, 3, 3))))
     w = w.astype(np.float32)
@@ -164,7 +165,7 @@ def test_scale_filter_rounds_each_product_once(op_type, scale_dtype):
     scale[1] = 1e-30
     s = scale.astype(np.float64)
     op = ir.Op(op_type, "c", ["x", "w"], ["y"], {"group": 2} if op_type == "Deconv2D" else {})
-    got = transforms._scale_filter(op, w, s)
+    got = transforms._scale_filter(op, w, scale)
     ref = np.empty(w.shape, np.float64)
     for ci in range(w.shape[0]):
         for j in range(w.shape[1]):
