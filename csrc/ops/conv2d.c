@@ -18,8 +18,8 @@
  *   winograd        int: 0 off, 2 = F(2x2, 3x3), 4 = F(4x4, 3x3); absent: automatic, with a SIMD
  *                   GEMM family when C_in and C_out >= 16 and the output is at least 7x7: F(4,3)
  *                   for outputs of enough 4x4 tiles, else F(2,3) (mace_winograd_conv_auto_m);
- *                   on the blocked layout at 1 thread, planes under 25 F(2,3) tiles run direct
- *                   (direct_beats_winograd).
+ *                   on the blocked layout at 1-2 threads, planes under 25 F(2,3) tiles run
+ *                   direct (direct_beats_winograd).
  *                   Applies to 3x3, stride 1, dilation 1, group 1 convolutions with a constant
  *                   filter; elsewhere the paths below are used.
  *                   No F(6,3): 64 products a tile for 36 outputs (1.78 a pixel against F(4,3)'s
@@ -154,16 +154,22 @@ static int winograd_nchwc_pays(const mace_conv2d_shape *s, int64_t winograd_arg)
                                     s->dilation_w, s->group);
 }
 
-/* On one thread, a plane of fewer than 25 F(2,3) tiles (ResNet's 7x7 stage 4) runs direct
+/* At 1 or 2 threads, a plane of fewer than 25 F(2,3) tiles (ResNet's 7x7 stage 4) runs direct
  * when the winograd argument leaves the choice: there Winograd's transformed filter (16/9 of
- * the filter, per multiply-add 3x the bytes) streams from memory slower than the core does the
+ * the filter, per multiply-add 3x the bytes) streams from memory slower than the cores do the
  * direct kernel's multiply-adds, whose passes prefetch the weights ahead
  * (simd/nchwc_convkxk_impl.inc). 1 thread, 2-vCPU Xeon, per-op medians: ResNet-50 stage 4
- * 1.37 -> 1.11 ms, ResNet-18 1.11 -> 1.08. Not at 2 threads: ResNet-18's Winograd layers run
- * in 0.43 ms against 0.55 direct (its smaller filters stay in the shared cache), although
- * ResNet-50's ran 0.64 against 0.56 (end to end: ResNet-18 +4.6%, ResNet-50 -0.6%). */
+ * 1.37 -> 1.11 ms, ResNet-18 1.11 -> 1.08.
+ * Whether Winograd wins at 2 threads depends on the 16.8 MB transformed filter staying in the
+ * shared cache from one run to the next; the direct kernel's time does not. On the 2-vCPU Xeon
+ * it once did for ResNet-18 (0.43 ms a layer against 0.55 direct, the network 4.6% slower
+ * direct); at 1eda65e it did not (0.73-0.76 against 0.73-0.74 direct), and end to end, one
+ * process switching between both, medians of 200-300 alternating runs, direct was ResNet-50
+ * 0.4-0.9% and ResNet-18 0.4-1.3% faster. On a 16-core Xeon (300 MB L3, 60 runs) direct at
+ * 2 threads: ResNet-50 -5.9%, ResNet-18 -0.4%; at 4 threads -2.7% / +6.0%, at 8 +2.4% /
+ * +4.1%: with more cores Winograd's fewer multiply-adds win, so not above 2 threads. */
 static int direct_beats_winograd(const mace_conv2d_shape *s, int threads) {
-  return threads == 1 && (s->out_h + 1) / 2 * ((s->out_w + 1) / 2) < 25;
+  return threads <= 2 && (s->out_h + 1) / 2 * ((s->out_w + 1) / 2) < 25;
 }
 
 /* A first convolution (C_in <= 4, read plain) writing the blocked layout, where the NCHW
