@@ -49,7 +49,7 @@ class MaceModel:
 
     def __init__(self, graph: ir.Graph):
         self.graph = graph
-        self._serialized: tuple[bytes, bytes] | None = None
+        self._serialized: tuple[bytes, memoryview] | None = None
 
     @property
     def inputs(self) -> list[ir.TensorInfo]:
@@ -62,7 +62,7 @@ class MaceModel:
     def invalidate(self) -> None:
         self._serialized = None
 
-    def _bytes(self) -> tuple[bytes, bytes]:
+    def _bytes(self) -> tuple[bytes, memoryview]:
         if self._serialized is None:
             self._serialized = serialize.serialize(self.graph)
         return self._serialized
@@ -71,9 +71,15 @@ class MaceModel:
         """The serialized NetDef (what goes into model.pb)."""
         return self._bytes()[0]
 
-    def weights_bytes(self) -> bytes:
-        """The weights blob (what goes into model.data), each tensor 64-byte aligned."""
+    def weights_buffer(self) -> memoryview:
+        """The weights blob (what goes into model.data), each tensor 64-byte aligned, as a
+        read-only view whose data is 64-byte aligned too: an engine given it reads the
+        weights in place, where one given a buffer at another address copies them."""
         return self._bytes()[1]
+
+    def weights_bytes(self) -> bytes:
+        """A copy of the weights blob as bytes (weights_buffer() is the blob itself)."""
+        return self._bytes()[1].tobytes()
 
     def netdef(self):
         """The NetDef as a protobuf message (mace.proto.NetDef)."""

@@ -38,7 +38,8 @@ def data_type(dtype) -> int:
     return proto.DataType[_DTYPES[name][0]]
 
 
-def tensor_bytes(arr: np.ndarray) -> bytes:
+def stored_array(arr) -> np.ndarray:
+    """The array as the weights blob stores it: the dtype of _DTYPES, little-endian, C order."""
     arr = np.asarray(arr)
     name = arr.dtype.name
     if name not in _DTYPES:
@@ -48,7 +49,14 @@ def tensor_bytes(arr: np.ndarray) -> bytes:
         arr = arr.astype(store)
     if arr.dtype.byteorder == ">":
         arr = arr.astype(arr.dtype.newbyteorder("<"))
-    return np.ascontiguousarray(arr).tobytes()
+    return np.ascontiguousarray(arr)
+
+
+def aligned_empty(nbytes: int) -> np.ndarray:
+    """An uninitialised uint8 array of nbytes whose data starts on an ALIGN-byte boundary."""
+    raw = np.empty(nbytes + ALIGN, np.uint8)
+    start = -raw.ctypes.data % ALIGN
+    return raw[start:start + nbytes]
 
 
 def _set_arg(arg, name: str, value) -> None:
@@ -82,7 +90,7 @@ def _static(shape) -> bool:
 
 
 def to_netdef(graph: ir.Graph):
-    """(NetDef message, weights bytes)."""
+    """(NetDef message, weights blob: a uint8 array whose data is ALIGN-byte aligned)."""
     net = proto.NetDef()
     net.name = graph.name
     used = []
@@ -92,23 +100,30 @@ def to_netdef(graph: ir.Graph):
         if name in graph.consts and name not in seen:
             seen.add(name)
             used.append(name)
-    chunks, offset = [], 0
+    # Offsets first, then each tensor copied once into one ALIGN-aligned buffer, which the
+    # engine reads in place. A bytes join was a second copy of every tensor, and its data (48
+    # bytes into a page) made the engine copy the blob a third time: ResNet-50's 102 MB, with
+    # the engine's own copy on huge pages as well, Session("resnet50.onnx") went 0.35 -> 0.24 s
+    # (medians of 12, 2-vCPU Xeon; onnxruntime 0.15-0.16 s in the same runs).
+    placed, offset = [], 0
     for name in used:
         arr = np.asarray(graph.consts[name])
-        data = tensor_bytes(arr)
-        pad = (-offset) % ALIGN
-        if pad:
-            chunks.append(b"\0" * pad)
-            offset += pad
+        data = stored_array(arr)
+        offset += (-offset) % ALIGN
         t = net.tensors.add()
         t.name = name
         t.dims.extend(int(d) for d in arr.shape)
         t.data_type = data_type(arr.dtype)
         t.offset = offset
-        t.data_size = len(data)
-        chunks.append(data)
-        offset += len(data)
-    blob = b"".join(chunks)
+        t.data_size = data.nbytes
+        placed.append((offset, data))
+        offset += data.nbytes
+    blob = aligned_empty(offset)
+    end = 0
+    for at, data in placed:
+        blob[end:at] = 0
+        blob[at:at + data.nbytes] = data.reshape(-1).view(np.uint8)
+        end = at + data.nbytes
     net.weights_size = len(blob)
 
     for op in graph.ops:
@@ -140,7 +155,7 @@ def to_netdef(graph: ir.Graph):
     return net, blob
 
 
-def serialize(graph: ir.Graph) -> tuple[bytes, bytes]:
-    """(serialized NetDef, weights blob)."""
+def serialize(graph: ir.Graph) -> tuple[bytes, memoryview]:
+    """(serialized NetDef, weights blob: read-only, ALIGN-byte aligned)."""
     net, blob = to_netdef(graph)
-    return net.SerializeToString(), blob
+    return net.SerializeToString(), memoryview(blob).toreadonly()

@@ -102,8 +102,8 @@ def _scale_filter(op: ir.Op, w: np.ndarray, scale: np.ndarray) -> np.ndarray:
         g = int(op.args.get("group", 1))
         cin, cog = w.shape[0], w.shape[1]
         out = w_.reshape(g, cin // g, cog, -1) * s_.reshape(g, 1, cog, 1)
-        return out.reshape(w.shape).astype(w.dtype)
-    return (w_ * s_.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype)
+        return out.reshape(w.shape).astype(w.dtype, copy=False)
+    return (w_ * s_.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype, copy=False)
 
 
 def fold_batchnorm(graph: ir.Graph) -> bool:

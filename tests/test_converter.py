@@ -305,6 +305,12 @@ def test_serialize_round_trip():
     assert net.input_info[0].name == "x" and list(net.input_info[0].dims) == [1, 3, 4, 4]
     assert net.input_info[0].data_format == proto.DataFormat["NCHW"]
     assert net.output_info[0].data_type == dt["DT_FLOAT"]
+    # The padding before each tensor is zeros (the blob is filled in place, not joined).
+    raw, end = np.frombuffer(blob, np.uint8), 0
+    for t in sorted(net.tensors, key=lambda t: t.offset):
+        assert not raw[end:t.offset].any(), f"padding before {t.name} is not zero"
+        end = t.offset + t.data_size
+    assert end == len(blob)
 
 
 def test_save_and_text(tmp_path):

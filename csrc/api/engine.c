@@ -59,7 +59,8 @@ mace_status mace_engine_create_from_buffers(const void *graph, size_t graph_size
   const uint8_t *w = weights;
   int borrow = config && config->borrow_weights && ((uintptr_t)weights % 64 == 0);
   if (weights_size && !borrow) {
-    eng->weights_copy = mace_aligned_alloc(weights_size);
+    /* Like a packed filter, dense and read whole: on huge pages where it is large. */
+    eng->weights_copy = mace_filter_alloc(weights_size);
     if (!eng->weights_copy) {
       mace_engine_destroy(eng);
       return mace_error(MACE_OUT_OF_RESOURCES, "out of memory copying %zu weight bytes",

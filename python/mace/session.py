@@ -150,7 +150,9 @@ class Session:
         return self._out_names
 
     def _from_model(self, model: Any, kw: dict):
-        self._weights = model.weights_bytes()  # the engine reads it in place: keep it alive
+        # The engine reads an aligned blob in place (and copies any other): keep it alive.
+        buffer = getattr(model, "weights_buffer", None)
+        self._weights = buffer() if callable(buffer) else model.weights_bytes()
         return _mace.Engine(model.graph_bytes(), self._weights or None, **kw)
 
     # ---- running -----------------------------------------------------------------------
