@@ -10,7 +10,7 @@ from helpers import make_model, rand
 from mace import proto
 from mace.converters import convert, ir, onnx_fold, onnx_ops, serialize, transforms
 from mace.converters.onnx_converter import convert_onnx
-from mace.errors import InvalidInputError, UnsupportedError
+from mace.errors import InvalidInputError, InvalidModelError, UnsupportedError
 
 
 # --- helpers ----------------------------------------------------------------------------
@@ -538,6 +538,35 @@ def test_convert_front_door_and_platforms(tmp_path, fake_handlers):
         convert("model.xyz")
     with pytest.raises(UnsupportedError):
         convert(path.read_bytes(), platform="mxnet")
+
+
+def test_load_onnx_files(tmp_path):
+    """A .onnx path is parsed from a map of the file: the same model as onnx.load gives, with
+    tensors in an external file loaded from beside it; an empty, truncated or garbage file,
+    or a missing external file, is an InvalidModelError."""
+    from mace.converters.onnx_converter import load_onnx
+    w = rand(4, 6, seed=7)
+    m = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])],
+                   [("x", np.float32, [2, 4])], [("y", np.float32, [2, 6])], [("w", w)])
+    path = tmp_path / "m.onnx"
+    onnx.save(m, str(path))
+    assert load_onnx(str(path)) == onnx.load(str(path)) == m
+    ext = tmp_path / "ext.onnx"
+    onnx.save_model(m, str(ext), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="ext.bin", size_threshold=0)
+    assert (tmp_path / "ext.bin").stat().st_size >= w.nbytes
+    loaded = load_onnx(ext)
+    assert numpy_helper.to_array(loaded.graph.initializer[0]).tobytes() == w.tobytes()
+    raw = path.read_bytes()
+    for name, data in (("empty", b""), ("truncated", raw[: len(raw) // 2]),
+                       ("garbage", bytes(range(256)) * 8)):
+        bad = tmp_path / f"{name}.onnx"
+        bad.write_bytes(data)
+        with pytest.raises(InvalidModelError, match="cannot load the ONNX model"):
+            load_onnx(str(bad))
+    (tmp_path / "ext.bin").unlink()
+    with pytest.raises(InvalidModelError, match="cannot load the ONNX model"):
+        load_onnx(ext)
 
 
 # --- with the real op handlers (skipped until they exist) -------------------------------
