@@ -84,12 +84,18 @@ def run_case(case_dir: str) -> tuple[str, str]:
                 shapes[name] = list(numpy_helper.to_array(onnx.load_tensor(path)).shape)
             except Exception:  # noqa: BLE001 - sequences/optionals: the converter decides
                 pass
+    given = model.SerializeToString()  # the converter reads the ModelProto, never changes it
     try:
         sess = mace.Session(model, num_threads=1, input_shapes=shapes or None)
     except mace.UnsupportedError as e:
-        return "unsupported", str(e).splitlines()[0][:200]
+        sess, outcome = None, ("unsupported", str(e).splitlines()[0][:200])
     except Exception as e:  # noqa: BLE001 - reported per case
-        return "fail", f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+        sess, outcome = None, (
+            "fail", f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}")
+    if model.SerializeToString() != given:
+        return "fail", "converting changed the ModelProto it was given"
+    if sess is None:
+        return outcome
     for ds in sorted(glob.glob(os.path.join(case_dir, "test_data_set_*"))):
         feeds = {}
         for i, name in enumerate(in_names):
