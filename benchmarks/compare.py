@@ -21,8 +21,9 @@ FMA-bound work in the same rounds (make_host); an engine at N threads runs on th
 cores, the same for every engine (pin_to_cores); the reported latency is the median over
 rounds. While one engine runs the others' processes wait on a pipe. The ratio is mace's median
 over the best peer's. mace's per-op profile (1 thread) says which layer type dominates its time.
-Writes a Markdown report (default benchmarks/RESULTS.md). Needs: pip install openvino MNN ncnn pnnx
-(not part of mace's dependencies). No assertion on timings anywhere.
+Writes a Markdown report (default benchmarks/RESULTS.md), keeping the hand-written sections of
+one already there after the new tables (--fresh: the tables alone). Needs: pip install openvino
+MNN ncnn pnnx (not part of mace's dependencies). No assertion on timings anywhere.
 """
 from __future__ import annotations
 
@@ -587,8 +588,43 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
         cells = [f"{c['class']} ({c['pct']:.0f}%, {c['gmacps']:.1f})" for c in r["profile"][:3]]
         L.append(f"| {r['model']} | " + " | ".join(cells + ["-"] * (3 - len(cells))) + " |")
     L += ["", "## Reading it", "", args.notes or "(no notes)", ""]
+    text = "\n".join(L)
+    if not args.fresh:
+        text = _keep_written_sections(text, out, keep_notes=args.notes is None)
     with open(out, "w") as f:
-        f.write("\n".join(L))
+        f.write(text)
+
+
+def _sections(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """(what comes before the first "## " heading, [(heading line, the section's text)])."""
+    parts = ("\n" + text).split("\n## ")
+    head = parts[0][1:]
+    return head, [("## " + p.split("\n", 1)[0], "## " + p) for p in parts[1:]]
+
+
+def _keep_written_sections(text: str, out: str, keep_notes: bool) -> str:
+    """The new report, followed by the sections of the report already at `out` that this script
+    does not generate (notes written by hand: what changed between tables, measurements of
+    single layers), in their order; its "Reading it" too unless --notes gives a new one. A
+    rerun of the documented command rewrites the tables, not the history written under them
+    (--fresh: the tables alone)."""
+    if not os.path.exists(out):
+        return text
+    with open(out) as f:
+        _, old = _sections(f.read())
+    head, new = _sections(text)
+    generated = {h for h, _ in new}
+    kept = [body for h, body in old
+            if h not in generated or (h == "## Reading it" and keep_notes)]
+    if not kept:
+        return text
+    if any(h == "## Reading it" for h, _ in old) and keep_notes:
+        new = [(h, body) for h, body in new if h != "## Reading it"]
+    print(f"kept {len(kept)} section(s) of the report already at {out} (--fresh: none)",
+          flush=True)
+    parts = [head.rstrip("\n")] + [body.rstrip("\n") for _, body in new] + \
+        [body.rstrip("\n") for body in kept]
+    return "\n\n".join(parts) + "\n"
 
 
 def main(argv=None) -> int:
@@ -603,6 +639,10 @@ def main(argv=None) -> int:
     ap.add_argument("--size", type=int, default=224, help="input height and width (default 224)")
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"), help="report path")
     ap.add_argument("--notes", default=None, help="text (or @file) for the report's last section")
+    ap.add_argument("--fresh", action="store_true",
+                    help="write the generated tables alone; by default the sections of an "
+                         "existing report at --out that are not generated here (hand-written "
+                         "notes) are kept after them")
     args = ap.parse_args(argv)
     args.models = [m for m in args.models.split(",") if m]
     args.threads = [int(t) for t in args.threads.split(",") if t]

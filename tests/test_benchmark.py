@@ -155,6 +155,25 @@ def test_benchmark_zoo_models_match_onnxruntime(name):
     assert_close(got, run_ort(m, {"input": x})[0], what=name)
 
 
+def test_compare_keeps_written_sections(tmp_path, monkeypatch):
+    """compare.py's report keeps an existing report's sections it does not generate, after its
+    own, and its "Reading it" unless --notes gives one; no file there: the new text as it is."""
+    import importlib
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "benchmarks"))
+    compare = importlib.import_module("compare")
+    new = "# title\n\nintro\n\n## Latency\n\nnew table\n\n## Reading it\n\n(no notes)\n"
+    out = tmp_path / "R.md"
+    assert compare._keep_written_sections(new, str(out), keep_notes=True) == new
+    out.write_text("# title\n\n## Latency\n\nold table\n\n## By hand\n\nA.\n\n"
+                   "## Reading it\n\nold notes\n\n## Also by hand\n\nB.\n")
+    kept = compare._keep_written_sections(new, str(out), keep_notes=True)
+    assert kept == ("# title\n\nintro\n\n## Latency\n\nnew table\n\n## By hand\n\nA.\n\n"
+                    "## Reading it\n\nold notes\n\n## Also by hand\n\nB.\n")
+    renoted = compare._keep_written_sections(new, str(out), keep_notes=False)
+    assert renoted == ("# title\n\nintro\n\n## Latency\n\nnew table\n\n## Reading it\n\n"
+                       "(no notes)\n\n## By hand\n\nA.\n\n## Also by hand\n\nB.\n")
+
+
 def test_compare_smoke(tmp_path, monkeypatch):
     """benchmarks/compare.py end to end on a tiny input with onnxruntime, and a peer that is not
     installed is reported as failed (not dropped). Timings are not checked."""
@@ -164,9 +183,17 @@ def test_compare_smoke(tmp_path, monkeypatch):
     compare = importlib.import_module("compare")
     monkeypatch.setitem(compare.MODULES, "mnn", "no_such_module_for_mace_tests")
     out = tmp_path / "R.md"
+    # A report already there: its generated tables are replaced, its hand-written sections kept.
+    out.write_text("# old report\n\n## Latency (ms, median)\n\nstale table\n\n"
+                   "## What changed since the last table\n\nwritten by hand\n\n"
+                   "## Reading it\n\nold notes\n")
     assert compare.main(["--models", "squeezenet1_1", "--size", "32", "--rounds", "1",
                          "--threads", "1,2", "--peers", "onnxruntime,mnn", "--out", str(out)]) == 0
     text = out.read_text()
+    assert "stale table" not in text and "# old report" not in text
+    assert "## What changed since the last table\n\nwritten by hand" in text
+    assert "old notes" in text and "(no notes)" not in text
+    assert text.index("## Where mace spends its time") < text.index("## What changed since")
     for heading in ["## Machine", "## Engines", "## Latency (ms, median)", "## Output check",
                     "## Failures", "## Where mace spends its time", "## Thread scaling (1 -> 2"]:
         assert heading in text
