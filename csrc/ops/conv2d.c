@@ -256,8 +256,8 @@ static mace_status conv2d_infer_nchwc(mace_op *op, const int64_t *pads, int bloc
       wino_m = mace_winograd_conv_auto_m(mace_gemm_family_active(), s->in_c, s->out_c,
                                          s->out_h, s->out_w);
   }
-  if (mace_conv_nchwc_plan(&st->nchwc, s, block, w->data, b ? b->data : NULL,
-                           mace_threadpool_size(op->pool), x_plain, wino_m))
+  if (mace_conv_nchwc_plan(&st->nchwc, s, block, w->data, b ? b->data : NULL, op->pool,
+                           x_plain, wino_m))
     return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the packed filter",
                       op->name);
   op->scratch_bytes = st->nchwc.scratch_bytes;

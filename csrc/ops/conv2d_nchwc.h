@@ -62,13 +62,14 @@ typedef struct mace_conv_nchwc {
   size_t scratch_bytes;     /* what run needs (Winograd, subsample, padded_h x padded_w) */
 } mace_conv_nchwc;
 
-/* Packs the filter and the bias (or NULL; once: a plan of the same kind, block and shape keeps
- * them) and splits the work for `threads`. x_plain: x will be plain NCHW (direct kind only).
+/* Packs the filter (on the pool's threads) and the bias (or NULL; once: a plan of the same
+ * kind, block and shape keeps them) and splits the work for the pool's threads (pool NULL: one
+ * thread). x_plain: x will be plain NCHW (direct kind only).
  * wino_m: 0, or 2 / 4 to run a direct 3x3 stride-1 convolution of blocked x as Winograd
  * F(m,3) (ops/winograd_nchwc.h). Returns 0, or -1 when out of memory. */
 int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int block,
-                         const float *filter, const float *bias, int threads, int x_plain,
-                         int64_t wino_m);
+                         const float *filter, const float *bias, mace_threadpool *pool,
+                         int x_plain, int64_t wino_m);
 /* y = act(conv(x) + bias (+ res)) on blocked x (or plain: x_plain), res, y (the planned
  * bias); scratch: c->scratch_bytes. */
 void mace_conv_nchwc_run(const mace_conv_nchwc *c, mace_threadpool *pool, const float *x,

@@ -13,10 +13,34 @@ void mace_winograd_nchwc_free(mace_winograd_nchwc *w) {
   w->u = NULL;
 }
 
-/* Transforms the filter (ref, real channels) and packs each point's in_c x out_c matrix as a
- * pointwise filter (zeros for the padded channels). */
+typedef struct filter_job {
+  const mace_winograd_geom *g;
+  const mace_conv2d_shape *s;
+  const float *filter;
+  float *raw, *u;
+  int64_t u_floats;
+  int block;
+} filter_job;
+
+static void transform_range(void *p, int64_t begin, int64_t end) {
+  const filter_job *j = p;
+  mace_f32_winograd_filter__ref(j->g, j->filter, j->raw, begin, end);
+}
+
+static void pack_points_range(void *p, int64_t begin, int64_t end) {
+  const filter_job *j = p;
+  const int64_t plane = j->s->out_c * j->s->in_c;
+  for (int64_t pt = begin; pt < end; ++pt)
+    mace_f32_nchwc_conv1x1_pack(j->block, j->s->out_c, j->s->in_c, j->raw + pt * plane,
+                                j->u + pt * j->u_floats);
+}
+
+/* Transforms the filter (ref, real channels; output channels shared out among the pool's
+ * threads) and packs each point's in_c x out_c matrix as a pointwise filter (zeros for the
+ * padded channels; points shared out). */
 static int transform_filter(mace_winograd_nchwc *w, int64_t m, int block,
-                            const mace_conv2d_shape *s, const float *filter) {
+                            const mace_conv2d_shape *s, const float *filter,
+                            mace_threadpool *pool) {
   const int64_t npt = (m + 2) * (m + 2);
   mace_winograd_geom g;
   mace_winograd_geom_init(&g, m, s->in_c, s->in_h, s->in_w, s->out_c, s->out_h, s->out_w, 0, 0);
@@ -28,10 +52,9 @@ static int transform_filter(mace_winograd_nchwc *w, int64_t m, int block,
     mace_winograd_nchwc_free(w);
     return -1;
   }
-  mace_f32_winograd_filter__ref(&g, filter, raw, 0, s->out_c);
-  for (int64_t p = 0; p < npt; ++p)
-    mace_f32_nchwc_conv1x1_pack(block, s->out_c, s->in_c, raw + p * s->out_c * s->in_c,
-                                w->u + p * w->u_floats);
+  filter_job j = {&g, s, filter, raw, w->u, w->u_floats, block};
+  mace_threadpool_parallel_for(pool, s->out_c, 1 + 4096 / (npt * s->in_c), transform_range, &j);
+  mace_threadpool_parallel_for(pool, npt, 1, pack_points_range, &j);
   free(raw);
   w->u_m = m;
   w->u_in_c = s->in_c;
@@ -41,7 +64,9 @@ static int transform_filter(mace_winograd_nchwc *w, int64_t m, int block,
 }
 
 int mace_winograd_nchwc_plan(mace_winograd_nchwc *w, int64_t m, int block,
-                             const mace_conv2d_shape *s, const float *filter, int threads) {
+                             const mace_conv2d_shape *s, const float *filter,
+                             mace_threadpool *pool) {
+  const int threads = mace_threadpool_size(pool);
   const int64_t in_cp = MACE_NCHWC_PADDED(s->in_c, block);
   const int64_t out_cp = MACE_NCHWC_PADDED(s->out_c, block);
   w->a.block = block;
@@ -51,7 +76,7 @@ int mace_winograd_nchwc_plan(mace_winograd_nchwc *w, int64_t m, int block,
   if (w->u && (w->u_m != m || w->u_block != block || w->u_in_c != s->in_c ||
                w->u_out_c != s->out_c))
     mace_winograd_nchwc_free(w);
-  if (!w->u && transform_filter(w, m, block, s, filter) != 0) return -1;
+  if (!w->u && transform_filter(w, m, block, s, filter, pool) != 0) return -1;
   const mace_simd_kernels *k = mace_simd_active();
   const int simd = k->nchwc_block == block;
   w->pw = simd && k->nchwc_conv1x1 ? k->nchwc_conv1x1 : mace_f32_nchwc_conv1x1__ref;

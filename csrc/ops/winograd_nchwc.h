@@ -34,11 +34,12 @@ typedef struct mace_winograd_nchwc {
 } mace_winograd_nchwc;
 
 /* Plans F(m,3) (m = 2 or 4) on blocks of `block` channels for the shape (real channel counts,
- * 3x3, stride 1, group 1) and transforms `filter` [out_c, in_c, 3, 3] unless it already holds
- * it for this m, block and channels. w starts zeroed. threads: the pool size it will run on.
- * Returns 0, or -1 when out of memory. */
+ * 3x3, stride 1, group 1) and transforms `filter` [out_c, in_c, 3, 3] (on the pool's threads)
+ * unless it already holds it for this m, block and channels. w starts zeroed. pool: the one it
+ * will run on (NULL: one thread). Returns 0, or -1 when out of memory. */
 int mace_winograd_nchwc_plan(mace_winograd_nchwc *w, int64_t m, int block,
-                             const mace_conv2d_shape *s, const float *filter, int threads);
+                             const mace_conv2d_shape *s, const float *filter,
+                             mace_threadpool *pool);
 void mace_winograd_nchwc_free(mace_winograd_nchwc *w);
 
 /* y = act(conv(x) + bias (+ res)), x / res / y blocked images of the batch, bias padded to

@@ -85,6 +85,10 @@ typedef struct mace_nchwc_conv1x1 {
 int64_t mace_f32_nchwc_conv1x1_packed_floats(int block, int64_t out_c, int64_t in_c);
 void mace_f32_nchwc_conv1x1_pack(int block, int64_t out_c, int64_t in_c,
                                  const float *w /* [out_c][in_c] */, float *packed);
+/* The same for output blocks [ob0, ob1) alone, each written at its place in packed (threads
+ * packing disjoint ranges of one filter). */
+void mace_f32_nchwc_conv1x1_pack_blocks(int block, int64_t out_c, int64_t in_c, const float *w,
+                                        float *packed, int64_t ob0, int64_t ob1);
 
 /* Pixels per register tile of the SIMD pointwise kernels (AVX-512 14, AVX2 6, NEON 8): work
  * split into pixel ranges that are multiples of it leaves no narrow tail tiles. */

@@ -64,6 +64,10 @@ void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int64_t
                                  int k_h, int k_w,
                                  const float *w /* [out_c][in_c / group][k_h][k_w] */,
                                  float *packed);
+/* The same for output blocks [ob0, ob1) alone, each written at its place in packed. */
+void mace_f32_nchwc_convkxk_pack_blocks(int block, int64_t out_c, int64_t in_c, int64_t group,
+                                        int k_h, int k_w, const float *w, float *packed,
+                                        int64_t ob0, int64_t ob1);
 
 /* y = act(conv(x) + bias (+ res)) for output channel blocks [ob0, ob1) and output rows
  * [oy0, oy1) (every column). No allocation. y may hold partial sums until the call returns,

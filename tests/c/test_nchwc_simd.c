@@ -83,6 +83,16 @@ static void outs_check_free(outs *o, const char *what, int act_kind) {
 /* ---- pointwise ------------------------------------------------------------------------- */
 
 /* The bound's magnitude of every output of a pointwise call over [ob0, ob1) x [p0, p1). */
+/* A filter packed in two ranges of output blocks, the later first (as the pool's threads pack
+ * at load), must be the whole-filter packing, float for float. */
+static void check_split_pack(const char *what, const float *whole, float *split, int64_t floats) {
+  ++checked;
+  if (memcmp(whole, split, sizeof(float) * (size_t)floats) != 0) {
+    fprintf(stderr, "FAIL %s: packed in two ranges of output blocks != packed whole\n", what);
+    ++failures;
+  }
+}
+
 static void c1_mag(const mace_nchwc_conv1x1 *a, const float *w, int64_t ob0, int64_t ob1,
                    int64_t p0, int64_t p1, double *mag) {
   const int b = a->block;
@@ -114,6 +124,14 @@ static void check_c1(const mace_simd_kernels *v, int64_t icb, int64_t ocb, int64
       malloc(sizeof(float) * (size_t)mace_f32_nchwc_conv1x1_packed_floats(b, out_c, real));
   outs o = outs_new(ny);
   mace_f32_nchwc_conv1x1_pack(b, out_c, real, w, packed);
+  {
+    const int64_t floats = mace_f32_nchwc_conv1x1_packed_floats(b, out_c, real);
+    float *split = malloc(sizeof(float) * (size_t)floats);
+    mace_f32_nchwc_conv1x1_pack_blocks(b, out_c, real, w, split, ocb / 2, ocb);
+    mace_f32_nchwc_conv1x1_pack_blocks(b, out_c, real, w, split, 0, ocb / 2);
+    check_split_pack("conv1x1_pack_blocks", packed, split, floats);
+    free(split);
+  }
   const mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 0.5f};
   mace_nchwc_conv1x1 a = {.block = b, .in_c = in_c, .out_c = out_c,
                           .in_real = real < in_c ? real : 0, .hw = hw, .x = x,
@@ -342,6 +360,15 @@ static void check_ck_gd(const mace_simd_kernels *v, int64_t in_c, int64_t out_c,
                                              b, out_c, in_c, group, kh, kw));
   outs o = outs_new(ny);
   mace_f32_nchwc_convkxk_pack(b, out_c, in_c, group, kh, kw, w, packed);
+  {
+    const int64_t floats = mace_f32_nchwc_convkxk_packed_floats(b, out_c, in_c, group, kh, kw);
+    float *split = malloc(sizeof(float) * (size_t)floats);
+    mace_f32_nchwc_convkxk_pack_blocks(b, out_c, in_c, group, kh, kw, w, split, ocp / b / 2,
+                                       ocp / b);
+    mace_f32_nchwc_convkxk_pack_blocks(b, out_c, in_c, group, kh, kw, w, split, 0, ocp / b / 2);
+    check_split_pack("convkxk_pack_blocks", packed, split, floats);
+    free(split);
+  }
   const mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 0.5f};
   mace_nchwc_convkxk a = {.block = b, .in_c = icp, .out_c = ocp, .in_h = h, .in_w = wd,
                           .out_h = out_h, .out_w = out_w, .k_h = kh, .k_w = kw,

@@ -90,7 +90,7 @@ static void conv_case(const mace_simd_kernels *v, int b, mace_threadpool *pool, 
   float *yb = sentinel_buf(n * ocp * oh * ow), *got = malloc(sizeof(float) * (size_t)ny);
   mace_winograd_nchwc wn;
   memset(&wn, 0, sizeof(wn));
-  if (mace_winograd_nchwc_plan(&wn, m, b, &s, wt, mace_threadpool_size(pool)) != 0) {
+  if (mace_winograd_nchwc_plan(&wn, m, b, &s, wt, pool) != 0) {
     fprintf(stderr, "FAIL: out of memory\n");
     exit(1);
   }

@@ -42,8 +42,14 @@ int64_t mace_f32_nchwc_conv1x1_packed_floats(int block, int64_t out_c, int64_t i
 
 void mace_f32_nchwc_conv1x1_pack(int block, int64_t out_c, int64_t in_c, const float *w,
                                  float *packed) {
+  mace_f32_nchwc_conv1x1_pack_blocks(block, out_c, in_c, w, packed, 0,
+                                     MACE_NCHWC_PADDED(out_c, block) / block);
+}
+
+void mace_f32_nchwc_conv1x1_pack_blocks(int block, int64_t out_c, int64_t in_c, const float *w,
+                                        float *packed, int64_t ob0, int64_t ob1) {
   const int64_t in_cp = MACE_NCHWC_PADDED(in_c, block);
-  for (int64_t ob = 0; ob < MACE_NCHWC_PADDED(out_c, block) / block; ++ob)
+  for (int64_t ob = ob0; ob < ob1; ++ob)
     for (int64_t ic = 0; ic < in_cp; ++ic)
       for (int j = 0; j < block; ++j) {
         const int64_t oc = ob * block + j;
@@ -135,14 +141,21 @@ int64_t mace_f32_nchwc_convkxk_packed_floats(int block, int64_t out_c, int64_t i
 
 void mace_f32_nchwc_convkxk_pack(int block, int64_t out_c, int64_t in_c, int64_t group,
                                  int k_h, int k_w, const float *w, float *packed) {
+  mace_f32_nchwc_convkxk_pack_blocks(block, out_c, in_c, group, k_h, k_w, w, packed, 0,
+                                     MACE_NCHWC_PADDED(out_c, block) / block);
+}
+
+void mace_f32_nchwc_convkxk_pack_blocks(int block, int64_t out_c, int64_t in_c, int64_t group,
+                                        int k_h, int k_w, const float *w, float *packed,
+                                        int64_t ob0, int64_t ob1) {
   int64_t in_cg, out_cg;
   mace_nchwc_group_span(block, in_c, out_c, group, &in_cg, &out_cg);
   const int64_t kk = (int64_t)k_h * k_w, cin_g = in_c / group, cout_g = out_c / group;
   /* Written in order, each output lane's group worked out once per block: the divisions
    * per element had made packing ResNet-50's KxK filters take 85 ms of its load. */
   int64_t first[64], lo[64], hi[64], row[64]; /* per output lane (block <= 64) */
-  float *o = packed;
-  for (int64_t ob = 0; ob < MACE_NCHWC_PADDED(out_c, block) / block; ++ob) {
+  float *o = packed + ob0 * (in_cg / block) * kk * block * block;
+  for (int64_t ob = ob0; ob < ob1; ++ob) {
     for (int j = 0; j < block; ++j) {
       const int64_t oc = ob * block + j, g = oc / cout_g;
       first[j] = oc / out_cg * in_cg;     /* the (merged) group's first input channel */
