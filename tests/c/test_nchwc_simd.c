@@ -82,10 +82,10 @@ static void outs_check_free(outs *o, const char *what, int act_kind) {
 
 /* ---- pointwise ------------------------------------------------------------------------- */
 
-/* The bound's magnitude of every output of a pointwise call over [ob0, ob1) x [p0, p1). */
 /* A filter packed in two ranges of output blocks, the later first (as the pool's threads pack
  * at load), must be the whole-filter packing, float for float. */
-static void check_split_pack(const char *what, const float *whole, float *split, int64_t floats) {
+static void check_split_pack(const char *what, const float *whole, const float *split,
+                             int64_t floats) {
   ++checked;
   if (memcmp(whole, split, sizeof(float) * (size_t)floats) != 0) {
     fprintf(stderr, "FAIL %s: packed in two ranges of output blocks != packed whole\n", what);
@@ -93,6 +93,7 @@ static void check_split_pack(const char *what, const float *whole, float *split,
   }
 }
 
+/* The bound's magnitude of every output of a pointwise call over [ob0, ob1) x [p0, p1). */
 static void c1_mag(const mace_nchwc_conv1x1 *a, const float *w, int64_t ob0, int64_t ob1,
                    int64_t p0, int64_t p1, double *mag) {
   const int b = a->block;
