@@ -4,6 +4,7 @@ of the MACE benchmark layout is printed, and the per-type op counts and MACs add
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,6 +82,7 @@ def test_python_benchmark(model):
     assert r.returncode == 0, r.stderr
     _check_report(r.stdout, model["n_ops"], model["macs"], model["by_type"], rounds=3)
     assert "Filter Shape" in r.stdout  # the graph columns of a converted model
+    assert float(re.search(r", load (\d+\.\d{3}) ms\n", r.stdout).group(1)) > 0
 
 
 def test_python_benchmark_affinity(model):
@@ -135,6 +137,7 @@ def test_c_benchmark(model, mace_bench):
     assert r.returncode == 0, r.stderr
     _check_report(r.stdout, model["n_ops"], model["macs"], model["by_type"], rounds=3)
     assert f"model: {model['n_ops']} ops, {model['macs']:,} MACs" in r.stdout
+    assert float(re.search(r", load (\d+\.\d{3}) ms\n", r.stdout).group(1)) > 0
 
 
 def test_c_benchmark_errors(mace_bench, tmp_path):

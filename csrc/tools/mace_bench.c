@@ -582,13 +582,15 @@ int main(int argc, char **argv) {
   mace_config cfg;
   mace_config_init(&cfg);
   cfg.num_threads = o.num_threads;
+  const double load_t0 = now_ms();
   if (mace_engine_create_from_files(o.model, weights, &cfg, &b.engine) != MACE_OK) {
     rc = fail("cannot load %s: %s", o.model, mace_last_error());
     b.engine = NULL;
     goto done;
   }
-  printf("mace %s, model %s, num_threads=%d, rounds=%d, warmup=%d\n", mace_version(), o.model,
-         o.num_threads, o.rounds, o.warmup);
+  const double load_ms = now_ms() - load_t0;  /* read/map, parse, pack the filters, plan */
+  printf("mace %s, model %s, num_threads=%d, rounds=%d, warmup=%d, load %.3f ms\n",
+         mace_version(), o.model, o.num_threads, o.rounds, o.warmup, load_ms);
   if ((rc = prepare_io(&b, o.seed)) != 0) goto done;
   if ((rc = measure(&b, &o)) != 0) goto done;
   print_summary("Warm Up", b.warm_ms, o.warmup);

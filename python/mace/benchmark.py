@@ -304,8 +304,10 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         print("mace benchmark: a MODEL is required", file=sys.stderr)
         return 2
     try:
+        t0 = time.perf_counter()
         sess = mace.Session(args.model, args.weights, num_threads=args.num_threads,
                             affinity=args.affinity)
+        load_ms = (time.perf_counter() - t0) * 1e3  # convert (ONNX) or map (.pb), engine build
     except (mace.MaceError, OSError) as e:
         print(f"mace benchmark: cannot load {args.model}: {type(e).__name__}: {e}",
               file=sys.stderr)
@@ -321,7 +323,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     result.num_threads = args.num_threads
     print(f"model {args.model}: {len(result.ops)} ops, {result.total_macs:,} MACs, "
           f"num_threads={args.num_threads}, affinity={args.affinity or DEFAULT_AFFINITY}, "
-          f"rounds={args.round}, warmup={args.warmup}")
+          f"rounds={args.round}, warmup={args.warmup}, load {load_ms:.3f} ms")
     print(format_report(result))
     return 0
 
