@@ -331,9 +331,9 @@ def pin_to_cores(threads: int) -> None:
     on each vCPU at once took 190 ms on one and 300 on the other, and which one was slower
     changed within minutes. Left to the scheduler, each engine's 1-thread process kept to the
     core it had run on (rounds of three engines timed as here): mace's MobileNetV1 ran on vCPU 1
-    in 19 rounds of 20 (7.6-8.2 ms, or
-    10.7-11.3 when that vCPU was slow), onnxruntime's and OpenVINO's on vCPU 0, and mace /
-    best peer at 1 thread read 0.75-0.92 in some runs and 1.00-1.26 in others, an hour apart.
+    in 19 rounds of 20 (7.6-8.2 ms, or 10.7-11.3 when that vCPU was slow), onnxruntime's and
+    OpenVINO's on vCPU 0, and mace / best peer at 1 thread read 0.75-0.92 in some runs and
+    1.00-1.26 in others, an hour apart.
     Pinned, every engine of a round runs on the same core(s)."""
     if hasattr(os, "sched_setaffinity"):
         cores = sorted(os.sched_getaffinity(0))
@@ -613,13 +613,12 @@ def _keep_written_sections(text: str, out: str, keep_notes: bool) -> str:
     with open(out) as f:
         _, old = _sections(f.read())
     head, new = _sections(text)
-    generated = {h for h, _ in new}
-    kept = [body for h, body in old
-            if h not in generated or (h == "## Reading it" and keep_notes)]
+    if keep_notes and any(h == "## Reading it" for h, _ in old):
+        new = [(h, body) for h, body in new if h != "## Reading it"]
+    replaced = {h for h, _ in new}
+    kept = [body for h, body in old if h not in replaced]
     if not kept:
         return text
-    if any(h == "## Reading it" for h, _ in old) and keep_notes:
-        new = [(h, body) for h, body in new if h != "## Reading it"]
     print(f"kept {len(kept)} section(s) of the report already at {out} (--fresh: none)",
           flush=True)
     parts = [head.rstrip("\n")] + [body.rstrip("\n") for _, body in new] + \

@@ -34,21 +34,22 @@ def load_onnx(source: Any) -> onnx.ModelProto:
     conversion (tests/conformance.py)."""
     if isinstance(source, onnx.ModelProto):
         return source
-    if isinstance(source, (str, os.PathLike)) and not os.path.isfile(source):
-        raise FileNotFoundError(f"no such model file: '{os.fspath(source)}'")
-    if isinstance(source, (str, os.PathLike)) and os.path.getsize(source) == 0:
-        raise InvalidModelError(f"cannot load the ONNX model: '{os.fspath(source)}' is empty")
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no such model file: '{path}'")
+        if os.path.getsize(path) == 0:
+            raise InvalidModelError(f"cannot load the ONNX model: '{path}' is empty")
+        load = _load_mapped if os.path.splitext(path)[1].lower() == ".onnx" else onnx.load
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        path, load = bytes(source), onnx.load_from_string
+    else:
+        raise TypeError(
+            f"ONNX source must be a path, bytes or onnx.ModelProto, not {type(source)}")
     try:
-        if isinstance(source, (bytes, bytearray, memoryview)):
-            return onnx.load_from_string(bytes(source))
-        if isinstance(source, (str, os.PathLike)):
-            path = os.fspath(source)
-            if os.path.splitext(path)[1].lower() == ".onnx":
-                return _load_mapped(path)
-            return onnx.load(path)
+        return load(path)
     except Exception as e:  # protobuf DecodeError, missing external data, ...
         raise InvalidModelError(f"cannot load the ONNX model: {e}") from e
-    raise TypeError(f"ONNX source must be a path, bytes or onnx.ModelProto, not {type(source)}")
 
 
 def _load_mapped(path: str) -> onnx.ModelProto:

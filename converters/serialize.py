@@ -52,9 +52,10 @@ def stored_array(arr) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def aligned_empty(nbytes: int) -> np.ndarray:
-    """An uninitialised uint8 array of nbytes whose data starts on an ALIGN-byte boundary."""
-    raw = np.empty(nbytes + ALIGN, np.uint8)
+def aligned_zeros(nbytes: int) -> np.ndarray:
+    """A zeroed uint8 array of nbytes whose data starts on an ALIGN-byte boundary (np.zeros
+    takes fresh pages, zero already, from calloc: no pass of its own over a large blob)."""
+    raw = np.zeros(nbytes + ALIGN, np.uint8)
     start = -raw.ctypes.data % ALIGN
     return raw[start:start + nbytes]
 
@@ -118,12 +119,9 @@ def to_netdef(graph: ir.Graph):
         t.data_size = data.nbytes
         placed.append((offset, data))
         offset += data.nbytes
-    blob = aligned_empty(offset)
-    end = 0
+    blob = aligned_zeros(offset)  # the padding between tensors stays zero
     for at, data in placed:
-        blob[end:at] = 0
         blob[at:at + data.nbytes] = data.reshape(-1).view(np.uint8)
-        end = at + data.nbytes
     net.weights_size = len(blob)
 
     for op in graph.ops:

@@ -212,23 +212,29 @@ def test_engine_keeps_borrowed_weights_alive():
 
 def test_weights_buffer_is_aligned_and_read_in_place():
     """MaceModel.weights_buffer() is the blob itself: read-only, its data 64-byte aligned, so
-    that a Session built from the model reads it in place (an engine given a buffer at
-    another address copies it). weights_bytes() is a copy with the same bytes."""
+    that a Session built from the model reads the weights in place (an engine given a buffer at
+    another address copies them). weights_bytes() is a copy with the same bytes. The probe:
+    W changed in the blob under a live session shows in its next run, not in the run of an
+    engine given the blob at an odd address."""
     model = tm.two_output_model()
     view = model.weights_buffer()
-    assert view.readonly and len(view) > 0
+    assert view.readonly and len(view) >= tm.W.nbytes
     assert np.frombuffer(view, np.uint8).ctypes.data % 64 == 0
     assert model.weights_buffer() is view  # cached, not rebuilt
     assert model.weights_bytes() == bytes(view)
     sess = mace.Session(model, num_threads=1)
-    assert sess._weights is view  # what the engine borrows, kept alive by the session
-    shifted = bytearray(len(view) + 1)  # the same blob at an odd address: the engine copies it
+    shifted = bytearray(len(view) + 1)
     shifted[1:] = view
-    eng = _mace.Engine(model.graph_bytes(), memoryview(shifted)[1:])
+    copied = _mace.Engine(model.graph_bytes(), memoryview(shifted)[1:])
     x = tm.rand_x(9)
-    y = sess.run({"x": x})
-    assert_close(y["y"], tm.two_output_ref(x)[0])
-    np.testing.assert_array_equal(y["y"], eng.run({"x": x})["y"])
+    assert_close(sess.run({"x": x})["y"], tm.two_output_ref(x)[0])
+    w_in_blob = np.asarray(view.obj)[:tm.W.nbytes].view(np.float32)  # W is the blob's only tensor
+    w_in_blob += 1.0
+    try:
+        assert_close(sess.run({"x": x})["y"], tm.two_output_ref(x)[0] + 1.0)
+        assert_close(copied.run({"x": x})["y"], tm.two_output_ref(x)[0])
+    finally:
+        w_in_blob -= 1.0
 
 
 def test_profile_and_memory():

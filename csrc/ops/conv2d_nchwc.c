@@ -220,9 +220,8 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
      * thread either way). */
     if (pk == MACE_CONV_NCHWC_POINTWISE || kind == MACE_CONV_NCHWC_DIRECT) {
       pack_job j = {s, filter, c->packed, block, pk == MACE_CONV_NCHWC_POINTWISE};
-      const int64_t n_ob = c->out_cp / block, per_ob = n_ob > 0 ? nf / n_ob : 0;
-      mace_threadpool_parallel_for(pool, n_ob, 1 + 16384 / (per_ob > 0 ? per_ob : 1),
-                                   pack_range, &j);
+      const int64_t n_ob = c->out_cp / block;  /* chunks of about 16K floats or more */
+      mace_threadpool_parallel_for(pool, n_ob, 1 + 16384 * n_ob / (nf + 1), pack_range, &j);
     } else {
       mace_f32_nchwc_dwconv_pack(block, s->in_c, (int)s->k_h, filter, c->packed);
     }

@@ -53,8 +53,8 @@ static int transform_filter(mace_winograd_nchwc *w, int64_t m, int block,
     return -1;
   }
   filter_job j = {&g, s, filter, raw, w->u, w->u_floats, block};
-  mace_threadpool_parallel_for(pool, s->out_c, 1 + 4096 / (npt * (s->in_c > 0 ? s->in_c : 1)),
-                               transform_range, &j);
+  mace_threadpool_parallel_for(pool, s->out_c, 1 + 4096 / (npt * s->in_c + 1), transform_range,
+                               &j);
   mace_threadpool_parallel_for(pool, npt, 1, pack_points_range, &j);
   free(raw);
   w->u_m = m;

@@ -86,7 +86,7 @@ static void outs_check_free(outs *o, const char *what, int act_kind) {
  * at load), must be the whole-filter packing, float for float. */
 static void check_split_pack(const char *what, const float *whole, const float *split,
                              int64_t floats) {
-  ++checked;
+  checked += floats;
   if (memcmp(whole, split, sizeof(float) * (size_t)floats) != 0) {
     fprintf(stderr, "FAIL %s: packed in two ranges of output blocks != packed whole\n", what);
     ++failures;
