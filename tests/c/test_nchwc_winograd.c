@@ -15,7 +15,13 @@
  *     10^2 for F(4,3)'s input, 19^2 for its output, 2^2 and 3^2 for F(2,3)'s; + 2 for bias
  *     and residual): the SIMD code uses the factored B^T / A^T with FMAs, the reference the
  *     matrices, so they differ by roundings. Every value outside the range keeps its
- *     sentinel. */
+ *     sentinel.
+ *  3. The filter transform straight into the packed pointwise layout
+ *     (mace_f32_winograd_filter_nchwc__ref, the one the plan uses) against the plain-layout
+ *     transform packed point by point (mace_f32_winograd_filter__ref, then
+ *     mace_f32_nchwc_conv1x1_pack): the same arithmetic, so bit for bit equal; blocks of 4, 8,
+ *     16 and 32 (two groups of lanes), channel tails, sub-ranges of output blocks, points
+ *     apart by more than a packed filter. Every value outside the range keeps its sentinel. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +31,7 @@
 #include "kernels/cpu/nchwc.h"
 #include "kernels/cpu/nchwc_winograd.h"
 #include "kernels/cpu/ref/conv2d.h"
+#include "kernels/cpu/ref/winograd.h"
 #include "ops/simd_dispatch.h"
 #include "ops/winograd_nchwc.h"
 #include "test_bufs.h"
@@ -190,6 +197,36 @@ static void transform_case(const mace_simd_kernels *v, int64_t m, int64_t ncb, i
   free(x); free(mm); free(bias); free(res); free(v1); free(v2); free(y1); free(y2);
 }
 
+/* The fused filter transform of output blocks [ob0, ob1) against transform-then-pack. */
+static void filter_case(int64_t m, int b, int64_t out_c, int64_t in_c, int64_t ob0, int64_t ob1,
+                        unsigned seed) {
+  const int64_t npt = (m + 2) * (m + 2), in_cp = MACE_NCHWC_PADDED(in_c, b);
+  const int64_t packed = mace_f32_nchwc_conv1x1_packed_floats(b, out_c, in_c);
+  const int64_t stride = packed + 16; /* gaps between the points stay untouched */
+  float *f = rand_buf(out_c * in_c * 9, &seed), *plain = malloc(sizeof(float) * npt * out_c * in_c);
+  float *want = malloc(sizeof(float) * npt * packed), *got = sentinel_buf(npt * stride);
+  mace_winograd_geom g;
+  mace_winograd_geom_init(&g, m, in_c, 8, 8, out_c, 6, 6, 0, 0);
+  mace_f32_winograd_filter__ref(&g, f, plain, 0, out_c);
+  for (int64_t p = 0; p < npt; ++p)
+    mace_f32_nchwc_conv1x1_pack(b, out_c, in_c, plain + p * out_c * in_c, want + p * packed);
+  mace_f32_winograd_filter_nchwc__ref(m, b, out_c, in_c, f, got, stride, ob0, ob1);
+  ++cases;
+  const int64_t lo = ob0 * in_cp * b, hi = ob1 * in_cp * b; /* the range, within a point */
+  int64_t bad = -1;
+  for (int64_t p = 0; p < npt && bad < 0; ++p)
+    for (int64_t i = 0; i < stride && bad < 0; ++i) {
+      const float v = got[p * stride + i];
+      if (i >= lo && i < hi ? memcmp(&v, &want[p * packed + i], sizeof v) != 0 : v != SENTINEL)
+        bad = p * stride + i;
+    }
+  if (bad >= 0 && ++failures <= 30)
+    fprintf(stderr, "FAIL filter transform F(%lld,3) block %d, %lld -> %lld, blocks [%lld, %lld):"
+            " value %lld (point %lld)\n", (long long)m, b, (long long)in_c, (long long)out_c,
+            (long long)ob0, (long long)ob1, (long long)bad, (long long)(bad / stride));
+  free(f); free(plain); free(want); free(got);
+}
+
 int main(void) {
   mace_threadpool *pool2 = NULL;
   if (mace_threadpool_create(2, MACE_AFFINITY_NONE, &pool2) != MACE_OK) {
@@ -228,6 +265,15 @@ int main(void) {
           for (int pi = 0; pi < 4; ++pi, ++k)
             transform_case(v, m, ncb, hw[si][0], hw[si][1], pads[pi], k % 4, k % 7, seed++);
   }
+  static const int blocks[] = {4, 8, 16, 32};
+  for (int64_t m = 2; m <= 4; m += 2)
+    for (int bi = 0; bi < 4; ++bi)
+      for (int ci = 0; ci < 4; ++ci) {
+        const int b = blocks[bi];
+        const int64_t n_ob = MACE_NCHWC_PADDED(chans[ci][1], b) / b;
+        filter_case(m, b, chans[ci][1], chans[ci][0], 0, n_ob, seed++);
+        if (n_ob > 1) filter_case(m, b, chans[ci][1], chans[ci][0], 1, n_ob, seed++);
+      }
   mace_threadpool_destroy(pool2);
   printf("worst err / (max(1, max|ref|) * sqrt(K)): F(2,3) %.3g (bound 5e-7), F(4,3) %.3g "
          "(bound 5e-6); transforms |simd - ref| / S: input %.3g, output %.3g (bound 1e-6)\n",

@@ -29,6 +29,14 @@ void mace_winograd_geom_init(mace_winograd_geom *g, int64_t m, int64_t in_c, int
 void mace_f32_winograd_filter__ref(const mace_winograd_geom *g, const float *filter, float *u,
                                    int64_t begin, int64_t end);
 
+/* The same transform, each point's out_c x in_c matrix written as the pointwise filter of the
+ * NCHWc layout with block b (as mace_f32_nchwc_conv1x1_pack packs it: [out_cp / b][in_cp][b],
+ * zeros for the padded channels) at u + p * point_floats. Items: output channel blocks
+ * [ob0, ob1). One pass over the filter, with no plain-layout copy in between. */
+void mace_f32_winograd_filter_nchwc__ref(int64_t m, int block, int64_t out_c, int64_t in_c,
+                                         const float *filter, float *u, int64_t point_floats,
+                                         int64_t ob0, int64_t ob1);
+
 /* Input transform of tiles [t0, t1) of one image x [in_c, in_h, in_w] (zeros outside it):
  * v[(p * in_c + c) * ldv + (t - t0)] = (B^T d B)[p], ldv >= t1 - t0. Items: input channels
  * [begin, end). */
