@@ -44,7 +44,9 @@ class MaceModel:
     >>> sess = mace.Session(model)                                 # doctest: +SKIP
 
     The graph is treated as frozen once converted: serialization is computed once and
-    cached (call `invalidate()` after editing `graph` by hand).
+    cached (call `invalidate()` after editing `graph` by hand). Once serialized, the graph's
+    constants are read-only views of the weights blob (the weights are held once): edit one by
+    assigning a new array to `graph.consts[name]`, then `invalidate()`.
     """
 
     def __init__(self, graph: ir.Graph):
@@ -64,7 +66,10 @@ class MaceModel:
 
     def _bytes(self) -> tuple[bytes, memoryview]:
         if self._serialized is None:
-            self._serialized = serialize.serialize(self.graph)
+            net, blob = serialize.to_netdef(self.graph)
+            view = memoryview(blob).toreadonly()
+            serialize.share_consts(self.graph, net, view)
+            self._serialized = (net.SerializeToString(), view)
         return self._serialized
 
     def graph_bytes(self) -> bytes:

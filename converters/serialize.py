@@ -157,3 +157,17 @@ def serialize(graph: ir.Graph) -> tuple[bytes, memoryview]:
     """(serialized NetDef, weights blob: read-only, ALIGN-byte aligned)."""
     net, blob = to_netdef(graph)
     return net.SerializeToString(), memoryview(blob).toreadonly()
+
+
+def share_consts(graph: ir.Graph, net, blob: memoryview) -> None:
+    """Replaces each constant of `graph` that the blob of `net` holds byte for byte (its dtype
+    stored as it is, little-endian) with a read-only view of it there, so that the weights are
+    held once, not as the graph's arrays and the blob besides (ResNet-50: 102 MB each)."""
+    for t in net.tensors:
+        arr = graph.consts.get(t.name)
+        if not isinstance(arr, np.ndarray) or arr.dtype.name not in _DTYPES:
+            continue
+        if _DTYPES[arr.dtype.name][1] != arr.dtype or arr.dtype.byteorder == ">":
+            continue  # stored converted: the blob's bytes are not this array's
+        view = np.frombuffer(blob, arr.dtype, arr.size, t.offset).reshape(arr.shape)
+        graph.consts[t.name] = view

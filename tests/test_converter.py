@@ -325,6 +325,41 @@ def test_save_and_text(tmp_path):
     assert 'type: "Conv2D"' in txt and "RELU" in txt
 
 
+def test_serialized_model_holds_weights_once():
+    """Once serialized, a MaceModel's constants stored byte for byte are read-only views of the
+    weights blob (the weights held once, not also as the graph's arrays); those the blob stores
+    converted (float64 as float32) stay the graph's own; editing by replacement then
+    invalidate() serializes the new values."""
+    from mace.converters.model import MaceModel
+    g = ir.Graph(name="net")
+    g.inputs = [ir.TensorInfo("x", [1, 3, 4, 4])]
+    consts = {"f": rand(3, 5), "d": np.arange(3, dtype=np.float64), "i": np.arange(7),
+              "h": rand(2, 3).astype(np.float16), "big": np.arange(6, dtype=">i8")}
+    g.consts.update({k: v.copy() for k, v in consts.items()})
+    g.ops = [ir.Op("Custom", "op1", ["x"] + list(consts), ["y"], {})]
+    g.outputs = [ir.TensorInfo("y", [1, 3, 4, 4], np.dtype(np.float32), "NCHW")]
+    m = MaceModel(g)
+    blob = np.frombuffer(m.weights_buffer(), np.uint8)
+    for name, want in consts.items():
+        got = m.graph.consts[name]
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        shared = name in ("f", "i", "h")  # stored as they are; d and big are converted
+        assert np.shares_memory(got, blob) == shared, name
+        if shared:
+            assert not got.flags.writeable
+            with pytest.raises(ValueError):
+                got[...] = 0
+    m.graph.consts["f"] = consts["f"] * 2
+    m.invalidate()
+    net = proto.NetDef()
+    net.ParseFromString(m.graph_bytes())
+    t = next(t for t in net.tensors if t.name == "f")
+    got = np.frombuffer(m.weights_buffer(), np.float32, 15, t.offset).reshape(3, 5)
+    np.testing.assert_array_equal(got, consts["f"] * 2)
+    assert np.shares_memory(m.graph.consts["f"], np.frombuffer(m.weights_buffer(), np.uint8))
+
+
 # --- ONNX folding -----------------------------------------------------------------------
 
 FOLD_CASES = [

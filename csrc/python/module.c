@@ -3,6 +3,9 @@
 #include "python/mace_python.h"
 
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 PyObject *mace_py_MaceError = NULL;
 PyObject *mace_py_InvalidModelError = NULL;
@@ -70,8 +73,24 @@ static PyObject *module_version(PyObject *self, PyObject *unused) {
   return PyUnicode_FromString(mace_version());
 }
 
+/* Free memory of the C heap back to the system: a Session that converted its model calls it
+ * once its engine is built. The conversion's arrays, freed by then, stayed in glibc's heap
+ * (below its mmap threshold, which rises as large blocks are freed) and counted in the
+ * process's resident memory: ResNet-50's session 90-100 MB more. */
+static PyObject *module_release_free_heap(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"version", module_version, METH_NOARGS, "version() -> str: the mace C library's version."},
+    {"release_free_heap", module_release_free_heap, METH_NOARGS,
+     "release_free_heap() -> None: the C heap's free pages back to the system (glibc's "
+     "malloc_trim; elsewhere nothing)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -102,7 +102,7 @@ class Session:
             path = os.fspath(model)
             if path.lower().endswith(".onnx"):
                 self.model = _convert(path, input_shapes)
-                self._engine = self._from_model(self.model, kw)
+                self._engine = self._from_converted(self.model, kw)
             else:
                 if weights is None:
                     guess = os.path.splitext(path)[0] + ".data"
@@ -122,13 +122,13 @@ class Session:
                 self._engine = _mace.Engine(bytes(model), weights, **kw)
             else:  # an ONNX model
                 self.model = _convert(bytes(model), input_shapes)
-                self._engine = self._from_model(self.model, kw)
+                self._engine = self._from_converted(self.model, kw)
         elif _is_mace_model(model):
             self.model = model
             self._engine = self._from_model(model, kw)
         elif _is_onnx_model(model):
             self.model = _convert(model, input_shapes)
-            self._engine = self._from_model(self.model, kw)
+            self._engine = self._from_converted(self.model, kw)
         else:
             raise TypeError("model must be a path (.onnx or .pb), bytes, an onnx.ModelProto or a "
                             f"converted mace model, not {type(model).__name__}")
@@ -154,6 +154,13 @@ class Session:
         buffer = getattr(model, "weights_buffer", None)
         self._weights = buffer() if callable(buffer) else model.weights_bytes()
         return _mace.Engine(model.graph_bytes(), self._weights or None, **kw)
+
+    def _from_converted(self, model: Any, kw: dict):
+        # The conversion's garbage (parsed tensors, the graph's arrays before the blob took
+        # their place) is freed by now, but stays resident in the C heap unless handed back.
+        engine = self._from_model(model, kw)
+        _mace.release_free_heap()
+        return engine
 
     # ---- running -----------------------------------------------------------------------
 
