@@ -11,8 +11,6 @@
  *   activation, max_limit, activation_coefficient, hardsigmoid_alpha/beta
  *                             the fused activation (ops/fused_activation.h)
  */
-#include <stdlib.h>
-
 #include "core/op.h"
 #include "kernels/cpu/activation.h"
 #include "kernels/cpu/ref/gemm.h"
@@ -45,7 +43,7 @@ typedef struct matmul_state {
 
 static void matmul_release(mace_op *op) {
   matmul_state *st = op->state;
-  free(st->packed_b);
+  mace_aligned_free(st->packed_b);
   st->packed_b = NULL;
 }
 
@@ -156,7 +154,10 @@ static mace_status matmul_infer(mace_op *op) {
   if (st->packed_b && (st->packed_k != st->k || st->packed_n != st->n)) matmul_release(op);
   if (b->role == MACE_TENSOR_CONST && b->data && st->b_broadcast && !st->packed_b) {
     const int64_t floats = mace_gemm_packed_b_floats(st->gemm, st->k, st->n);
-    st->packed_b = malloc((size_t)floats * sizeof(float));
+    /* On huge pages, as the convolutions' packed filters: BERT's weights streamed from 4 KB
+     * pages cost it 4-5% (in-process A/B, medians of 80 alternating runs: 1 thread 0.948-0.956x
+     * the time, 2 threads 0.956x). */
+    st->packed_b = mace_filter_alloc((size_t)floats * sizeof(float));
     if (!st->packed_b)
       return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (MatMul): no memory for the packed b "
                         "(%lld floats)", op->name, (long long)floats);
