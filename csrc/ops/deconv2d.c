@@ -27,8 +27,6 @@
  * own whole output planes. cols and the GEMM's scratch come from op->scratch. MACE_CPU_ISA=ref
  * runs the reference scatter kernel (kernels/cpu/ref/deconv2d.c).
  */
-#include <stdlib.h>
-
 #include "core/op.h"
 #include "kernels/cpu/col2im.h"
 #include "kernels/cpu/ref/deconv2d.h"
@@ -52,7 +50,7 @@ typedef struct deconv2d_state {
 
 static void deconv2d_release(mace_op *op) {
   deconv2d_state *st = op->state;
-  free(st->packed_w);
+  mace_aligned_free(st->packed_w);
   st->packed_w = NULL;
 }
 
@@ -171,7 +169,7 @@ static mace_status deconv2d_infer(mace_op *op) {
   }
   if (w->role == MACE_TENSOR_CONST && w->data && !st->packed_w) {
     st->packed_group_floats = mace_gemm_packed_a_floats(st->gemm, st->gm, st->gk);
-    st->packed_w = malloc((size_t)(st->packed_group_floats * g) * sizeof(float));
+    st->packed_w = mace_filter_alloc((size_t)(st->packed_group_floats * g) * sizeof(float));
     if (!st->packed_w)
       return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Deconv2D): no memory for the packed "
                         "filter (%lld floats)", op->name,

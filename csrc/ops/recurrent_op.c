@@ -28,7 +28,6 @@
  */
 #include "ops/recurrent_op.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/cpu/activation.h"
@@ -112,9 +111,9 @@ static mace_status check_shape(const mace_op *op, int idx, const char *what, con
 void mace_recurrent_release(mace_op *op) {
   mace_recurrent_state *s = (mace_recurrent_state *)op->state;
   for (int d = 0; d < 2; ++d) {
-    free(s->packed_w[d]);
-    free(s->packed_r[d]);
-    free(s->packed_rh[d]);
+    mace_aligned_free(s->packed_w[d]);
+    mace_aligned_free(s->packed_r[d]);
+    mace_aligned_free(s->packed_rh[d]);
     s->packed_w[d] = s->packed_r[d] = s->packed_rh[d] = NULL;
   }
   s->gemm = NULL;
@@ -129,7 +128,7 @@ static int64_t rec_r_cols(const mace_recurrent_state *s) {
 
 /* B = M^T packed for the GEMM, M [n, k] row-major at m: B[kk, j] = M[j, kk]. */
 static float *rec_pack_t(const mace_gemm_family *f, const float *m, int64_t n, int64_t k) {
-  float *p = malloc((size_t)mace_gemm_packed_b_floats(f, k, n) * sizeof(float));
+  float *p = mace_filter_alloc((size_t)mace_gemm_packed_b_floats(f, k, n) * sizeof(float));
   if (p) mace_gemm_pack_b(f, k, n, m, 1, k, p, 0, (n + f->nr - 1) / f->nr);
   return p;
 }
