@@ -188,10 +188,21 @@ static void pin_thread(pthread_t t, int cpu) {
   pthread_setaffinity_np(t, sizeof(set), &set);
 }
 
+/* This thread's armed binding (bind_caller), taken up by its first parallel job. */
+static _Thread_local mace_caller_binding *tl_armed;
+
 void mace_threadpool_bind_caller(const mace_threadpool *p, mace_caller_binding *saved) {
   _Static_assert(sizeof(cpu_set_t) <= sizeof(saved->mask), "mace_caller_binding is too small");
   saved->bound = 0;
-  if (!p || p->caller_cpu < 0) return;
+  saved->pool = p && p->caller_cpu >= 0 ? p : NULL;
+  saved->outer = tl_armed;
+  tl_armed = saved;
+}
+
+/* The armed binding's pool is about to hand chunks to workers: the caller takes its core. */
+static void bind_armed(const mace_threadpool *p) {
+  mace_caller_binding *saved = tl_armed;
+  if (!saved || saved->pool != p || saved->bound) return;
   cpu_set_t own;
   if (pthread_getaffinity_np(pthread_self(), sizeof(own), &own) != 0) return;
   memcpy(saved->mask, &own, sizeof(own));
@@ -201,11 +212,13 @@ void mace_threadpool_bind_caller(const mace_threadpool *p, mace_caller_binding *
   saved->bound = pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
 
-void mace_threadpool_unbind_caller(const mace_caller_binding *saved) {
+void mace_threadpool_unbind_caller(mace_caller_binding *saved) {
+  if (tl_armed == saved) tl_armed = saved->outer;
   if (!saved->bound) return;
   cpu_set_t own;
   memcpy(&own, saved->mask, sizeof(own));
   pthread_setaffinity_np(pthread_self(), sizeof(own), &own);
+  saved->bound = 0;
 }
 
 mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
@@ -340,6 +353,7 @@ void mace_threadpool_parallel_for(mace_threadpool *p, int64_t n, int64_t grain,
     fn(ctx, 0, n);
     return;
   }
+  bind_armed(p);
   pthread_mutex_lock(&p->job_mu);
   p->fn = fn;
   p->ctx = ctx;

@@ -137,10 +137,27 @@ static void check_shared_pools(void) {
   mace_threadpool_release(NULL);
 }
 
-/* The caller takes its core only between bind and unbind, and gets its own mask back; a pool
- * without a policy or without workers leaves it alone. */
+static void noop_range(void *ctx, int64_t begin, int64_t end) {
+  (void)ctx;
+  (void)begin;
+  (void)end;
+}
+
+/* The caller's core count now, and whether the mask is its own. */
+static int caller_cores(const cpu_set_t *own, int *is_own) {
+  cpu_set_t now;
+  pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
+  *is_own = CPU_EQUAL(&now, own);
+  return CPU_COUNT(&now);
+}
+
+/* The caller takes its core only between bind and unbind, and only from its first job that
+ * goes to the workers (a serial one leaves it alone), and gets its own mask back; a pool
+ * without a policy or without workers leaves it alone. Nested bindings: the inner one binds
+ * for its own jobs and gives the mask back; the outer one is armed again. */
 static void check_caller_binding(void) {
-  cpu_set_t own, now;
+  cpu_set_t own;
+  int is_own = 0;
   CHECK(pthread_getaffinity_np(pthread_self(), sizeof(own), &own) == 0, "getaffinity");
   const mace_affinity affs[] = {MACE_AFFINITY_NONE, MACE_AFFINITY_BIG_ONLY};
   for (int a = 0; a < 2; ++a)
@@ -148,19 +165,37 @@ static void check_caller_binding(void) {
       mace_threadpool *pool = NULL;
       CHECK(mace_threadpool_create(threads, affs[a], &pool) == MACE_OK, "create");
       if (!pool) continue;
+      const int pinned = affs[a] != MACE_AFFINITY_NONE && threads > 1;
       mace_caller_binding b;
       mace_threadpool_bind_caller(pool, &b);
-      pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
-      const int pinned = affs[a] != MACE_AFFINITY_NONE && threads > 1;
-      CHECK(b.bound == pinned, "affinity %d threads %d: bound %d", (int)affs[a], threads, b.bound);
-      CHECK(pinned ? CPU_COUNT(&now) == 1 : CPU_EQUAL(&now, &own),
-            "affinity %d threads %d: the caller may run on %d cores while bound", (int)affs[a],
-            threads, CPU_COUNT(&now));
-      check_cover(pool, threads, 1000, 1); /* works while bound */
-      mace_threadpool_unbind_caller(&b);
-      pthread_getaffinity_np(pthread_self(), sizeof(now), &now);
-      CHECK(CPU_EQUAL(&now, &own), "affinity %d threads %d: caller's mask not restored",
+      mace_threadpool_parallel_for(pool, 1, 1, noop_range, NULL); /* serial: no binding */
+      caller_cores(&own, &is_own);
+      CHECK(!b.bound && is_own, "affinity %d threads %d: bound before a parallel job",
             (int)affs[a], threads);
+      check_cover(pool, threads, 1000, 1); /* works while bound */
+      const int cores = caller_cores(&own, &is_own);
+      CHECK(b.bound == pinned, "affinity %d threads %d: bound %d", (int)affs[a], threads, b.bound);
+      CHECK(pinned ? cores == 1 : is_own,
+            "affinity %d threads %d: the caller may run on %d cores while bound", (int)affs[a],
+            threads, cores);
+      mace_threadpool_unbind_caller(&b);
+      caller_cores(&own, &is_own);
+      CHECK(is_own, "affinity %d threads %d: caller's mask not restored", (int)affs[a], threads);
+      if (pinned) { /* nested: inner binds and restores, then the outer binds on its job */
+        mace_caller_binding outer, inner;
+        mace_threadpool_bind_caller(pool, &outer);
+        mace_threadpool_bind_caller(pool, &inner);
+        check_cover(pool, threads, 1000, 1);
+        CHECK(inner.bound && !outer.bound, "nested: the inner binding did not bind alone");
+        mace_threadpool_unbind_caller(&inner);
+        caller_cores(&own, &is_own);
+        CHECK(is_own, "nested: the inner unbind did not restore the mask");
+        check_cover(pool, threads, 1000, 1);
+        CHECK(outer.bound && caller_cores(&own, &is_own) == 1, "nested: outer not re-armed");
+        mace_threadpool_unbind_caller(&outer);
+        caller_cores(&own, &is_own);
+        CHECK(is_own, "nested: the outer unbind did not restore the mask");
+      }
       mace_threadpool_destroy(pool);
     }
   mace_caller_binding none;
