@@ -36,12 +36,14 @@ static const mace_gemm_family g_all[] = {
      .ukernel = mace_f32_gemm_14x32__avx512, .ukernel_row = mace_f32_gemm_row__avx512,
      .ukernel_rows = mace_f32_gemm_rows__avx512, .ukernel_half = mace_f32_gemm_14x16__avx512,
      .ukernel_narrow = mace_f32_gemm_narrow__avx512, .narrow_nr = 2,
+     .ukernel_short = mace_f32_gemm_8x32__avx512, .short_mr = 8,
      .pack_rows = mace_f32_gemm_pack_rows_32__avx512,
      .pack_cols = mace_f32_gemm_pack_cols_14__avx512},
     {.name = "6x16__avx2", .isa = MACE_ISA_AVX2, .mr = 6, .nr = 16,
      .ukernel = mace_f32_gemm_6x16__avx2, .ukernel_row = mace_f32_gemm_row__avx2,
      .ukernel_rows = mace_f32_gemm_rows__avx2, .ukernel_half = mace_f32_gemm_6x8__avx2,
      .ukernel_narrow = mace_f32_gemm_narrow__avx2, .narrow_nr = 2,
+     .ukernel_short = mace_f32_gemm_4x16__avx2, .short_mr = 4,
      .pack_rows = mace_f32_gemm_pack_rows_16__avx2, .pack_cols = mace_f32_gemm_pack_cols_6__avx2},
 #endif
 #if defined(__aarch64__)
@@ -219,6 +221,8 @@ static void run_tile(const mace_gemm_family *f, int64_t kl, const float *a, cons
     }
     f->ukernel_narrow(kl, a, b + half, c + half, ldc, rows, cols - half, accumulate,
                       ep ? &rest : NULL);
+  } else if (f->ukernel_short && rows <= f->short_mr) {
+    f->ukernel_short(kl, a, b, c, ldc, rows, cols, accumulate, ep);
   } else {
     f->ukernel(kl, a, b, c, ldc, rows, cols, accumulate, ep);
   }
@@ -458,6 +462,7 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
     row_f.ukernel = f->ukernel_rows ? f->ukernel_rows : f->ukernel_row;
     row_f.ukernel_half = NULL;  /* a 14-row kernel must not see a one-row panel */
     row_f.ukernel_narrow = NULL;
+    row_f.ukernel_short = NULL; /* nor its 8-row variant */
     row_f.pack_cols = NULL;     /* it writes MR-row panels */
     row_g = *g;
     row_g.f = &row_f;

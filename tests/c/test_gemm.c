@@ -118,6 +118,8 @@ int main(void) {
     /* N = 25, 42, 49, 17 + 32: last panels the half and narrow kernels share (NR = 16, 32).
      * M = 15, 17, 29, 31, 44 (and 16, 100 above): a last A panel of 1-3 rows, which goes through
      * the one-row kernel (gemm_dispatch.c, GEMM_TAIL_DIV); 44 with K blocks and split over M.
+     * M = 20 and 64 (and 5-7, 16, 100 above): a last panel of 5-8 rows under AVX-512 (MR 14),
+     * 4 under AVX2 (MR 6), which goes through the family's short kernel.
      * 44 x 3000 x 256: split over N, B packed in several L2 chunks each swept A panel by A
      * panel (GEMM_CHUNK_B_FLOATS), the tail rows included. */
     static const int64_t shapes[][3] = {{7, 17, 13}, {31, 33, 300}, {100, 64, 520},
