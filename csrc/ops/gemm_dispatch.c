@@ -23,7 +23,10 @@
  * family's one-row kernel, a row at a time, instead of the MR-row tile: M = 16 under AVX-512 (MR
  * 14) computed 28 rows for 16, a 1x1 convolution with 16 outputs (SqueezeNet's squeeze layers,
  * EfficientNet's stage 1) costing as much as one with 28. The row kernel is load-bound at about
- * one K step per cycle, the 14-row tile at MR / 2 cycles. */
+ * one K step per cycle, the 14-row tile at MR / 2 cycles: a row costs about two tile rows. A
+ * short kernel of at most twice the rows takes them instead (the first 4 or 8 rows of the
+ * panel at the tile's rate; x 512 x 512, 1 thread, per-op minima: M = 32 = 14 + 14 + 4 111 ->
+ * 101 us, 36 = 14 + 14 + 8 132 -> 114, against 86 for M = 28). */
 #define GEMM_TAIL_DIV 3
 #define GEMM_TAIL_MAX_ROWS 6
 /* A thread's share should hold at least this many multiply-adds. */
@@ -36,14 +39,15 @@ static const mace_gemm_family g_all[] = {
      .ukernel = mace_f32_gemm_14x32__avx512, .ukernel_row = mace_f32_gemm_row__avx512,
      .ukernel_rows = mace_f32_gemm_rows__avx512, .ukernel_half = mace_f32_gemm_14x16__avx512,
      .ukernel_narrow = mace_f32_gemm_narrow__avx512, .narrow_nr = 2,
-     .ukernel_short = mace_f32_gemm_8x32__avx512, .short_mr = 8,
+     .ukernel_short = {mace_f32_gemm_4x32__avx512, mace_f32_gemm_8x32__avx512},
+     .short_mr = {4, 8},
      .pack_rows = mace_f32_gemm_pack_rows_32__avx512,
      .pack_cols = mace_f32_gemm_pack_cols_14__avx512},
     {.name = "6x16__avx2", .isa = MACE_ISA_AVX2, .mr = 6, .nr = 16,
      .ukernel = mace_f32_gemm_6x16__avx2, .ukernel_row = mace_f32_gemm_row__avx2,
      .ukernel_rows = mace_f32_gemm_rows__avx2, .ukernel_half = mace_f32_gemm_6x8__avx2,
      .ukernel_narrow = mace_f32_gemm_narrow__avx2, .narrow_nr = 2,
-     .ukernel_short = mace_f32_gemm_4x16__avx2, .short_mr = 4,
+     .ukernel_short = {mace_f32_gemm_4x16__avx2}, .short_mr = {4},
      .pack_rows = mace_f32_gemm_pack_rows_16__avx2, .pack_cols = mace_f32_gemm_pack_cols_6__avx2},
 #endif
 #if defined(__aarch64__)
@@ -221,10 +225,11 @@ static void run_tile(const mace_gemm_family *f, int64_t kl, const float *a, cons
     }
     f->ukernel_narrow(kl, a, b + half, c + half, ldc, rows, cols - half, accumulate,
                       ep ? &rest : NULL);
-  } else if (f->ukernel_short && rows <= f->short_mr) {
-    f->ukernel_short(kl, a, b, c, ldc, rows, cols, accumulate, ep);
   } else {
-    f->ukernel(kl, a, b, c, ldc, rows, cols, accumulate, ep);
+    mace_f32_gemm_ukernel k = f->ukernel;
+    for (int i = 1; i >= 0; --i)
+      if (f->ukernel_short[i] && rows <= f->short_mr[i]) k = f->ukernel_short[i];
+    k(kl, a, b, c, ldc, rows, cols, accumulate, ep);
   }
 }
 
@@ -247,8 +252,12 @@ static void run_tail_rows(const mace_gemm_family *f, int64_t kl, const float *a,
 static int64_t gemm_tail_rows(const mace_gemm_args *g, int64_t m_hi) {
   const mace_gemm_family *f = g->f;
   const int64_t mp = (g->m + f->mr - 1) / f->mr, rows = g->m - (mp - 1) * f->mr;
+  int short_kernel = 0; /* a short kernel of at most twice the rows takes them */
+  for (int i = 0; i < 2; ++i)
+    if (f->ukernel_short[i] && rows <= f->short_mr[i] && f->short_mr[i] < 2 * rows)
+      short_kernel = 1;
   const int tail = f->ukernel_row && f->mr > 1 && rows < f->mr && rows * GEMM_TAIL_DIV <= f->mr &&
-                   rows <= GEMM_TAIL_MAX_ROWS && m_hi == mp;
+                   rows <= GEMM_TAIL_MAX_ROWS && !short_kernel && m_hi == mp;
   return tail ? rows : 0;
 }
 
@@ -462,7 +471,7 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
     row_f.ukernel = f->ukernel_rows ? f->ukernel_rows : f->ukernel_row;
     row_f.ukernel_half = NULL;  /* a 14-row kernel must not see a one-row panel */
     row_f.ukernel_narrow = NULL;
-    row_f.ukernel_short = NULL; /* nor its 8-row variant */
+    row_f.ukernel_short[0] = row_f.ukernel_short[1] = NULL; /* nor its short ones */
     row_f.pack_cols = NULL;     /* it writes MR-row panels */
     row_g = *g;
     row_g.f = &row_f;

@@ -26,9 +26,11 @@ typedef struct mace_gemm_family {
                                          * for a last panel of at most narrow_nr columns, and
                                          * beside ukernel_half for NR/2 + narrow_nr */
   int64_t narrow_nr;
-  mace_f32_gemm_ukernel ukernel_short; /* the first short_mr rows of an MR-row panel, or NULL:
-                                        * a last A panel of at most short_mr rows */
-  int64_t short_mr;
+  /* Kernels over the first short_mr[i] rows of an MR-row panel (ascending; NULL where none):
+   * a last A panel of at most short_mr[i] rows and more than half of it (fewer: the one-row
+   * kernel, a row at a time). */
+  mace_f32_gemm_ukernel ukernel_short[2];
+  int64_t short_mr[2];
   mace_f32_gemm_pack_rows_fn pack_rows; /* full-width B panel rows, or NULL (a generic copy) */
   mace_f32_gemm_pack_cols_fn pack_cols; /* A panels with a unit column step, or NULL */
 } mace_gemm_family;

@@ -72,7 +72,10 @@ void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, flo
                                  const mace_gemm_tile_ep *ep);
 /* Same file: the 14-row tile over the first 16 columns of a 32-wide B panel (a matrix's last
  * panel when it has at most 16 columns). */
-/* The first 8 rows of a 14-row panel (mr <= 8), for a last A panel of few rows. */
+/* The first 8 (4) rows of a 14-row panel (mr <= 8, 4), for a last A panel of few rows. */
+void mace_f32_gemm_4x32__avx512(int64_t kc, const float *a, const float *b, float *c,
+                                int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                const mace_gemm_tile_ep *ep);
 void mace_f32_gemm_8x32__avx512(int64_t kc, const float *a, const float *b, float *c,
                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                 const mace_gemm_tile_ep *ep);

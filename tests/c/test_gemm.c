@@ -118,15 +118,16 @@ int main(void) {
     /* N = 25, 42, 49, 17 + 32: last panels the half and narrow kernels share (NR = 16, 32).
      * M = 15, 17, 29, 31, 44 (and 16, 100 above): a last A panel of 1-3 rows, which goes through
      * the one-row kernel (gemm_dispatch.c, GEMM_TAIL_DIV); 44 with K blocks and split over M.
-     * M = 20 and 64 (and 5-7, 16, 100 above): a last panel of 5-8 rows under AVX-512 (MR 14),
-     * 4 under AVX2 (MR 6), which goes through the family's short kernel.
+     * M = 17, 31, 32, 20 and 64 (and 5-7, 16, 100 above): a last panel of 3-4 or 5-8 rows
+     * under AVX-512 (MR 14), 3-4 under AVX2 (MR 6), which goes through the family's short
+     * kernels (1-2 rows: the one-row kernel).
      * 44 x 3000 x 256: split over N, B packed in several L2 chunks each swept A panel by A
      * panel (GEMM_CHUNK_B_FLOATS), the tail rows included. */
     static const int64_t shapes[][3] = {{7, 17, 13}, {31, 33, 300}, {100, 64, 520},
                                         {1, 1000, 257}, {64, 49, 576}, {15, 33, 1},
                                         {3, 70, 601}, {4, 1000, 130}, {13, 25, 40},
                                         {20, 42, 300}, {29, 81, 7}, {44, 70, 600},
-                                        {44, 3000, 256}};
+                                        {44, 3000, 256}, {32, 50, 300}};
     /* Each shape at 2 threads and at 1 (no pool: split over M with K blocks, B is packed a
      * K block at a time). */
     const int n_shapes = (int)(sizeof(shapes) / sizeof(shapes[0]));
