@@ -1,5 +1,5 @@
-/* f32 GEMM microkernels for AVX2 + FMA (this file is compiled with -mavx2 -mfma): 6x16, and 6x8
- * over the first 8 columns of a 16-wide panel. */
+/* f32 GEMM microkernels for AVX2 + FMA (this file is compiled with -mavx2 -mfma): 6x16, its
+ * first 4 rows, and 6x8 over the first 8 columns of a 16-wide panel. */
 #include <immintrin.h>
 
 #include "kernels/cpu/gemm.h"
@@ -54,57 +54,54 @@ static inline __m256i lanes_below_(int64_t n) {
     if (n1 > 0) STORE_HALF(i, v1, 8, cb1, m1, full1);                            \
   } while (0)
 
+/* One K step of a 16-wide kernel: its prefetches (the next B panel into L2, as in
+ * gemm_avx512.c: BERT under MACE_CPU_ISA=avx2 0.98x; the A panel and the B panel ahead, as
+ * there: its MatMul chain under MACE_CPU_ISA=avx2 0.94x), then B's two vectors b0, b1. */
+#define K_STEP_LOAD()                                                     \
+  _mm_prefetch((const char *)b_next, _MM_HINT_T1);                        \
+  b_next += NR;                                                           \
+  _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);                 \
+  _mm_prefetch((const char *)(b + NR * 32), _MM_HINT_T0);                 \
+  const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8)
+
+/* Row i of the tile: (v0, v1) += a[i] * (b0, b1). */
+#define FMA_ROW(i, v0, v1)                                                \
+  do {                                                                    \
+    const __m256 av_ = _mm256_broadcast_ss(a + (i));                      \
+    v0 = _mm256_fmadd_ps(av_, b0, v0);                                    \
+    v1 = _mm256_fmadd_ps(av_, b1, v1);                                    \
+  } while (0)
+
+/* A tile's rows as an X-macro, X(row, accumulator of columns 0-7, of columns 8-15), as in
+ * gemm_avx512.c: the kernels below are one body over the first 4 or 6 rows. */
+#define ROWS4_(X) X(0, c00, c01) X(1, c10, c11) X(2, c20, c21) X(3, c30, c31)
+#define ROWS6_(X) ROWS4_(X) X(4, c40, c41) X(5, c50, c51)
+#define DECL_(i, v0, v1) __m256 v0 = _mm256_setzero_ps(), v1 = _mm256_setzero_ps();
+#define FMA_(i, v0, v1) FMA_ROW(i, v0, v1);
+#define STORE_(i, v0, v1) \
+  if (mr > (i)) STORE_ROW(i, v0, v1);
+
+/* The tile of the rows ROWS lists, over a 6-row A panel and a 16-wide B panel. */
+#define TILE16_(ROWS)                                                   \
+  ROWS(DECL_)                                                           \
+  const float *b_next = b + NR * kc;                                    \
+  for (int64_t k = 0; k < kc; ++k) {                                    \
+    K_STEP_LOAD();                                                      \
+    ROWS(FMA_)                                                          \
+    a += MR;                                                            \
+    b += NR;                                                            \
+  }                                                                     \
+  const int64_t n0 = nr < 8 ? nr : 8, n1 = nr > 8 ? nr - 8 : 0;         \
+  EPILOGUE_SETUP(n0, n1);                                               \
+  ROWS(STORE_)
+
 /* Every tile, partial ones too (mr < MR rows, nr < NR columns), is written from registers:
  * the rows below mr are skipped, the columns past nr masked. A scalar path for the edges cost
  * MobileNetV2's 32->16 1x1 conv on 112x112 (M = 16: one tile in three has 4 rows) ~20%. */
 void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                               int64_t mr, int64_t nr, int accumulate,
                               const mace_gemm_tile_ep *ep) {
-  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
-  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
-  /* The next B panel into L2, as in gemm_avx512.c (BERT under MACE_CPU_ISA=avx2: 0.98x). */
-  const float *b_next = b + NR * kc;
-  for (int64_t k = 0; k < kc; ++k) {
-    _mm_prefetch((const char *)b_next, _MM_HINT_T1);
-    b_next += NR;
-    _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);  /* as in gemm_avx512.c */
-    /* The B panel, as in gemm_avx512.c (its MatMul chain under MACE_CPU_ISA=avx2: 0.94x). */
-    _mm_prefetch((const char *)(b + NR * 32), _MM_HINT_T0);
-    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-    __m256 av;
-    av = _mm256_broadcast_ss(a + 0);
-    c00 = _mm256_fmadd_ps(av, b0, c00);
-    c01 = _mm256_fmadd_ps(av, b1, c01);
-    av = _mm256_broadcast_ss(a + 1);
-    c10 = _mm256_fmadd_ps(av, b0, c10);
-    c11 = _mm256_fmadd_ps(av, b1, c11);
-    av = _mm256_broadcast_ss(a + 2);
-    c20 = _mm256_fmadd_ps(av, b0, c20);
-    c21 = _mm256_fmadd_ps(av, b1, c21);
-    av = _mm256_broadcast_ss(a + 3);
-    c30 = _mm256_fmadd_ps(av, b0, c30);
-    c31 = _mm256_fmadd_ps(av, b1, c31);
-    av = _mm256_broadcast_ss(a + 4);
-    c40 = _mm256_fmadd_ps(av, b0, c40);
-    c41 = _mm256_fmadd_ps(av, b1, c41);
-    av = _mm256_broadcast_ss(a + 5);
-    c50 = _mm256_fmadd_ps(av, b0, c50);
-    c51 = _mm256_fmadd_ps(av, b1, c51);
-    a += MR;
-    b += NR;
-  }
-  const int64_t n0 = nr < 8 ? nr : 8, n1 = nr > 8 ? nr - 8 : 0;
-  EPILOGUE_SETUP(n0, n1);
-  if (mr > 0) STORE_ROW(0, c00, c01);
-  if (mr > 1) STORE_ROW(1, c10, c11);
-  if (mr > 2) STORE_ROW(2, c20, c21);
-  if (mr > 3) STORE_ROW(3, c30, c31);
-  if (mr > 4) STORE_ROW(4, c40, c41);
-  if (mr > 5) STORE_ROW(5, c50, c51);
+  TILE16_(ROWS6_)
 }
 
 /* The first 4 rows of a 6-row tile (A panels stay 6 rows wide): a last panel of 3-4 rows, at
@@ -112,37 +109,7 @@ void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float 
 void mace_f32_gemm_4x16__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                               int64_t mr, int64_t nr, int accumulate,
                               const mace_gemm_tile_ep *ep) {
-  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00;
-  __m256 c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-  const float *b_next = b + NR * kc;
-  for (int64_t k = 0; k < kc; ++k) {
-    _mm_prefetch((const char *)b_next, _MM_HINT_T1);
-    b_next += NR;
-    _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);
-    _mm_prefetch((const char *)(b + NR * 32), _MM_HINT_T0);
-    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-    __m256 av;
-    av = _mm256_broadcast_ss(a + 0);
-    c00 = _mm256_fmadd_ps(av, b0, c00);
-    c01 = _mm256_fmadd_ps(av, b1, c01);
-    av = _mm256_broadcast_ss(a + 1);
-    c10 = _mm256_fmadd_ps(av, b0, c10);
-    c11 = _mm256_fmadd_ps(av, b1, c11);
-    av = _mm256_broadcast_ss(a + 2);
-    c20 = _mm256_fmadd_ps(av, b0, c20);
-    c21 = _mm256_fmadd_ps(av, b1, c21);
-    av = _mm256_broadcast_ss(a + 3);
-    c30 = _mm256_fmadd_ps(av, b0, c30);
-    c31 = _mm256_fmadd_ps(av, b1, c31);
-    a += MR;
-    b += NR;
-  }
-  const int64_t n0 = nr < 8 ? nr : 8, n1 = nr > 8 ? nr - 8 : 0;
-  EPILOGUE_SETUP(n0, n1);
-  if (mr > 0) STORE_ROW(0, c00, c01);
-  if (mr > 1) STORE_ROW(1, c10, c11);
-  if (mr > 2) STORE_ROW(2, c20, c21);
-  if (mr > 3) STORE_ROW(3, c30, c31);
+  TILE16_(ROWS4_)
 }
 
 /* The same tile over only the first 8 columns of the 16-wide B panel: the last panel of a

@@ -1,4 +1,5 @@
-/* f32 GEMM microkernel 14x32 for AVX-512 (this file is compiled with -mavx512f -mavx512bw -mfma). */
+/* f32 GEMM microkernels for AVX-512 (this file is compiled with -mavx512f -mavx512bw -mfma):
+ * 14x32, its first 8 and 4 rows, and 14x16 over the first 16 columns of a 32-wide panel. */
 #include <immintrin.h>
 
 #include "kernels/cpu/gemm.h"
@@ -38,113 +39,78 @@
     _mm512_mask_storeu_ps(row_ + 16, m1, x1_);                            \
   } while (0)
 
-/* 28 accumulators + 2 B vectors + 1 broadcast = 31 of the 32 zmm registers (written out
- * by hand: an array of accumulators is not kept in registers at -O2). */
+/* One K step of a 32-wide kernel: its prefetches, then B's two vectors b0, b1.
+ * - The next B panel (at b + NR * kc in a packed B) into L2, a line a K step, while this one is
+ *   in use: a weights panel is streamed from memory on its first tile, at the compute rate,
+ *   unless it is already on its way. In-process alternating, 1 thread: BERT 0.97-0.99x the
+ *   time (2 threads 0.99), MobileNetV2 0.99, ResNet-50 1.00; into L1 instead, 1.05.
+ * - The A panel (weights, often streamed from memory) 64 K steps ahead: ResNet-50 45.8 -> 39.5
+ *   ms single-threaded (16, 32, 64, 128 steps tried; a prefetch never faults).
+ * - And the B panel 32 K steps ahead: MatMul's B is the weights, packed at load and streamed
+ *   from memory on its first tile (a chain of eight 128 x 768 x 768 MatMuls, 1 thread,
+ *   in-process alternating: 0.91x the time; 8, 16, 64 steps 0.93; ResNet-50 0.99). */
+#define K_STEP_LOAD()                                                     \
+  _mm_prefetch((const char *)b_next, _MM_HINT_T1);                        \
+  b_next += NR;                                                           \
+  _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);                 \
+  _mm_prefetch((const char *)(b + NR * 32), _MM_HINT_T0);                 \
+  _mm_prefetch((const char *)(b + NR * 32 + 16), _MM_HINT_T0);            \
+  const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16)
+
+/* Row i of the tile: (v0, v1) += a[i] * (b0, b1). */
+#define FMA_ROW(i, v0, v1)                                                \
+  do {                                                                    \
+    const __m512 av_ = _mm512_set1_ps(a[i]);                              \
+    v0 = _mm512_fmadd_ps(av_, b0, v0);                                    \
+    v1 = _mm512_fmadd_ps(av_, b1, v1);                                    \
+  } while (0)
+
+/* What STORE_ROW reads, for a tile of nr columns: the column masks, a per-row bias (broadcast
+ * per row) or a per-column one (loaded once; zero if none), the clamp (a local: c's stores
+ * could alias *ep). */
+#define EPILOGUE_SETUP()                                                          \
+  const int64_t n0 = nr < 16 ? nr : 16, n1 = nr > 16 ? nr - 16 : 0;              \
+  const __mmask16 m0 = (__mmask16)((1u << n0) - 1u), m1 = (__mmask16)((1u << n1) - 1u); \
+  const float *row_bias = ep && ep->bias && ep->bias_per_row ? ep->bias : NULL;  \
+  const __m512 zero = _mm512_setzero_ps(), hi = _mm512_set1_ps(ep ? ep->hi : 0.0f); \
+  const int clamp = ep ? ep->clamp : 0;                                          \
+  __m512 cb0 = zero, cb1 = zero;                                                 \
+  if (ep && ep->bias && !ep->bias_per_row) {                                     \
+    cb0 = _mm512_maskz_loadu_ps(m0, ep->bias);                                   \
+    cb1 = _mm512_maskz_loadu_ps(m1, ep->bias + 16);                              \
+  }
+
+/* A tile's rows as an X-macro, X(row, accumulator of columns 0-15, of columns 16-31): the
+ * kernels below are one body over the first 4, 8 or 14 rows, each accumulator its own
+ * variable (written out: an array of accumulators is not kept in registers at -O2). */
+#define ROWS4_(X) X(0, c00, c01) X(1, c10, c11) X(2, c20, c21) X(3, c30, c31)
+#define ROWS8_(X) ROWS4_(X) X(4, c40, c41) X(5, c50, c51) X(6, c60, c61) X(7, c70, c71)
+#define ROWS14_(X)                                                                        \
+  ROWS8_(X) X(8, c80, c81) X(9, c90, c91) X(10, c100, c101) X(11, c110, c111)             \
+      X(12, c120, c121) X(13, c130, c131)
+#define DECL_(i, v0, v1) __m512 v0 = _mm512_setzero_ps(), v1 = _mm512_setzero_ps();
+#define FMA_(i, v0, v1) FMA_ROW(i, v0, v1);
+#define STORE_(i, v0, v1) \
+  if (mr > (i)) STORE_ROW(i, v0, v1);
+
+/* The tile of the rows ROWS lists, over a 14-row A panel and a 32-wide B panel. */
+#define TILE32_(ROWS)                                                   \
+  ROWS(DECL_)                                                           \
+  const float *b_next = b + NR * kc;                                    \
+  for (int64_t k = 0; k < kc; ++k) {                                    \
+    K_STEP_LOAD();                                                      \
+    ROWS(FMA_)                                                          \
+    a += MR;                                                            \
+    b += NR;                                                            \
+  }                                                                     \
+  EPILOGUE_SETUP();                                                     \
+  ROWS(STORE_)
+
+/* 28 accumulators + 2 B vectors + 1 broadcast = 31 of the 32 zmm registers. */
 void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, float *c,
                                  int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                  const mace_gemm_tile_ep *ep) {
-  __m512 c00 = _mm512_setzero_ps(), c01 = _mm512_setzero_ps();
-  __m512 c10 = _mm512_setzero_ps(), c11 = _mm512_setzero_ps();
-  __m512 c20 = _mm512_setzero_ps(), c21 = _mm512_setzero_ps();
-  __m512 c30 = _mm512_setzero_ps(), c31 = _mm512_setzero_ps();
-  __m512 c40 = _mm512_setzero_ps(), c41 = _mm512_setzero_ps();
-  __m512 c50 = _mm512_setzero_ps(), c51 = _mm512_setzero_ps();
-  __m512 c60 = _mm512_setzero_ps(), c61 = _mm512_setzero_ps();
-  __m512 c70 = _mm512_setzero_ps(), c71 = _mm512_setzero_ps();
-  __m512 c80 = _mm512_setzero_ps(), c81 = _mm512_setzero_ps();
-  __m512 c90 = _mm512_setzero_ps(), c91 = _mm512_setzero_ps();
-  __m512 c100 = _mm512_setzero_ps(), c101 = _mm512_setzero_ps();
-  __m512 c110 = _mm512_setzero_ps(), c111 = _mm512_setzero_ps();
-  __m512 c120 = _mm512_setzero_ps(), c121 = _mm512_setzero_ps();
-  __m512 c130 = _mm512_setzero_ps(), c131 = _mm512_setzero_ps();
-  /* The next B panel (at b + NR * kc in a packed B) into L2, a line a K step, while this one
-   * is in use: a weights panel is streamed from memory on its first tile, at the compute rate,
-   * unless it is already on its way. In-process alternating, 1 thread: BERT 0.97-0.99x the
-   * time (2 threads 0.99), MobileNetV2 0.99, ResNet-50 1.00; into L1 instead, 1.05. */
-  const float *b_next = b + NR * kc;
-  for (int64_t k = 0; k < kc; ++k) {
-    _mm_prefetch((const char *)b_next, _MM_HINT_T1);
-    b_next += NR;
-    /* The A panel (weights, often streamed from memory) 64 K steps ahead: ResNet-50 45.8 -> 39.5
-     * ms single-threaded (16, 32, 64, 128 steps tried; a prefetch never faults). */
-    _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);
-    /* And the B panel 32 K steps ahead: MatMul's B is the weights, packed at load and streamed
-     * from memory on its first tile (a chain of eight 128 x 768 x 768 MatMuls, 1 thread,
-     * in-process alternating: 0.91x the time; 8, 16, 64 steps 0.93; ResNet-50 0.99). */
-    _mm_prefetch((const char *)(b + NR * 32), _MM_HINT_T0);
-    _mm_prefetch((const char *)(b + NR * 32 + 16), _MM_HINT_T0);
-    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
-    __m512 av;
-    av = _mm512_set1_ps(a[0]);
-    c00 = _mm512_fmadd_ps(av, b0, c00);
-    c01 = _mm512_fmadd_ps(av, b1, c01);
-    av = _mm512_set1_ps(a[1]);
-    c10 = _mm512_fmadd_ps(av, b0, c10);
-    c11 = _mm512_fmadd_ps(av, b1, c11);
-    av = _mm512_set1_ps(a[2]);
-    c20 = _mm512_fmadd_ps(av, b0, c20);
-    c21 = _mm512_fmadd_ps(av, b1, c21);
-    av = _mm512_set1_ps(a[3]);
-    c30 = _mm512_fmadd_ps(av, b0, c30);
-    c31 = _mm512_fmadd_ps(av, b1, c31);
-    av = _mm512_set1_ps(a[4]);
-    c40 = _mm512_fmadd_ps(av, b0, c40);
-    c41 = _mm512_fmadd_ps(av, b1, c41);
-    av = _mm512_set1_ps(a[5]);
-    c50 = _mm512_fmadd_ps(av, b0, c50);
-    c51 = _mm512_fmadd_ps(av, b1, c51);
-    av = _mm512_set1_ps(a[6]);
-    c60 = _mm512_fmadd_ps(av, b0, c60);
-    c61 = _mm512_fmadd_ps(av, b1, c61);
-    av = _mm512_set1_ps(a[7]);
-    c70 = _mm512_fmadd_ps(av, b0, c70);
-    c71 = _mm512_fmadd_ps(av, b1, c71);
-    av = _mm512_set1_ps(a[8]);
-    c80 = _mm512_fmadd_ps(av, b0, c80);
-    c81 = _mm512_fmadd_ps(av, b1, c81);
-    av = _mm512_set1_ps(a[9]);
-    c90 = _mm512_fmadd_ps(av, b0, c90);
-    c91 = _mm512_fmadd_ps(av, b1, c91);
-    av = _mm512_set1_ps(a[10]);
-    c100 = _mm512_fmadd_ps(av, b0, c100);
-    c101 = _mm512_fmadd_ps(av, b1, c101);
-    av = _mm512_set1_ps(a[11]);
-    c110 = _mm512_fmadd_ps(av, b0, c110);
-    c111 = _mm512_fmadd_ps(av, b1, c111);
-    av = _mm512_set1_ps(a[12]);
-    c120 = _mm512_fmadd_ps(av, b0, c120);
-    c121 = _mm512_fmadd_ps(av, b1, c121);
-    av = _mm512_set1_ps(a[13]);
-    c130 = _mm512_fmadd_ps(av, b0, c130);
-    c131 = _mm512_fmadd_ps(av, b1, c131);
-    a += MR;
-    b += NR;
-  }
-  const int64_t n0 = nr < 16 ? nr : 16, n1 = nr > 16 ? nr - 16 : 0;
-  const __mmask16 m0 = (__mmask16)((1u << n0) - 1u), m1 = (__mmask16)((1u << n1) - 1u);
-  /* ep: a per-row bias (broadcast per row), or a per-column bias (loaded once; zero if none). */
-  const float *row_bias = ep && ep->bias && ep->bias_per_row ? ep->bias : NULL;
-  const __m512 zero = _mm512_setzero_ps(), hi = _mm512_set1_ps(ep ? ep->hi : 0.0f);
-  const int clamp = ep ? ep->clamp : 0; /* a local: c's stores could alias *ep */
-  __m512 cb0 = zero, cb1 = zero;
-  if (ep && ep->bias && !ep->bias_per_row) {
-    cb0 = _mm512_maskz_loadu_ps(m0, ep->bias);
-    cb1 = _mm512_maskz_loadu_ps(m1, ep->bias + 16);
-  }
-  if (mr > 0) STORE_ROW(0, c00, c01);
-  if (mr > 1) STORE_ROW(1, c10, c11);
-  if (mr > 2) STORE_ROW(2, c20, c21);
-  if (mr > 3) STORE_ROW(3, c30, c31);
-  if (mr > 4) STORE_ROW(4, c40, c41);
-  if (mr > 5) STORE_ROW(5, c50, c51);
-  if (mr > 6) STORE_ROW(6, c60, c61);
-  if (mr > 7) STORE_ROW(7, c70, c71);
-  if (mr > 8) STORE_ROW(8, c80, c81);
-  if (mr > 9) STORE_ROW(9, c90, c91);
-  if (mr > 10) STORE_ROW(10, c100, c101);
-  if (mr > 11) STORE_ROW(11, c110, c111);
-  if (mr > 12) STORE_ROW(12, c120, c121);
-  if (mr > 13) STORE_ROW(13, c130, c131);
+  TILE32_(ROWS14_)
 }
 
 /* The first 8 rows of a 14-row tile (A panels stay 14 rows wide; the last one is zero-padded):
@@ -154,63 +120,7 @@ void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, flo
 void mace_f32_gemm_8x32__avx512(int64_t kc, const float *a, const float *b, float *c,
                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                 const mace_gemm_tile_ep *ep) {
-  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
-  __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00;
-  __m512 c61 = c00, c70 = c00, c71 = c00;
-  const float *b_next = b + NR * kc;
-  for (int64_t k = 0; k < kc; ++k) {
-    _mm_prefetch((const char *)b_next, _MM_HINT_T1);
-    b_next += NR;
-    _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);
-    _mm_prefetch((const char *)(b + NR * 32), _MM_HINT_T0);
-    _mm_prefetch((const char *)(b + NR * 32 + 16), _MM_HINT_T0);
-    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
-    __m512 av;
-    av = _mm512_set1_ps(a[0]);
-    c00 = _mm512_fmadd_ps(av, b0, c00);
-    c01 = _mm512_fmadd_ps(av, b1, c01);
-    av = _mm512_set1_ps(a[1]);
-    c10 = _mm512_fmadd_ps(av, b0, c10);
-    c11 = _mm512_fmadd_ps(av, b1, c11);
-    av = _mm512_set1_ps(a[2]);
-    c20 = _mm512_fmadd_ps(av, b0, c20);
-    c21 = _mm512_fmadd_ps(av, b1, c21);
-    av = _mm512_set1_ps(a[3]);
-    c30 = _mm512_fmadd_ps(av, b0, c30);
-    c31 = _mm512_fmadd_ps(av, b1, c31);
-    av = _mm512_set1_ps(a[4]);
-    c40 = _mm512_fmadd_ps(av, b0, c40);
-    c41 = _mm512_fmadd_ps(av, b1, c41);
-    av = _mm512_set1_ps(a[5]);
-    c50 = _mm512_fmadd_ps(av, b0, c50);
-    c51 = _mm512_fmadd_ps(av, b1, c51);
-    av = _mm512_set1_ps(a[6]);
-    c60 = _mm512_fmadd_ps(av, b0, c60);
-    c61 = _mm512_fmadd_ps(av, b1, c61);
-    av = _mm512_set1_ps(a[7]);
-    c70 = _mm512_fmadd_ps(av, b0, c70);
-    c71 = _mm512_fmadd_ps(av, b1, c71);
-    a += MR;
-    b += NR;
-  }
-  const int64_t n0 = nr < 16 ? nr : 16, n1 = nr > 16 ? nr - 16 : 0;
-  const __mmask16 m0 = (__mmask16)((1u << n0) - 1u), m1 = (__mmask16)((1u << n1) - 1u);
-  const float *row_bias = ep && ep->bias && ep->bias_per_row ? ep->bias : NULL;
-  const __m512 zero = _mm512_setzero_ps(), hi = _mm512_set1_ps(ep ? ep->hi : 0.0f);
-  const int clamp = ep ? ep->clamp : 0;
-  __m512 cb0 = zero, cb1 = zero;
-  if (ep && ep->bias && !ep->bias_per_row) {
-    cb0 = _mm512_maskz_loadu_ps(m0, ep->bias);
-    cb1 = _mm512_maskz_loadu_ps(m1, ep->bias + 16);
-  }
-  if (mr > 0) STORE_ROW(0, c00, c01);
-  if (mr > 1) STORE_ROW(1, c10, c11);
-  if (mr > 2) STORE_ROW(2, c20, c21);
-  if (mr > 3) STORE_ROW(3, c30, c31);
-  if (mr > 4) STORE_ROW(4, c40, c41);
-  if (mr > 5) STORE_ROW(5, c50, c51);
-  if (mr > 6) STORE_ROW(6, c60, c61);
-  if (mr > 7) STORE_ROW(7, c70, c71);
+  TILE32_(ROWS8_)
 }
 
 /* The first 4 rows of a 14-row tile: a last panel of 3-4 rows. 8 accumulators, as many as
@@ -219,46 +129,7 @@ void mace_f32_gemm_8x32__avx512(int64_t kc, const float *a, const float *b, floa
 void mace_f32_gemm_4x32__avx512(int64_t kc, const float *a, const float *b, float *c,
                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                 const mace_gemm_tile_ep *ep) {
-  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
-  __m512 c30 = c00, c31 = c00;
-  const float *b_next = b + NR * kc;
-  for (int64_t k = 0; k < kc; ++k) {
-    _mm_prefetch((const char *)b_next, _MM_HINT_T1);
-    b_next += NR;
-    _mm_prefetch((const char *)(a + MR * 64), _MM_HINT_T0);
-    _mm_prefetch((const char *)(b + NR * 32), _MM_HINT_T0);
-    _mm_prefetch((const char *)(b + NR * 32 + 16), _MM_HINT_T0);
-    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
-    __m512 av;
-    av = _mm512_set1_ps(a[0]);
-    c00 = _mm512_fmadd_ps(av, b0, c00);
-    c01 = _mm512_fmadd_ps(av, b1, c01);
-    av = _mm512_set1_ps(a[1]);
-    c10 = _mm512_fmadd_ps(av, b0, c10);
-    c11 = _mm512_fmadd_ps(av, b1, c11);
-    av = _mm512_set1_ps(a[2]);
-    c20 = _mm512_fmadd_ps(av, b0, c20);
-    c21 = _mm512_fmadd_ps(av, b1, c21);
-    av = _mm512_set1_ps(a[3]);
-    c30 = _mm512_fmadd_ps(av, b0, c30);
-    c31 = _mm512_fmadd_ps(av, b1, c31);
-    a += MR;
-    b += NR;
-  }
-  const int64_t n0 = nr < 16 ? nr : 16, n1 = nr > 16 ? nr - 16 : 0;
-  const __mmask16 m0 = (__mmask16)((1u << n0) - 1u), m1 = (__mmask16)((1u << n1) - 1u);
-  const float *row_bias = ep && ep->bias && ep->bias_per_row ? ep->bias : NULL;
-  const __m512 zero = _mm512_setzero_ps(), hi = _mm512_set1_ps(ep ? ep->hi : 0.0f);
-  const int clamp = ep ? ep->clamp : 0;
-  __m512 cb0 = zero, cb1 = zero;
-  if (ep && ep->bias && !ep->bias_per_row) {
-    cb0 = _mm512_maskz_loadu_ps(m0, ep->bias);
-    cb1 = _mm512_maskz_loadu_ps(m1, ep->bias + 16);
-  }
-  if (mr > 0) STORE_ROW(0, c00, c01);
-  if (mr > 1) STORE_ROW(1, c10, c11);
-  if (mr > 2) STORE_ROW(2, c20, c21);
-  if (mr > 3) STORE_ROW(3, c30, c31);
+  TILE32_(ROWS4_)
 }
 
 /* The same tile with only the first 16 columns of the (32-wide) B panel: the last panel of a
