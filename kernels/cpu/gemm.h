@@ -59,29 +59,30 @@ void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float 
                               int64_t mr, int64_t nr, int accumulate,
                               const mace_gemm_tile_ep *ep);
 /* Same file: the 6-row tile over the first 8 columns of a 16-wide B panel. */
-/* The first 4 rows of a 6-row panel (mr <= 4), for a last A panel of few rows. */
-void mace_f32_gemm_4x16__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-                              int64_t mr, int64_t nr, int accumulate,
-                              const mace_gemm_tile_ep *ep);
 void mace_f32_gemm_6x8__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                              int64_t mr, int64_t nr, int accumulate,
                              const mace_gemm_tile_ep *ep);
+/* Same file: the first 4 rows of a 6-row panel (mr <= 4), for a last A panel of few rows. */
+void mace_f32_gemm_4x16__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                              int64_t mr, int64_t nr, int accumulate,
+                              const mace_gemm_tile_ep *ep);
 /* kernels/cpu/x86/gemm_avx512.c (compiled with -mavx512f -mavx512bw -mfma): MR = 14, NR = 32. */
 void mace_f32_gemm_14x32__avx512(int64_t kc, const float *a, const float *b, float *c,
                                  int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                  const mace_gemm_tile_ep *ep);
 /* Same file: the 14-row tile over the first 16 columns of a 32-wide B panel (a matrix's last
  * panel when it has at most 16 columns). */
-/* The first 8 (4) rows of a 14-row panel (mr <= 8, 4), for a last A panel of few rows. */
+void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, float *c,
+                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate,
+                                 const mace_gemm_tile_ep *ep);
+/* Same file: the first 4 (8) rows of a 14-row panel (mr <= 4, 8), for a last A panel of few
+ * rows. */
 void mace_f32_gemm_4x32__avx512(int64_t kc, const float *a, const float *b, float *c,
                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                 const mace_gemm_tile_ep *ep);
 void mace_f32_gemm_8x32__avx512(int64_t kc, const float *a, const float *b, float *c,
                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate,
                                 const mace_gemm_tile_ep *ep);
-void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, float *c,
-                                 int64_t ldc, int64_t mr, int64_t nr, int accumulate,
-                                 const mace_gemm_tile_ep *ep);
 #endif
 
 #if defined(__aarch64__)
