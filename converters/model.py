@@ -66,10 +66,7 @@ class MaceModel:
 
     def _bytes(self) -> tuple[bytes, memoryview]:
         if self._serialized is None:
-            net, blob = serialize.to_netdef(self.graph)
-            view = memoryview(blob).toreadonly()
-            serialize.share_consts(self.graph, net, view)
-            self._serialized = (net.SerializeToString(), view)
+            self._serialized = serialize.serialize(self.graph, share=True)
         return self._serialized
 
     def graph_bytes(self) -> bytes:

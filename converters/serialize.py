@@ -153,10 +153,14 @@ def to_netdef(graph: ir.Graph):
     return net, blob
 
 
-def serialize(graph: ir.Graph) -> tuple[bytes, memoryview]:
-    """(serialized NetDef, weights blob: read-only, ALIGN-byte aligned)."""
+def serialize(graph: ir.Graph, share: bool = False) -> tuple[bytes, memoryview]:
+    """(serialized NetDef, weights blob: read-only, ALIGN-byte aligned). share: the graph's
+    constants become views of the blob (share_consts)."""
     net, blob = to_netdef(graph)
-    return net.SerializeToString(), memoryview(blob).toreadonly()
+    view = memoryview(blob).toreadonly()
+    if share:
+        share_consts(graph, net, view)
+    return net.SerializeToString(), view
 
 
 def share_consts(graph: ir.Graph, net, blob: memoryview) -> None:
