@@ -38,9 +38,11 @@ class BuildError(_SetupError):
     pass
 
 
-def _check_tools() -> str:
+def _check_tools(cmake_args: list[str]) -> str:
     """The cmake executable; a BuildError naming every missing tool and its apt package."""
-    missing = [t for t in TOOLS if shutil.which(t) is None]
+    given = {"protoc": "-DMACE_PROTOC=", "protoc-c": "-DMACE_PROTOC_C="}  # paths passed to CMake
+    missing = [t for t in TOOLS if shutil.which(t) is None
+               and not (t in given and any(a.startswith(given[t]) for a in cmake_args))]
     if missing:
         pkgs = " ".join(TOOLS[t] for t in missing)
         raise BuildError(f"mace build: {', '.join(missing)} not found on PATH. "
@@ -70,7 +72,8 @@ class CMakeBuildExt(build_ext):
     """Builds each extension as the CMake target in its `cmake_target` attribute."""
 
     def build_extension(self, ext: Extension) -> None:
-        cmake = _check_tools()
+        user_args = shlex.split(os.environ.get("MACE_CMAKE_ARGS", ""))
+        cmake = _check_tools(user_args)
         import numpy
 
         ext_suffix = sysconfig.get_config_var("EXT_SUFFIX")
@@ -86,7 +89,7 @@ class CMakeBuildExt(build_ext):
             f"-DPython3_EXECUTABLE={sys.executable}",
             f"-DMACE_NUMPY_INCLUDE_DIR={numpy.get_include()}",
             f"-DMACE_PYTHON_EXT_SUFFIX={ext_suffix}",
-        ] + shlex.split(os.environ.get("MACE_CMAKE_ARGS", ""))
+        ] + user_args
         _run(configure)
         jobs = self.parallel if isinstance(self.parallel, int) and self.parallel > 0 else os.cpu_count() or 1
         build = [cmake, "--build", build_dir, "--target", ext.cmake_target, f"-j{jobs}"]
