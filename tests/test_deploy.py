@@ -447,7 +447,7 @@ def test_neutral_values_are_accepted(tmp_path, where, extra):
                      top_extra=extra if where == "top" else None)
     cfg = deploy.parse(d, str(tmp_path))
     kept = cfg.reserved if where == "top" else cfg.models["relu"].reserved
-    assert set(kept) == set(extra) - {"quantize", "winograd"}
+    assert set(kept) == set(extra)
 
 
 @pytest.mark.parametrize("sg_extra,key,why", [
