@@ -86,7 +86,7 @@ def kl_threshold(hist: np.ndarray, width: float, levels: int = 128) -> float:
         d = _kl(p, q)
         if d < best:
             best, best_i = d, i
-    return (best_i - 1 + 0.5) * width
+    return (best_i + 0.5) * width  # ncnn: the middle of the first clipped bin
 
 
 def mse_threshold(hist: np.ndarray, width: float, levels: int = 128) -> float:
