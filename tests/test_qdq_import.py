@@ -65,7 +65,8 @@ class _Reader(quantization.CalibrationDataReader):
 def _qdq(tmp_path, per_channel: bool, activation_type) -> onnx.ModelProto:
     src, dst = str(tmp_path / "fp32.onnx"), str(tmp_path / "qdq.onnx")
     onnx.save(_fp32_net(), src)
-    quantization.quantize_static(src, dst, _Reader(16, 1), quant_format=quantization.QuantFormat.QDQ,
+    quantization.quantize_static(src, dst, _Reader(16, 1),
+                                 quant_format=quantization.QuantFormat.QDQ,
                                  per_channel=per_channel, activation_type=activation_type,
                                  weight_type=quantization.QuantType.QInt8)
     return onnx.load(dst)

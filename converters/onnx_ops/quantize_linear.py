@@ -7,8 +7,9 @@ What mace cannot compute fails with UnsupportedError naming it: blocked quantiza
 bfloat16 scales. A QuantizeLinear / DequantizeLinear whose inputs are all constants (a QDQ
 model's int8 weights) is computed here in NumPy with the kernels' exact arithmetic, so the
 weights reach Conv / Gemm as f32 constants (the converter's generic folding uses
-onnx.reference, which has no DequantizeLinear before opset 19). The rest of a QDQ graph computes in f32 between exact Quantize /
-Dequantize ops: ONNX's rounding of activations, not int8 kernels yet.
+onnx.reference, which has no DequantizeLinear before opset 19). The rest of a QDQ graph
+computes in f32 between exact Quantize / Dequantize ops: ONNX's rounding of activations, not
+int8 kernels (those are to come).
 """
 from __future__ import annotations
 
