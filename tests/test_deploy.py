@@ -414,6 +414,7 @@ _REFUSED = [  # (where, key, value, words the reason must contain)
     ("model", "cl_mem_type", "image", "OpenCL"),
     ("model", "nnlib_graph_mode", 1, "Hexagon"),
     ("top", "target_abis", ["arm64-v8a"], "host only"),
+    ("top", "target_abis", ["host", "armeabi-v7a"], "host only"),
     ("top", "target_socs", ["sdm845"], "adb"),
     ("top", "build_type", "code", "proto"),
     ("top", "embed_model_data", 1, "embedded"),
@@ -441,6 +442,7 @@ def test_unhonoured_key_fails_naming_it(tmp_path, where, key, value, why):
     ("model", {"runtime": "CPU", "data_type": "FP32_FP32"}),
     ("top", {"target_abis": ["host"], "build_type": "proto", "embed_model_data": 0,
              "linkshared": 0}),
+    ("top", {"target_abis": "host"}),
 ])
 def test_neutral_values_are_accepted(tmp_path, where, extra):
     d = _tiny_config(tmp_path, model_extra=extra if where == "model" else None,

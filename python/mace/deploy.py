@@ -348,8 +348,9 @@ _DATA_TYPES = ("fp32_fp32", "fp16_fp32", "bf16_fp32", "fp16_fp16")
 # fails). A neutral value asks for what this build does anyway; None: every value fails.
 _NO_GPU = "the OpenCL (GPU) runtime is not available in this build"
 _NOT_YET_TOP = {
-    "target_abis": ((["host"],), "this build converts and runs on the host only (the .pb/.data "
-                                 "it writes run on other ABIs through mace_run, built there)"),
+    "target_abis": ((["host"], "host"),
+                    "this build converts and runs on the host only (the .pb/.data it writes "
+                    "run on other ABIs through mace_run, built there)"),
     "target_socs": (None, "running on a device over adb is not available in this build"),
     "build_type": (("proto",), "models compiled into code are not available; use 'proto'"),
     "embed_model_data": ((0,), "weights embedded in code are not available in this build"),
