@@ -32,6 +32,16 @@ const mace_net_io *mace_net_input(const mace_net *net, int i);
 const mace_net_io *mace_net_output(const mace_net *net, int i);
 mace_tensor *mace_net_tensor(mace_net *net, int index);
 const mace_tensor *mace_net_tensor_const(const mace_net *net, int index);
+/* Every tensor: constants, model inputs and what ops compute. The index of the tensor named
+ * `name`, or -1. */
+int mace_net_num_tensors(const mace_net *net);
+int mace_net_find_tensor(const mace_net *net, const char *name);
+
+/* Which tensors the caller reads after a run: kept[i] nonzero keeps tensor i (kept NULL: none).
+ * A kept tensor's bytes are not reused by later ops and it is never on a caller's buffer, so
+ * after a run its data holds what the run computed (blocked tensors in their NCHWc layout).
+ * Re-plans the arena (plans are remembered per kept set too). */
+mace_status mace_net_set_kept(mace_net *net, const unsigned char *kept);
 
 /* Points tensor `index`, a model input or output, at the caller's buffer for one run, where
  * ops can read the input there or write the output there in place: a tensor input, or an
