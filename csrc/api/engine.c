@@ -171,7 +171,8 @@ mace_status mace_engine_create_from_files(const char *graph_path, const char *we
   /* The build packed most weights into buffers of its own, so the pages of the map it read
    * for that are let go: a read-only file mapping faults them back from the file (the page
    * cache) if they are read again, as the weights that ops read in place (biases, say) are at
-   * the first run. What loading ResNet-50 adds to resident memory: 221 -> 123 MB. */
+   * the first run; so a loaded model does not hold both the file's pages and their packed
+   * copies in memory. */
   if (st == MACE_OK && eng->map) (void)madvise(eng->map, eng->map_size, MADV_DONTNEED);
 #endif
 done:

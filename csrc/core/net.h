@@ -53,8 +53,8 @@ int mace_net_borrow(mace_net *net, int index, void *data);
 
 /* Sets new input shapes (dims per input; ndims NULL or -1 keeps one) and, for inputs whose
  * values infer reads, their values (values[i]; NULL leaves them unknown), then re-infers
- * every shape and re-plans the arena. Plans for earlier shapes are kept and reused when a
- * shape recurs (not for nets with value inputs). */
+ * every shape and re-plans the arena. The planner remembers its plans, so sizes seen before
+ * (a shape that recurs) take their earlier plan. */
 mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS],
                              const int *ndims, const void *const *values);
 /* 1 when input i is not a value input or already holds exactly these values. */

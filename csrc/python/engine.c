@@ -651,42 +651,22 @@ finally:
   return result;
 }
 
-/* Keeps `names` (a sequence of str; None: every tensor a run computes) in the engine. */
+/* Keeps `names` (a sequence of str, checked by mace.Session; None: every tensor a run
+ * computes) in the engine. */
 static int keep_names(EngineObject *self, PyObject *names) {
-  if (names == Py_None) {
-    mace_status st = mace_engine_keep_tensors(self->engine, NULL, MACE_KEEP_ALL);
-    if (st != MACE_OK) mace_py_raise(st);
-    return st == MACE_OK ? 0 : -1;
-  }
-  if (PyUnicode_Check(names)) {
-    PyErr_SetString(mace_py_InvalidArgumentError, "names must be a list of tensor names or "
-                                                  "None (every tensor), not a str");
-    return -1;
-  }
-  PyObject *seq = PySequence_Fast(names, "names must be a list of tensor names or None");
-  if (seq == NULL) return -1;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject *seq = names == Py_None ? NULL : PySequence_Fast(names, "names must be a sequence");
+  Py_ssize_t n = seq ? PySequence_Fast_GET_SIZE(seq) : 0;
   const char **c_names = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
   int rc = -1;
-  if (c_names == NULL) {
-    PyErr_NoMemory();
-    goto finally;
-  }
-  if (n > INT32_MAX) {
-    PyErr_SetString(mace_py_InvalidArgumentError, "too many names");
+  if ((names != Py_None && seq == NULL) || c_names == NULL || n > INT32_MAX) {
+    if (!PyErr_Occurred()) PyErr_NoMemory();
     goto finally;
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-    if (!PyUnicode_Check(item)) {
-      PyErr_Format(mace_py_InvalidArgumentError, "names[%zd] is a %.100s, not a str", i,
-                   Py_TYPE(item)->tp_name);
-      goto finally;
-    }
-    c_names[i] = PyUnicode_AsUTF8(item); /* owned by the str, which seq holds */
+    c_names[i] = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(seq, i)); /* the str's own bytes */
     if (c_names[i] == NULL) goto finally;
   }
-  mace_status st = mace_engine_keep_tensors(self->engine, c_names, (int)n);
+  mace_status st = mace_engine_keep_tensors(self->engine, c_names, seq ? (int)n : MACE_KEEP_ALL);
   if (st != MACE_OK) {
     mace_py_raise(st);
     goto finally;
@@ -694,7 +674,7 @@ static int keep_names(EngineObject *self, PyObject *names) {
   rc = 0;
 finally:
   PyMem_Free(c_names);
-  Py_DECREF(seq);
+  Py_XDECREF(seq);
   return rc;
 }
 

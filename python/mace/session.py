@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -238,10 +238,12 @@ class Session:
             (1, 4)
         """
         if names is not None:
-            if isinstance(names, str):
-                raise InvalidArgumentError(f"names must be a list of tensor names or None, "
-                                           f"not the str {names!r}")
-            names = list(names)
+            given = names
+            ok = isinstance(given, Iterable) and not isinstance(given, (str, bytes))
+            names = list(given) if ok else []
+            if not ok or not all(isinstance(n, str) for n in names):
+                raise InvalidArgumentError(f"names must be a list of tensor names (str) or None, "
+                                           f"not {given!r}")
         return self._engine.run_with_intermediates(self._feeds(x), names)
 
     def profile(self, x: Any, rounds: int = 10, warmup: int = 1) -> list[dict]:
