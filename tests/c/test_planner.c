@@ -277,20 +277,19 @@ static void test_random_graphs(void) {
       CHECK(0, "%s", mace_last_error());
       return;
     }
-    int root[MAX_T], into[MAX_T];
+    int root[MAX_T];
+    unsigned char inside[MAX_T][MAX_T];  /* inside[t][y]: t may lie in y's bytes (a gather) */
+    memset(inside, 0, sizeof(inside));
     int64_t bytes[MAX_T];
     set_tensor(p, 0, 64 * (int64_t)(rnd() % 20 + 1), 0, 0, -1, MACE_PLAN_CALLER);
     root[0] = 0;
-    for (int i = 0; i < nt; ++i) into[i] = -1;
     bytes[0] = mace_planner_tensor(p, 0)->bytes;
     for (int i = 1; i < nt; ++i) {
       const int op = i - 1, kind = (int)(rnd() % 4);
       const int src = (int)(rnd() % (unsigned)i);
       if (kind == 0 && i > 1) { /* a view of src */
         const int r = root[src];
-        set_tensor(p, i, bytes[src], op, op, mace_planner_tensor(p, src)->view_of >= 0 ? r : src,
-                   MACE_PLAN_COMPUTED);
-        mace_planner_tensor(p, i)->view_of = r;
+        set_tensor(p, i, bytes[src], op, op, r, MACE_PLAN_COMPUTED);
         root[i] = r;
         bytes[i] = bytes[src];
       } else {
@@ -314,12 +313,15 @@ static void test_random_graphs(void) {
         }
         if (n > 0 && at <= bytes[i]) {
           CHECK(mace_planner_add_gather(p, i, n, in, offs) == MACE_OK, "%s", mace_last_error());
-          for (int k = 0; k < n; ++k) into[in[k]] = i;  /* a later gather takes it first */
+          for (int k = 0; k < n; ++k) inside[in[k]][i] = 1;
         }
       }
       if (rnd() % 5 == 0) mace_planner_tensor(p, i)->flags |= MACE_PLAN_KEEP;
     }
     mace_planner_tensor(p, nt - 1)->last = no;
+    for (int k = 0; k < nt; ++k) /* nested gathers: transitive */
+      for (int t = 0; t < nt; ++t)
+        for (int y = 0; y < nt; ++y) inside[t][y] |= inside[t][k] && inside[k][y];
     mace_status st = mace_planner_plan(p);
     CHECK(st == MACE_OK, "trial %d: %s", trial, mace_last_error());
     const int64_t *off = mace_planner_offsets(p);
@@ -333,9 +335,7 @@ static void test_random_graphs(void) {
         const int lb = (tb->flags & MACE_PLAN_KEEP) ? no : tb->last;
         if (la < tb->first || lb < ta->first) continue;
         if (root[a] == root[b]) continue;
-        int shared = 0;
-        for (int x = into[root[a]]; x >= 0 && !shared; x = into[x]) shared = x == root[b];
-        for (int x = into[root[b]]; x >= 0 && !shared; x = into[x]) shared = x == root[a];
+        const int shared = inside[root[a]][root[b]] || inside[root[b]][root[a]];
         const int64_t ea = off[a], eb = off[b];
         if (shared || !ranges_overlap(ea, bytes[a], eb, bytes[b])) continue;
         CHECK(0, "trial %d: tensors %d [%lld,+%lld) life %d..%d and %d [%lld,+%lld) life %d..%d "
