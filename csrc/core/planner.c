@@ -305,7 +305,8 @@ static int plan_matches(const mace_planner *p, const mace_plan *pl) {
   return pl->n_gather_words == p->n_gather_words &&
          memcmp(pl->tensors, p->tensors, (size_t)p->n_tensors * sizeof(mace_plan_tensor)) == 0 &&
          memcmp(pl->scratch, p->scratch, (size_t)p->n_ops * sizeof(int64_t)) == 0 &&
-         memcmp(pl->gathers, p->gathers, (size_t)p->n_gather_words * sizeof(int64_t)) == 0;
+         (p->n_gather_words == 0 ||
+          memcmp(pl->gathers, p->gathers, (size_t)p->n_gather_words * sizeof(int64_t)) == 0);
 }
 
 static void plan_apply(mace_planner *p, const mace_plan *pl) {
@@ -335,7 +336,8 @@ static void plan_store(mace_planner *p) {
   memcpy(pl->tensors, p->tensors, (size_t)p->n_tensors * sizeof(mace_plan_tensor));
   memcpy(pl->scratch, p->scratch, (size_t)p->n_ops * sizeof(int64_t));
   memcpy(pl->scratch + p->n_ops, p->scratch_offsets, (size_t)p->n_ops * sizeof(int64_t));
-  memcpy(pl->gathers, p->gathers, (size_t)p->n_gather_words * sizeof(int64_t));
+  if (p->n_gather_words)
+    memcpy(pl->gathers, p->gathers, (size_t)p->n_gather_words * sizeof(int64_t));
   pl->n_gather_words = p->n_gather_words;
   memcpy(pl->offsets, p->offsets, (size_t)p->n_tensors * sizeof(int64_t));
   memcpy(pl->borrowable, p->borrowable, (size_t)p->n_tensors);
