@@ -443,7 +443,7 @@ static void raise_unknown_feed(EngineObject *self, PyObject *feeds) {
       return;
     }
   }
-  PyErr_SetString(mace_py_InvalidInputError, "an input is given twice");
+  PyErr_SetString(mace_py_InvalidInputError, "the inputs given do not match the model's inputs");
 }
 
 /* Bind step, on the Python side: rb->ins[i] describes model input i, an array of the model's
