@@ -198,10 +198,11 @@ mace_status mace_engine_memory_stat(const mace_engine *engine, mace_memory_stat 
  * constant's, is MACE_INVALID_ARGS naming it, and the previous set stays. The kept set replaces
  * the previous one and lasts until the next call.
  * Kept tensors are listed in the order asked (MACE_KEEP_ALL: execution order) by
- * mace_engine_kept_tensor_info (name, dims, dtype; shapes of the latest inputs). After a run,
+ * mace_engine_kept_tensor_info (name, dims, dtype; shapes of the latest inputs; the name is
+ * valid until the next mace_engine_keep_tensors). After a run,
  * mace_engine_read_kept_tensor copies one into `data` (`size` bytes, at least numel * dtype
- * size) in the model's layout: tensors that run blocked (NCHWc) come back as NCHW. Reading
- * before a run, or after new input shapes or a release of the arena, is MACE_INVALID_ARGS. */
+ * size) in the model's layout: tensors that run blocked (NCHWc) come back as NCHW. Reading when
+ * no run has completed since the last keep, bind, resize or release is MACE_INVALID_ARGS. */
 #define MACE_KEEP_ALL (-1)
 mace_status mace_engine_keep_tensors(mace_engine *engine, const char *const *names,
                                      int num_names);
