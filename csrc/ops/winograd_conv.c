@@ -133,13 +133,13 @@ static void input_range(void *p, int64_t begin, int64_t end) {
   const mace_winograd_geom *g = &j->w->g;
   const int64_t in_size = g->in_c * g->in_h * g->in_w;
   WG_FOR_IMAGE_SEGMENTS(j, img, lt0, lt1, col, {
-#if defined(__x86_64__) || defined(_M_X64)
+#if MACE_ENABLE_AVX2
     if (j->w->use_avx2)
       mace_f32_winograd_input__avx2(g, j->x + img * in_size, lt0, lt1, j->v + col, j->nt, begin,
                                     end);
     else
 #endif
-#if defined(__aarch64__)
+#if MACE_ENABLE_NEON
       mace_f32_winograd_input__neon(g, j->x + img * in_size, lt0, lt1, j->v + col, j->nt, begin,
                                     end);
 #else
@@ -154,13 +154,13 @@ static void output_range(void *p, int64_t begin, int64_t end) {
   const mace_winograd_geom *g = &j->w->g;
   const int64_t out_size = g->out_c * g->out_h * g->out_w;
   WG_FOR_IMAGE_SEGMENTS(j, img, lt0, lt1, col, {
-#if defined(__x86_64__) || defined(_M_X64)
+#if MACE_ENABLE_AVX2
     if (j->w->use_avx2)
       mace_f32_winograd_output__avx2(g, j->mm + col, j->nt, lt0, lt1, j->bias, j->act,
                                      j->y + img * out_size, begin, end);
     else
 #endif
-#if defined(__aarch64__)
+#if MACE_ENABLE_NEON
       mace_f32_winograd_output__neon(g, j->mm + col, j->nt, lt0, lt1, j->bias, j->act,
                                      j->y + img * out_size, begin, end);
 #else
