@@ -217,6 +217,37 @@ def test_saved_half_model_loads_from_files(tmp_path):
     assert_close(got, run_ort(_round_weights(model, "fp16_fp32"), {"input": x})[0])
 
 
+def _mace_run() -> str:
+    """The standalone mace_run (no Python): $MACE_RUN, or a cmake build in build/c or build."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for path in (os.environ.get("MACE_RUN", ""), os.path.join(root, "build", "c", "mace_run"),
+                 os.path.join(root, "build", "mace_run")):
+        if path and os.access(path, os.X_OK):
+            return path
+    pytest.skip("no mace_run built (cmake -S . -B build/c && cmake --build build/c)")
+
+
+@pytest.mark.parametrize("data_type", HALF)
+def test_half_mobilenet_v2_runs_from_mace_run(tmp_path, data_type):
+    """A .pb/.data with half-precision weights loads and runs in the C tool alone; its output
+    matches onnxruntime running the same rounded weights."""
+    import subprocess
+    exe = _mace_run()
+    model = _folded(zoo.build("mobilenet_v2", width=0.5, size=64))
+    pb, data = mace.convert(model, data_type=data_type).save(tmp_path / "m.pb",
+                                                             tmp_path / "m.data")
+    x = np.random.default_rng(2).uniform(0, 1, (1, 3, 64, 64)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "out"
+    r = subprocess.run([exe, "--model", pb, "--weights", data, "--input", str(tmp_path / "x.npy"),
+                        "--round", "1", "--output_dir", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (y_file,) = os.listdir(out)
+    ref = run_ort(_round_weights(model, data_type), {"input": x})[0]
+    assert_close(np.load(out / y_file), ref, what=f"mace_run {data_type}")
+
+
 def test_corrupt_half_size_names_the_tensor():
     m = mace.convert(zoo.lenet(), data_type="bf16_fp32")
     net = m.netdef()
