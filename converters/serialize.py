@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from mace import proto
-from mace.errors import UnsupportedError
+from mace.errors import InvalidArgumentError, UnsupportedError
 
 from . import ir
 
@@ -33,7 +33,7 @@ WEIGHT_STORAGE = {"fp32_fp32": None, "fp16_fp32": "DT_HALF", "bf16_fp32": "DT_BF
 
 # op type -> input positions that hold weights. Only these are stored in half precision: a
 # float constant elsewhere may be a scale, an epsilon, a shape-like value or a bias, which stay
-# exact. Biases stay fp32 on purpose: they are a few hundredth of a model's bytes and their
+# exact. Biases stay fp32 on purpose: they are a few hundredths of a model's bytes and their
 # error is not averaged over a reduction but lands on the output unchanged.
 WEIGHT_INPUTS = {"Conv2D": (1,), "Deconv2D": (1,), "DepthwiseDeconv2d": (1,),
                  "FullyConnected": (1,), "MatMul": (0, 1)}
@@ -154,7 +154,7 @@ def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32"):
     """(NetDef message, weights blob: a uint8 array whose data is ALIGN-byte aligned).
     data_type: weight storage, a key of WEIGHT_STORAGE."""
     if data_type not in WEIGHT_STORAGE:
-        raise UnsupportedError(f"data_type '{data_type}' is not available (supported: "
+        raise InvalidArgumentError(f"data_type {data_type!r} is not available (supported: "
                                f"{', '.join(WEIGHT_STORAGE)})")
     half = WEIGHT_STORAGE[data_type]
     halved = weight_names(graph) if half else set()
