@@ -5,7 +5,7 @@ import importlib
 import os
 from typing import Any, Callable, Iterable
 
-from mace.errors import UnsupportedError
+from mace.errors import InvalidArgumentError, UnsupportedError
 
 from . import ir, serialize, transforms
 
@@ -49,8 +49,11 @@ class MaceModel:
     assigning a new array to `graph.consts[name]`, then `invalidate()`.
     """
 
-    def __init__(self, graph: ir.Graph):
+    def __init__(self, graph: ir.Graph, data_type: str = "fp32_fp32"):
+        if data_type not in serialize.WEIGHT_STORAGE:
+            raise InvalidArgumentError(_data_type_error(data_type))
         self.graph = graph
+        self.data_type = data_type  # weight storage: see convert()
         self._serialized: tuple[bytes, memoryview] | None = None
 
     @property
@@ -66,7 +69,8 @@ class MaceModel:
 
     def _bytes(self) -> tuple[bytes, memoryview]:
         if self._serialized is None:
-            self._serialized = serialize.serialize(self.graph, share=True)
+            self._serialized = serialize.serialize(self.graph, share=True,
+                                                   data_type=self.data_type)
         return self._serialized
 
     def graph_bytes(self) -> bytes:
@@ -119,6 +123,14 @@ class MaceModel:
                 f"{len(self.graph.consts)} constants, inputs {ins}; outputs {outs})")
 
 
+def _data_type_error(data_type: Any) -> str:
+    why = (": fp16/bf16 computation is not available, only fp16/bf16 weight storage"
+           if isinstance(data_type, str) and data_type.lower() in ("fp16_fp16", "bf16_bf16")
+           else "")
+    return (f"data_type {data_type!r} is not available{why} (supported: "
+            f"{', '.join(serialize.WEIGHT_STORAGE)})")
+
+
 def _platform_of(source: Any) -> str:
     if isinstance(source, (str, os.PathLike)):
         ext = os.path.splitext(os.fspath(source))[1].lower()
@@ -132,18 +144,27 @@ def _platform_of(source: Any) -> str:
 
 def convert(source: Any, *, weights: Any = None, platform: str | None = None,
             inputs: dict[str, Iterable[int]] | None = None,
-            outputs: Iterable[str] | None = None, optimize: bool = True) -> MaceModel:
+            outputs: Iterable[str] | None = None, optimize: bool = True,
+            data_type: str = "fp32_fp32") -> MaceModel:
     """Converts a model into mace's format.
 
     source: a path (.onnx), bytes or onnx.ModelProto. weights: the weights file of
     platforms that keep them apart (Caffe's .caffemodel). platform: "onnx", "caffe" or
     "tensorflow" (default: from the file extension). inputs: {name: shape} overriding input
     shapes. outputs: names of the tensors to output instead of the model's outputs.
+    data_type: weight storage, as the deployment YAML's key: "fp32_fp32" (default),
+    "fp16_fp32" or "bf16_fp32" store the weights of convolutions, FullyConnected and MatMul
+    in fp16 or bf16 (rounded to nearest even; about half the .data), which the engine widens
+    to fp32 at load: computation stays fp32. Biases and other constants stay fp32, and so does
+    a weight that fp16 cannot hold (a value past 65504).
 
     >>> import mace, onnx
     >>> model = mace.convert("model.onnx", inputs={"x": [1, 3, 224, 224]})  # doctest: +SKIP
     >>> model.save("model.pb", "model.data")                                  # doctest: +SKIP
+    >>> small = mace.convert("model.onnx", data_type="fp16_fp32")            # doctest: +SKIP
     """
+    if data_type not in serialize.WEIGHT_STORAGE:
+        raise InvalidArgumentError(_data_type_error(data_type))
     platform = (platform or _platform_of(source)).lower()
     if platform not in PLATFORMS:
         raise UnsupportedError(f"unknown model platform '{platform}' "
@@ -155,4 +176,4 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
         transforms.optimize(graph)
     else:
         transforms.remove_dead_ops(graph)
-    return MaceModel(graph)
+    return MaceModel(graph, data_type)

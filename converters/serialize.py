@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from mace import proto
-from mace.errors import UnsupportedError
+from mace.errors import InvalidArgumentError, UnsupportedError
 
 from . import ir
 
@@ -27,11 +27,26 @@ _DTYPES = {
     "bool": ("DT_BOOL", np.bool_),
 }
 
+# Weight storage (deployment YAML data_type, mace.convert(data_type=...)) -> DataType the
+# weights are stored as; the engine widens them to fp32 at load (ConstTensor.load_type).
+WEIGHT_STORAGE = {"fp32_fp32": None, "fp16_fp32": "DT_HALF", "bf16_fp32": "DT_BFLOAT16"}
+
+# op type -> input positions that hold weights. Only these are stored in half precision: a
+# float constant elsewhere may be a scale, an epsilon, a shape-like value or a bias, which stay
+# exact. Biases stay fp32 on purpose: they are a few hundredths of a model's bytes and their
+# error is not averaged over a reduction but lands on the output unchanged.
+WEIGHT_INPUTS = {"Conv2D": (1,), "Deconv2D": (1,), "DepthwiseDeconv2d": (1,),
+                 "FullyConnected": (1,), "MatMul": (0, 1)}
+
 _FORMATS = {"NCHW": "NCHW", "NHWC": "NHWC", "NONE": "DF_NONE", "OIHW": "OIHW", "": "DF_NONE"}
 
 
 def data_type(dtype) -> int:
     """mace DataType number of a numpy dtype (float64 is stored as float32)."""
+    return _dtype_number(dtype)
+
+
+def _dtype_number(dtype) -> int:
     name = np.dtype(dtype).name
     if name not in _DTYPES:
         raise UnsupportedError(f"tensors of dtype {name} cannot be stored in a mace model")
@@ -50,6 +65,51 @@ def stored_array(arr) -> np.ndarray:
     if arr.dtype.byteorder == ">":
         arr = arr.astype(arr.dtype.newbyteorder("<"))
     return np.ascontiguousarray(arr)
+
+
+def round_bf16_bits(arr) -> np.ndarray:
+    """bfloat16 bits (uint16) of a float32 array: round to nearest, ties to even, computed on
+    the fp32 bits; overflow goes to infinity; a NaN stays NaN (its quiet bit set, so that
+    dropping the low mantissa bits cannot turn it into infinity)."""
+    u = np.ascontiguousarray(arr, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    nan = (u & 0x7FFFFFFF) > 0x7F800000
+    out = np.where(nan, (u >> 16) | 0x40, rounded)
+    return out.astype(np.uint16)
+
+
+def bf16_bits_to_f32(bits) -> np.ndarray:
+    """float32 values of bfloat16 bits (exact: a bf16 is the top half of an fp32)."""
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def _half_stored(arr: np.ndarray, dt_name: str) -> np.ndarray | None:
+    """The array stored as dt_name (DT_HALF: fp16, DT_BFLOAT16: bf16 bits), or None when a
+    finite value would overflow to infinity there (that tensor then stays fp32)."""
+    a = np.asarray(arr, np.float32)
+    if dt_name == "DT_HALF":
+        with np.errstate(over="ignore"):
+            out = a.astype("<f2")
+        if np.any(np.isinf(out) & np.isfinite(a)):
+            return None
+        return np.ascontiguousarray(out)
+    bits = round_bf16_bits(a)
+    if np.any(((bits & 0x7FFF) == 0x7F80) & np.isfinite(a)):
+        return None
+    return np.ascontiguousarray(bits.astype("<u2"))
+
+
+def weight_names(graph: ir.Graph) -> set[str]:
+    """Float32 constants used only as weights (WEIGHT_INPUTS) and nowhere else."""
+    weights, other = set(), set()
+    for op in graph.ops:
+        pos = WEIGHT_INPUTS.get(op.type, ())
+        for k, name in enumerate(op.inputs):
+            if name in graph.consts:
+                (weights if k in pos else other).add(name)
+    other.update(t.name for t in graph.outputs)
+    return {n for n in weights - other
+            if np.asarray(graph.consts[n]).dtype in (np.float32, np.float64)}
 
 
 def aligned_zeros(nbytes: int) -> np.ndarray:
@@ -90,8 +150,14 @@ def _static(shape) -> bool:
     return shape is not None and all(isinstance(d, (int, np.integer)) and d >= 0 for d in shape)
 
 
-def to_netdef(graph: ir.Graph):
-    """(NetDef message, weights blob: a uint8 array whose data is ALIGN-byte aligned)."""
+def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32"):
+    """(NetDef message, weights blob: a uint8 array whose data is ALIGN-byte aligned).
+    data_type: weight storage, a key of WEIGHT_STORAGE."""
+    if data_type not in WEIGHT_STORAGE:
+        raise InvalidArgumentError(f"data_type {data_type!r} is not available (supported: "
+                               f"{', '.join(WEIGHT_STORAGE)})")
+    half = WEIGHT_STORAGE[data_type]
+    halved = weight_names(graph) if half else set()
     net = proto.NetDef()
     net.name = graph.name
     used = []
@@ -107,12 +173,17 @@ def to_netdef(graph: ir.Graph):
     placed, offset = [], 0
     for name in used:
         arr = np.asarray(graph.consts[name])
-        data = stored_array(arr)
+        data = _half_stored(arr, half) if name in halved else None
         offset += (-offset) % ALIGN
         t = net.tensors.add()
         t.name = name
         t.dims.extend(int(d) for d in arr.shape)
-        t.data_type = data_type(arr.dtype)
+        if data is not None:  # widened back to fp32 by the engine at load
+            t.data_type = proto.DataType[half]
+            t.load_type = proto.DataType["DT_FLOAT"]
+        else:
+            data = stored_array(arr)
+            t.data_type = _dtype_number(arr.dtype)
         t.offset = offset
         t.data_size = data.nbytes
         placed.append((offset, data))
@@ -138,7 +209,7 @@ def to_netdef(graph: ir.Graph):
                 od.output_shape.add().dims.extend(int(d) for d in s)
         dts = [graph.dtypes.get(o) for o in op.outputs]
         if op.outputs and all(d is not None and np.dtype(d).name in _DTYPES for d in dts):
-            od.output_type.extend(data_type(d) for d in dts)
+            od.output_type.extend(_dtype_number(d) for d in dts)
 
     for infos, field in ((graph.inputs, net.input_info), (graph.outputs, net.output_info)):
         for t in infos:
@@ -146,15 +217,17 @@ def to_netdef(graph: ir.Graph):
             io.name = t.name
             if _static(t.shape):
                 io.dims.extend(int(d) for d in t.shape)
-            io.data_type = data_type(t.dtype) if t.dtype is not None else proto.DataType["DT_FLOAT"]
+            io.data_type = _dtype_number(t.dtype) if t.dtype is not None else proto.DataType["DT_FLOAT"]
             io.data_format = proto.DataFormat[_FORMATS.get(t.data_format, "DF_NONE")]
     return net, blob
 
 
-def serialize(graph: ir.Graph, share: bool = False) -> tuple[bytes, memoryview]:
+def serialize(graph: ir.Graph, share: bool = False, data_type: str = "fp32_fp32"
+              ) -> tuple[bytes, memoryview]:
     """(serialized NetDef, weights blob: read-only, ALIGN-byte aligned). share: the graph's
-    constants become views of the blob (share_consts)."""
-    net, blob = to_netdef(graph)
+    constants become views of the blob (share_consts). data_type: weight storage
+    (WEIGHT_STORAGE)."""
+    net, blob = to_netdef(graph, data_type)
     view = memoryview(blob).toreadonly()
     if share:
         share_consts(graph, net, view)
@@ -169,6 +242,8 @@ def share_consts(graph: ir.Graph, net, blob: memoryview) -> None:
         arr = graph.consts.get(t.name)
         if not isinstance(arr, np.ndarray) or arr.dtype.name not in _DTYPES:
             continue
+        if t.HasField("load_type") or t.data_type != _dtype_number(arr.dtype):
+            continue  # stored in half precision: the blob holds rounded values
         if _DTYPES[arr.dtype.name][1] != arr.dtype or arr.dtype.byteorder == ">":
             continue  # stored converted: the blob's bytes are not this array's
         view = np.frombuffer(blob, arr.dtype, arr.size, t.offset).reshape(arr.shape)

@@ -400,9 +400,7 @@ _REFUSED = [  # (where, key, value, words the reason must contain)
     ("model", "quantize_large_weights", 1, "8-bit weight"),
     ("model", "quantize_schema", "int8", "int8 quantization"),
     ("model", "change_concat_ranges", 1, "int8 quantization"),
-    ("model", "data_type", "fp16_fp32", "fp16/bf16"),
-    ("model", "data_type", "bf16_fp32", "fp16/bf16"),
-    ("model", "data_type", "fp16_fp16", "fp16/bf16"),
+    ("model", "data_type", "fp16_fp16", "fp16 computation"),
     ("model", "runtime", "gpu", "CPU runtime"),
     ("model", "runtime", "dsp", "CPU runtime"),
     ("model", "runtime", "apu", "CPU runtime"),
@@ -492,3 +490,44 @@ def test_cli_refuses_quantize_in_one_line(tmp_path):
     err = res.stderr.strip()
     assert len(err.splitlines()) == 1, err
     assert "ConfigError: models.relu.quantize: 1: int8 quantization" in err
+
+
+@pytest.mark.parametrize("data_type,stored", [("fp16_fp32", "DT_HALF"),
+                                              ("bf16_fp32", "DT_BFLOAT16")])
+def test_half_weight_storage_converts_and_validates(tmp_path, data_type, stored):
+    """data_type fp16_fp32 / bf16_fp32: the .data holds the weights in half precision (about
+    half the fp32 size), the .pb marks them to be widened at load, and the model validates."""
+    d = str(tmp_path)
+    mnet = mace.zoo.mobilenet_v1(width=0.5, size=32, classes=10)
+    onnx.save(mnet, os.path.join(d, "mnet.onnx"))
+    np.save(os.path.join(d, "x.npy"),
+            np.random.default_rng(3).uniform(0, 1, (1, 3, 32, 32)).astype(np.float32))
+
+    def body(dt):
+        return f"""
+  mnet:
+    platform: onnx
+    model_file_path: mnet.onnx
+    model_sha256_checksum: {_sha(os.path.join(d, "mnet.onnx"))}
+    subgraphs:
+      - input_tensors: {mnet.graph.input[0].name}
+        input_shapes: ["1,3,32,32"]
+        output_tensors: {mnet.graph.output[0].name}
+        validation_inputs_data: x.npy
+        validation_threshold: {{CPU: 0.999}}
+    data_type: {dt}
+"""
+    sizes = {}
+    for dt in ("fp32_fp32", data_type):
+        cfg = deploy.load(_write(d, body(dt)))
+        build = os.path.join(d, "build_" + dt)
+        deploy.convert_all(cfg, build, log=lambda s: None)
+        lines: list[str] = []
+        assert deploy.run_all(cfg, build, validate=True, log=lines.append) == 0, lines
+        model_dir = cfg.model_dir(build)
+        sizes[dt] = os.path.getsize(os.path.join(model_dir, "mnet.data"))
+    assert sizes[data_type] <= 0.52 * sizes["fp32_fp32"], sizes
+    net = mace.proto.NetDef()
+    net.ParseFromString(open(os.path.join(model_dir, "mnet.pb"), "rb").read())
+    halved = [t for t in net.tensors if t.HasField("load_type")]
+    assert halved and all(t.data_type == mace.proto.DataType[stored] for t in halved)

@@ -10,6 +10,7 @@
 #include "core/layout.h"
 #include "core/planner.h"
 #include "core/status.h"
+#include "kernels/cpu/ref/half.h"
 #include "mace.pb-c.h"
 
 struct mace_net {
@@ -168,6 +169,28 @@ static mace_status set_dims(mace_tensor *t, const int64_t *dims, size_t n, const
   return MACE_OK;
 }
 
+/* A constant stored in half precision with load_type DT_FLOAT (fp16_fp32 / bf16_fp32 weight
+ * storage): replaces its borrowed fp16/bf16 bytes with an owned, 64-byte aligned fp32 copy,
+ * freed with the net, so ops and weight packing see fp32 as from an fp32 model. */
+static mace_status widen_const(const Mace__ConstTensor *ct, mace_tensor *t) {
+  if (!ct->has_load_type || ct->load_type == ct->data_type) return MACE_OK;
+  if ((int)ct->load_type != (int)MACE_DT_F32 || (t->dtype != MACE_DT_F16 && t->dtype != MACE_DT_BF16))
+    return mace_error(MACE_INVALID_MODEL,
+                      "constant '%s': cannot widen data type %d to load type %d (only fp16 or "
+                      "bf16 to fp32)", t->name, (int)ct->data_type, (int)ct->load_type);
+  int64_t n = mace_tensor_numel(t);
+  float *wide = mace_aligned_alloc((size_t)(n ? n : 1) * sizeof(float));
+  if (!wide) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory widening '%s'", t->name);
+  if (t->dtype == MACE_DT_F16)
+    mace_f16_to_f32__ref((const uint16_t *)t->data, wide, 0, n);
+  else
+    mace_bf16_to_f32__ref((const uint16_t *)t->data, wide, 0, n);
+  t->dtype = MACE_DT_F32;
+  t->data = wide;
+  t->owns_data = 1;
+  return MACE_OK;
+}
+
 static mace_status load_consts(mace_net *net) {
   for (size_t i = 0; i < net->def->n_tensors; ++i) {
     const Mace__ConstTensor *ct = net->def->tensors[i];
@@ -198,6 +221,7 @@ static mace_status load_consts(mace_net *net) {
                         net->weights_size);
     t->data = (void *)(net->weights + ct->offset);
     net->weights_bytes += need;
+    MACE_RETURN_IF_ERROR(widen_const(ct, t));
   }
   return MACE_OK;
 }

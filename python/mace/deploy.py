@@ -41,7 +41,9 @@ build does anyway (its neutral value) is accepted. Key by key:
   (the shape and .npy input are NHWC and mace transposes them); the model's own layout and
   NONE are neutral; any other (NCHW inputs of a TensorFlow model, OIHW) fails. Outputs are in
   the model's own layout: output_data_formats other than that layout or NONE fails;
-- neutral value only: target_abis [host], runtime cpu, data_type fp32_fp32, quantize 0,
+- data_type: fp32_fp32, and fp16_fp32 / bf16_fp32 (weights stored in fp16 / bf16, widened
+  to fp32 at load: mace.convert's data_type); fp16_fp16 (fp16 compute) fails;
+- neutral value only: target_abis [host], runtime cpu, quantize 0,
   quantize_large_weights 0, change_concat_ranges 0, limit_opencl_kernel_time 0,
   opencl_queue_window_size 0, build_type proto, embed_model_data 0, linkshared 0;
 - any value fails: target_socs, quantize_schema, quantize_range_file,
@@ -297,7 +299,8 @@ class ModelConfig:
         shapes = {n: _to_model_layout(s, f, self.platform)
                   for n, s, f in zip(sg.input_tensors, sg.input_shapes, fmts)}
         model = convert(self.model_file_path, weights=self.weight_file_path, platform=self.platform,
-                        inputs=shapes, outputs=outputs or sg.output_tensors)
+                        inputs=shapes, outputs=outputs or sg.output_tensors,
+                        data_type=(self.data_type or "fp32_fp32").lower())
         self.check_input_types(model.inputs)
         if outputs is None:
             self.check_output_shapes([t.shape for t in model.outputs], static_only=True)
@@ -359,8 +362,9 @@ _NOT_YET_TOP = {
 }
 _NOT_YET_MODEL = {
     "runtime": (("cpu",), "only the CPU runtime is available in this build"),
-    "data_type": (("fp32_fp32",), "fp16/bf16 weight storage is not available in this build "
-                                  "yet"),
+    "data_type": (("fp32_fp32", "fp16_fp32", "bf16_fp32"),
+                  "fp16 computation is not available in this build (fp16_fp32 and bf16_fp32 "
+                  "store the weights in half precision and compute in fp32)"),
     "quantize": ((0,), "int8 quantization is not available in this build yet"),
     "quantize_large_weights": ((0,), "8-bit weight storage is not available in this build yet"),
     "quantize_schema": (None, "int8 quantization is not available in this build yet"),
@@ -656,7 +660,9 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
                 log(f"[{name}] obfuscated op and tensor names")
             pb, data = model.save(os.path.join(tmp, f"{name}.pb"), os.path.join(tmp, f"{name}.data"))
             log(f"[{name}] wrote {name}.pb ({os.path.getsize(pb)} bytes), {name}.data "
-                f"({os.path.getsize(data)} bytes): {len(g.ops)} ops, {len(g.consts)} constants")
+                f"({os.path.getsize(data)} bytes): {len(g.ops)} ops, {len(g.consts)} constants"
+                + (f", weights stored as {model.data_type[:4]}" if model.data_type != "fp32_fp32"
+                   else ""))
             model.save_text(os.path.join(tmp, f"{name}.pb_txt"))
             visualize.write_html(g, os.path.join(tmp, f"{name}_index.html"), title=name)
             log(f"[{name}] wrote {name}.pb_txt, {name}_index.html")

@@ -1,0 +1,16 @@
+/* Reference (portable C) widening of fp16 and bf16 values to fp32, exact for every input. */
+#ifndef MACE_KERNELS_CPU_REF_HALF_H_
+#define MACE_KERNELS_CPU_REF_HALF_H_
+
+#include <stdint.h>
+
+/* out[i] = the fp32 value of the IEEE binary16 bits in[i], for i in [begin, end). Exact:
+ * subnormals become normal fp32 values, infinities stay infinite, NaNs stay NaN (payload
+ * kept in the top mantissa bits). */
+void mace_f16_to_f32__ref(const uint16_t *in, float *out, int64_t begin, int64_t end);
+
+/* out[i] = the fp32 value of the bfloat16 bits in[i] (the top half of an fp32), for i in
+ * [begin, end). Exact for every input, NaN payloads included. */
+void mace_bf16_to_f32__ref(const uint16_t *in, float *out, int64_t begin, int64_t end);
+
+#endif /* MACE_KERNELS_CPU_REF_HALF_H_ */
