@@ -107,7 +107,7 @@ def assert_ranges_match(got: dict, ref: dict, model: onnx.ModelProto, must: set[
 
 
 CONV_KEPT = {"x", "r1", "r2", "add", "sig", "cat", "pool", "gap", "flat", "logits"}
-TWO_KEPT = {"a", "b", "act", "y"}
+TWO_KEPT = {"a", "b", "cb", "act", "proj", "y"}
 
 
 def _conv_batches(n: int = 3) -> list[np.ndarray]:
@@ -149,8 +149,9 @@ def test_percentile_reads_the_set_twice_and_matches_numpy_within_a_bin():
     ref = ort_ranges(model, batches)
     b = np.concatenate([x["b"].ravel() for x in batches]).astype(np.float64)
     width = (ref["b"][1] - ref["b"][0]) / bins
-    assert got["b"][0] == pytest.approx(np.percentile(b, 1.0), abs=width)
-    assert got["b"][1] == pytest.approx(np.percentile(b, 99.0), abs=width)
+    # the histogram's percentile lies in the bin of the order statistic of rank ceil(q n)
+    assert got["b"][0] == pytest.approx(np.percentile(b, 1.0, method="inverted_cdf"), abs=width)
+    assert got["b"][1] == pytest.approx(np.percentile(b, 99.0, method="inverted_cdf"), abs=width)
     assert ref["act"][0] <= got["act"][0] <= got["act"][1] <= ref["act"][1] + 1e-6
     # a callable giving a fresh iterator also reads twice; kl and mse stay inside min/max
     for method in ("kl", "mse"):
@@ -250,9 +251,10 @@ def test_errors(tmp_path):
         mace.calibrate(sess, str(tmp_path), progress=False)
     # a wrong input shape: the engine's error, naming the input and the sample
     bad = [rand(1, 3, 8, 8), rand(1, 4, 8, 8)]
-    with pytest.raises(mace.InvalidInputError, match=r"calibration sample 1: .*'?x'?") as e:
+    with pytest.raises(mace.InvalidInputError,
+                       match=r"^calibration sample 1: input 'x': expected shape \[1,3,8,8\], "
+                             r"given \[1,4,8,8\]"):
         mace.calibrate(sess, bad, "minmax", progress=False)
-    assert isinstance(e.value, mace.MaceError) and "x" in str(e.value)
     # the two-pass methods refuse a one-shot generator, naming the way out
     for method in ("percentile", "kl", "mse"):
         with pytest.raises(mace.InvalidArgumentError, match=f"method '{method}' reads the "
@@ -279,12 +281,25 @@ def test_errors(tmp_path):
         mace.calibrate(two, str(tmp_path / "two"), "minmax", progress=False)
 
 
-def test_progress_bar_when_tqdm_is_installed(capsys):
-    pytest.importorskip("tqdm")
-    mace.calibrate(mace.Session(conv_net(), num_threads=1), _conv_batches(2), "minmax",
-                   progress=True)
-    err = capsys.readouterr().err
-    assert "calibration: ranges" in err and "2/2" in err, err
+def test_progress_bar_through_tqdm(monkeypatch):
+    """progress=True wraps each pass in tqdm (a stand-in module here, so the test does not
+    depend on tqdm being installed); progress=False does not."""
+    import sys
+    import types
+    bars = []
+
+    def fake_tqdm(it, desc=None, total=None, unit=None):
+        bars.append((desc, total))
+        return it
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=fake_tqdm))
+    sess = mace.Session(conv_net(), num_threads=1)
+    mace.calibrate(sess, _conv_batches(2), progress=True)
+    assert bars == [("calibration: ranges", 2), ("calibration: percentile histograms", 2)]
+    mace.calibrate(sess, _conv_batches(2), "minmax", progress=False)
+    assert len(bars) == 2
+    # without tqdm: no bar, no error
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    assert mace.calibrate(sess, _conv_batches(2), "minmax", progress=True)
 
 
 def test_docstring_example():

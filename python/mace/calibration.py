@@ -393,14 +393,15 @@ def calibrate(model: Any, calibration: Any, method: str = "percentile",
         >>> import numpy as np, mace
         >>> from onnx import helper, TensorProto
         >>> g = helper.make_graph(
-        ...     [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Neg", ["r"], ["y"])],
+        ...     [helper.make_node("Abs", ["x"], ["a"]), helper.make_node("Neg", ["a"], ["y"])],
         ...     "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
         ...     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
         >>> model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-        >>> batches = [np.array([[-1, 2, -3, 4]], np.float32), np.array([[5, 0, 1, -2]], np.float32)]
+        >>> batches = [np.array([[-1, 2, -3, 4]], np.float32),
+        ...            np.array([[5, .5, 1, -2]], np.float32)]
         >>> r = mace.calibrate(mace.Session(model), batches, method="minmax", progress=False)
-        >>> r["x"], r["r"], r["y"]
-        ((-3.0, 5.0), (0.0, 5.0), (-5.0, 0.0))
+        >>> r["x"], r["a"], r["y"]
+        ((-3.0, 5.0), (0.5, 5.0), (-5.0, -0.5))
         >>> mace.write_range_file("overall_range", r)                  # doctest: +SKIP
     """
     from .session import Session

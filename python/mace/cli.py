@@ -214,7 +214,8 @@ def add_calibrate(sub) -> None:
                    help="with --method percentile: the percentile kept (default 99.99)")
     p.add_argument("--names", default=None,
                    help="comma-separated tensors to calibrate (default: every float tensor)")
-    p.add_argument("--output", default="ranges.txt", help="range file to write (default ranges.txt)")
+    p.add_argument("--output", default="ranges.txt",
+                   help="range file to write (default ranges.txt)")
     p.add_argument("--weights", default=None, help="weights file of a .pb (default: MODEL.data)")
     p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
     p.add_argument("--no_progress", action="store_true", help="no progress bar")
