@@ -20,11 +20,13 @@ from .errors import (InvalidArgumentError, InvalidInputError, InvalidModelError,
 from . import _mace
 from .session import Session, TensorSpec
 from .deploy import ConfigError  # noqa: F401  (deployment YAML errors, mace.deploy)
+from .calibration import RangeFileError, calibrate, read_range_file, write_range_file
 
 __version__: str = _mace.version()
 
 __all__ = ["Session", "TensorSpec", "convert", "MaceError", "InvalidModelError",
-           "InvalidInputError", "UnsupportedError", "InvalidArgumentError", "__version__"]
+           "InvalidInputError", "UnsupportedError", "InvalidArgumentError", "calibrate",
+           "write_range_file", "read_range_file", "RangeFileError", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

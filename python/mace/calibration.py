@@ -34,15 +34,18 @@ prints them.
 >>> r = calibration.tensor_ranges(batches, method="percentile", progress=False)
 >>> calibration.write_range_file("overall_range", r)                # doctest: +SKIP
 >>> calibration.read_range_file("overall_range")                    # doctest: +SKIP
+
+``calibrate(model, calibration)`` (``mace.calibrate``) is the user-facing step: it runs a
+calibration set through a model and returns the range of every activation.
 """
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .errors import InvalidArgumentError, MaceError
+from .errors import InvalidArgumentError, InvalidInputError, MaceError
 
 METHODS = ("minmax", "percentile", "kl", "mse")
 
@@ -186,11 +189,13 @@ def _progress(it: Iterable, enabled: bool, desc: str, total: int | None) -> Iter
 
 def tensor_ranges(batches: Iterable | Callable[[], Iterator], method: str = "minmax", *,
                   percentile: float = 99.99, bins: int = 2048, levels: int = 128,
-                  progress: bool = True) -> dict[str, tuple[float, float]]:
+                  progress: bool = True, total: int | None = None
+                  ) -> dict[str, tuple[float, float]]:
     """The range [lo, hi] of every tensor named in the batches, by `method` (module doc).
 
     `batches`: a sequence of dicts {name: array} or arrays, or a callable returning a fresh
     iterator over them (the histogram methods read it twice). `levels`: 128 for int8.
+    `total`: the number of batches for the progress bar (default: ``len(batches)`` if any).
     """
     if method not in METHODS:
         raise InvalidArgumentError(f"method: expected one of {list(METHODS)}, got {method!r}")
@@ -206,7 +211,8 @@ def tensor_ranges(batches: Iterable | Callable[[], Iterator], method: str = "min
             raise InvalidArgumentError(f"method {method!r} reads the calibration set twice: give "
                                        "a sequence or a callable returning a fresh iterator")
         fresh = lambda: iter(batches)  # noqa: E731
-    total = len(batches) if hasattr(batches, "__len__") else None
+    if total is None and hasattr(batches, "__len__"):
+        total = len(batches)
     stats: dict[str, TensorStats] = {}
     for batch in _progress(fresh(), progress, "calibration: ranges", total):
         for name, x in _as_dict(batch).items():
@@ -256,3 +262,193 @@ def read_range_file(path: str | os.PathLike) -> dict[str, tuple[float, float]]:
                 raise RangeFileError(f"{path}:{no}: min {lo} is above max {hi}")
             out[parts[0]] = (lo, hi)
     return out
+
+
+# ---- calibrating a model: the activations of a calibration set, from the engine -----------
+
+def _npy_files(folder: str) -> list[str]:
+    return sorted(f for f in os.listdir(folder)
+                  if f.endswith(".npy") and os.path.isfile(os.path.join(folder, f)))
+
+
+def _folder_samples(folder: str, inputs: list[str]) -> list[tuple[str, dict[str, str]]]:
+    """(label, {input name: .npy path}) per sample of a calibration folder (calibrate's doc)."""
+    if not os.path.isdir(folder):
+        raise InvalidArgumentError(f"calibration: {folder!r} is not a folder")
+    if len(inputs) == 1:
+        files = _npy_files(folder)
+        if not files:
+            raise InvalidArgumentError(f"calibration: no .npy files in {folder}")
+        return [(os.path.join(folder, f), {inputs[0]: os.path.join(folder, f)}) for f in files]
+    missing = [n for n in inputs if not os.path.isdir(os.path.join(folder, n))]
+    if missing:
+        raise InvalidArgumentError(
+            f"calibration: the model has {len(inputs)} inputs ({', '.join(map(repr, inputs))}), "
+            f"so {folder} needs one subfolder per input, named as the input, holding its .npy "
+            f"files; missing: {', '.join(map(repr, missing))}")
+    per = {n: _npy_files(os.path.join(folder, n)) for n in inputs}
+    first = per[inputs[0]]
+    if not first:
+        raise InvalidArgumentError(f"calibration: no .npy files in "
+                                   f"{os.path.join(folder, inputs[0])}")
+    for n in inputs[1:]:
+        if per[n] != first:
+            odd = sorted(set(first) ^ set(per[n]))[:3]
+            raise InvalidArgumentError(
+                f"calibration: {os.path.join(folder, n)} and {os.path.join(folder, inputs[0])} "
+                f"hold different .npy file names (e.g. {', '.join(odd)}): a sample is one file "
+                "of the same name in every input's subfolder")
+    return [(os.path.join(folder, "*", f), {n: os.path.join(folder, n, f) for n in inputs})
+            for f in first]
+
+
+def _load_npy(path: str) -> np.ndarray:
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise InvalidInputError(f"calibration: cannot read {path}: {e}") from None
+
+
+class _Activations:
+    """The calibration set run through a session, re-iterable when its source is: each
+    iteration runs every sample and yields {tensor name: array}, one sample's activations at
+    a time (nothing of an earlier sample is kept)."""
+
+    def __init__(self, sess: Any, samples: Callable[[], Iterator[tuple[str, Any]]],
+                 names: list[str] | None) -> None:
+        self.sess, self.samples, self.names = sess, samples, names
+        self.inputs = {i.name: len(i.shape) for i in sess.inputs}
+        self.count = 0  # samples run by the latest pass
+
+    def _feeds(self, label: str, sample: Any) -> dict[str, np.ndarray]:
+        if isinstance(sample, Mapping):
+            feeds = dict(sample)
+        elif len(self.inputs) == 1:
+            feeds = {next(iter(self.inputs)): sample}
+        else:
+            raise InvalidInputError(
+                f"calibration sample {label}: the model has {len(self.inputs)} inputs "
+                f"({', '.join(map(repr, self.inputs))}): give a dict input name -> array")
+        for name, x in feeds.items():
+            x = _load_npy(x) if isinstance(x, str) else np.asarray(x)
+            rank = self.inputs.get(name)
+            if rank is not None and x.ndim == rank - 1:  # one sample without its batch axis
+                x = x[np.newaxis]
+            feeds[name] = x
+        return feeds
+
+    def __iter__(self) -> Iterator[dict[str, np.ndarray]]:
+        self.count = 0
+        for label, sample in self.samples():
+            feeds = self._feeds(label, sample)
+            try:
+                acts = self.sess.run_with_intermediates(feeds, self.names)
+            except MaceError as e:
+                raise type(e)(f"calibration sample {label}: {e}") from e
+            self.count += 1
+            if self.names is None:  # every float tensor, the model's inputs first
+                acts = {**feeds, **acts}
+                acts = {n: a for n, a in acts.items() if np.issubdtype(a.dtype, np.floating)}
+            yield acts
+
+
+def calibrate(model: Any, calibration: Any, method: str = "percentile",
+              names: Sequence[str] | None = None, *, percentile: float = 99.99,
+              bins: int = 2048, levels: int = 128, progress: bool = True,
+              num_threads: int | None = None) -> dict[str, tuple[float, float]]:
+    """Runs a calibration set through `model` and returns the range of its activations,
+    ``{tensor name: (min, max)}``, by `method` (``minmax``, ``percentile``, ``kl`` or ``mse``;
+    the module doc says how each is computed).
+
+    `model`: a path (``.onnx``, or ``.pb`` with its ``.data`` beside it), a converted model
+    (``mace.convert``) or a ``mace.Session``. `num_threads` is the new session's (default: one
+    per core); it cannot be given with a Session.
+
+    `calibration`, one sample per model run, is one of:
+
+    * a list (or other re-iterable) of arrays, for a model with one input, or of dicts
+      ``{input name: array}``;
+    * a callable returning a fresh iterator over them;
+    * a one-shot iterator or generator: ``minmax`` only, as the other methods read the set
+      twice (a range pass, then a histogram pass on those ranges); they refuse one;
+    * a folder of ``.npy`` files, read in sorted file-name order, one file loaded at a time.
+      One input: one file per sample in the folder. Several inputs: one subfolder per input,
+      named exactly as the input, and a sample is the files of the same name in every
+      subfolder (``calib/image/0001.npy`` with ``calib/mask/0001.npy``).
+
+    An array with one dimension fewer than its input is one sample without the batch axis (a
+    batch of 1 is run). Activations are taken from the engine (``Session.run_with_intermediates``)
+    one sample at a time and folded into the statistics, never held for the whole set; the
+    two-pass methods run the set through the model twice. With `names` None every
+    floating-point tensor is calibrated: the model's inputs and every tensor the run computes
+    (tensors the converter fused away have none); else just `names`. `progress` shows a tqdm
+    bar when tqdm is installed.
+
+    Raises InvalidArgumentError for an unusable argument, an empty set or folder or a one-shot
+    iterator with a two-pass method, and the engine's InvalidInputError (naming the input and
+    the sample) for an array that does not fit the model.
+
+    Example::
+
+        >>> import numpy as np, mace
+        >>> from onnx import helper, TensorProto
+        >>> g = helper.make_graph(
+        ...     [helper.make_node("Abs", ["x"], ["a"]), helper.make_node("Neg", ["a"], ["y"])],
+        ...     "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        ...     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+        >>> model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        >>> batches = [np.array([[-1, 2, -3, 4]], np.float32),
+        ...            np.array([[5, .5, 1, -2]], np.float32)]
+        >>> r = mace.calibrate(mace.Session(model), batches, method="minmax", progress=False)
+        >>> r["x"], r["a"], r["y"]
+        ((-3.0, 5.0), (0.5, 5.0), (-5.0, -0.5))
+        >>> mace.write_range_file("overall_range", r)                  # doctest: +SKIP
+    """
+    from .session import Session
+    if method not in METHODS:
+        raise InvalidArgumentError(f"method: expected one of {list(METHODS)}, got {method!r}")
+    if isinstance(model, Session):
+        if num_threads is not None:
+            raise InvalidArgumentError("num_threads: cannot be given with a Session (it has its "
+                                       "threads already)")
+        sess = model
+    else:
+        if isinstance(model, (str, os.PathLike)) and not os.path.isfile(model):
+            raise InvalidArgumentError(f"model: no such file {os.fspath(model)!r}")
+        sess = Session(model, num_threads=-1 if num_threads is None else num_threads)
+    if names is not None:
+        if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+            raise InvalidArgumentError(f"names must be a list of tensor names or None, "
+                                       f"not {names!r}")
+        names = list(names)
+
+    total: int | None = None
+    if isinstance(calibration, (str, os.PathLike)):
+        listed = _folder_samples(os.fspath(calibration), [i.name for i in sess.inputs])
+        samples: Callable[[], Iterator] = lambda: iter(listed)  # noqa: E731
+        total = len(listed)
+    elif callable(calibration):
+        samples = lambda: enumerate(calibration())  # noqa: E731
+    elif isinstance(calibration, (np.ndarray, Mapping)) or not isinstance(calibration, Iterable):
+        raise InvalidArgumentError(
+            "calibration must be a list (or iterable) of arrays or of dicts {input name: array}, "
+            f"a callable returning an iterator, or a folder of .npy files, not "
+            f"{type(calibration).__name__} (wrap one sample in a list)")
+    else:
+        if iter(calibration) is calibration and method != "minmax":
+            raise InvalidArgumentError(
+                f"calibration: method {method!r} reads the calibration set twice, and a one-shot "
+                "iterator or generator can be read once: give a list, a folder of .npy files or "
+                "a callable returning a fresh iterator, or use method='minmax'")
+        samples = lambda: enumerate(calibration)  # noqa: E731
+        if hasattr(calibration, "__len__"):
+            total = len(calibration)
+    acts = _Activations(sess, samples, names)
+    ranges = tensor_ranges(acts, method, percentile=percentile, bins=bins, levels=levels,
+                           progress=progress, total=total)
+    if not acts.count:
+        raise InvalidArgumentError("calibration: the calibration set is empty")
+    if not ranges:
+        raise InvalidArgumentError("calibration: no floating-point tensors to calibrate"
+                                   + (f" among names {names}" if names is not None else ""))
+    return ranges

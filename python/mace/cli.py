@@ -3,6 +3,7 @@
 With a deployment YAML (seed 003; mace/deploy.py): `mace convert --config X.yml`,
 `mace run --config X.yml [--round N] [--validate] [--layers] [--model NAME]`,
 `mace benchmark --config X.yml [--round N]`.
+`mace calibrate MODEL --calibration DIR [--method M] [--output ranges.txt]` writes a range file.
 
 Each subcommand is a function `add_<name>(subparsers)` registering its parser with
 `set_defaults(func=...)`; `func(args)` returns the exit status. Add one by appending it
@@ -160,7 +161,68 @@ def add_benchmark(sub) -> None:
     p.set_defaults(func=cmd_benchmark)
 
 
-SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert]
+class _OneLineParser(argparse.ArgumentParser):
+    """A subcommand parser whose usage errors (an unknown flag included, which argparse would
+    otherwise leave to the top-level parser) are one line on stderr, exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def parse_known_args(self, args=None, namespace=None):
+        ns, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return ns, extras
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    import mace
+    from mace import calibration
+    names = [n for n in args.names.split(",") if n] if args.names is not None else None
+    try:
+        model = args.model
+        if args.weights is not None:
+            model = mace.Session(args.model, args.weights, num_threads=args.num_threads)
+        ranges = calibration.calibrate(
+            model, args.calibration, args.method, names, percentile=args.percentile,
+            progress=not args.no_progress,
+            num_threads=None if args.weights is not None else args.num_threads)
+        calibration.write_range_file(args.output, ranges)
+    except (mace.MaceError, OSError) as e:
+        msg = " ".join(str(e).split("\n"))
+        print(f"mace calibrate: {type(e).__name__}: {msg}", file=sys.stderr)
+        return 1
+    print(f"wrote the {args.method} ranges of {len(ranges)} tensors to {args.output}")
+    return 0
+
+
+def add_calibrate(sub) -> None:
+    from .calibration import METHODS
+    p = sub.add_parser("calibrate", help="activation ranges over a calibration set (range file)",
+                       description="Runs every sample of a calibration folder through MODEL and "
+                                   "writes the range of each activation in MACE's range file "
+                                   "format (name@@min,max; quantize_range_file). The folder holds "
+                                   "one .npy file per sample, or, for a model with several "
+                                   "inputs, one subfolder per input named as the input with the "
+                                   "same file names in each.")
+    p.__class__ = _OneLineParser  # add_parser builds the top parser's class; errors in one line
+    p.add_argument("model", help="model.onnx or model.pb (with model.data)")
+    p.add_argument("--calibration", required=True, metavar="DIR", help="folder of .npy samples")
+    p.add_argument("--method", choices=METHODS, default="percentile",
+                   help="range statistic (default percentile)")
+    p.add_argument("--percentile", type=float, default=99.99,
+                   help="with --method percentile: the percentile kept (default 99.99)")
+    p.add_argument("--names", default=None,
+                   help="comma-separated tensors to calibrate (default: every float tensor)")
+    p.add_argument("--output", default="ranges.txt",
+                   help="range file to write (default ranges.txt)")
+    p.add_argument("--weights", default=None, help="weights file of a .pb (default: MODEL.data)")
+    p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
+    p.add_argument("--no_progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_calibrate)
+
+
+SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert, add_calibrate]
 
 
 def build_parser() -> argparse.ArgumentParser:
