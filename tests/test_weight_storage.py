@@ -371,7 +371,7 @@ def test_onnx_mnist_half_predictions_match_onnxruntime(data_type, digits):
 # (test_onnx_mnist_half_predictions_match_onnxruntime): a property of the rounded weights,
 # not of mace.
 _MNIST_MISSES = pytest.mark.xfail(reason="fp16/bf16 weights change 2 of 1,797 digits (0.11 "
-                                         "points > 0.1); onnxruntime agrees", strict=False)
+                                         "points > 0.1); onnxruntime agrees", strict=True)
 
 
 @pytest.mark.parametrize("which", [pytest.param(_onnx_mnist, marks=_MNIST_MISSES),
