@@ -58,6 +58,14 @@ def _run(cmd: list[str]) -> None:
                          "(its output is above)")
 
 
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
 def _copy_if_changed(src: str, dst: str) -> None:
     """Copies src to dst unless dst already has the same size and mtime (keeps a no-op build a no-op)."""
     if os.path.exists(dst):
@@ -95,7 +103,7 @@ class CMakeBuildExt(build_ext):
         # whose flags stay the same are not rebuilt.
         stamp = os.path.join(build_dir, "mace_setup_args.txt")
         args_text = "\n".join(configure[5:]) + "\n"
-        if not os.path.exists(stamp) or open(stamp).read() != args_text:
+        if _read(stamp) != args_text:
             cache = os.path.join(build_dir, "CMakeCache.txt")
             if os.path.exists(cache):
                 os.remove(cache)
