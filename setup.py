@@ -58,6 +58,14 @@ def _run(cmd: list[str]) -> None:
                          "(its output is above)")
 
 
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
 def _copy_if_changed(src: str, dst: str) -> None:
     """Copies src to dst unless dst already has the same size and mtime (keeps a no-op build a no-op)."""
     if os.path.exists(dst):
@@ -90,7 +98,18 @@ class CMakeBuildExt(build_ext):
             f"-DMACE_NUMPY_INCLUDE_DIR={numpy.get_include()}",
             f"-DMACE_PYTHON_EXT_SUFFIX={ext_suffix}",
         ] + user_args
+        # CMake keeps a -D value in its cache until told otherwise; start the cache afresh when the
+        # arguments change, so that dropping one from MACE_CMAKE_ARGS restores its default. Objects
+        # whose flags stay the same are not rebuilt.
+        stamp = os.path.join(build_dir, "mace_setup_args.txt")
+        args_text = "\n".join(configure[5:]) + "\n"
+        if _read(stamp) != args_text:
+            cache = os.path.join(build_dir, "CMakeCache.txt")
+            if os.path.exists(cache):
+                os.remove(cache)
         _run(configure)
+        with open(stamp, "w") as f:
+            f.write(args_text)
         jobs = self.parallel if isinstance(self.parallel, int) and self.parallel > 0 else os.cpu_count() or 1
         build = [cmake, "--build", build_dir, "--target", ext.cmake_target, f"-j{jobs}"]
         if self.force:
