@@ -260,12 +260,20 @@ def _git_rev() -> str:
 
 
 def _build_flags() -> str:
+    """The C flags and ISA options of the extension's CMake build (build/py-*/), as compiled."""
+    import glob
+    build = sorted(glob.glob(os.path.join(os.path.dirname(HERE), "build", "py-*")))
+    if not build:
+        return "CMake build folder not found"
+    flags, opts = "?", []
     try:
-        with open(os.path.join(os.path.dirname(HERE), "setup.py")) as f:
-            lines = [ln.strip() for ln in f if "extra_compile_args" in ln and "=" in ln]
-        return "setup.py " + "; ".join(lines) if lines else "setup.py flags unknown"
+        with open(os.path.join(build[-1], "CMakeFiles", "mace_objects.dir", "flags.make")) as f:
+            flags = next((ln.split("=", 1)[1].strip() for ln in f if ln.startswith("C_FLAGS")), "?")
+        with open(os.path.join(build[-1], "CMakeCache.txt")) as f:
+            opts = [ln.strip().replace(":BOOL", "") for ln in f if ln.startswith("MACE_ENABLE_")]
     except OSError:
-        return "setup.py not found"
+        pass
+    return f"C flags `{flags}`; " + ", ".join(opts)
 
 
 def cpu_info() -> dict[str, str]:

@@ -1,6 +1,6 @@
 """mace's model-format messages (NetDef, OperatorDef, ...) as Python protobuf classes.
 
-They are built from `_generated/mace.desc`, a FileDescriptorSet that setup.py compiles from
+They are built from `_generated/mace.desc`, a FileDescriptorSet that the CMake build (run by setup.py) compiles from
 proto/mace.proto with protoc at build time. A descriptor set is plain protobuf data, so it
 works with whatever protobuf runtime is installed (no generated-code version coupling).
 """
@@ -16,7 +16,7 @@ _DESC = os.path.join(os.path.dirname(__file__), "_generated", "mace.desc")
 def _load():
     if not os.path.exists(_DESC):
         raise ImportError(f"{_DESC} is missing: build the package (pip install -e .) so "
-                          "setup.py compiles proto/mace.proto")
+                          "the build compiles proto/mace.proto")
     fds = descriptor_pb2.FileDescriptorSet()
     with open(_DESC, "rb") as f:
         fds.ParseFromString(f.read())
