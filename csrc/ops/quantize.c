@@ -11,6 +11,7 @@
  * int8 kernels (those are to come).
  */
 #include "core/op.h"
+#include "ops/quant_axis.h"
 #include "kernels/cpu/ref/quantize.h"
 
 #define QUANTIZE_GRAIN 16384
@@ -36,7 +37,6 @@ static mace_status quantize_init(mace_op *op) {
 static mace_status quantize_infer(mace_op *op) {
   quantize_state *s = (quantize_state *)op->state;
   const mace_tensor *x, *scale, *zp;
-  int64_t axis, n_scale;
   mace_dtype out;
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, 2, 3, 1));
   x = op->inputs[0];
@@ -49,24 +49,8 @@ static mace_status quantize_infer(mace_op *op) {
     return mace_error(MACE_UNSUPPORTED, "op '%s' (Quantize): zero point dtype %s is not "
                       "supported (i8 or u8)", op->name, mace_dtype_name(out));
   }
-  n_scale = mace_tensor_numel(scale);
-  s->channels = 1;
-  s->inner = 1;
-  if (n_scale != 1) {
-    axis = s->axis < 0 ? s->axis + x->ndim : s->axis;
-    if (scale->ndim != 1 || axis < 0 || axis >= x->ndim || x->dims[axis] != n_scale) {
-      return mace_error(MACE_INVALID_MODEL, "op '%s' (Quantize): scale has %lld values; "
-                        "needs 1, or 1-D with dims[axis %lld] of X (rank %d)", op->name,
-                        (long long)n_scale, (long long)s->axis, x->ndim);
-    }
-    s->channels = n_scale;
-    for (int d = (int)axis + 1; d < x->ndim; ++d) s->inner *= x->dims[d];
-  }
-  if (zp && mace_tensor_numel(zp) != n_scale) {
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (Quantize): zero point has %lld values, "
-                      "scale %lld", op->name, (long long)mace_tensor_numel(zp),
-                      (long long)n_scale);
-  }
+  MACE_RETURN_IF_ERROR(mace_quant_axis_check(op, "Quantize", x, scale, zp, s->axis, &s->channels,
+                                             &s->inner));
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, out, x->dims, x->ndim));
   op->macs = 0;
   op->scratch_bytes = 0;
