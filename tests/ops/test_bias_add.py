@@ -1,14 +1,10 @@
 """BiasAdd and the ops' argument checks, on mace graphs built directly (no ONNX op maps to BiasAdd)."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import assert_close, rand  # noqa: E402
+from helpers import assert_close, rand
 
 
 def _session(op_type, inputs, consts, out_shape, **args):

@@ -1,15 +1,11 @@
 """Eltwise: ONNX Add/Sub/Mul/Div/Pow/Min/Max/Sum/Neg/Abs against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 # Every rank combination that broadcasts: scalar, 1-D vs N-D, [N,1,H,1] vs [1,C,1,W], ...
 SHAPE_PAIRS = [

@@ -1,15 +1,11 @@
 """FullyConnected / MatMul(+Eltwise): ONNX Gemm (transA/transB, alpha/beta, every C shape) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 M, K, N = 3, 7, 5
 

@@ -4,15 +4,12 @@ equivalents."""
 from __future__ import annotations
 
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import assert_close, data, rand, run_mace_ops, run_ort  # noqa: E402
+from dm_util import assert_close, data, rand, run_mace_ops, run_ort
 
 F32 = np.dtype(np.float32)
 
