@@ -3,17 +3,7 @@
 #include <string.h>
 
 #include "core/op.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      failures++;                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
+#include "test_util.h"
 
 /* The manifest's line count, at compile time. */
 static const int kManifestLines = 0
