@@ -246,25 +246,6 @@ static void test_bad_models(void) {
  *             -> Pooling MAX 2x2 stride 1 -> y [1,4,2,3] -> Softmax -> z. */
 #define CONV_WEIGHTS_BYTES 384
 
-static Mace__Argument *make_ints_arg(Mace__Argument *a, char *name, int64_t *v, size_t n) {
-  Mace__Argument init = MACE__ARGUMENT__INIT;
-  *a = init;
-  a->name = name;
-  a->n_ints = n;
-  a->ints = v;
-  return a;
-}
-
-static Mace__Argument *make_str_arg(Mace__Argument *a, char *name, char *v) {
-  Mace__Argument init = MACE__ARGUMENT__INIT;
-  *a = init;
-  a->name = name;
-  a->has_s = 1;
-  a->s.data = (uint8_t *)v;
-  a->s.len = strlen(v);
-  return a;
-}
-
 static uint8_t *build_conv_model(size_t *size) {
   int64_t xdims[4] = {1, 2, 6, 5}, wdims[4] = {4, 2, 3, 3}, bdims[1] = {4}, zdims[4] = {1, 4, 2, 3};
   Mace__InputOutputInfo in = MACE__INPUT_OUTPUT_INFO__INIT, out = MACE__INPUT_OUTPUT_INFO__INIT;
@@ -292,38 +273,19 @@ static uint8_t *build_conv_model(size_t *size) {
 
   int64_t strides[2] = {2, 1}, pads[4] = {1, 0, 1, 1}, dil[2] = {1, 1}, kernels[2] = {2, 2}, one[2] = {1, 1};
   Mace__Argument a[10];
-  Mace__Argument *conv_args[4] = {make_ints_arg(&a[0], "strides", strides, 2),
-                                  make_ints_arg(&a[1], "padding_values", pads, 4),
-                                  make_ints_arg(&a[2], "dilations", dil, 2),
-                                  make_str_arg(&a[3], "activation", "RELU")};
-  Mace__Argument *pool_args[3] = {make_str_arg(&a[4], "pooling_type", "MAX"),
-                                  make_ints_arg(&a[5], "kernels", kernels, 2),
-                                  make_ints_arg(&a[6], "strides", one, 2)};
+  Mace__Argument *conv_args[4] = {tiny_arg_ints(&a[0], "strides", strides, 2),
+                                  tiny_arg_ints(&a[1], "padding_values", pads, 4),
+                                  tiny_arg_ints(&a[2], "dilations", dil, 2),
+                                  tiny_arg_str(&a[3], "activation", "RELU")};
+  Mace__Argument *pool_args[3] = {tiny_arg_str(&a[4], "pooling_type", "MAX"),
+                                  tiny_arg_ints(&a[5], "kernels", kernels, 2),
+                                  tiny_arg_ints(&a[6], "strides", one, 2)};
   char *conv_in[3] = {"x", "w", "bias"}, *conv_out[1] = {"c"}, *pool_in[1] = {"c"}, *pool_out[1] = {"p"};
   char *sm_in[1] = {"p"}, *sm_out[1] = {"z"};
-  Mace__OperatorDef conv = MACE__OPERATOR_DEF__INIT, pool = MACE__OPERATOR_DEF__INIT, sm = MACE__OPERATOR_DEF__INIT;
-  conv.name = "conv";
-  conv.type = "Conv2D";
-  conv.n_input = 3;
-  conv.input = conv_in;
-  conv.n_output = 1;
-  conv.output = conv_out;
-  conv.n_arg = 4;
-  conv.arg = conv_args;
-  pool.name = "pool";
-  pool.type = "Pooling";
-  pool.n_input = 1;
-  pool.input = pool_in;
-  pool.n_output = 1;
-  pool.output = pool_out;
-  pool.n_arg = 3;
-  pool.arg = pool_args;
-  sm.name = "softmax";
-  sm.type = "Softmax";
-  sm.n_input = 1;
-  sm.input = sm_in;
-  sm.n_output = 1;
-  sm.output = sm_out;
+  Mace__OperatorDef conv, pool, sm;
+  tiny_op(&conv, "conv", "Conv2D", conv_in, 3, conv_out, 1, conv_args, 4);
+  tiny_op(&pool, "pool", "Pooling", pool_in, 1, pool_out, 1, pool_args, 3);
+  tiny_op(&sm, "softmax", "Softmax", sm_in, 1, sm_out, 1, NULL, 0);
   Mace__OperatorDef *ops[3] = {&conv, &pool, &sm};
   Mace__ConstTensor *consts[2] = {&w, &b};
   Mace__InputOutputInfo *ins[1] = {&in}, *outs[1] = {&out};
@@ -336,10 +298,7 @@ static uint8_t *build_conv_model(size_t *size) {
   net.input_info = ins;
   net.n_output_info = 1;
   net.output_info = outs;
-  *size = mace__net_def__get_packed_size(&net);
-  uint8_t *buf = malloc(*size);
-  if (buf) mace__net_def__pack(&net, buf);
-  return buf;
+  return tiny_pack(&net, size);
 }
 
 static uint8_t *build_conv_weights(void) {

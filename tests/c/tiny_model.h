@@ -11,6 +11,52 @@
 
 #include "mace.pb-c.h"
 
+/* ---- protobuf-c fillers shared by the models the tests build ---------------------------- */
+
+static inline Mace__Argument *tiny_arg_ints(Mace__Argument *a, char *name, int64_t *v, size_t n) {
+  Mace__Argument init = MACE__ARGUMENT__INIT;
+  *a = init;
+  a->name = name;
+  a->n_ints = n;
+  a->ints = v;
+  return a;
+}
+
+static inline Mace__Argument *tiny_arg_str(Mace__Argument *a, char *name, char *v) {
+  Mace__Argument init = MACE__ARGUMENT__INIT;
+  *a = init;
+  a->name = name;
+  a->has_s = 1;
+  a->s.data = (uint8_t *)v;
+  a->s.len = strlen(v);
+  return a;
+}
+
+/* An op reading in[n_in], writing out[n_out], with args[n_arg] (all borrowed). */
+static inline void tiny_op(Mace__OperatorDef *op, char *name, char *type, char **in, size_t n_in,
+                           char **out, size_t n_out, Mace__Argument **args, size_t n_arg) {
+  Mace__OperatorDef init = MACE__OPERATOR_DEF__INIT;
+  *op = init;
+  op->name = name;
+  op->type = type;
+  op->n_input = n_in;
+  op->input = in;
+  op->n_output = n_out;
+  op->output = out;
+  op->n_arg = n_arg;
+  op->arg = args;
+}
+
+/* The packed bytes of net (*size of them); NULL when out of memory; the caller frees them. */
+static inline uint8_t *tiny_pack(const Mace__NetDef *net, size_t *size) {
+  *size = mace__net_def__get_packed_size(net);
+  uint8_t *buf = malloc(*size);
+  if (buf) mace__net_def__pack(net, buf);
+  return buf;
+}
+
+/* ---- the tiny model ------------------------------------------------------------------------ */
+
 enum tiny_variant {
   V_OK,
   V_UNKNOWN_OP,
@@ -81,17 +127,9 @@ static inline uint8_t *tiny_model_build(enum tiny_variant v, size_t *size) {
   if (v == V_CYCLE) in0[0] = "y";
   if (v == V_MISSING_INPUT) in1[0] = "nothing_here";
   if (v == V_DUP_TENSOR) out1[0] = "t1";
-  Mace__Argument etype = MACE__ARGUMENT__INIT;
-  etype.name = "type";
-  etype.has_s = 1;
-  etype.s.data = (uint8_t *)"ADD";
-  etype.s.len = 3;
-  Mace__Argument act = MACE__ARGUMENT__INIT;
-  act.name = "activation";
-  act.has_s = 1;
-  act.s.data = (uint8_t *)"RELU";
-  act.s.len = 4;
-  Mace__Argument *args0[1] = {&etype}, *args1[1] = {&act};
+  Mace__Argument etype, act;
+  Mace__Argument *args0[1] = {tiny_arg_str(&etype, "type", "ADD")};
+  Mace__Argument *args1[1] = {tiny_arg_str(&act, "activation", "RELU")};
 
   Mace__OutputShape shape0 = MACE__OUTPUT_SHAPE__INIT;
   int64_t t1dims[4] = {1, 3, 4, v == V_BAD_OUTPUT_SHAPE ? 5 : 4};
@@ -99,25 +137,12 @@ static inline uint8_t *tiny_model_build(enum tiny_variant v, size_t *size) {
   shape0.dims = t1dims;
   Mace__OutputShape *shapes0[1] = {&shape0};
 
-  Mace__OperatorDef op0 = MACE__OPERATOR_DEF__INIT, op1 = MACE__OPERATOR_DEF__INIT;
-  op0.name = "add";
-  op0.type = v == V_UNKNOWN_OP ? "NoSuchOp" : v == V_EMPTY_TYPE ? "" : "Eltwise";
-  op0.n_input = 2;
-  op0.input = in0;
-  op0.n_output = 1;
-  op0.output = out0;
-  op0.n_arg = 1;
-  op0.arg = args0;
+  Mace__OperatorDef op0, op1;
+  tiny_op(&op0, "add", v == V_UNKNOWN_OP ? "NoSuchOp" : v == V_EMPTY_TYPE ? "" : "Eltwise", in0, 2, out0,
+          1, args0, 1);
   op0.n_output_shape = 1;
   op0.output_shape = shapes0;
-  op1.name = "relu";
-  op1.type = "Activation";
-  op1.n_input = 1;
-  op1.input = in1;
-  op1.n_output = 1;
-  op1.output = out1;
-  op1.n_arg = 1;
-  op1.arg = args1;
+  tiny_op(&op1, "relu", "Activation", in1, 1, out1, 1, args1, 1);
 
   Mace__OperatorDef *ops[2] = {&op0, &op1};
   Mace__ConstTensor *consts[1] = {&b};
@@ -135,10 +160,7 @@ static inline uint8_t *tiny_model_build(enum tiny_variant v, size_t *size) {
   net.has_weights_size = v != V_NO_WEIGHTS_SIZE;
   net.weights_size = v == V_WEIGHTS_SIZE ? 4 * TINY_WEIGHTS_BYTES : TINY_WEIGHTS_BYTES;
 
-  *size = mace__net_def__get_packed_size(&net);
-  uint8_t *buf = malloc(*size);
-  if (buf) mace__net_def__pack(&net, buf);
-  return buf;
+  return tiny_pack(&net, size);
 }
 
 /* The weights blob (TINY_WEIGHTS_BYTES, the bias at offset 64); the caller frees it. */
