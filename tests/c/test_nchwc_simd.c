@@ -606,8 +606,9 @@ static void test_channel_tail(void) {
     for (int64_t oc = 0; oc < ocp; ++oc)
       for (int64_t ic = 0; ic < icp; ++ic, ++checked) {
         const float want = oc < out_c && ic < in_c ? w[oc * in_c + ic] : 0.0f;
-        if (packed[((oc / b) * icp + ic) * b + oc % b] != want) FAIL("padded conv1x1 pack b %d: out %lld in %lld", b, (long long)oc,
-                                                                     (long long)ic);
+        if (packed[((oc / b) * icp + ic) * b + oc % b] != want)
+          FAIL("padded conv1x1 pack b %d: out %lld in %lld", b, (long long)oc,
+               (long long)ic);
       }
     free(w);
     free(packed);
@@ -618,7 +619,8 @@ static void test_channel_tail(void) {
     for (int64_t ch = 0; ch < ocp; ++ch)
       for (int t = 0; t < k * k; ++t, ++checked) {
         const float want = ch < out_c ? w[ch * k * k + t] : 0.0f;
-        if (packed[((ch / b) * k * k + t) * b + ch % b] != want) FAIL("padded dwconv pack b %d: channel %lld tap %d", b, (long long)ch, t);
+        if (packed[((ch / b) * k * k + t) * b + ch % b] != want)
+          FAIL("padded dwconv pack b %d: channel %lld tap %d", b, (long long)ch, t);
       }
     free(w);
     free(packed);
