@@ -10,8 +10,8 @@ from helpers import assert_close, rand
 def _session(op_type, inputs, consts, out_shape, **args):
     """A one-op mace graph: graph inputs given as {name: shape}, constants as {name: array}."""
     import mace
-    from converters import ir
-    from converters.model import MaceModel
+    from mace.converters import ir
+    from mace.converters.model import MaceModel
     g = ir.Graph(name="t")
     names = list(inputs) + list(consts)
     g.inputs = [ir.TensorInfo(n, list(s), np.dtype(np.float32), "NONE") for n, s in inputs.items()]

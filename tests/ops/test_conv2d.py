@@ -41,8 +41,8 @@ CASES = [
 
 def _mace_ops(model) -> list[str]:
     """Op types of the converted, optimized graph."""
-    from converters.onnx_converter import convert_onnx
-    from converters.transforms import optimize
+    from mace.converters.onnx_converter import convert_onnx
+    from mace.converters.transforms import optimize
     return [op.type for op in optimize(convert_onnx(model)).ops]
 
 

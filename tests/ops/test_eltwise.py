@@ -206,8 +206,8 @@ def test_integer_shape_arithmetic_survives_folding():
 def _run_direct(op_args, shapes, inputs):
     """A one-op mace graph (no ONNX op maps to it) run through the runtime."""
     import mace
-    from converters import ir
-    from converters.model import MaceModel
+    from mace.converters import ir
+    from mace.converters.model import MaceModel
     out = list(np.broadcast_shapes(*shapes))
     names = [f"i{k}" for k in range(len(shapes))]
     g = ir.Graph(

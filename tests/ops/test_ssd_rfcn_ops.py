@@ -225,8 +225,8 @@ layer { name: "pb" type: "PriorBox" bottom: "fm" bottom: "data" top: "priors"
 @pytest.mark.parametrize("across", ["false", "true"])
 def test_caffe_prior_box_and_normalize(across):
     import mace
-    from converters.caffe_converter import convert_caffe
-    from converters.model import MaceModel
+    from mace.converters.caffe_converter import convert_caffe
+    from mace.converters.model import MaceModel
     w = rand(4, 3, 3, 3, seed=11)
     text = CAFFE_SSD % (" ".join(f"data: {v!r}" for v in w.reshape(-1).tolist()), across)
     g = convert_caffe(text)
