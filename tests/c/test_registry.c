@@ -66,10 +66,5 @@ int main(void) {
     const mace_op_kind *p = mace_registry_find(prefix, MACE_DEVICE_CPU, MACE_DT_F32);
     CHECK(p == NULL || strcmp(p->type, prefix) == 0, "prefix '%s' matched %s", prefix, p->type);
   }
-  if (failures) {
-    fprintf(stderr, "test_registry: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_registry: %d kinds, all checks passed\n", n);
-  return 0;
+  return TEST_FINISH("%d kinds, %ld checks", n, test_checks);
 }
