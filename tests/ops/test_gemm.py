@@ -11,8 +11,8 @@ M, K, N = 3, 7, 5
 
 
 def _mace_ops(model) -> list[str]:
-    from converters.onnx_converter import convert_onnx
-    from converters.transforms import optimize
+    from mace.converters.onnx_converter import convert_onnx
+    from mace.converters.transforms import optimize
     return [op.type for op in optimize(convert_onnx(model)).ops]
 
 

@@ -129,8 +129,8 @@ def test_threads(threads, axes):
 
 
 def _mace_ops(model) -> list[str]:
-    from converters.onnx_converter import convert_onnx
-    from converters.transforms import optimize
+    from mace.converters.onnx_converter import convert_onnx
+    from mace.converters.transforms import optimize
     return [op.type for op in optimize(convert_onnx(model)).ops]
 
 
