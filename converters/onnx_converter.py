@@ -28,7 +28,7 @@ _INFER_VALUE_LIMIT = 4096
 
 def load_onnx(source: Any) -> onnx.ModelProto:
     """A ModelProto from a path, bytes or ModelProto. A ModelProto is used as it is, not
-    copied (ResNet-50's CopyFrom took 0.05 s and another 100 MB): the converter only reads
+    copied (a CopyFrom costs time and another copy of the weights): the converter only reads
     it, and builds new models where it needs changed ones (shape inference, function
     inlining). The ONNX conformance run checks every case's model is unchanged after
     conversion (tests/conformance.py)."""
@@ -54,7 +54,7 @@ def load_onnx(source: Any) -> onnx.ModelProto:
 
 def _load_mapped(path: str) -> onnx.ModelProto:
     """onnx.load for a binary .onnx file, parsed from a read-only map of it rather than a
-    bytes copy read first (ResNet-50, 102 MB: 0.11-0.12 s -> 0.02-0.07 s). Tensors kept in
+    bytes copy read first, which is faster. Tensors kept in
     external files are loaded from beside it, as onnx.load does."""
     model = onnx.ModelProto()
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:

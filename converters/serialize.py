@@ -103,9 +103,7 @@ def to_netdef(graph: ir.Graph):
             used.append(name)
     # Offsets first, then each tensor copied once into one ALIGN-aligned buffer, which the
     # engine reads in place. A bytes join was a second copy of every tensor, and its data (48
-    # bytes into a page) made the engine copy the blob a third time: ResNet-50's 102 MB, with
-    # the engine's own copy on huge pages as well, Session("resnet50.onnx") went 0.35 -> 0.24 s
-    # (medians of 12, 2-vCPU Xeon; onnxruntime 0.15-0.16 s in the same runs).
+    # bytes into a page) made the engine copy the blob a third time (benchmarks/HISTORY.md).
     placed, offset = [], 0
     for name in used:
         arr = np.asarray(graph.consts[name])

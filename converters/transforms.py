@@ -13,12 +13,8 @@ from . import ir
 ACTIVATION_ARGS = ("activation", "max_limit", "activation_coefficient",
                    "hardsigmoid_alpha", "hardsigmoid_beta")
 # SWISH (x * sigmoid(alpha x)) fuses like the others now that the C ops apply it over each
-# finished run of outputs while it is in cache (ops/fused_activation.h). EfficientNet-B0,
-# alternating processes, 2-vCPU Xeon: fused into its 1x1s, 1 thread 9.10 -> 8.91 ms, 2 threads
-# 5.26 -> 5.04 (AVX2 1 thread 13.10 -> 12.97); then into its depthwise and stem convolutions
-# too, 1 thread 8.49 -> 8.21, 2 threads 4.56 -> 4.56 and 4.78 -> 4.61 (AVX2 12.39 -> 12.21,
-# 6.95 -> 6.94). One earlier run, no SWISH fused against all of them, had given 2 threads
-# 5.29 -> 6.00; that did not come back in these three.
+# finished run of outputs while it is in cache (ops/fused_activation.h). EfficientNet-B0 ran
+# faster with it fused into its 1x1s, depthwise and stem convolutions (benchmarks/HISTORY.md).
 FUSABLE_ACTIVATIONS = {"RELU", "RELUX", "LEAKYRELU", "SIGMOID", "TANH", "HARDSIGMOID",
                        "HARDSWISH", "ELU", "SWISH", "GELU"}
 CONV_TYPES = ("Conv2D", "Deconv2D")
@@ -90,9 +86,8 @@ def _scale_filter(op: ir.Op, w: np.ndarray, scale: np.ndarray) -> np.ndarray:
     constant's own dtype), each product rounded once to w's dtype. A float32 filter and a
     float32 scale (the ONNX converter stores BatchNorm's scale in float32) multiply in float32:
     the product of two float32 values is exact in float64, so rounding it once gives the same
-    bits as the float32 multiply, without a float64 copy of the filter (ResNet-50's 53 folds,
-    under cProfile: 68 -> 39 ms; a 512x512x3x3 filter alone 72 -> 5 ms). Other dtypes
-    multiply in float64."""
+    bits as the float32 multiply, without a float64 copy of the filter, which was much
+    slower. Other dtypes multiply in float64."""
     scale = scale.reshape(-1)
     if w.dtype == np.float32 and scale.dtype == np.float32:
         w_, s_ = w, scale
@@ -642,8 +637,8 @@ def rewrite_channels_last(graph: ir.Graph) -> bool:
     (norm_dims 1), each MatMul by a constant a 1x1 Conv2D (its bias and activation kept),
     Eltwise constants along the channels reshaped to [C, 1, 1]. The 1x1s then run on the
     pointwise kernel and the whole block in one blocked chain. Every tensor between the two
-    Transposes must be used only by the next op. ConvNeXt-T, 1 thread, 2-vCPU Xeon: MatMuls
-    ran at 52-58 G multiply-adds/s on NHWC rows, the same products as blocked 1x1s at 85-91."""
+    Transposes must be used only by the next op. The same products run faster as blocked 1x1s
+    than as MatMuls on NHWC rows (benchmarks/HISTORY.md)."""
     m = _Matcher(graph)
     for first in graph.ops:
         if first.type != "Transpose" or list(first.args.get("dims", [])) != _TO_NHWC:

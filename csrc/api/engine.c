@@ -16,12 +16,28 @@
 
 #define MACE_VERSION_STRING "0.1.0"
 
+/* core/layout.c names the blocked copy of a model tensor "<name>@nchwc" (core/layout.h). */
+#define NCHWC_SUFFIX "@nchwc"
+
+/* A tensor kept for reading after a run (mace_engine_keep_tensors). */
+typedef struct kept_tensor {
+  int tensor;                /* index in the net */
+  char *name;                /* owned: the name asked for, or the model's for MACE_KEEP_ALL */
+} kept_tensor;
+
 struct mace_engine {
   mace_net *net;             /* owned */
   mace_threadpool *pool;     /* shared, reference held (mace_threadpool_release) */
   void *map;                 /* owned: mmap of the weights file, map_size bytes */
   size_t map_size;
   uint8_t *weights_copy;     /* owned: aligned copy of caller weights when not borrowed */
+  /* The inputs of the next mace_engine_run_bound, one per model input in the model's order:
+   * copies of the caller's descriptions, whose buffers stay the caller's. */
+  mace_io *bound;            /* owned */
+  int inputs_bound;          /* bound holds inputs for the next run */
+  kept_tensor *kept;         /* owned, n_kept */
+  int n_kept;
+  int kept_valid;            /* the kept tensors hold the latest run's values */
 };
 
 const char *mace_version(void) { return MACE_VERSION_STRING; }
@@ -45,7 +61,12 @@ static mace_status engine_build(mace_engine *eng, const void *graph, size_t grap
     return mace_error(MACE_UNSUPPORTED, "device %d is not available in this build",
                       (int)config->device);
   MACE_RETURN_IF_ERROR(mace_threadpool_acquire(config->num_threads, config->affinity, &eng->pool));
-  return mace_net_create(graph, graph_size, weights, weights_size, eng->pool, &eng->net);
+  MACE_RETURN_IF_ERROR(
+      mace_net_create(graph, graph_size, weights, weights_size, eng->pool, &eng->net));
+  int n_in = mace_net_num_inputs(eng->net);
+  eng->bound = calloc(n_in ? (size_t)n_in : 1, sizeof(mace_io));
+  if (!eng->bound) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  return MACE_OK;
 }
 
 mace_status mace_engine_create_from_buffers(const void *graph, size_t graph_size,
@@ -150,7 +171,8 @@ mace_status mace_engine_create_from_files(const char *graph_path, const char *we
   /* The build packed most weights into buffers of its own, so the pages of the map it read
    * for that are let go: a read-only file mapping faults them back from the file (the page
    * cache) if they are read again, as the weights that ops read in place (biases, say) are at
-   * the first run. What loading ResNet-50 adds to resident memory: 221 -> 123 MB. */
+   * the first run; so a loaded model does not hold both the file's pages and their packed
+   * copies in memory. */
   if (st == MACE_OK && eng->map) (void)madvise(eng->map, eng->map_size, MADV_DONTNEED);
 #endif
 done:
@@ -164,8 +186,15 @@ done:
   return MACE_OK;
 }
 
+static void free_kept(kept_tensor *kept, int n) {
+  for (int i = 0; kept && i < n; ++i) free(kept[i].name);
+  free(kept);
+}
+
 void mace_engine_destroy(mace_engine *eng) {
   if (!eng) return;
+  free_kept(eng->kept, eng->n_kept);
+  free(eng->bound);
   mace_net_destroy(eng->net);
   mace_threadpool_release(eng->pool);
   if (eng->map) munmap(eng->map, eng->map_size);
@@ -262,10 +291,12 @@ static mace_status reshape_inputs(mace_net *net, int64_t (*dims)[MACE_MAX_DIMS],
   return mace_error(MACE_INVALID_INPUT, "%s (the model cannot run this shape: %s)", given, reason);
 }
 
-/* Matches `inputs` to the model's inputs by name, checks dtypes and ranks, and re-infers the
- * net when a shape differs. order[i] is the index in `inputs` of model input i. */
+/* Matches `inputs` to the model's inputs by name (in the model's order, the usual case, with
+ * no search), checks dtypes and ranks, and re-infers the net when a shape or an input's
+ * values that shapes depend on differ. bound (NULL: not wanted) gets the description of
+ * model input i at i. */
 static mace_status match_inputs(mace_net *net, const mace_io *inputs, int num_inputs,
-                                int order[256]) {
+                                mace_io *bound) {
   int n_in = mace_net_num_inputs(net);
   if (num_inputs != n_in || (num_inputs && !inputs))
     return mace_error(MACE_INVALID_INPUT, "the model has %d inputs, %d given", n_in, num_inputs);
@@ -277,12 +308,11 @@ static mace_status match_inputs(mace_net *net, const mace_io *inputs, int num_in
   for (int i = 0; i < n_in; ++i) {
     const mace_net_io *io = mace_net_input(net, i);
     const mace_tensor *t = mace_net_tensor_const(net, io->tensor);
-    order[i] = -1;
-    for (int k = 0; k < num_inputs; ++k)
-      if (inputs[k].name && strcmp(inputs[k].name, t->name) == 0) order[i] = k;
-    if (order[i] < 0)
-      return mace_error(MACE_INVALID_INPUT, "input '%s' is not given", t->name);
-    const mace_io *x = &inputs[order[i]];
+    int k = inputs[i].name && strcmp(inputs[i].name, t->name) == 0 ? i : -1;
+    for (int j = 0; k < 0 && j < num_inputs; ++j)
+      if (inputs[j].name && strcmp(inputs[j].name, t->name) == 0) k = j;
+    if (k < 0) return mace_error(MACE_INVALID_INPUT, "input '%s' is not given", t->name);
+    const mace_io *x = &inputs[k];
     if (!x->data && mace_tensor_numel(t) > 0)
       return mace_error(MACE_INVALID_INPUT, "input '%s' has no data", t->name);
     if (x->dtype != t->dtype)
@@ -312,6 +342,7 @@ static mace_status match_inputs(mace_net *net, const mace_io *inputs, int num_in
     if (t->is_value && (!mace_dims_equal(dims[i], ndims[i], t->dims, t->ndim) ||
                         !mace_net_input_values_equal(net, i, x->data)))
       reshape = 1;
+    if (bound) bound[i] = *x;
   }
   if (reshape) MACE_RETURN_IF_ERROR(reshape_inputs(net, dims, ndims, values));
   return MACE_OK;
@@ -319,8 +350,18 @@ static mace_status match_inputs(mace_net *net, const mace_io *inputs, int num_in
 
 mace_status mace_engine_resize(mace_engine *eng, const mace_io *inputs, int num_inputs) {
   if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
-  int order[256];
-  return match_inputs(eng->net, inputs, num_inputs, order);
+  eng->inputs_bound = 0;
+  eng->kept_valid = 0;
+  return match_inputs(eng->net, inputs, num_inputs, NULL);
+}
+
+mace_status mace_engine_bind_inputs(mace_engine *eng, const mace_io *inputs, int num_inputs) {
+  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
+  eng->inputs_bound = 0;
+  eng->kept_valid = 0;
+  MACE_RETURN_IF_ERROR(match_inputs(eng->net, inputs, num_inputs, eng->bound));
+  eng->inputs_bound = 1;
+  return MACE_OK;
 }
 
 /* The index of the model output named `name`, or -1. */
@@ -340,9 +381,8 @@ static int overlaps(const void *p, size_t n, const void *q, size_t m) {
 }
 
 /* Points the outputs an op writes in the model's layout at the caller's buffers for the run
- * (mace_net_borrow), unless a buffer overlaps an input's: a copy after the run is a pass over
- * the output in memory (DeepLab-like net, 21x256x256 output: 0.55 ms of 11.6 at 1 thread, 0.63
- * of 7.9 at 2). */
+ * (mace_net_borrow), unless a buffer overlaps an input's: a copy after the run would be one
+ * more pass over the output in memory. */
 static void bind_outputs(mace_net *net, const mace_io *inputs, int num_inputs,
                          const mace_io *outputs, int num_outputs) {
   for (int k = 0; k < num_outputs; ++k) {
@@ -355,7 +395,7 @@ static void bind_outputs(mace_net *net, const mace_io *inputs, int num_inputs,
     int ok = t->role == MACE_TENSOR_INTERMEDIATE && t->layout != MACE_LAYOUT_NCHWC &&
              !needs_transpose(y->format, io->format, t->ndim) &&
              (uintptr_t)y->data % mace_dtype_size(t->dtype) == 0;
-    for (int j = 0; ok && j < num_inputs; ++j) {  /* the caller's buffers, in its order */
+    for (int j = 0; ok && j < num_inputs; ++j) {  /* the caller's input buffers */
       size_t in_bytes = mace_dtype_size(inputs[j].dtype);
       for (int d = 0; d < inputs[j].ndim; ++d) in_bytes *= (size_t)inputs[j].dims[d];
       ok = !overlaps(y->data, nbytes, inputs[j].data, in_bytes);
@@ -396,23 +436,14 @@ static mace_status copy_outputs(const mace_net *net, mace_io *outputs, int num_o
   return MACE_OK;
 }
 
-mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inputs,
-                            mace_io *outputs, int num_outputs) {
-  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
-  mace_net *net = eng->net;
-  if (num_outputs < 0 || (num_outputs && !outputs))
-    return mace_error(MACE_INVALID_ARGS, "bad outputs array");
-  int order[256];
-  MACE_RETURN_IF_ERROR(match_inputs(net, inputs, num_inputs, order));
-  int n_in = mace_net_num_inputs(net);
-  MACE_RETURN_IF_ERROR(mace_net_prepare(net));
-  /* An input in the model's layout is read in place, from the caller's buffer (aligned to
-   * its element: the kernels load unaligned vectors): copying it cost ~40 us a 1x3x224x224
-   * run, 1-2% of a small network's, on a cold destination. */
-  for (int i = 0; i < n_in; ++i) {
+/* Puts the bound inputs where the net reads them: an input in the model's layout is read in
+ * place from the caller's buffer (aligned to its element: the kernels load unaligned vectors),
+ * which saves a copy on a cold destination; others are copied (transposed from NHWC). */
+static void read_inputs(mace_net *net, const mace_io *bound) {
+  for (int i = 0; i < mace_net_num_inputs(net); ++i) {
     const mace_net_io *io = mace_net_input(net, i);
     mace_tensor *t = mace_net_tensor(net, io->tensor);
-    const mace_io *x = &inputs[order[i]];
+    const mace_io *x = &bound[i];
     if (needs_transpose(x->format, io->format, x->ndim))
       copy_nhwc_nchw(x->data, t->data, t->dims, mace_dtype_size(t->dtype), 1);
     else if (mace_tensor_nbytes(t) &&
@@ -420,19 +451,44 @@ mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inp
                mace_net_borrow(net, io->tensor, x->data)))
       memcpy(t->data, x->data, mace_tensor_nbytes(t));
   }
-  bind_outputs(net, inputs, num_inputs, outputs, num_outputs);
+}
+
+mace_status mace_engine_run_bound(mace_engine *eng, mace_io *outputs, int num_outputs) {
+  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
+  if (num_outputs < 0 || (num_outputs && !outputs))
+    return mace_error(MACE_INVALID_ARGS, "bad outputs array");
+  if (!eng->inputs_bound)
+    return mace_error(MACE_INVALID_ARGS, "no inputs are bound: call mace_engine_bind_inputs "
+                      "before each mace_engine_run_bound");
+  mace_net *net = eng->net;
+  eng->inputs_bound = 0;
+  eng->kept_valid = 0;
+  MACE_RETURN_IF_ERROR(mace_net_prepare(net));
+  read_inputs(net, eng->bound);
+  bind_outputs(net, eng->bound, mace_net_num_inputs(net), outputs, num_outputs);
   mace_status st = mace_net_run(net);
   if (st == MACE_OK) st = copy_outputs(net, outputs, num_outputs);
-  for (int i = 0; i < n_in; ++i)  /* the arrays are the caller's again */
+  for (int i = 0; i < mace_net_num_inputs(net); ++i)  /* the arrays are the caller's again */
     (void)mace_net_borrow(net, mace_net_input(net, i)->tensor, NULL);
   for (int i = 0; i < mace_net_num_outputs(net); ++i)
     (void)mace_net_borrow(net, mace_net_output(net, i)->tensor, NULL);
+  eng->kept_valid = st == MACE_OK;
   return st;
+}
+
+mace_status mace_engine_run(mace_engine *eng, const mace_io *inputs, int num_inputs,
+                            mace_io *outputs, int num_outputs) {
+  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
+  if (num_outputs < 0 || (num_outputs && !outputs))
+    return mace_error(MACE_INVALID_ARGS, "bad outputs array");
+  MACE_RETURN_IF_ERROR(mace_engine_bind_inputs(eng, inputs, num_inputs));
+  return mace_engine_run_bound(eng, outputs, num_outputs);
 }
 
 mace_status mace_engine_release_intermediate_buffers(mace_engine *eng) {
   if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
   mace_net_release_arena(eng->net);
+  eng->kept_valid = 0;
   return MACE_OK;
 }
 
@@ -463,5 +519,146 @@ mace_status mace_engine_op_stat(const mace_engine *eng, int index, mace_op_stat 
 mace_status mace_engine_memory_stat(const mace_engine *eng, mace_memory_stat *stat) {
   if (!eng || !stat) return mace_error(MACE_INVALID_ARGS, "NULL argument");
   mace_net_memory(eng->net, &stat->arena_bytes, &stat->naive_bytes, &stat->weights_bytes);
+  return MACE_OK;
+}
+
+/* ---- kept tensors ---------------------------------------------------------------------- */
+
+/* The tensor a caller means by `name`: the tensor of that name, else its blocked copy. */
+static int find_model_tensor(const mace_net *net, const char *name) {
+  int idx = mace_net_find_tensor(net, name);
+  if (idx >= 0 || strlen(name) > 4096) return idx;
+  char blocked[4096 + sizeof(NCHWC_SUFFIX)];
+  snprintf(blocked, sizeof(blocked), "%s%s", name, NCHWC_SUFFIX);
+  return mace_net_find_tensor(net, blocked);
+}
+
+/* Every tensor a run computes, under the model's names: a blocked copy of a tensor that also
+ * exists plain is left out (same values), one that exists only blocked is named as the model
+ * names it. */
+static mace_status keep_all(const mace_net *net, unsigned char *mask, kept_tensor *kept, int *n) {
+  const size_t suffix = strlen(NCHWC_SUFFIX);
+  for (int i = 0; i < mace_net_num_tensors(net); ++i) {
+    const mace_tensor *t = mace_net_tensor_const(net, i);
+    if (t->role != MACE_TENSOR_INTERMEDIATE) continue;
+    size_t len = strlen(t->name);
+    int blocked = len > suffix && strcmp(t->name + len - suffix, NCHWC_SUFFIX) == 0;
+    char *name = blocked ? strndup(t->name, len - suffix) : strdup(t->name);
+    if (!name) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+    if (blocked && mace_net_find_tensor(net, name) >= 0) {
+      free(name);
+      continue;
+    }
+    mask[i] = 1;
+    kept[*n].tensor = i;
+    kept[(*n)++].name = name;
+  }
+  return MACE_OK;
+}
+
+static mace_status keep_named(const mace_net *net, const char *const *names, int num_names,
+                              unsigned char *mask, kept_tensor *kept, int *n) {
+  for (int k = 0; k < num_names; ++k) {
+    const char *name = names[k];
+    if (!name) return mace_error(MACE_INVALID_ARGS, "tensor name %d is NULL", k);
+    int idx = find_model_tensor(net, name);
+    if (idx < 0) return mace_error(MACE_INVALID_ARGS, "no tensor named '%s' in the model", name);
+    if (mace_net_tensor_const(net, idx)->role == MACE_TENSOR_CONST)
+      return mace_error(MACE_INVALID_ARGS, "'%s' is a constant of the model (weights), not a "
+                        "tensor that a run computes", name);
+    if (mask[idx]) continue;
+    mask[idx] = 1;
+    kept[*n].tensor = idx;
+    kept[*n].name = strdup(name);
+    if (!kept[(*n)++].name) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  }
+  return MACE_OK;
+}
+
+mace_status mace_engine_keep_tensors(mace_engine *eng, const char *const *names, int num_names) {
+  if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
+  if (num_names != MACE_KEEP_ALL && (num_names < 0 || (num_names && !names)))
+    return mace_error(MACE_INVALID_ARGS, "bad names array (%d names)", num_names);
+  mace_net *net = eng->net;
+  const int nt = mace_net_num_tensors(net);
+  unsigned char *mask = calloc(nt ? (size_t)nt : 1, 1);
+  kept_tensor *kept = calloc(nt ? (size_t)nt : 1, sizeof(kept_tensor));
+  int n = 0;
+  mace_status st = MACE_OK;
+  if (!mask || !kept) {
+    st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+    goto cleanup;
+  }
+  st = num_names == MACE_KEEP_ALL ? keep_all(net, mask, kept, &n)
+                                  : keep_named(net, names, num_names, mask, kept, &n);
+  if (st != MACE_OK) goto cleanup;
+  if ((st = mace_net_set_kept(net, n ? mask : NULL)) != MACE_OK) {
+    /* the previous set stays (its plan was made before, so this one is remembered) */
+    memset(mask, 0, (size_t)nt);
+    for (int i = 0; i < eng->n_kept; ++i) mask[eng->kept[i].tensor] = 1;
+    (void)mace_net_set_kept(net, eng->n_kept ? mask : NULL);
+    goto cleanup;
+  }
+  free_kept(eng->kept, eng->n_kept);
+  eng->kept = kept;
+  eng->n_kept = n;
+  kept = NULL;
+  eng->kept_valid = 0;
+cleanup:
+  free_kept(kept, n);
+  free(mask);
+  return st;
+}
+
+int mace_engine_num_kept_tensors(const mace_engine *eng) { return eng ? eng->n_kept : 0; }
+
+mace_status mace_engine_kept_tensor_info(const mace_engine *eng, int index,
+                                         mace_tensor_info *info) {
+  if (!eng || !info || index < 0 || index >= eng->n_kept)
+    return mace_error(MACE_INVALID_ARGS, "no kept tensor %d", index);
+  fill_info(mace_net_tensor_const(eng->net, eng->kept[index].tensor), MACE_DF_NONE, info);
+  info->name = eng->kept[index].name;
+  return MACE_OK;
+}
+
+/* Copies a blocked [N, C, H, W] tensor (stored [N, ceil(C/b), H, W, b]) to plain NCHW. */
+static void copy_unblocked(const mace_tensor *t, uint8_t *dst) {
+  const int64_t n = t->dims[0], c = t->dims[1], hw = t->dims[2] * t->dims[3], b = t->block;
+  const int64_t cb = (c + b - 1) / b;
+  const size_t es = mace_dtype_size(t->dtype);
+  const uint8_t *src = t->data;
+  for (int64_t in = 0; in < n; ++in)
+    for (int64_t ic = 0; ic < c; ++ic) {
+      const uint8_t *s = src + (size_t)(((in * cb + ic / b) * hw) * b + ic % b) * es;
+      uint8_t *d = dst + (size_t)((in * c + ic) * hw) * es;
+      if (es == 4) {
+        for (int64_t p = 0; p < hw; ++p) memcpy(d + p * 4, s + p * b * 4, 4);
+      } else {
+        for (int64_t p = 0; p < hw; ++p) memcpy(d + (size_t)p * es, s + (size_t)(p * b) * es, es);
+      }
+    }
+}
+
+mace_status mace_engine_read_kept_tensor(const mace_engine *eng, int index, void *data,
+                                         size_t size) {
+  if (!eng || index < 0 || index >= eng->n_kept)
+    return mace_error(MACE_INVALID_ARGS, "no kept tensor %d", index);
+  const mace_tensor *t = mace_net_tensor_const(eng->net, eng->kept[index].tensor);
+  const size_t need = (size_t)mace_tensor_numel(t) * mace_dtype_size(t->dtype);
+  if (!eng->kept_valid)
+    return mace_error(MACE_INVALID_ARGS, "kept tensor '%s' holds no values: run the engine "
+                      "after keeping it (and after a new input shape or a release)",
+                      eng->kept[index].name);
+  if (size < need || (need && !data))
+    return mace_error(MACE_INVALID_ARGS, "kept tensor '%s' needs %zu bytes, the buffer has %zu",
+                      eng->kept[index].name, need, data ? size : 0);
+  if (!need) return MACE_OK;
+  if (t->layout != MACE_LAYOUT_NCHWC)
+    memcpy(data, t->data, need);
+  else if (t->ndim == 4 && t->block > 0)
+    copy_unblocked(t, data);
+  else
+    return mace_error(MACE_UNSUPPORTED, "kept tensor '%s' is blocked (NCHWc) with rank %d",
+                      eng->kept[index].name, t->ndim);
   return MACE_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/status.h"
+#include "kernels/cpu/isa.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <cpuid.h>
@@ -126,5 +127,11 @@ mace_cpu_isa mace_cpu_isa_detected(void) {
 
 mace_cpu_isa mace_cpu_isa_active(void) {
   pthread_once(&g_once, detect_once);
-  return g_active;
+  /* No higher than the best ISA this build has kernels for (MACE_ENABLE_<ISA>, kernels/cpu/isa.h):
+   * the dispatch tables and the NCHWc block follow this level. */
+  mace_cpu_isa isa = g_active;
+  if (isa == MACE_ISA_AVX512 && !MACE_ENABLE_AVX512) isa = MACE_ISA_AVX2;
+  if (isa == MACE_ISA_AVX2 && !MACE_ENABLE_AVX2) isa = MACE_ISA_REF;
+  if (isa == MACE_ISA_NEON && !MACE_ENABLE_NEON) isa = MACE_ISA_REF;
+  return isa;
 }

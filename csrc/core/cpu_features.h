@@ -24,7 +24,8 @@ mace_cpu_isa mace_cpu_isa_detected(void);
 
 /* The ISA kernels use: the detected one, lowered by the environment variable
  * MACE_CPU_ISA=ref|avx2|avx512|neon. Asking for an ISA the CPU lacks (or an unknown name)
- * logs a warning and keeps the best available one. Read once per process. */
+ * logs a warning and keeps the best available one. Read once per process. Never above the
+ * best ISA the build has kernels for (a single-ISA build: kernels/cpu/isa.h). */
 mace_cpu_isa mace_cpu_isa_active(void);
 
 /* Whether the CPU supports `isa` (MACE_ISA_REF always). */

@@ -416,9 +416,8 @@ mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders) {
    * one or two convolutions on the same plane. With "more convolutions than Reorders",
    * EfficientNet-B0's and ShuffleNetV2's 3-convolution, 2-Reorder chains (between two
    * squeeze-excitations; inside a shuffle unit's branch) were blocked and ran slower than
-   * plain (Zen 5 VM, 1 thread, 224x224, mace benchmark, three interleaved pairs: ShuffleNetV2
-   * 2.21-2.39 ms blocked, 1.96-2.07 plain; EfficientNet-B0 7.26-7.65 against 7.09-7.45), while
-   * MobileNetV1/V2's and MNASNet's bodies are one chain of 2 Reorders. Since Pooling and
+   * plain (benchmarks/HISTORY.md), while MobileNetV1/V2's and MNASNet's bodies are one chain
+   * of 2 Reorders. Since Pooling and
    * Eltwise run blocked, so is EfficientNet-B0's (its squeeze-excitations no longer cut it). */
   int *convs = calloc((size_t)n, sizeof(int)), *reorders = calloc((size_t)n, sizeof(int));
   if (!convs || !reorders) {

@@ -12,20 +12,6 @@
 #include "core/status.h"
 #include "mace.pb-c.h"
 
-/* A plan for one set of input shapes: every tensor's arena offset and each op's scratch. */
-#define MACE_MAX_PLANS 8
-typedef struct mace_plan {
-  int64_t *input_dims;        /* owned: n_inputs * MACE_MAX_DIMS, then n_inputs ranks */
-  int64_t *offsets;           /* owned: n_tensors tensor offsets, then n_ops scratch offsets */
-  int64_t arena_bytes, naive_bytes;
-} mace_plan;
-
-typedef struct mace_plan_cache {
-  mace_plan items[MACE_MAX_PLANS];
-  int count;
-  int next;                   /* round-robin slot to replace when full */
-} mace_plan_cache;
-
 struct mace_net {
   Mace__NetDef *def;          /* owned (protobuf-c); names and args borrow from it */
   const uint8_t *weights;     /* borrowed */
@@ -49,12 +35,9 @@ struct mace_net {
   int n_inputs;
   mace_net_io *outputs;       /* owned */
   int n_outputs;
-  int64_t *scratch_offsets;   /* owned, per op */
+  mace_planner *planner;      /* owned: lifetimes, flags and sizes in; offsets out */
   uint8_t *arena;             /* owned, arena_capacity bytes */
   int64_t arena_capacity;
-  int64_t arena_bytes;        /* what the current plan needs (<= capacity once allocated) */
-  mace_plan_cache plans;      /* plans of the input shapes seen so far */
-  int64_t naive_bytes;
   int64_t weights_bytes;
   mace_threadpool *pool;      /* borrowed */
   int profiling;
@@ -108,7 +91,7 @@ static mace_status add_tensor(mace_net *net, const char *name, mace_tensor_role 
   t->name = strdup(name);
   if (!t->name) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   t->role = role;
-  t->first_use = t->last_use = -1;
+  if (role == MACE_TENSOR_CONST) mace_planner_tensor(net->planner, idx)->flags = MACE_PLAN_OUTSIDE;
   uint64_t h = hash_name(name);
   for (int k = 0; k < net->table_size; ++k) {
     int slot = (int)((h + (uint64_t)k) % (uint64_t)net->table_size);
@@ -233,10 +216,13 @@ static mace_status load_inputs(mace_net *net) {
                         (int)info->data_type);
     t->dtype = (mace_dtype)info->data_type;
     MACE_RETURN_IF_ERROR(set_dims(t, info->dims, info->n_dims, "input"));
-    t->first_use = 0;
+    mace_plan_tensor *pt = mace_planner_tensor(net->planner, idx);
+    pt->first = 0;
+    pt->flags = MACE_PLAN_CALLER;
     if (is_value_name(net, t->name)) {
       t->is_value = 1;
       net->has_value_inputs = 1;
+      pt->flags = MACE_PLAN_OUTSIDE;
       MACE_RETURN_IF_ERROR(value_alloc(t));
     }
     net->inputs[i].tensor = idx;
@@ -289,7 +275,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
                         "of an earlier op (missing tensor or cycle)",
                         op->name, op->type, od->input[k] ? od->input[k] : "");
     op->inputs[k] = &net->tensors[t];
-    net->tensors[t].last_use = index;
+    mace_planner_tensor(net->planner, t)->last = index;
   }
   mace_dtype dt = op->n_inputs ? op->inputs[0]->dtype : MACE_DT_F32;
   op->kind = mace_registry_find(op->type, MACE_DEVICE_CPU, dt);
@@ -303,8 +289,10 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
     int t;
     MACE_RETURN_IF_ERROR(add_tensor(net, od->output[k], MACE_TENSOR_INTERMEDIATE, &t));
     op->outputs[k] = &net->tensors[t];
-    net->tensors[t].first_use = net->tensors[t].last_use = index;
     net->tensors[t].is_value = is_value_name(net, od->output[k]);
+    mace_plan_tensor *pt = mace_planner_tensor(net->planner, t);
+    pt->first = pt->last = index;
+    pt->flags = net->tensors[t].is_value ? MACE_PLAN_OUTSIDE : MACE_PLAN_COMPUTED;
   }
   if (op->kind->state_size) {
     op->state = calloc(1, op->kind->state_size);
@@ -317,6 +305,8 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
                         op->name, op->type);
     mace_tensor *root = op->inputs[0]->view_of ? op->inputs[0]->view_of : op->inputs[0];
     op->outputs[0]->view_of = root;
+    mace_planner_tensor(net->planner, (int)(op->outputs[0] - net->tensors))->view_of =
+        (int)(root - net->tensors);
   }
   return MACE_OK;
 }
@@ -415,217 +405,60 @@ static mace_status build(mace_net *net) {
 
 int mace_net_is_built(const mace_net *net) { return net->n_built == net->n_ops; }
 
-/* Fills key with the current input dims and ranks (n_inputs * (MACE_MAX_DIMS + 1)). */
-static void input_key(const mace_net *net, int64_t *key) {
-  for (int i = 0; i < net->n_inputs; ++i) {
-    const mace_tensor *t = &net->tensors[net->inputs[i].tensor];
-    for (int d = 0; d < MACE_MAX_DIMS; ++d) key[i * MACE_MAX_DIMS + d] = d < t->ndim ? t->dims[d] : 0;
-    key[net->n_inputs * MACE_MAX_DIMS + i] = t->ndim;
-  }
-}
-
-static size_t key_len(const mace_net *net) {
-  return (size_t)net->n_inputs * (MACE_MAX_DIMS + 1);
-}
-
-static void apply_plan(mace_net *net, const mace_plan *p) {
-  for (int i = 0; i < net->n_tensors; ++i) net->tensors[i].arena_offset = p->offsets[i];
-  for (int i = 0; i < net->n_ops; ++i) net->scratch_offsets[i] = p->offsets[net->n_tensors + i];
-  net->arena_bytes = p->arena_bytes;
-  net->naive_bytes = p->naive_bytes;
-  if (net->arena && net->arena_bytes > net->arena_capacity) mace_net_release_arena(net);
-}
-
-/* The cached plan for the current input shapes, or NULL. */
-static const mace_plan *find_plan(const mace_net *net) {
-  if (net->has_value_inputs) return NULL; /* plans would depend on values too */
-  size_t n = key_len(net);
-  int64_t key[256 * (MACE_MAX_DIMS + 1)];
-  if (n > sizeof(key) / sizeof(key[0])) return NULL;
-  input_key(net, key);
-  for (int k = 0; k < net->plans.count; ++k)
-    if (memcmp(net->plans.items[k].input_dims, key, n * sizeof(int64_t)) == 0)
-      return &net->plans.items[k];
-  return NULL;
-}
-
-static void free_plan(mace_plan *p) {
-  free(p->input_dims);
-  free(p->offsets);
-  memset(p, 0, sizeof(*p));
-}
-
-/* Remembers the current plan (best effort: a failed allocation only skips caching). */
-static void store_plan(mace_net *net) {
-  if (net->has_value_inputs) return;
-  size_t n = key_len(net);
-  if (n > 256 * (MACE_MAX_DIMS + 1)) return;
-  int slot = net->plans.count < MACE_MAX_PLANS ? net->plans.count++ : net->plans.next;
-  if (net->plans.count == MACE_MAX_PLANS) net->plans.next = (slot + 1) % MACE_MAX_PLANS;
-  mace_plan *p = &net->plans.items[slot];
-  free_plan(p);
-  p->input_dims = malloc((n ? n : 1) * sizeof(int64_t));
-  p->offsets = malloc((size_t)(net->n_tensors + net->n_ops + 1) * sizeof(int64_t));
-  if (!p->input_dims || !p->offsets) {
-    free_plan(p);
-    return;
-  }
-  input_key(net, p->input_dims);
-  for (int i = 0; i < net->n_tensors; ++i) p->offsets[i] = net->tensors[i].arena_offset;
-  for (int i = 0; i < net->n_ops; ++i) p->offsets[net->n_tensors + i] = net->scratch_offsets[i];
-  p->arena_bytes = net->arena_bytes;
-  p->naive_bytes = net->naive_bytes;
-}
-
-/* An op that gathers its inputs (kind->inputs_in_output, a Concat) copies nothing when its
- * inputs are computed in place inside its output: each such input becomes a slice of the
- * output's buffer. Only computed intermediates that are no one's view or root of a view (a
- * Reshape's) and in no other gathering op, at offsets the kernels may assume aligned.
- * Later ops go first, so an input of a Concat whose output is itself a slice lands in the
- * outer buffer. Best effort: without memory it places nothing. */
+/* Describes the current sizes, scratch and gathering ops to the planner and plans the arena
+ * (a description seen before takes its remembered plan). The arena only grows: a plan larger
+ * than the allocated arena frees it, and the next prepare allocates it at the new size. */
 #define MACE_MAX_GATHERED 64
-static void place_slices(mace_net *net) {
-  for (int i = 0; i < net->n_tensors; ++i) net->tensors[i].slice_of = NULL;
-  char *viewed = calloc((size_t)net->n_tensors + 1, 1);
-  if (!viewed) return;
+static mace_status plan(mace_net *net) {
+  mace_planner *p = net->planner;
   for (int i = 0; i < net->n_tensors; ++i)
-    if (net->tensors[i].view_of) viewed[net->tensors[i].view_of - net->tensors] = 1;
+    mace_planner_tensor(p, i)->bytes = (int64_t)mace_tensor_nbytes(&net->tensors[i]);
+  for (int i = 0; i < net->n_ops; ++i)
+    mace_planner_set_scratch(p, i, (int64_t)net->ops[i].scratch_bytes);
+  /* An op that gathers its inputs (kind->inputs_in_output, a Concat) copies nothing when they
+   * are computed in place inside its output. */
+  mace_planner_clear_gathers(p);
   int64_t offs[MACE_MAX_GATHERED];
-  for (int i = net->n_ops - 1; i >= 0; --i) {
+  int inputs[MACE_MAX_GATHERED];
+  for (int i = 0; i < net->n_ops; ++i) {
     const mace_op *op = &net->ops[i];
     if (!op->kind->inputs_in_output || op->n_outputs != 1 || op->n_inputs > MACE_MAX_GATHERED ||
         !op->kind->inputs_in_output(op, offs))
       continue;
-    mace_tensor *y = op->outputs[0];
-    if (y->is_value || y->view_of) continue;
-    mace_tensor *root = y->slice_of ? y->slice_of : y;
-    const int64_t base = y->slice_of ? y->slice_offset : 0;
-    int ok = 1;
-    for (int k = 0; ok && k < op->n_inputs; ++k) {
-      const mace_tensor *x = op->inputs[k];
-      ok = x->role == MACE_TENSOR_INTERMEDIATE && !x->is_value && !x->view_of && !x->slice_of &&
-           !viewed[x - net->tensors] && (base + offs[k]) % MACE_ALIGN == 0;
-      for (int j = 0; ok && j < k; ++j) ok = op->inputs[j] != x;
-    }
-    for (int k = 0; ok && k < op->n_inputs; ++k) {
-      op->inputs[k]->slice_of = root;
-      op->inputs[k]->slice_offset = base + offs[k];
-    }
+    for (int k = 0; k < op->n_inputs; ++k) inputs[k] = (int)(op->inputs[k] - net->tensors);
+    MACE_RETURN_IF_ERROR(mace_planner_add_gather(p, (int)(op->outputs[0] - net->tensors),
+                                                 op->n_inputs, inputs, offs));
   }
-  free(viewed);
-}
-
-/* Sets borrowable (mace_net_borrow): the model's tensor inputs, and its outputs that ops
- * write (not inputs, values or weights), where no view or slice: fixed once every op is
- * created, views with them. */
-static void mark_borrowable(mace_net *net) {
-  for (int i = 0; i < net->n_tensors; ++i) {
-    mace_tensor *t = &net->tensors[i];
-    t->borrowable = t->role == MACE_TENSOR_INPUT && !t->is_value && !t->view_of && !t->slice_of;
-  }
-  for (int i = 0; i < net->n_outputs; ++i) {
-    if (net->outputs[i].tensor < 0) continue;
-    mace_tensor *t = &net->tensors[net->outputs[i].tensor];
-    if (t->role == MACE_TENSOR_INTERMEDIATE && !t->is_value && !t->view_of && !t->slice_of)
-      t->borrowable = 1;
-  }
-  for (int i = 0; i < net->n_tensors; ++i) {
-    const mace_tensor *t = &net->tensors[i];
-    if (t->view_of) t->view_of->borrowable = 0;
-    if (t->slice_of) t->slice_of->borrowable = 0;
-  }
-}
-
-/* Plans offsets for inputs, intermediates and scratch; sets arena_bytes and naive_bytes.
- * Input shapes seen before reuse their plan; the arena only grows. */
-static mace_status plan(mace_net *net) {
-  const mace_plan *cached = find_plan(net);
-  if (cached) {
-    apply_plan(net, cached);
-    return MACE_OK;
-  }
-  int n_items = net->n_tensors + net->n_ops;
-  mace_arena_item *items = calloc((size_t)n_items, sizeof(mace_arena_item));
-  int64_t *offsets = calloc((size_t)n_items, sizeof(int64_t));
-  mace_status st = MACE_OK;
-  if (!items || !offsets) {
-    st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
-    goto cleanup;
-  }
-  place_slices(net);
-  mark_borrowable(net);
-  int64_t naive = 0;
-  for (int i = 0; i < net->n_tensors; ++i) {
-    const mace_tensor *t = &net->tensors[i];
-    if (t->role == MACE_TENSOR_CONST || t->is_value || t->view_of) continue;
-    naive += (int64_t)mace_tensor_nbytes(t);
-    if (t->slice_of) continue;
-    items[i].bytes = (int64_t)mace_tensor_nbytes(t);
-    items[i].first = t->first_use < 0 ? 0 : t->first_use;
-    items[i].last = t->last_use < items[i].first ? items[i].first : t->last_use;
-  }
-  /* A buffer lives from the first write of any slice of it to the last read. */
-  for (int i = 0; i < net->n_tensors; ++i) {
-    const mace_tensor *t = &net->tensors[i];
-    if (!t->slice_of) continue;
-    mace_arena_item *root = &items[t->slice_of - net->tensors];
-    if (t->first_use < root->first) root->first = t->first_use;
-    if (t->last_use > root->last) root->last = t->last_use;
-  }
-  /* A buffer lives until the last use of any view of it. */
-  for (int i = 0; i < net->n_tensors; ++i) {
-    const mace_tensor *t = &net->tensors[i];
-    if (!t->view_of || t->view_of->role == MACE_TENSOR_CONST || t->view_of->is_value) continue;
-    mace_arena_item *root = &items[t->view_of - net->tensors];
-    if (t->last_use > root->last) root->last = t->last_use;
-  }
-  for (int i = 0; i < net->n_ops; ++i) {
-    mace_arena_item *it = &items[net->n_tensors + i];
-    it->bytes = (int64_t)net->ops[i].scratch_bytes;
-    it->first = it->last = i;
-    naive += it->bytes;
-  }
-  int64_t peak = 0;
-  st = mace_arena_plan(items, n_items, offsets, &peak);
-  if (st != MACE_OK) goto cleanup;
-  for (int i = 0; i < net->n_tensors; ++i) {
-    mace_tensor *t = &net->tensors[i];
-    t->arena_offset = t->view_of    ? offsets[t->view_of - net->tensors]
-                      : t->slice_of ? offsets[t->slice_of - net->tensors] + t->slice_offset
-                                    : offsets[i];
-  }
-  for (int i = 0; i < net->n_ops; ++i) net->scratch_offsets[i] = offsets[net->n_tensors + i];
-  if (net->arena && peak > net->arena_capacity) mace_net_release_arena(net);
-  net->arena_bytes = peak;
-  net->naive_bytes = naive;
-  store_plan(net);
-cleanup:
-  free(items);
-  free(offsets);
-  return st;
+  MACE_RETURN_IF_ERROR(mace_planner_plan(p));
+  if (net->arena && mace_planner_arena_bytes(p) > net->arena_capacity) mace_net_release_arena(net);
+  return MACE_OK;
 }
 
 static void bind_arena(mace_net *net) {
+  const int64_t *offsets = mace_planner_offsets(net->planner);
   for (int i = 0; i < net->n_tensors; ++i) {
     mace_tensor *t = &net->tensors[i];
     if (t->role == MACE_TENSOR_CONST || t->is_value || t->borrowed) continue;
     if (t->view_of && (t->view_of->role == MACE_TENSOR_CONST || t->view_of->is_value))
       t->data = t->view_of->data; /* a view of weights or a host value: read only */
     else
-      t->data = net->arena + t->arena_offset;
+      t->data = net->arena + offsets[i];
   }
   for (int i = 0; i < net->n_ops; ++i)
-    net->ops[i].scratch = net->ops[i].scratch_bytes ? net->arena + net->scratch_offsets[i] : NULL;
+    net->ops[i].scratch = net->ops[i].scratch_bytes
+                              ? net->arena + mace_planner_scratch_offset(net->planner, i)
+                              : NULL;
 }
 
 int mace_net_borrow(mace_net *net, int index, void *data) {
   mace_tensor *t = &net->tensors[index];
   if (!data) {
-    if (t->borrowed) t->data = net->arena ? net->arena + t->arena_offset : NULL;
+    if (t->borrowed)
+      t->data = net->arena ? net->arena + mace_planner_offsets(net->planner)[index] : NULL;
     t->borrowed = 0;
     return 1;
   }
-  if (!t->borrowable) return 0;
+  if (!mace_planner_borrowable(net->planner, index)) return 0;
   t->data = data;
   t->borrowed = 1;  /* bind_arena leaves it */
   return 1;
@@ -634,11 +467,12 @@ int mace_net_borrow(mace_net *net, int index, void *data) {
 mace_status mace_net_prepare(mace_net *net) {
   if (!mace_net_is_built(net)) return mace_error(MACE_INVALID_INPUT, "input values are missing");
   if (!net->arena) {
-    net->arena = mace_aligned_alloc((size_t)net->arena_bytes);
-    net->arena_capacity = net->arena_bytes;
+    const int64_t bytes = mace_planner_arena_bytes(net->planner);
+    net->arena = mace_aligned_alloc((size_t)bytes);
+    net->arena_capacity = bytes;
     if (!net->arena)
       return mace_error(MACE_OUT_OF_RESOURCES, "could not allocate the %lld-byte arena",
-                        (long long)net->arena_bytes);
+                        (long long)bytes);
   }
   bind_arena(net);
   return MACE_OK;
@@ -670,7 +504,10 @@ static mace_status load_outputs(mace_net *net) {
                         info->name ? info->name : "");
     net->outputs[i].tensor = t;
     net->outputs[i].resolved = 1;
-    net->tensors[t].last_use = net->n_ops; /* alive until the caller copies it out */
+    mace_plan_tensor *pt = mace_planner_tensor(net->planner, t);
+    pt->last = net->n_ops; /* alive until the caller copies it out */
+    if (net->tensors[t].role == MACE_TENSOR_INTERMEDIATE && !net->tensors[t].is_value)
+      pt->flags |= MACE_PLAN_CALLER;
   }
   return MACE_OK;
 }
@@ -712,14 +549,13 @@ mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t 
   net->name_table = malloc((size_t)net->table_size * sizeof(int));
   net->n_ops = (int)net->def->n_op;
   net->ops = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(mace_op));
-  net->scratch_offsets = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(int64_t));
   net->op_ms = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(double));
   net->evaluated = calloc(net->n_ops ? (size_t)net->n_ops : 1, 1);
-  if (!net->tensors || !net->name_table || !net->ops || !net->scratch_offsets || !net->op_ms ||
-      !net->evaluated) {
+  if (!net->tensors || !net->name_table || !net->ops || !net->op_ms || !net->evaluated) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
     goto fail;
   }
+  if ((st = mace_planner_create((int)n_tensors, net->n_ops, &net->planner)) != MACE_OK) goto fail;
   for (int i = 0; i < net->table_size; ++i) net->name_table[i] = -1;
   if ((st = load_consts(net)) != MACE_OK) goto fail;
   if ((st = mark_value_names(net)) != MACE_OK) goto fail;
@@ -754,12 +590,11 @@ void mace_net_destroy(mace_net *net) {
   free(net->name_table);
   free(net->inputs);
   free(net->outputs);
-  free(net->scratch_offsets);
   free(net->op_ms);
   free(net->evaluated);
   free(net->value_names);
   mace_aligned_free(net->arena);
-  for (int k = 0; k < net->plans.count; ++k) free_plan(&net->plans.items[k]);
+  mace_planner_destroy(net->planner);
   if (net->def) mace__net_def__free_unpacked(net->def, NULL);
   free(net);
 }
@@ -774,6 +609,8 @@ mace_tensor *mace_net_tensor(mace_net *net, int index) { return &net->tensors[in
 const mace_tensor *mace_net_tensor_const(const mace_net *net, int index) {
   return &net->tensors[index];
 }
+int mace_net_num_tensors(const mace_net *net) { return net->n_tensors; }
+int mace_net_find_tensor(const mace_net *net, const char *name) { return find_tensor(net, name); }
 int mace_net_num_ops(const mace_net *net) { return net->n_ops; }
 const mace_op *mace_net_op(const mace_net *net, int i) { return &net->ops[i]; }
 double mace_net_op_ms(const mace_net *net, int i) { return net->op_ms[i]; }
@@ -781,8 +618,8 @@ void mace_net_set_profiling(mace_net *net, int on) { net->profiling = on; }
 
 void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
                      int64_t *weights_bytes) {
-  *arena_bytes = net->arena_bytes;
-  *naive_bytes = net->naive_bytes;
+  *arena_bytes = mace_planner_arena_bytes(net->planner);
+  *naive_bytes = mace_planner_naive_bytes(net->planner);
   *weights_bytes = net->weights_bytes;
 }
 
@@ -813,6 +650,14 @@ mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS]
   net->reshaped = 1;
   net->n_built = 0;
   return build(net);
+}
+
+mace_status mace_net_set_kept(mace_net *net, const unsigned char *kept) {
+  for (int i = 0; i < net->n_tensors; ++i) {
+    mace_plan_tensor *pt = mace_planner_tensor(net->planner, i);
+    pt->flags = (kept && kept[i]) ? (pt->flags | MACE_PLAN_KEEP) : (pt->flags & ~MACE_PLAN_KEEP);
+  }
+  return mace_net_is_built(net) ? plan(net) : MACE_OK;
 }
 
 int mace_net_input_values_equal(const mace_net *net, int i, const void *values) {

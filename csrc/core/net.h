@@ -32,6 +32,16 @@ const mace_net_io *mace_net_input(const mace_net *net, int i);
 const mace_net_io *mace_net_output(const mace_net *net, int i);
 mace_tensor *mace_net_tensor(mace_net *net, int index);
 const mace_tensor *mace_net_tensor_const(const mace_net *net, int index);
+/* Every tensor: constants, model inputs and what ops compute. The index of the tensor named
+ * `name`, or -1. */
+int mace_net_num_tensors(const mace_net *net);
+int mace_net_find_tensor(const mace_net *net, const char *name);
+
+/* Which tensors the caller reads after a run: kept[i] nonzero keeps tensor i (kept NULL: none).
+ * A kept tensor's bytes are not reused by later ops and it is never on a caller's buffer, so
+ * after a run its data holds what the run computed (blocked tensors in their NCHWc layout).
+ * Re-plans the arena (plans are remembered per kept set too). */
+mace_status mace_net_set_kept(mace_net *net, const unsigned char *kept);
 
 /* Points tensor `index`, a model input or output, at the caller's buffer for one run, where
  * ops can read the input there or write the output there in place: a tensor input, or an
@@ -43,8 +53,8 @@ int mace_net_borrow(mace_net *net, int index, void *data);
 
 /* Sets new input shapes (dims per input; ndims NULL or -1 keeps one) and, for inputs whose
  * values infer reads, their values (values[i]; NULL leaves them unknown), then re-infers
- * every shape and re-plans the arena. Plans for earlier shapes are kept and reused when a
- * shape recurs (not for nets with value inputs). */
+ * every shape and re-plans the arena. The planner remembers its plans, so sizes seen before
+ * (a shape that recurs) take their earlier plan. */
 mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS],
                              const int *ndims, const void *const *values);
 /* 1 when input i is not a value input or already holds exactly these values. */

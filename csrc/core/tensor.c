@@ -77,9 +77,8 @@ int mace_dims_equal(const int64_t *a, int na, const int64_t *b, int nb) {
 
 /* 64-byte aligned, or (huge) 2 MB aligned with transparent huge pages advised over its whole
  * 2 MB pages, from 2 MB up on Linux; the rest of a last partial one stays on 4 KB pages.
- * Rounded up to whole 2 MB pages, the last one was resident whole: BERT's session held 19 MB
- * more (8 weights of 2.25 MB, each on 4 MB), ResNet-50's 10, for no measured speed (BERT and
- * ResNet-50 at 1 thread, in-process A/B: 1.003x, 1.001x). */
+ * Rounded up to whole 2 MB pages, the last one was resident whole: more memory (BERT's 2.25
+ * MB weights each on 4 MB) for no measured speed (benchmarks/HISTORY.md). */
 static void *aligned_alloc_(size_t bytes, int huge_ok) {
   if (bytes == 0) bytes = MACE_ALIGN;
   size_t align = MACE_ALIGN;
@@ -100,10 +99,9 @@ static void *aligned_alloc_(size_t bytes, int huge_ok) {
 void *mace_aligned_alloc(size_t bytes) { return aligned_alloc_(bytes, 0); }
 
 /* Packed filters are dense and streamed whole every run, tens of MB in a network: on 4 KB
- * pages every 4 KB of them is a TLB miss (ResNet-50 1.03x faster at 1 thread, 1.02x at 2;
- * 2-vCPU Xeon). Not for the arena or scratch: a huge page is resident once any byte of it is
- * touched, and those are not always touched whole (with them too, MobileNetV2's resident
- * memory grew 109 -> 130 MB). */
+ * pages every 4 KB of them is a TLB miss. Not for the arena or scratch: a huge page is
+ * resident once any byte of it is touched, and those are not always touched whole, so
+ * resident memory grew with them (benchmarks/HISTORY.md). */
 void *mace_filter_alloc(size_t bytes) { return aligned_alloc_(bytes, 1); }
 
 void mace_aligned_free(void *p) { free(p); }

@@ -47,22 +47,13 @@ typedef struct mace_tensor {
   /* Set at net build when this tensor is a view (same bytes) of another: the root tensor
    * whose buffer it shares (borrowed; never itself a view). */
   struct mace_tensor *view_of;
-  /* Set by the planner when this tensor is computed in place inside another's buffer (a
-   * Concat's input inside the Concat's output): that tensor (neither a view nor a slice) and
-   * the byte offset there. Redone at every plan. */
-  struct mace_tensor *slice_of;
-  int64_t slice_offset;
   /* Value tensor: infer reads its values (shapes, axes, ...). Its data is owned host memory
    * outside the arena (owns_data), valid once value_ready is set. */
   int is_value;
   int value_ready;
-  /* Filled by the planner for arena tensors. */
-  int64_t arena_offset;
-  /* An input or output on the caller's buffer for the current run (mace_net_borrow), and
-   * whether it may (set by the planner: a tensor input, or an output an op writes, that is no
-   * view or slice and has none). */
-  int borrowed, borrowable;
-  int first_use, last_use;   /* op indices; -1 for inputs defined before op 0 */
+  /* data is the caller's buffer for the current run (mace_net_borrow), not the arena. Where
+   * each tensor lives in the arena, and for how long, is the planner's (core/planner.h). */
+  int borrowed;
 } mace_tensor;
 
 size_t mace_dtype_size(mace_dtype dtype);

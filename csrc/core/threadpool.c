@@ -19,13 +19,11 @@
 /* How long a worker keeps polling for the next job before sleeping on the condition variable
  * (MACE_SPIN_MS overrides it; 0 sleeps at once). Time-based: on a virtual machine a sleeping
  * core's vCPU is halted, and a worker that has slept for more than a few milliseconds comes
- * back late and runs little of the next runs: on a 2-vCPU VM (Zen 5), MobileNetV1 at 2 threads
- * run as compare.py does (100 ms idle, one run, one timed run) took 5.0-5.5 ms, one thread's
- * time, with a 2 ms spin (the worker joined a third of the jobs), 3.3-3.5 ms with 50 ms, 3.0 ms
- * back to back (a 20,000-poll spin, ~10 us, had made MobileNetV2 10 ms instead of 6). Like
- * OpenMP's blocktime (200 ms by default) and onnxruntime's spinning workers (~50 ms seen
- * here), a finished run leaves the workers polling, yielding the core to any other runnable
- * thread every microsecond or so. */
+ * back late and runs little of the next runs: with a spin of a few milliseconds, a 2-thread
+ * run after an idle gap took about one thread's time; a spin counted in polls rather than
+ * time was far too short (benchmarks/HISTORY.md). Like OpenMP's blocktime and onnxruntime's
+ * spinning workers, a finished run leaves the workers polling, yielding the core to any other
+ * runnable thread every microsecond or so. */
 #define MACE_SPIN_NS_DEFAULT 50000000
 
 static int64_t spin_ns_config(void) {
@@ -73,7 +71,7 @@ static int spin_wait_generation(atomic_uint_fast64_t *gen, uint64_t seen, int64_
  * a newer job, and the caller waits only for claimed chunks to finish: a worker that has not
  * woken yet (its core busy with another process) holds nothing up, the caller runs its chunk
  * too. (The pool used to wait for every worker to check in: with one core taken by a compiler,
- * ResNet-50 at 2 threads took 100-250 ms instead of 40 ms.) Thread t runs its own chunks
+ * a 2-thread run then took several times its normal time.) Thread t runs its own chunks
  * first (t * per_thread on), so consecutive ops give a thread the same part of their window,
  * the part whose data its core already holds, then takes what is left of the others'. */
 #define CLAIM_JOB_SHIFT 24

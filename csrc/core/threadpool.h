@@ -29,8 +29,8 @@ int mace_threadpool_size(const mace_threadpool *pool);
  * and unbind_caller (a net's run), since the caller is the application's thread and threads
  * it starts later inherit its mask. bind_caller only arms the binding: the caller takes its
  * core at its first parallel_for on that pool that hands chunks to workers, so a run that
- * never does (a small net) makes no affinity calls (they cost a run of one Relu 3.3 -> 11.5 us
- * at 2 threads). `saved` keeps the caller's own mask meanwhile. Without a policy, workers or a
+ * never does (a small net) makes no affinity calls, which cost more than such a run itself.
+ * `saved` keeps the caller's own mask meanwhile. Without a policy, workers or a
  * core for the caller, both do nothing. Bindings nest on a thread (an inner run's bind and
  * unbind re-arm the outer one). */
 typedef struct mace_caller_binding {

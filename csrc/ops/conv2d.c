@@ -23,14 +23,10 @@
  *                   Applies to 3x3, stride 1, dilation 1, group 1 convolutions with a constant
  *                   filter; elsewhere the paths below are used.
  *                   No F(6,3): 64 products a tile for 36 outputs (1.78 a pixel against F(4,3)'s
- *                   2.25) did not pay on the blocked path (a prototype of its AVX-512 transforms,
- *                   1 thread, 2-vCPU Xeon, per-op minima against F(4,3): ResNet-18's 64 on 56x56
- *                   4-8% slower, 128 on 28x28 12-13%, 256 on 14x14 1.8-1.9x; networks ResNet-18
- *                   +16%, ResNet-50 +9%, with it on 56x56 only +1.1% / +0.3%; VGG-like pairs of
- *                   3x3s 128 on 112x112 -3.8%, 256 on 56x56 -1.6%, 64 on 224x224 +0.9%, and at
- *                   2 threads 128 on 112x112 +1.1%), and its error against onnxruntime was
- *                   1.5-1.7x F(4,3)'s. (Tiles per block in L2 fall to 36/64, and few-tile
- *                   planes fill fewer of the pointwise kernel's 14-pixel register tiles.)
+ *                   2.25) did not pay on the blocked path: a prototype was slower than F(4,3) on
+ *                   ResNet layers, gained little on wide VGG-like ones, and had a larger error
+ *                   (benchmarks/HISTORY.md). Tiles per block in L2 fall to 36/64, and few-tile
+ *                   planes fill fewer of the pointwise kernel's 14-pixel register tiles.
  *
  * With a SIMD GEMM family (ops/gemm_dispatch.h) and more than one input channel per group (not
  * depthwise), each image and group is one GEMM on NCHW: y[oc, oh*ow] = W[oc, ic*kh*kw] x
@@ -119,21 +115,13 @@ static mace_status conv2d_init(mace_op *op) {
  * a chain: more than 4 input channels, and either a dilated or grouped convolution, or at least
  * half a block of them and a window other than 3x3 stride 1 (which Winograd takes, below) or,
  * for 3x3 stride 1, few of them, C_in <= 16.
- * With C_in <= 16 it runs at the FMA peak (~110 GFLOPS, Zen 4, 1 thread), so it beats
- * Winograd F(4,3) where the transforms dominate short products: 3x3 on 55x55 (4-conv chains,
- * interleaved medians, direct / plain time): 16->64 1.00, 32->128 (27x27) 1.92, 48->192
- * (13x13) 1.33, 64->256 (13x13) 1.43. ResNet-50 at 2 threads (2-vCPU Xeon, per-op minima,
- * blocked / plain with the Reorders the plain ones needed): 3x3/2 128 on 56x56 0.91 / 1.00 ms,
- * 256 on 28x28 0.98 / 1.12, but 512 on 14x14 (7x7 out: half a register tile a row) 1.43 / 1.10
- * (1.18 since narrow planes run on a copy with the padding written in, ops/conv2d_nchwc.c,
- * and 1 thread 2.0 -> 1.7 ms since their rows go two a register tile); kept
- * blocked, as the chain then needs no Reorders. The other windows and the dilated and grouped
- * convolutions went through im2col + GEMM (a GEMM per group) between Reorders (3 bottlenecks
- * of 1x1, KxK, 1x1, 1 thread, sums of per-op minima, 2-vCPU Xeon, AVX-512): 5x5, 96 on 56x56,
- * 45.4 -> 27.1 ms; 1x7 and 7x1, 128 on 17x17, 3.22 -> 2.89; 3x3 of 4 groups of 16, 64 on
- * 56x56, a layer 1.20 -> 0.39 ms (the plain path's per-group GEMMs did not run on 2 threads).
- * With C_in <= 4 the first-layer NCHW direct kernel is better and a blocked copy of the input
- * pads 4x. */
+ * With C_in <= 16 it runs at the FMA peak, so it beats Winograd F(4,3) where the transforms
+ * dominate short products. Stride-2 3x3s run blocked too: even where the plain GEMM is faster
+ * (512 on 14x14, 7x7 out: half a register tile a row), the chain then needs no Reorders.
+ * The other windows and the dilated and grouped convolutions went through im2col + GEMM (a
+ * GEMM per group) between Reorders, slower than this kernel; the plain path's per-group GEMMs
+ * did not run on 2 threads. With C_in <= 4 the first-layer NCHW direct kernel is better and a
+ * blocked copy of the input pads 4x. Measurements: benchmarks/HISTORY.md. */
 static int direct_nchwc_pays(const mace_conv2d_shape *s, int block) {
   if (s->in_c <= 4) return 0;
   if (s->group > 1 || s->dilation_h > 1 || s->dilation_w > 1) return 1;
@@ -145,9 +133,8 @@ static int direct_nchwc_pays(const mace_conv2d_shape *s, int block) {
  * (ops/winograd_nchwc.h; F(m,3) by the plain path's automatic rule, or the winograd argument;
  * 0 keeps it plain). Its transforms work on whole vectors of channels and its products read
  * the transformed tiles as they are, where the plain path gathers 8 tiles a vector and packs
- * them for the GEMM: ResNet-50 at 2 threads, 64 on 56x56 0.35 ms against 0.55 plain; 128 on
- * 28x28 0.31 against 0.43; with the whole network blocked (Reorders gone) ResNet-50 ran 3%
- * / 5% faster at 1 / 2 threads, ResNet-18 8% / 13%, SqueezeNet 13%. */
+ * them for the GEMM; and with the whole network blocked its Reorders are gone
+ * (benchmarks/HISTORY.md). */
 static int winograd_nchwc_pays(const mace_conv2d_shape *s, int64_t winograd_arg) {
   return winograd_arg != 0 && s->in_c > 16 && s->out_c >= 16 &&
          mace_winograd_conv_applies(s->k_h, s->k_w, s->stride_h, s->stride_w, s->dilation_h,
@@ -158,27 +145,20 @@ static int winograd_nchwc_pays(const mace_conv2d_shape *s, int64_t winograd_arg)
  * when the winograd argument leaves the choice: there Winograd's transformed filter (16/9 of
  * the filter, per multiply-add 3x the bytes) streams from memory slower than the cores do the
  * direct kernel's multiply-adds, whose passes prefetch the weights ahead
- * (simd/nchwc_convkxk_impl.inc). 1 thread, 2-vCPU Xeon, per-op medians: ResNet-50 stage 4
- * 1.37 -> 1.11 ms, ResNet-18 1.11 -> 1.08.
+ * (simd/nchwc_convkxk_impl.inc).
  * Whether Winograd wins at 2 threads depends on the 16.8 MB transformed filter staying in the
- * shared cache from one run to the next; the direct kernel's time does not. On the 2-vCPU Xeon
- * it once did for ResNet-18 (0.43 ms a layer against 0.55 direct, the network 4.6% slower
- * direct); at 1eda65e it did not (0.73-0.76 against 0.73-0.74 direct), and end to end, one
- * process switching between both, medians of 200-300 alternating runs, direct was ResNet-50
- * 0.4-0.9% and ResNet-18 0.4-1.3% faster. On a 16-core Xeon (300 MB L3, 60 runs) direct at
- * 2 threads: ResNet-50 -5.9%, ResNet-18 -0.4%; at 4 threads -2.7% / +6.0%, at 8 +2.4% /
- * +4.1%: with more cores Winograd's fewer multiply-adds win, so not above 2 threads. */
+ * shared cache from one run to the next; the direct kernel's time does not. Measured on a
+ * 2-vCPU and a 16-core Xeon, direct won or tied at 2 threads; with more cores Winograd's
+ * fewer multiply-adds win, so not above 2 threads (benchmarks/HISTORY.md). */
 static int direct_beats_winograd(const mace_conv2d_shape *s, int threads) {
   return threads <= 2 && (s->out_h + 1) / 2 * ((s->out_w + 1) / 2) < 25;
 }
 
 /* A first convolution (C_in <= 4, read plain) writing the blocked layout, where the NCHW
  * direct kernel's output went through a Reorder into the chain behind it. The blocked kernel
- * is a little slower than the NCHW one (1 thread, 2-vCPU Xeon, per-op medians: 3->32 3x3/2 on
- * 224x224 0.17 -> 0.19 ms, 3->64 0.34 -> 0.36) but saves the Reorder and runs the max pool
- * after it blocked: MobileNetV1 8.50 -> 8.36 ms, SqueezeNet 5.01 -> 4.91, MNASNet 6.20 ->
- * 6.02. Not with more than 1/8 of the output channels padding (ShuffleNetV2's 24 in blocks of
- * 16: the stem 0.14 -> 0.19 ms ate the gain). */
+ * is a little slower than the NCHW one but saves the Reorder and runs the max pool after it
+ * blocked, which gains more. Not with more than 1/8 of the output channels padding
+ * (ShuffleNetV2's 24 in blocks of 16): the slower stem ate the gain there. */
 static int first_nchwc_pays(const mace_conv2d_shape *s, int block) {
   return s->in_c <= 4 && MACE_NCHWC_PADDED(s->out_c, block) * 8 <= s->out_c * 9;
 }
@@ -207,10 +187,7 @@ static int conv2d_accepts_nchwc(mace_op *op, int block) {
   const int kind = mace_conv_nchwc_kind(&s, block);
   /* Dilated, grouped and wide-window (over 9 taps, C_in > 16) ones gain enough to run blocked
    * alone, between two Reorders: on NCHW they are im2col + a GEMM per group, or for a dilated
-   * depthwise the scalar reference. Single-op models, 1 thread, wall against onnxruntime in
-   * one process, plain -> blocked alone: 64 channels on 56x56, 3x3 dilation 2 1.60x -> 1.06x,
-   * 4 groups 2.07x -> 0.93x, depthwise dilation 2 7.9x -> 1.20x; 32 groups of 4, 128 on 56x56,
-   * 0.73x blocked; 5x5, 96 on 56x56, 1.60x -> 0.85x; 7x7, 64 on 28x28, 0.84x blocked. */
+   * depthwise the scalar reference, several times slower (benchmarks/HISTORY.md). */
   const int alone = s.dilation_h > 1 || s.dilation_w > 1 || s.group > 1 ||
                     (s.in_c > 16 && s.k_h * s.k_w > 9);
   if (kind == MACE_CONV_NCHWC_POINTWISE && explicit_zero) return MACE_NCHWC_CONV;
@@ -405,7 +382,7 @@ typedef struct im2col_ctx {
 
 /* A gather row prefetches the input pixels and the packed row this many rows ahead: the rows
  * of one tap read a plane apart and are written khw rows apart, strides the hardware
- * prefetcher did not follow (a stride-2 3x3 on 56x56: im2col / GEMM time 0.35 -> 0.29). */
+ * prefetcher did not follow. */
 #define IM2COL_PF_ROWS 8
 
 /* Columns one tap table covers: a wider panel is done in chunks of this many. */

@@ -41,29 +41,26 @@ void mace_conv_nchwc_free(mace_conv_nchwc *c) {
  *
  * Where the filter is larger than the input (out_c > pixels: late layers) the items are
  * (image, output-block group, pixel range), in that order, so that the shares split the
- * filter between threads (each reads only its groups' weights: MobileNetV1's 512->512 on
- * 14x14 at 2 threads went 1.6x -> 1.9x over one thread when the shares split pixels
- * instead). Groups are even divisors of the output blocks (the kernel's tile is 2 blocks), or
- * of one block more where their count is odd (the last group a block short: SqueezeNet's
- * 512->1000 classifier on 13x13, 63 blocks, had no group split at all, so its pixel ranges
- * each swept the whole 2 MB filter; 2 threads, per-op medians: 0.51 -> 0.43 ms, the network
- * 7% faster); they shrink until there are 4 items a thread, and then, on planes not cut into
- * pixel ranges, down to a quarter of that for a whole number a thread (MNASNet's 192->1152 on
- * 7x7 made 9 groups of 8 blocks at 2 threads, 4 for one thread and 5 for the other; now 12 of
- * 6).
+ * filter between threads (each reads only its groups' weights, which scales better than
+ * shares that split pixels). Groups are even divisors of the output blocks (the kernel's
+ * tile is 2 blocks), or of one block more where their count is odd (the last group a block
+ * short: SqueezeNet's 512->1000 classifier on 13x13, 63 blocks, otherwise had no group split
+ * at all, so its pixel ranges each swept the whole 2 MB filter); they shrink until there are
+ * 4 items a thread, and then, on planes not cut into pixel ranges, down to a quarter of that
+ * for a whole number a thread (MNASNet's 192->1152 on 7x7 made 9 groups of 8 blocks at 2
+ * threads, 4 for one thread and 5 for the other; now 12 of 6).
  *
  * Elsewhere (early layers, large planes) they are (image, pixel range) with all output
  * blocks: a thread's share is a part of the plane, whose input it reads once and the layers
- * around it wrote on the same thread (ResNet-50's 256->64 on 56x56 at 2 threads: 0.49 ms
- * with a pair of output blocks a thread, each sweeping all of the input; MobileNetV1's
- * 32->64 on 112x112 0.27 ms, 0.21 with pixel ranges).
+ * around it wrote on the same thread, where a pair of output blocks a thread would sweep all
+ * of the input.
  *
  * Pixel ranges are equal multiples of the kernel's tile whose input rows stay within about
  * 256 KB (in L2), more of them where needed for 4 items a thread, and up to twice as many
  * for a whole number a thread. A filter over 1 MB is not cut so: each pixel range sweeps all
  * of its weights, and those no longer stay in L2 for the next range but come from memory
- * again (ResNet-50's 2048->512 on 7x7, whose 400 KB input made 2 ranges: 0.80-0.85 -> 0.65-0.69
- * ms at 1 thread, per-op medians; SqueezeNet's 512->1000 classifier, the network 1.5% faster). */
+ * again (ResNet-50's 2048->512 on 7x7, SqueezeNet's 512->1000 classifier).
+ * Measurements: benchmarks/HISTORY.md. */
 static void pointwise_split(mace_conv_nchwc *c, int threads) {
   const mace_conv2d_shape *s = &c->s;
   const int64_t hw = s->out_h * s->out_w, n_ob = c->out_cp / c->block;
@@ -135,8 +132,8 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   const int kind = mace_conv_nchwc_kind(s, block);
   /* A 1x1 stride-2 unpadded convolution (ResNet's downsampling shortcuts): its input's
    * every other pixel of every other row copied into the scratch, then the pointwise kernel
-   * (the direct kernel ran ResNet-50's 256->512 on 28x28 in 1.08 ms at 2 threads: no faster
-   * than Reorders around the plain GEMM, 0.77 + 0.04 + 0.09; on the copy 0.69). */
+   * (the direct kernel ran such a layer no faster than Reorders around the plain GEMM; the
+   * copy and the pointwise kernel beat both). */
   const int sub = kind == MACE_CONV_NCHWC_DIRECT && !x_plain && s->k_h == 1 && s->k_w == 1 &&
                   s->stride_h == 2 && s->pad_top == 0 && s->pad_left == 0 && !wino_m;
   if ((c->packed || c->wino.u || c->bias) &&
@@ -175,16 +172,12 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
    * columns, runs on a copy of x with the padding written in: the kernel computes a border
    * column (window clipped) as a 1-pixel tile, 2 accumulators in one FMA chain, nearly as
    * slow as a whole row's interior tile (ResNet-50's 3x3/2 512 on 14x14: a 1-pixel and a
-   * 6-pixel tile a row; 1.44 ms at 2 threads, 1.18 on the copy; 256 on 28x28, 14x14 out, 0.95
-   * -> 0.80), and rows of at most half a tile go two a tile where their windows' rows agree:
-   * with the padded rows in, all of them do (7x7 stage 4). Dilated and 5x5 windows have 4 or
-   * more border columns (3 bottlenecks of 1x1, 3x3 and 1x1, 1 thread, sums of per-op minima:
-   * dilation 2, 256 on 28x28, 21.6 -> 19.5 ms; dilation 4, 512 on 28x28, 94.8 -> 81.0; 5x5,
-   * 96 on 56x56, 28.8 -> 27.1). Wider planes with one border column a row keep x as it is.
-   * The kernel is told where in the copy x's data is, and skips the taps that read only
-   * padding for a whole tile: DeepLabV3's ASPP 3x3s (2048 -> 256 on 14x14, dilations 6, 12,
-   * 18) 11.9 / 12.8 / 13.4 -> 8.6 / 6.9 / 4.2 ms, the network 0.815x the time (1 thread, old /
-   * new in alternating processes); ResNet-50 0.998 / 0.989 at 1 / 2 threads. */
+   * 6-pixel tile a row), and rows of at most half a tile go two a tile where their windows'
+   * rows agree: with the padded rows in, all of them do (7x7 stage 4). Dilated and 5x5
+   * windows have 4 or more border columns. Wider planes with one border column a row keep x
+   * as it is. The kernel is told where in the copy x's data is, and skips the taps that read
+   * only padding for a whole tile (DeepLabV3's ASPP 3x3s, 2048 -> 256 on 14x14, dilations 6,
+   * 12, 18). Measurements: benchmarks/HISTORY.md. */
   const int64_t ext_h = (s->k_h - 1) * s->dilation_h + 1;
   const int64_t ext_w = (s->k_w - 1) * s->dilation_w + 1;
   const int64_t right = (s->out_w - 1) * s->stride_w + ext_w - s->in_w - s->pad_left;
@@ -214,10 +207,8 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
       return -1;
     }
     /* Output blocks shared out among the pool's threads, each packing (and first touching:
-     * the kernel zeroing fresh pages was a third of the build) its own part. With the
-     * Winograd filters' transform shared out as well (ops/winograd_nchwc.c), ResNet-50's
-     * engine build at 2 threads went 78 -> 44-46 ms (medians of 10, 2-vCPU Xeon; 78-80 at 1
-     * thread either way). */
+     * the kernel zeroing fresh pages was a large part of the build) its own part, as the
+     * Winograd filters' transform is (ops/winograd_nchwc.c). */
     if (pk == MACE_CONV_NCHWC_POINTWISE || kind == MACE_CONV_NCHWC_DIRECT) {
       pack_job j = {s, filter, c->packed, block, pk == MACE_CONV_NCHWC_POINTWISE};
       const int64_t n_ob = c->out_cp / block;  /* chunks of about 16K floats or more */
@@ -242,9 +233,8 @@ int mace_conv_nchwc_plan(mace_conv_nchwc *c, const mace_conv2d_shape *s, int blo
   /* A direct convolution whose input plane is larger than its filter, and split by rows by
    * the layer before, gives each thread a band of rows across all output blocks: a thread
    * reads its part of the plane, written on its core, and all of the filter, where with
-   * pairs it read all of the plane and half the filter. ResNet-50's 3x3/2 128 on 56x56 at 2
-   * threads (2-vCPU Xeon, per-op medians in alternating processes): 0.79 -> 0.65 ms (1.29 at
-   * 1 thread). Its 256 on 28x28 (2.4 MB of filter, 0.8 MB of input) keeps pairs. */
+   * pairs it read all of the plane and half the filter (ResNet-50's 3x3/2 128 on 56x56). Its
+   * 256 on 28x28 (2.4 MB of filter, 0.8 MB of input) keeps pairs. */
   c->direct_bands = 0;
   if (kind == MACE_CONV_NCHWC_DIRECT && !c->subsample && threads > 1 &&
       mace_nchwc_row_split(c->in_cp, s->in_h * s->in_w) &&

@@ -216,13 +216,11 @@ static void col2im_channels(void *p, int64_t begin, int64_t end) {
   }
 }
 
-static mace_f32_col2im_fn col2im_kernel(const mace_gemm_family *f) {
-#if defined(__x86_64__) || defined(_M_X64)
-  if (f->isa == MACE_ISA_AVX512) return mace_f32_col2im__avx512;
-  if (f->isa == MACE_ISA_AVX2) return mace_f32_col2im__avx2;
-#endif
-  (void)f;
-  return mace_f32_col2im__ref;
+/* The active ISA's col2im (the same ISA as the GEMM family's; kernels/cpu/manifest.inc), or
+ * the reference where that ISA has none. */
+static mace_f32_col2im_fn col2im_kernel(void) {
+  const mace_f32_col2im_fn k = mace_simd_active()->col2im;
+  return k ? k : mace_f32_col2im__ref;
 }
 
 static void deconv2d_run_gemm(mace_op *op) {
@@ -233,7 +231,7 @@ static void deconv2d_run_gemm(mace_op *op) {
   void *gemm_scratch = (char *)op->scratch + st->cols_bytes;
   const int64_t out_plane = s->out_h * s->out_w;
   col2im_ctx cc = {st, cols, op->n_inputs > 2 ? op->inputs[2]->data : NULL, NULL,
-                   col2im_kernel(st->gemm), mace_simd_active()->activation};
+                   col2im_kernel(), mace_simd_active()->activation};
   for (int64_t img = 0; img < s->batch; ++img) {
     for (int64_t gi = 0; gi < s->group; ++gi) {
       mace_gemm_args g = {.f = st->gemm, .m = st->gm, .n = st->gn, .k = st->gk,

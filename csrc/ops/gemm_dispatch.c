@@ -25,36 +25,51 @@
  * EfficientNet's stage 1) costing as much as one with 28. The row kernel is load-bound at about
  * one K step per cycle, the 14-row tile at MR / 2 cycles: a row costs about two tile rows. A
  * short kernel of at most twice the rows takes them instead (the first 4 or 8 rows of the
- * panel at the tile's rate; x 512 x 512, 1 thread, per-op minima: M = 32 = 14 + 14 + 4 111 ->
- * 101 us, 36 = 14 + 14 + 8 132 -> 114, against 86 for M = 28). */
+ * panel at the tile's rate). */
 #define GEMM_TAIL_DIV 3
 #define GEMM_TAIL_MAX_ROWS 6
 /* A thread's share should hold at least this many multiply-adds. */
 #define GEMM_MIN_MACS_PER_THREAD 65536
 
+/* One ISA's family from the manifest (MACE_TABLE_ISA): its MACE_GEMM_TILE line gives the name
+ * ("14x32__avx512"), the tile and the narrow / short kernels' sizes, its MACE_GEMM_UKERNEL lines
+ * the kernels (`.ukernel = mace_f32_gemm_14x32__avx512,` ...). The manifest #undefs the line
+ * macros after each use, so each family defines them again. */
+#define GEMM_TILE_(isa, mr_, nr_, narrow_nr_, short_mr0_, short_mr1_)                        \
+  MACE_ISA_SELECT(isa, MACE_TABLE_ISA)(.name = #mr_ "x" #nr_ "__" #isa, .mr = mr_, .nr = nr_, \
+                                       .narrow_nr = narrow_nr_,                             \
+                                       .short_mr = {short_mr0_, short_mr1_}, )
+#define GEMM_FIELD_(isa, unit, field, function, type) \
+  MACE_ISA_SELECT(isa, MACE_TABLE_ISA)(.field = MACE_UKERNEL_NAME(function, isa), )
+
+/* Best first; an ISA the build does not compile (MACE_ENABLE_<ISA> 0) has no family. */
 static const mace_gemm_family g_all[] = {
-#if defined(__x86_64__) || defined(_M_X64)
-    /* Narrow kernels for one or two columns (four: 2% slower than 6x8 on 512x196x512). */
-    {.name = "14x32__avx512", .isa = MACE_ISA_AVX512, .mr = 14, .nr = 32,
-     .ukernel = mace_f32_gemm_14x32__avx512, .ukernel_row = mace_f32_gemm_row__avx512,
-     .ukernel_rows = mace_f32_gemm_rows__avx512, .ukernel_half = mace_f32_gemm_14x16__avx512,
-     .ukernel_narrow = mace_f32_gemm_narrow__avx512, .narrow_nr = 2,
-     .ukernel_short = {mace_f32_gemm_4x32__avx512, mace_f32_gemm_8x32__avx512},
-     .short_mr = {4, 8},
-     .pack_rows = mace_f32_gemm_pack_rows_32__avx512,
-     .pack_cols = mace_f32_gemm_pack_cols_14__avx512},
-    {.name = "6x16__avx2", .isa = MACE_ISA_AVX2, .mr = 6, .nr = 16,
-     .ukernel = mace_f32_gemm_6x16__avx2, .ukernel_row = mace_f32_gemm_row__avx2,
-     .ukernel_rows = mace_f32_gemm_rows__avx2, .ukernel_half = mace_f32_gemm_6x8__avx2,
-     .ukernel_narrow = mace_f32_gemm_narrow__avx2, .narrow_nr = 2,
-     .ukernel_short = {mace_f32_gemm_4x16__avx2}, .short_mr = {4},
-     .pack_rows = mace_f32_gemm_pack_rows_16__avx2, .pack_cols = mace_f32_gemm_pack_cols_6__avx2},
+#if MACE_ENABLE_AVX512
+#define MACE_TABLE_ISA avx512
+#define MACE_GEMM_TILE GEMM_TILE_
+#define MACE_GEMM_UKERNEL GEMM_FIELD_
+    {.isa = MACE_ISA_AVX512,
+#include "kernels/cpu/manifest.inc"
+    },
+#undef MACE_TABLE_ISA
 #endif
-#if defined(__aarch64__)
-    {.name = "8x8__neon", .isa = MACE_ISA_NEON, .mr = 8, .nr = 8,
-     .ukernel = mace_f32_gemm_8x8__neon, .ukernel_row = mace_f32_gemm_row__neon,
-     .ukernel_rows = mace_f32_gemm_rows__neon, .ukernel_narrow = mace_f32_gemm_narrow__neon,
-     .narrow_nr = 2},
+#if MACE_ENABLE_AVX2
+#define MACE_TABLE_ISA avx2
+#define MACE_GEMM_TILE GEMM_TILE_
+#define MACE_GEMM_UKERNEL GEMM_FIELD_
+    {.isa = MACE_ISA_AVX2,
+#include "kernels/cpu/manifest.inc"
+    },
+#undef MACE_TABLE_ISA
+#endif
+#if MACE_ENABLE_NEON
+#define MACE_TABLE_ISA neon
+#define MACE_GEMM_TILE GEMM_TILE_
+#define MACE_GEMM_UKERNEL GEMM_FIELD_
+    {.isa = MACE_ISA_NEON,
+#include "kernels/cpu/manifest.inc"
+    },
+#undef MACE_TABLE_ISA
 #endif
     {.name = NULL, .isa = MACE_ISA_REF}};
 
@@ -126,8 +141,8 @@ void mace_gemm_pack_a(const mace_gemm_family *f, int64_t m, int64_t k, const flo
 }
 
 /* One K row of a B panel: a full row of every family's NR as a fixed-size copy the compiler
- * inlines (a memcpy call per 64-byte row was 30% of a 16->96 1x1 conv on 112x112 with AVX2),
- * else cols floats and zeros up to nr. */
+ * inlines (a memcpy call per 64-byte row was a large share of a pointwise convolution with few
+ * input channels), else cols floats and zeros up to nr. */
 static inline void copy_panel_row(float *row, const float *src, int64_t cols, int64_t nr) {
   if (cols == nr) {
     switch (nr) {
@@ -226,7 +241,7 @@ static void run_tile(const mace_gemm_family *f, int64_t kl, const float *a, cons
     f->ukernel_narrow(kl, a, b + half, c + half, ldc, rows, cols - half, accumulate,
                       ep ? &rest : NULL);
   } else {
-    mace_f32_gemm_ukernel k = f->ukernel;
+    mace_f32_gemm_fn k = f->ukernel;
     for (int i = 1; i >= 0; --i)
       if (f->ukernel_short[i] && rows <= f->short_mr[i]) k = f->ukernel_short[i];
     k(kl, a, b, c, ldc, rows, cols, accumulate, ep);
@@ -334,7 +349,7 @@ static void gemm_compute(const mace_gemm_args *g, const float *pa, const float *
         }
         /* Another activation: over the finished block (still in cache), a row at a time; not
          * per tile right after the tile's masked stores, whose data the loads would wait for
-         * (SWISH fused this way made EfficientNet-B0's 1x1 convs 2.9 ms instead of 1.8). */
+         * (SWISH fused that way made EfficientNet-B0's 1x1 convs much slower). */
         if (last && clamp < 0) {
           const int64_t i0 = ic * mr, i1 = ic_end * mr < g->m ? ic_end * mr : g->m;
           const int64_t j0 = jc * nr, j1 = jc_end * nr < g->n ? jc_end * nr : g->n;
@@ -352,8 +367,7 @@ void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb
 
 /* Split along M, a B of at most GEMM_SLOT_B_FLOATS packed goes to every thread whole (its
  * own copy, slots_range). Packed once and shared, each thread read all of it after a hand-off,
- * half of it from the other core: ShuffleNetV2's 232 -> 232 1x1 on 7x7 (2 threads, 2-vCPU
- * Xeon, per-op medians) 0.033 ms as at 1 thread, now 0.024; 464 -> 464 0.079 -> 0.073. */
+ * half of it from the other core, and two threads ran such a layer no faster than one. */
 #define GEMM_SLOT_B_FLOATS (32 * 1024)
 static int gemm_b_per_slot(const mace_gemm_family *f, int64_t k, int64_t n, int threads) {
   return threads > 1 && mace_gemm_packed_b_floats(f, k, n) <= GEMM_SLOT_B_FLOATS;
@@ -395,16 +409,14 @@ static void pack_compute_range(void *p, int64_t begin, int64_t end) {
      * then one A panel after another sweeps the whole chunk, so C's rows are written (and the
      * residual's read) MR streams at a time, a chunk wide, which the prefetchers follow.
      * Packing an L1-sized block of 2 panels and computing all of M over it wrote C M rows
-     * apart, 256 bytes a row: ResNet-50's 64->256 1x1 convolutions on 56x56 with the residual
-     * took 1.02-1.13 ms, now 0.71-0.75 (1 thread; ONNX Runtime's NCHWc kernel 0.54), and
-     * 0.52-0.56 -> 0.41-0.43 ms at 2 threads (interleaved per-op minima, 2-vCPU Xeon). */
+     * apart, 256 bytes a row, a pattern the prefetchers did not follow (ResNet-50's 64->256 1x1
+     * convolutions with the residual). */
     int64_t chunk = GEMM_CHUNK_B_FLOATS / (g->k * nr);
     if (chunk < 1) chunk = 1;
     const int64_t mp = (g->m + g->f->mr - 1) / g->f->mr;
     float *buf = j->pb + begin * nr * g->k;
     /* The tail rows extracted once for the range, not once a block (M = 32 under AVX-512,
-     * 14 + 14 + 4 rows, one panel a block: a [1, 256, 27, 27] -> 32 1x1 convolution took
-     * 0.123 ms re-extracting them, 0.109 without). */
+     * 14 + 14 + 4 rows, one panel a block, re-extracted them for every block). */
     float tail_a[GEMM_TAIL_MAX_ROWS * MACE_GEMM_KC];
     const int64_t tail_rows = gemm_tail_rows(g, mp);
     if (tail_rows) gemm_tail_extract(g, j->pa, 0, g->k, tail_rows, tail_a);
@@ -486,9 +498,8 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
   /* Shared by threads, B (packed here) goes along N where it has two panels a thread and A is
    * not much the larger (M <= 2N): each thread packs its own panels and uses them at once,
    * where split along M every thread read all of B, packed half on the other core, after one
-   * more hand-off. ShuffleNetV2's plain 1x1 convolutions (2 threads, 2-vCPU Xeon, per-op
-   * medians): 116 -> 116 on 14x14 0.036 -> 0.023 ms (0.035 at 1 thread), 232 -> 232 0.084 ->
-   * 0.073; the network 4% faster. 464 -> 464 on 7x7 (A 10x B) and 1024 on 7x7 keep M. */
+   * more hand-off (ShuffleNetV2's plain 1x1 convolutions on 14x14 had run no faster on two
+   * threads than on one). 464 -> 464 on 7x7 (A ten times B) and 1024 on 7x7 keep M. */
   const int threads = pool ? mace_threadpool_size(pool) : 1;
   if (j.split_m && threads > 1 && !g->b_packed && np >= 2 * threads && g->m <= 2 * g->n)
     j.split_m = 0;
@@ -509,11 +520,7 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
     }
     /* One thread, several K blocks: B packed a K block at a time into the start of the
      * scratch (in L2) and used at once, all of M over it. Packing all of B first sent it
-     * through L3 and back. mace_bench_gemm, 1 thread, 3 alternating runs of each build: stage
-     * 3 3x3 (256 x 196 x 2304) 1.41-1.48 -> 1.38-1.41 ms, stage 4 3x3 1.38-1.49 -> 1.34-1.40,
-     * stage 3 1x1 1024->256 0.61-0.63 -> 0.60-0.61, stage 4 1x1 2048->512 0.60-0.63 ->
-     * 0.59-0.62 (with no B pack at all, an experiment with wrong results, stage 3 3x3 took
-     * 1.19-1.30). */
+     * through L3 and back (mace_bench_gemm's ResNet-50 stage 3-4 GEMMs). */
     if (gemm_b_per_slot(f, g->k, g->n, threads)) {
       j.slot_floats = round_up(mace_gemm_packed_b_floats(f, g->k, g->n), 16);
       j.slots = threads;
@@ -528,10 +535,7 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
   }
   /* Split along M: one range of A panels a thread. Every range sweeps all of the packed B
    * (mace_gemm_compute), so the pool's four chunks a thread read it four times, from L3 once
-   * it outgrows L2 (mace_bench_gemm, 2 threads, 2-vCPU Xeon: stage 3 3x3 256 x 196 x 2304
-   * 0.91-0.95 -> 0.77-0.83 ms, stage 4 3x3 512 x 49 x 4608 0.90-0.92 -> 0.76-0.83; ResNet-50
-   * at 2 threads 29.7 -> 28.8 ms, 8 alternating processes). A late thread's range is still
-   * taken over whole by the other. */
+   * it outgrows L2. A late thread's range is still taken over whole by the other. */
   if (j.split_m && pool) {
     const int64_t t = mace_threadpool_size(pool), share = (panels + t - 1) / t;
     if (grain < share) grain = share;

@@ -9,27 +9,31 @@
 #include "core/cpu_features.h"
 #include "core/threadpool.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/ukernels.h"
 #include "kernels/cpu/ref/activation.h"
 
-/* One microkernel family (kernels/cpu/gemm.h): an MR x NR tile per call. */
+/* One microkernel family (kernels/cpu/gemm.h): an MR x NR tile per call. Filled from the kernel
+ * manifest (kernels/cpu/manifest.inc): its ISA's MACE_GEMM_TILE line (name, mr, nr, narrow_nr,
+ * short_mr) and MACE_GEMM_UKERNEL lines (the kernels). */
 typedef struct mace_gemm_family {
   const char *name;          /* "6x16__avx2" */
   mace_cpu_isa isa;
   int64_t mr, nr;
-  mace_f32_gemm_ukernel ukernel;
-  mace_f32_gemm_ukernel ukernel_row; /* MR = 1, same NR: used when A has few rows */
-  mace_f32_gemm_ukernel ukernel_rows; /* MR = mr <= MACE_GEMM_ROW_MAX_M rows, same NR, or NULL:
+  mace_f32_gemm_fn ukernel;
+  mace_f32_gemm_fn ukernel_row; /* MR = 1, same NR: used when A has few rows */
+  mace_f32_gemm_fn ukernel_rows; /* MR = mr <= MACE_GEMM_ROW_MAX_M rows, same NR, or NULL:
                                        * A of that few rows, the B panel read once for all */
-  mace_f32_gemm_ukernel ukernel_half; /* MR x NR/2 over an NR-wide panel, or NULL: used for a
+  mace_f32_gemm_fn ukernel_half; /* MR x NR/2 over an NR-wide panel, or NULL: used for a
                                        * last panel of at most NR/2 columns */
-  mace_f32_gemm_ukernel ukernel_narrow; /* MR x (at most MACE_GEMM_NARROW_NR), or NULL: used
+  mace_f32_gemm_fn ukernel_narrow; /* MR x (at most MACE_GEMM_NARROW_NR), or NULL: used
                                          * for a last panel of at most narrow_nr columns, and
                                          * beside ukernel_half for NR/2 + narrow_nr */
-  int64_t narrow_nr;
+  int64_t narrow_nr; /* 2 in every family (one or two columns; with four, the half-width
+                      * tile was the faster kernel for three and four) */
   /* Kernels over the first short_mr[i] rows of an MR-row panel (ascending; NULL where none):
    * a last A panel of at most short_mr[i] rows and more than half of it (fewer: the one-row
    * kernel, a row at a time). */
-  mace_f32_gemm_ukernel ukernel_short[2];
+  mace_f32_gemm_fn ukernel_short[2];
   int64_t short_mr[2];
   mace_f32_gemm_pack_rows_fn pack_rows; /* full-width B panel rows, or NULL (a generic copy) */
   mace_f32_gemm_pack_cols_fn pack_cols; /* A panels with a unit column step, or NULL */

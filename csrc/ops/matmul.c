@@ -155,8 +155,7 @@ static mace_status matmul_infer(mace_op *op) {
   if (b->role == MACE_TENSOR_CONST && b->data && st->b_broadcast && !st->packed_b) {
     const int64_t floats = mace_gemm_packed_b_floats(st->gemm, st->k, st->n);
     /* On huge pages, as the convolutions' packed filters: BERT's weights streamed from 4 KB
-     * pages cost it 4-5% (in-process A/B, medians of 80 alternating runs: 1 thread 0.948-0.956x
-     * the time, 2 threads 0.956x). */
+     * pages miss the TLB (benchmarks/HISTORY.md). */
     st->packed_b = mace_filter_alloc((size_t)floats * sizeof(float));
     if (!st->packed_b)
       return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (MatMul): no memory for the packed b "

@@ -6,9 +6,8 @@
  * outweighs the filter, pooling, activation, eltwise) hand each thread the rows it wrote
  * itself, still in its core's L2. Smaller planes with more channels (late layers,
  * weight-heavy) are split by channel blocks, so that each thread reads only its part of the
- * filter. On a 2-vCPU Xeon at 2 threads (old / new build in alternating processes) the row
- * bands made MobileNetV2 7%, MobileNetV1 5% and MNASNet 5% faster; for the direct KxK
- * convolutions and pooling too, ResNet-18 3%, SqueezeNet 3%, ResNet-50 1%. */
+ * filter. The row bands made the MobileNets, MNASNet, ResNets and SqueezeNet faster at 2
+ * threads (benchmarks/HISTORY.md). */
 #ifndef MACE_OPS_NCHWC_SPLIT_H_
 #define MACE_OPS_NCHWC_SPLIT_H_
 

@@ -119,7 +119,7 @@ typedef struct pooling_ctx {
 
 /* Global pooling: each plane is one contiguous run, reduced with 16 independent partial
  * results (the compiler keeps them in vector registers) instead of the window kernels' single
- * running sum, a dependent add per pixel (EfficientNet-B0's 17 squeeze-excite pools: 1.1 ms).
+ * running sum, a dependent add per pixel (EfficientNet-B0's 17 squeeze-excite pools).
  * The summation order differs from the reference window kernel, so the mean may differ in
  * the last bits; the maximum is exact, NaN propagated. */
 #define GLOBAL_LANES 16
@@ -171,10 +171,8 @@ static void pooling_range(void *p, int64_t begin, int64_t end) {
 
 /* Any pooling runs blocked: per pixel a vector max / add over the window, each lane the
  * NCHW kernel's arithmetic. Element-wise as the layout pass counts, not a reason for a chain
- * by itself: per op, blocked against plain (1 thread, Zen 4 VM, profile medians of 5
- * interleaved rounds), a 3x3/s2 max pool of [1, 64, 112, 112] 0.92x, a 3x3/s1 average pool
- * of [1, 64, 56, 56] 0.70x, global averages of [1, 96, 56, 56] 0.74x and [1, 1152, 7, 7]
- * 0.29x: small gains next to a Reorder's cost. The tail lanes stay finite (max or mean of
+ * by itself: per op, blocked pooling is faster than plain, but the gains are small next to a
+ * Reorder's cost (benchmarks/HISTORY.md). The tail lanes stay finite (max or mean of
  * finite values; an empty window -FLT_MAX or 0). */
 static int pooling_accepts_nchwc(mace_op *op, int block) {
   (void)op;

@@ -135,7 +135,7 @@ static float *rec_pack_t(const mace_gemm_family *f, const float *m, int64_t n, i
 
 /* Packs constant W and R once, at the first shape inference (the input projection and every
  * step's hidden projection run on the dispatched GEMM; the reference GEMM, a scalar loop, took
- * half of an LSTM's time: [50, 1, 128] -> 256 hidden, 1 thread, 3.5 ms, onnxruntime 0.77). A
+ * half of an LSTM's time). A
  * later inference (another sequence length or batch) only resizes the GEMM's scratch: W and R
  * and their shapes, checked above, do not change. */
 static mace_status rec_pack(mace_op *op) {
@@ -289,7 +289,7 @@ static void rec_pre_row(float *v, const float *xw, const float *hr, const float 
 /* Phase 1 of a step with vector_cells: the gates' pre-activations as rows (in hr, which the
  * step's R product filled and no one reads after), each gate's activation over its row with
  * the SIMD kernels, then the cell's element-wise update. The scalar cells (libm's tanhf and
- * expf an element) took 40% of an LSTM's time once its products ran on the GEMM. */
+ * expf an element) took a large share of an LSTM's time once its products ran on the GEMM. */
 static void rec_cell_vector(const rec_job *j, int64_t b, int64_t t) {
   const mace_recurrent_state *s = j->s;
   const int64_t H = s->hidden, GH = s->gates * H;

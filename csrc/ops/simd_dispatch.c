@@ -3,92 +3,37 @@
 
 #include <pthread.h>
 
-/* Best first. */
+/* One ISA's fields from the manifest: `.activation = mace_f32_activation__avx2,` and so on for
+ * its MACE_UKERNEL lines of ISA MACE_TABLE_ISA (the manifest #undefs MACE_UKERNEL after each
+ * use, so each table defines it again). */
+#define SIMD_FIELD_(isa, unit, field, function) \
+  MACE_ISA_SELECT(isa, MACE_TABLE_ISA)(.field = MACE_UKERNEL_NAME(function, isa), )
+
+/* Best first; an ISA the build does not compile (MACE_ENABLE_<ISA> 0) has no table. */
 static const mace_simd_kernels g_all[] = {
-#if defined(__x86_64__) || defined(_M_X64)
-    {.name = "avx512", .isa = MACE_ISA_AVX512,
-     .activation = mace_f32_activation__avx512,
-     .vbinary = mace_f32_vbinary__avx512,
-     .eltwise_binary = mace_f32_eltwise_binary__avx512,
-     .softmax_rows = mace_f32_softmax_rows__avx512,
-     .softmax_inner = mace_f32_softmax_inner__avx512,
-     .layer_norm = mace_f32_layer_norm__avx512,
-     .layer_norm_inner = mace_f32_layer_norm_inner__avx512,
-     .nchwc_layer_norm = mace_f32_nchwc_layer_norm__avx512,
-     .reduce_rows = mace_f32_reduce_rows__avx512,
-     .reduce_cols = mace_f32_reduce_cols__avx512,
-     .transpose2d = mace_x32_transpose2d__avx512,
-     .maxpool2d = mace_f32_maxpool2d__avx512,
-     .avgpool2d = mace_f32_avgpool2d__avx512,
-     .dwconv = mace_f32_dwconv__avx512,
-     .directconv = mace_f32_directconv__avx512,
-     .nchwc_block = 16,
-     .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__avx512,
-     .nchwc_dwconv = mace_f32_nchwc_dwconv__avx512,
-     .nchwc_convkxk = mace_f32_nchwc_convkxk__avx512,
-     .nchwc_wino_input = mace_f32_nchwc_wino_input__avx512,
-     .nchwc_wino_output = mace_f32_nchwc_wino_output__avx512,
-     .nchw_to_nchwc = mace_f32_nchw_to_nchwc__avx512,
-     .nchwc_to_nchw = mace_f32_nchwc_to_nchw__avx512,
-     .nchwc_pool2d = mace_f32_nchwc_pool2d__avx512,
-     .nchwc_global_pool = mace_f32_nchwc_global_pool__avx512,
-     .nchwc_binary = mace_f32_nchwc_binary__avx512},
-    {.name = "avx2", .isa = MACE_ISA_AVX2,
-     .activation = mace_f32_activation__avx2,
-     .vbinary = mace_f32_vbinary__avx2,
-     .eltwise_binary = mace_f32_eltwise_binary__avx2,
-     .softmax_rows = mace_f32_softmax_rows__avx2,
-     .softmax_inner = mace_f32_softmax_inner__avx2,
-     .layer_norm = mace_f32_layer_norm__avx2,
-     .layer_norm_inner = mace_f32_layer_norm_inner__avx2,
-     .nchwc_layer_norm = mace_f32_nchwc_layer_norm__avx2,
-     .reduce_rows = mace_f32_reduce_rows__avx2,
-     .reduce_cols = mace_f32_reduce_cols__avx2,
-     .transpose2d = mace_x32_transpose2d__avx2,
-     .maxpool2d = mace_f32_maxpool2d__avx2,
-     .avgpool2d = mace_f32_avgpool2d__avx2,
-     .dwconv = mace_f32_dwconv__avx2,
-     .directconv = mace_f32_directconv__avx2,
-     .nchwc_block = 8,
-     .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__avx2,
-     .nchwc_dwconv = mace_f32_nchwc_dwconv__avx2,
-     .nchwc_convkxk = mace_f32_nchwc_convkxk__avx2,
-     .nchwc_wino_input = mace_f32_nchwc_wino_input__avx2,
-     .nchwc_wino_output = mace_f32_nchwc_wino_output__avx2,
-     .nchw_to_nchwc = mace_f32_nchw_to_nchwc__avx2,
-     .nchwc_to_nchw = mace_f32_nchwc_to_nchw__avx2,
-     .nchwc_pool2d = mace_f32_nchwc_pool2d__avx2,
-     .nchwc_global_pool = mace_f32_nchwc_global_pool__avx2,
-     .nchwc_binary = mace_f32_nchwc_binary__avx2},
+#if MACE_ENABLE_AVX512
+#define MACE_TABLE_ISA avx512
+#define MACE_UKERNEL SIMD_FIELD_
+    {.name = "avx512", .isa = MACE_ISA_AVX512, .nchwc_block = 16,
+#include "kernels/cpu/manifest.inc"
+    },
+#undef MACE_TABLE_ISA
 #endif
-#if defined(__aarch64__)
-    {.name = "neon", .isa = MACE_ISA_NEON,
-     .activation = mace_f32_activation__neon,
-     .vbinary = mace_f32_vbinary__neon,
-     .eltwise_binary = mace_f32_eltwise_binary__neon,
-     .softmax_rows = mace_f32_softmax_rows__neon,
-     .softmax_inner = mace_f32_softmax_inner__neon,
-     .layer_norm = mace_f32_layer_norm__neon,
-     .layer_norm_inner = mace_f32_layer_norm_inner__neon,
-     .nchwc_layer_norm = mace_f32_nchwc_layer_norm__neon,
-     .reduce_rows = mace_f32_reduce_rows__neon,
-     .reduce_cols = mace_f32_reduce_cols__neon,
-     .transpose2d = mace_x32_transpose2d__neon,
-     .maxpool2d = mace_f32_maxpool2d__neon,
-     .avgpool2d = mace_f32_avgpool2d__neon,
-     .dwconv = mace_f32_dwconv__neon,
-     .directconv = mace_f32_directconv__neon,
-     .nchwc_block = 4,
-     .nchwc_conv1x1 = mace_f32_nchwc_conv1x1__neon,
-     .nchwc_dwconv = mace_f32_nchwc_dwconv__neon,
-     .nchwc_convkxk = mace_f32_nchwc_convkxk__neon,
-     .nchwc_wino_input = mace_f32_nchwc_wino_input__neon,
-     .nchwc_wino_output = mace_f32_nchwc_wino_output__neon,
-     .nchw_to_nchwc = mace_f32_nchw_to_nchwc__neon,
-     .nchwc_to_nchw = mace_f32_nchwc_to_nchw__neon,
-     .nchwc_pool2d = mace_f32_nchwc_pool2d__neon,
-     .nchwc_global_pool = mace_f32_nchwc_global_pool__neon,
-     .nchwc_binary = mace_f32_nchwc_binary__neon},
+#if MACE_ENABLE_AVX2
+#define MACE_TABLE_ISA avx2
+#define MACE_UKERNEL SIMD_FIELD_
+    {.name = "avx2", .isa = MACE_ISA_AVX2, .nchwc_block = 8,
+#include "kernels/cpu/manifest.inc"
+    },
+#undef MACE_TABLE_ISA
+#endif
+#if MACE_ENABLE_NEON
+#define MACE_TABLE_ISA neon
+#define MACE_UKERNEL SIMD_FIELD_
+    {.name = "neon", .isa = MACE_ISA_NEON, .nchwc_block = 4,
+#include "kernels/cpu/manifest.inc"
+    },
+#undef MACE_TABLE_ISA
 #endif
     {.name = "ref", .isa = MACE_ISA_REF,
      .activation = mace_f32_activation__ref,

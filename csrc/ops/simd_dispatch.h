@@ -1,26 +1,16 @@
 /* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, layer norm,
- * reduce, transpose, pooling, depthwise, NCHWc):
- * one table of function pointers per ISA, the active one chosen once from the CPU's features. */
+ * reduce, transpose, pooling, depthwise, NCHWc, col2im): one table of function pointers per
+ * ISA, filled from the kernel manifest (kernels/cpu/manifest.inc), the active one chosen once
+ * from the CPU's features. */
 #ifndef MACE_OPS_SIMD_DISPATCH_H_
 #define MACE_OPS_SIMD_DISPATCH_H_
 
 #include "core/cpu_features.h"
-#include "kernels/cpu/activation.h"
-#include "kernels/cpu/directconv.h"
-#include "kernels/cpu/dwconv.h"
-#include "kernels/cpu/eltwise.h"
-#include "kernels/cpu/layer_norm.h"
-#include "kernels/cpu/nchwc.h"
-#include "kernels/cpu/nchwc_pool.h"
-#include "kernels/cpu/nchwc_convkxk.h"
-#include "kernels/cpu/nchwc_winograd.h"
-#include "kernels/cpu/pooling.h"
-#include "kernels/cpu/reduce.h"
-#include "kernels/cpu/softmax.h"
-#include "kernels/cpu/transpose.h"
+#include "kernels/cpu/ukernels.h"
 
-/* One ISA's kernels. A NULL entry means "no fast path": the op runs its reference kernel.
- * The "ref" table has the reference activation and pooling (drop-ins) and NULL elsewhere. */
+/* One ISA's kernels: each field is filled by the manifest's MACE_UKERNEL line of that ISA and
+ * field. A NULL entry means "no fast path": the op runs its reference kernel. The "ref" table
+ * has the reference activation and pooling (drop-ins) and NULL elsewhere. */
 typedef struct mace_simd_kernels {
   const char *name;  /* "avx512", "avx2", "neon", "ref" */
   mace_cpu_isa isa;
@@ -51,6 +41,7 @@ typedef struct mace_simd_kernels {
   mace_f32_nchwc_pool2d_fn nchwc_pool2d;  /* kernels/cpu/nchwc_pool.h */
   mace_f32_nchwc_global_pool_fn nchwc_global_pool;
   mace_f32_nchwc_binary_fn nchwc_binary;
+  mace_f32_col2im_fn col2im;  /* Deconv2D's col2im (kernels/cpu/col2im.h) */
 } mace_simd_kernels;
 
 /* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns

@@ -27,9 +27,7 @@ typedef struct transpose_state {
 /* dims (the input's) and perm on the fewest dims: dims of size 1 dropped, and input dims that
  * stay next to each other and in order merged. ShuffleNetV2's channel shuffle, [1, 2, 116, 14,
  * 14] -> [1, 116, 2, 14, 14], is [2, 116, 196] -> [116, 2, 196]: rows of 196 elements copied,
- * where it copied rows of 14. 1 thread, 2-vCPU Xeon, per-op medians in alternating processes:
- * [1, 232, 2, 7, 7] 0.018 -> 0.004 ms, [1, 58, 2, 28, 28] 0.018 -> 0.008; ShuffleNetV2 6%
- * faster at 1 thread, 4% at 2. */
+ * where it copied rows of 14 (benchmarks/HISTORY.md). */
 static void collapse(transpose_state *s, const int64_t *dims, int nd) {
   int index[MACE_MAX_DIMS], n_kept = 0; /* input dim -> its place among the dims kept */
   int64_t kdims[MACE_MAX_DIMS];
@@ -119,8 +117,8 @@ static void transpose_range(void *ctx, int64_t begin, int64_t end) {
 
 /* The collapsed permutation swaps the last two dims, [R, C] -> [C, R] or [B, R, C] -> [B, C, R],
  * of 4-byte elements: the SIMD 2-D transpose applies. A row of the reference kernel is one
- * output row, its elements cols apart in the input (attention's key [128, 768] -> [768, 128]:
- * 0.124 ms at 1 thread, 3.2 GB/s). */
+ * output row, its elements cols apart in the input (attention's key [128, 768] -> [768, 128]),
+ * which is slow. */
 static int transpose_is_2d(const transpose_state *s, size_t esize, int64_t *batch,
                            int64_t *rows, int64_t *cols) {
   if (esize != 4) return 0;

@@ -17,12 +17,10 @@ int64_t mace_winograd_conv_auto_m(const mace_gemm_family *f, int64_t in_c, int64
   if (!f || in_c < 16 || out_c < 16) return 0;
   /* Fewer than 16 F(2,3) tiles (outputs under 7x7): each of the 16 GEMMs has too few columns
    * to fill the microkernel's panels while the transformed filter (16/9 of the filter)
-   * streams from memory, and im2col + GEMM is faster (512 channels, mace_bench_winograd,
-   * 2-vCPU Zen 4, 1 / 2 threads: 4x4 im2col 0.77 / 0.57 ms, F(2,3) 1.43 / 0.72). At 7x7
-   * (ResNet stage 4) F(2,3) wins: 1.43 / 0.73 against 2.43 / 1.49, and in ResNet-18 1.48 /
-   * 0.79 ms a layer against 2.44 / 1.24. (The threshold was 32 tiles, from a Zen 5 measurement
-   * taken before short tile groups stopped copying point by point and before few-tile layers
-   * stopped running one slot per thread.) */
+   * streams from memory, and im2col + GEMM is faster. At 7x7 (ResNet stage 4) F(2,3) wins
+   * (mace_bench_winograd; benchmarks/HISTORY.md). (The threshold was 32 tiles, from a
+   * measurement taken before short tile groups stopped copying point by point and before
+   * few-tile layers stopped running one slot per thread.) */
   const int64_t tiles2 = (out_h + 1) / 2 * ((out_w + 1) / 2);
   if (tiles2 < 16) return 0;
   const int64_t tiles4 = (out_h + 3) / 4 * ((out_w + 3) / 4);
@@ -59,9 +57,9 @@ int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int
     if (block > tiles * batch) block = tiles * batch;
   }
   /* Slots (a thread per block of tiles, each streaming all of U) when each gets at least 64
-   * tiles; with fewer the threads share each block (U read once, split by point and panel).
-   * ResNet-18's 512-channel 7x7 layers by F(2,3), 16 tiles, 2 threads on a 2-vCPU Zen 4:
-   * 1.65 ms a layer in slots of 8 tiles (no faster than 1 thread, 1.48), 0.79 shared. */
+   * tiles; with fewer the threads share each block (U read once, split by point and panel):
+   * ResNet-18's 512-channel 7x7 layers by F(2,3), 16 tiles, ran no faster on 2 threads in
+   * slots than on 1 thread, and about twice as fast shared. */
   w->slots = 1;
   if (f && threads > 1 && tiles * batch >= 64 * (int64_t)threads) {
     /* Whole blocks per thread: a multiple of `threads` blocks of (nearly) equal size. */
@@ -135,13 +133,13 @@ static void input_range(void *p, int64_t begin, int64_t end) {
   const mace_winograd_geom *g = &j->w->g;
   const int64_t in_size = g->in_c * g->in_h * g->in_w;
   WG_FOR_IMAGE_SEGMENTS(j, img, lt0, lt1, col, {
-#if defined(__x86_64__) || defined(_M_X64)
+#if MACE_ENABLE_AVX2
     if (j->w->use_avx2)
       mace_f32_winograd_input__avx2(g, j->x + img * in_size, lt0, lt1, j->v + col, j->nt, begin,
                                     end);
     else
 #endif
-#if defined(__aarch64__)
+#if MACE_ENABLE_NEON
       mace_f32_winograd_input__neon(g, j->x + img * in_size, lt0, lt1, j->v + col, j->nt, begin,
                                     end);
 #else
@@ -156,13 +154,13 @@ static void output_range(void *p, int64_t begin, int64_t end) {
   const mace_winograd_geom *g = &j->w->g;
   const int64_t out_size = g->out_c * g->out_h * g->out_w;
   WG_FOR_IMAGE_SEGMENTS(j, img, lt0, lt1, col, {
-#if defined(__x86_64__) || defined(_M_X64)
+#if MACE_ENABLE_AVX2
     if (j->w->use_avx2)
       mace_f32_winograd_output__avx2(g, j->mm + col, j->nt, lt0, lt1, j->bias, j->act,
                                      j->y + img * out_size, begin, end);
     else
 #endif
-#if defined(__aarch64__)
+#if MACE_ENABLE_NEON
       mace_f32_winograd_output__neon(g, j->mm + col, j->nt, lt0, lt1, j->bias, j->act,
                                      j->y + img * out_size, begin, end);
 #else

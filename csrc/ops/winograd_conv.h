@@ -49,8 +49,8 @@ int64_t mace_winograd_conv_auto_m(const mace_gemm_family *f, int64_t in_c, int64
  * size it will run on; with more than one (and a SIMD family), the tiles are cut into a
  * multiple of `threads` blocks and each thread takes whole blocks (input transform, products,
  * output transform in its own cache) instead of every stage being split over the threads
- * (which moved each block's transformed data between the cores: ResNet-50's Winograd convs
- * ran only 1.1-1.4x faster on 2 threads). Returns 0, or -1 when out of memory. */
+ * (which moved each block's transformed data between the cores, so they scaled poorly on 2
+ * threads). Returns 0, or -1 when out of memory. */
 int mace_winograd_conv_plan(mace_winograd_conv *w, int64_t m, int64_t batch, int64_t in_c,
                             int64_t in_h, int64_t in_w, int64_t out_c, int64_t out_h,
                             int64_t out_w, int64_t pad_top, int64_t pad_left,

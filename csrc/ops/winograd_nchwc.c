@@ -28,8 +28,7 @@ static void transform_range(void *p, int64_t begin, int64_t end) {
 /* Transforms the filter (ref) straight into each point's pointwise filter (in_c x out_c, zeros
  * for the padded channels); output blocks shared out among the pool's threads. It went through
  * a plain-layout copy first (npt x out_c x in_c floats, tens of MB for ResNet-50), then
- * packed point by point: ResNet-50's engine build (medians of 10) 77 -> 47 ms at 1 thread,
- * 43 -> 28 at 2; mace.Session("resnet50.onnx") 0.19 -> 0.17 s at 1 thread. */
+ * packed point by point, which made the engine build much slower (benchmarks/HISTORY.md). */
 static int transform_filter(mace_winograd_nchwc *w, int64_t m, int block,
                             const mace_conv2d_shape *s, const float *filter,
                             mace_threadpool *pool) {
@@ -154,8 +153,8 @@ static void wn_set_block(wn_job *j, int64_t bi) {
  * images' tiles, cut at multiples of the pointwise register tile, in blocks of at most
  * w->block tiles of one image (equal-sized within an image, whole register tiles but the
  * last). A slot taking every slots-th block had left ResNet-50's 64 on 56x56 (196 F(4,3)
- * tiles, blocks of 56) with 112 tiles on one thread and 84 on the other: 1.66-1.75x over one
- * thread. The shares are contiguous, so a thread reads the rows the layer before wrote on it. */
+ * tiles, blocks of 56) with 112 tiles on one thread and 84 on the other. The shares are
+ * contiguous, so a thread reads the rows the layer before wrote on it. */
 static int64_t share_start(int64_t s, int64_t slots, int64_t total, int64_t mr) {
   return s >= slots ? total : (s * total / slots + mr / 2) / mr * mr;
 }

@@ -373,65 +373,66 @@ finally:
   return res;
 }
 
-static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"inputs", "data_format", NULL};
-  PyObject *feeds = NULL, *result = NULL, *names = NULL;
-  const char *data_format = NULL;
-  int df = -1; /* -1: every tensor in the model's own format */
-  mace_io *ins = NULL, *outs = NULL;
-  PyArrayObject **in_arrs = NULL, **out_arrs = NULL;
-  int n_in = 0, n_out = 0;
-  mace_status st = MACE_OK;
-  int locked = 0;
+/* The arrays and descriptions of one run. Owned: the arrays (references) and the three
+ * PyMem arrays; run_free releases them. */
+typedef struct {
+  int n_in, n_out;
+  mace_io *ins, *outs;
+  PyArrayObject **arrs;       /* n_in input arrays, then n_out output arrays */
+} run_buffers;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|z:run", kwlist, &PyDict_Type, &feeds,
-                                   &data_format)) {
-    return NULL;
-  }
-  if (data_format != NULL) {
-    if (strcmp(data_format, "NHWC") == 0) {
-      df = MACE_DF_NHWC;
-    } else if (strcmp(data_format, "NCHW") == 0) {
-      df = MACE_DF_NCHW;
-    } else {
-      PyErr_Format(mace_py_InvalidArgumentError,
-                   "data_format must be 'NHWC', 'NCHW' or None, not '%s'", data_format);
-      return NULL;
-    }
-  }
-  if (engine_get(self) == NULL) return NULL;
-  n_in = mace_engine_num_inputs(self->engine);
-  n_out = mace_engine_num_outputs(self->engine);
-  ins = PyMem_Calloc((size_t)(n_in > 0 ? n_in : 1), sizeof(*ins));
-  outs = PyMem_Calloc((size_t)(n_out > 0 ? n_out : 1), sizeof(*outs));
-  in_arrs = PyMem_Calloc((size_t)(n_in > 0 ? n_in : 1), sizeof(*in_arrs));
-  out_arrs = PyMem_Calloc((size_t)(n_out > 0 ? n_out : 1), sizeof(*out_arrs));
-  if (!ins || !outs || !in_arrs || !out_arrs) {
+static int run_alloc(run_buffers *rb, int n_in, int n_out) {
+  rb->n_in = n_in;
+  rb->n_out = n_out;
+  rb->ins = PyMem_Calloc((size_t)(n_in > 0 ? n_in : 1), sizeof(mace_io));
+  rb->outs = PyMem_Calloc((size_t)(n_out > 0 ? n_out : 1), sizeof(mace_io));
+  rb->arrs = PyMem_Calloc((size_t)(n_in + n_out > 0 ? n_in + n_out : 1), sizeof(PyArrayObject *));
+  if (!rb->ins || !rb->outs || !rb->arrs) {
     PyErr_NoMemory();
-    goto finally;
+    return -1;
   }
+  return 0;
+}
 
-  /* Every key must name a model input. */
-  names = PySet_New(NULL);
-  if (names == NULL) goto finally;
-  for (int i = 0; i < n_in; ++i) {
-    mace_tensor_info info;
-    if ((st = mace_engine_input_info(self->engine, i, &info)) != MACE_OK) {
-      mace_py_raise(st);
-      goto finally;
-    }
-    PyObject *name = mace_py_str(info.name);
-    if (name == NULL || PySet_Add(names, name) < 0) {
-      Py_XDECREF(name);
-      goto finally;
-    }
-    Py_DECREF(name);
+static void run_free(run_buffers *rb) {
+  for (int i = 0; rb->arrs && i < rb->n_in + rb->n_out; ++i) Py_XDECREF(rb->arrs[i]);
+  PyMem_Free(rb->ins);
+  PyMem_Free(rb->outs);
+  PyMem_Free(rb->arrs);
+}
+
+/* data_format argument: -1 (None: every tensor in the model's own format), NHWC or NCHW. */
+static int parse_data_format(const char *data_format, int *df) {
+  *df = -1;
+  if (data_format == NULL) return 0;
+  if (strcmp(data_format, "NHWC") == 0) {
+    *df = MACE_DF_NHWC;
+  } else if (strcmp(data_format, "NCHW") == 0) {
+    *df = MACE_DF_NCHW;
+  } else {
+    PyErr_Format(mace_py_InvalidArgumentError,
+                 "data_format must be 'NHWC', 'NCHW' or None, not '%s'", data_format);
+    return -1;
   }
+  return 0;
+}
+
+/* Raises InvalidInputError naming a key of `feeds` that is no model input. */
+static void raise_unknown_feed(EngineObject *self, PyObject *feeds) {
   Py_ssize_t pos = 0;
   PyObject *key, *value;
+  int n_in = mace_engine_num_inputs(self->engine);
   while (PyDict_Next(feeds, &pos, &key, &value)) {
-    int known = PyUnicode_Check(key) ? PySet_Contains(names, key) : 0;
-    if (known < 0) goto finally;
+    int known = 0;
+    for (int i = 0; !known && i < n_in && PyUnicode_Check(key); ++i) {
+      mace_tensor_info info;
+      if (mace_engine_input_info(self->engine, i, &info) != MACE_OK) continue;
+      PyObject *name = mace_py_str(info.name);
+      if (name == NULL) return;
+      known = PyUnicode_Compare(key, name) == 0;
+      Py_DECREF(name);
+      if (PyErr_Occurred()) return;
+    }
     if (!known) {
       PyObject *expected = inputs_string(self);
       if (expected != NULL) {
@@ -439,22 +440,46 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
                      key, expected);
         Py_DECREF(expected);
       }
-      goto finally;
+      return;
     }
   }
+  PyErr_SetString(mace_py_InvalidInputError, "the inputs given do not match the model's inputs");
+}
 
-  /* Inputs: each present, of the right shape and dtype, C-contiguous. */
-  for (int i = 0; i < n_in; ++i) {
+/* Bind step, on the Python side: rb->ins[i] describes model input i, an array of the model's
+ * dtype (rb->arrs[i]) made from feeds[name]; each present, of the model's rank, C-contiguous;
+ * no key that names no input. The engine matches them to the model once, in
+ * mace_engine_bind_inputs. */
+static int bind_feeds(EngineObject *self, PyObject *feeds, int df, run_buffers *rb) {
+  /* Borrowed values per model input, parked in rb->ins[i].data until converted. */
+  Py_ssize_t found = 0;
+  for (int i = 0; i < rb->n_in; ++i) {
     mace_tensor_info info;
-    if ((st = mace_engine_input_info(self->engine, i, &info)) != MACE_OK) {
+    mace_status st = mace_engine_input_info(self->engine, i, &info);
+    if (st != MACE_OK) {
       mace_py_raise(st);
-      goto finally;
+      return -1;
     }
     PyObject *key_obj = mace_py_str(info.name);
-    if (key_obj == NULL) goto finally;
+    if (key_obj == NULL) return -1;
     PyObject *val = PyDict_GetItemWithError(feeds, key_obj); /* borrowed */
     Py_DECREF(key_obj);
-    if (val == NULL && PyErr_Occurred()) goto finally;
+    if (val == NULL && PyErr_Occurred()) return -1;
+    rb->ins[i].data = val;
+    found += val != NULL;
+  }
+  if (found != PyDict_Size(feeds)) {
+    raise_unknown_feed(self, feeds);
+    return -1;
+  }
+  for (int i = 0; i < rb->n_in; ++i) {
+    mace_tensor_info info;
+    mace_status st = mace_engine_input_info(self->engine, i, &info);
+    if (st != MACE_OK) {
+      mace_py_raise(st);
+      return -1;
+    }
+    PyObject *val = rb->ins[i].data;
     if (val == NULL) {
       PyObject *dtype = dtype_object(info.dtype);
       PyObject *spec = dtype ? spec_string(info.ndim, info.dims, dtype) : NULL;
@@ -464,126 +489,273 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
       }
       Py_XDECREF(dtype);
       Py_XDECREF(spec);
-      goto finally;
+      return -1;
     }
-    in_arrs[i] = input_array(&info, val);
-    if (in_arrs[i] == NULL) goto finally;
-    if (PyArray_NDIM(in_arrs[i]) > MACE_MAX_DIMS) {
+    PyArrayObject *arr = input_array(&info, val);
+    if (arr == NULL) return -1;
+    rb->arrs[i] = arr;
+    if (PyArray_NDIM(arr) > MACE_MAX_DIMS) {
       PyErr_Format(mace_py_InvalidInputError, "input '%s': %d dims, mace supports at most %d",
-                   info.name, PyArray_NDIM(in_arrs[i]), MACE_MAX_DIMS);
-      goto finally;
+                   info.name, PyArray_NDIM(arr), MACE_MAX_DIMS);
+      return -1;
     }
-    ins[i].name = info.name;
-    ins[i].data = PyArray_DATA(in_arrs[i]);
-    ins[i].ndim = PyArray_NDIM(in_arrs[i]);
-    for (int d = 0; d < ins[i].ndim; ++d) ins[i].dims[d] = (int64_t)PyArray_DIM(in_arrs[i], d);
-    ins[i].dtype = info.dtype;
+    mace_io *x = &rb->ins[i];
+    x->name = info.name;
+    x->data = PyArray_DATA(arr);
+    x->ndim = PyArray_NDIM(arr);
+    for (int d = 0; d < x->ndim; ++d) x->dims[d] = (int64_t)PyArray_DIM(arr, d);
+    x->dtype = info.dtype;
     /* the model's own layout unless the caller gives 4-D tensors in another (transposed) */
-    ins[i].format = (df >= 0 && ins[i].ndim == 4) ? (mace_data_format)df : info.format;
+    x->format = (df >= 0 && x->ndim == 4) ? (mace_data_format)df : info.format;
   }
+  return 0;
+}
 
-  /* One locked section from resize to run: another thread must not resize the engine
-   * between our reading the output shapes and the run filling buffers of those sizes. */
+/* Takes the engine lock and binds rb's inputs (which re-infers the net for new shapes);
+ * returns 0 with the lock held, -1 with an exception and the lock released. */
+static int lock_and_bind(EngineObject *self, run_buffers *rb) {
   engine_lock(self);
-  locked = 1;
   if (self->engine == NULL) {
+    engine_unlock(self);
     PyErr_SetString(PyExc_ValueError, "mace Engine is closed");
-    goto finally;
+    return -1;
   }
-  /* New input sizes: re-infer before asking for output shapes. */
-  st = mace_engine_resize(self->engine, ins, n_in);
+  mace_status st = mace_engine_bind_inputs(self->engine, rb->ins, rb->n_in);
   if (st != MACE_OK) {
+    engine_unlock(self);
     mace_py_raise(st);
-    goto finally;
+    return -1;
   }
+  return 0;
+}
 
-  /* Outputs: NumPy arrays of the shapes the engine reports. */
-  for (int i = 0; i < n_out; ++i) {
+/* Allocate step: one NumPy array per model output, of the shape the bound inputs give. */
+static int alloc_outputs(EngineObject *self, int df, run_buffers *rb) {
+  for (int i = 0; i < rb->n_out; ++i) {
     mace_tensor_info info;
-    if ((st = mace_engine_output_info(self->engine, i, &info)) != MACE_OK) {
+    mace_status st = mace_engine_output_info(self->engine, i, &info);
+    if (st != MACE_OK) {
       mace_py_raise(st);
-      goto finally;
+      return -1;
     }
     int npy = mace_py_npy_type(info.dtype);
     if (npy < 0) {
       PyErr_Format(mace_py_UnsupportedError, "output '%s': mace dtype %d has no NumPy type",
                    info.name, (int)info.dtype);
-      goto finally;
+      return -1;
     }
     if (info.ndim < 0 || info.ndim > MACE_MAX_DIMS) {
       PyErr_Format(mace_py_MaceError, "output '%s': rank %d", info.name, info.ndim);
-      goto finally;
+      return -1;
     }
     npy_intp dims[MACE_MAX_DIMS];
     for (int d = 0; d < info.ndim; ++d) {
       if (info.dims[d] < 0) {
         PyErr_Format(mace_py_UnsupportedError, "output '%s': shape unknown before the run",
                      info.name);
-        goto finally;
+        return -1;
       }
       dims[d] = (npy_intp)info.dims[d];
     }
-    out_arrs[i] = (PyArrayObject *)PyArray_SimpleNew(info.ndim, dims, npy);
-    if (out_arrs[i] == NULL) goto finally;
-    outs[i].name = info.name;
-    outs[i].data = PyArray_DATA(out_arrs[i]);
-    outs[i].ndim = info.ndim;
-    memcpy(outs[i].dims, info.dims, sizeof(info.dims));
-    outs[i].dtype = info.dtype;
-    outs[i].format = (df >= 0 && info.ndim == 4) ? (mace_data_format)df : info.format;
+    PyArrayObject *arr = (PyArrayObject *)PyArray_SimpleNew(info.ndim, dims, npy);
+    if (arr == NULL) return -1;
+    rb->arrs[rb->n_in + i] = arr;
+    mace_io *y = &rb->outs[i];
+    y->name = info.name;
+    y->data = PyArray_DATA(arr);
+    y->ndim = info.ndim;
+    memcpy(y->dims, info.dims, sizeof(info.dims));
+    y->dtype = info.dtype;
+    y->format = (df >= 0 && info.ndim == 4) ? (mace_data_format)df : info.format;
   }
+  return 0;
+}
 
+/* Runs the bound inputs with the GIL released and gives the engine lock back. */
+static int run_and_unlock(EngineObject *self, run_buffers *rb) {
+  mace_status st;
   Py_BEGIN_ALLOW_THREADS
-  st = mace_engine_run(self->engine, ins, n_in, outs, n_out);
+  st = mace_engine_run_bound(self->engine, rb->outs, rb->n_out);
   Py_END_ALLOW_THREADS
   engine_unlock(self);
-  locked = 0;
   if (st != MACE_OK) {
     mace_py_raise(st);
-    goto finally;
+    return -1;
   }
+  return 0;
+}
 
-  result = PyDict_New();
-  if (result == NULL) goto finally;
-  for (int i = 0; i < n_out; ++i) {
-    PyObject *arr = (PyObject *)out_arrs[i];
+/* Wrap step: {output name: array}, each array in the shape the engine reports it produced
+ * (the same element count as allocated, maybe other dims). */
+static PyObject *wrap_outputs(const run_buffers *rb) {
+  PyObject *result = PyDict_New();
+  if (result == NULL) return NULL;
+  for (int i = 0; i < rb->n_out; ++i) {
+    const mace_io *y = &rb->outs[i];
+    PyArrayObject *allocated = rb->arrs[rb->n_in + i];
+    PyObject *arr = (PyObject *)allocated;
     Py_INCREF(arr);
-    /* The engine reports the shape it produced; same element count, maybe other dims. */
-    int same = outs[i].ndim == PyArray_NDIM(out_arrs[i]);
-    for (int d = 0; same && d < outs[i].ndim; ++d) {
-      same = outs[i].dims[d] == (int64_t)PyArray_DIM(out_arrs[i], d);
-    }
-    if (!same && outs[i].ndim >= 0 && outs[i].ndim <= MACE_MAX_DIMS) {
+    int same = y->ndim == PyArray_NDIM(allocated);
+    for (int d = 0; same && d < y->ndim; ++d) same = y->dims[d] == (int64_t)PyArray_DIM(allocated, d);
+    if (!same && y->ndim >= 0 && y->ndim <= MACE_MAX_DIMS) {
       npy_intp dims[MACE_MAX_DIMS];
-      PyArray_Dims shape = {dims, outs[i].ndim};
-      for (int d = 0; d < outs[i].ndim; ++d) dims[d] = (npy_intp)outs[i].dims[d];
-      PyObject *reshaped = PyArray_Newshape(out_arrs[i], &shape, NPY_CORDER);
+      PyArray_Dims shape = {dims, y->ndim};
+      for (int d = 0; d < y->ndim; ++d) dims[d] = (npy_intp)y->dims[d];
+      PyObject *reshaped = PyArray_Newshape(allocated, &shape, NPY_CORDER);
       Py_DECREF(arr);
       if (reshaped == NULL) {
-        Py_CLEAR(result);
-        goto finally;
+        Py_DECREF(result);
+        return NULL;
       }
       arr = reshaped;
     }
-    PyObject *key_obj = mace_py_str(outs[i].name);
+    PyObject *key_obj = mace_py_str(y->name);
     int rc = key_obj ? PyDict_SetItem(result, key_obj, arr) : -1;
     Py_XDECREF(key_obj);
     Py_DECREF(arr);
     if (rc < 0) {
-      Py_CLEAR(result);
-      goto finally;
+      Py_DECREF(result);
+      return NULL;
     }
   }
+  return result;
+}
 
+static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"inputs", "data_format", NULL};
+  PyObject *feeds = NULL, *result = NULL;
+  const char *data_format = NULL;
+  int df;
+  run_buffers rb = {0};
+
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|z:run", kwlist, &PyDict_Type, &feeds,
+                                   &data_format)) {
+    return NULL;
+  }
+  if (parse_data_format(data_format, &df) < 0 || engine_get(self) == NULL) return NULL;
+  if (run_alloc(&rb, mace_engine_num_inputs(self->engine),
+                mace_engine_num_outputs(self->engine)) < 0 ||
+      bind_feeds(self, feeds, df, &rb) < 0)
+    goto finally;
+  /* One locked section from bind to run: another thread must not resize the engine between
+   * our reading the output shapes and the run filling buffers of those sizes. */
+  if (lock_and_bind(self, &rb) < 0) goto finally;
+  if (alloc_outputs(self, df, &rb) < 0) {
+    engine_unlock(self);
+    goto finally;
+  }
+  if (run_and_unlock(self, &rb) < 0) goto finally;
+  result = wrap_outputs(&rb);
 finally:
-  if (locked) engine_unlock(self);
-  for (int i = 0; in_arrs && i < n_in; ++i) Py_XDECREF(in_arrs[i]);
-  for (int i = 0; out_arrs && i < n_out; ++i) Py_XDECREF(out_arrs[i]);
-  PyMem_Free(ins);
-  PyMem_Free(outs);
-  PyMem_Free(in_arrs);
-  PyMem_Free(out_arrs);
-  Py_XDECREF(names);
+  run_free(&rb);
+  return result;
+}
+
+/* Keeps `names` (a sequence of str, checked by mace.Session; None: every tensor a run
+ * computes) in the engine. */
+static int keep_names(EngineObject *self, PyObject *names) {
+  PyObject *seq = names == Py_None ? NULL : PySequence_Fast(names, "names must be a sequence");
+  Py_ssize_t n = seq ? PySequence_Fast_GET_SIZE(seq) : 0;
+  const char **c_names = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
+  int rc = -1;
+  if ((names != Py_None && seq == NULL) || c_names == NULL || n > INT32_MAX) {
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    goto finally;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    c_names[i] = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(seq, i)); /* the str's own bytes */
+    if (c_names[i] == NULL) goto finally;
+  }
+  mace_status st = mace_engine_keep_tensors(self->engine, c_names, seq ? (int)n : MACE_KEEP_ALL);
+  if (st != MACE_OK) {
+    mace_py_raise(st);
+    goto finally;
+  }
+  rc = 0;
+finally:
+  PyMem_Free(c_names);
+  Py_XDECREF(seq);
+  return rc;
+}
+
+/* {name: array} of the engine's kept tensors after a run. */
+static PyObject *read_kept(EngineObject *self) {
+  PyObject *result = PyDict_New();
+  if (result == NULL) return NULL;
+  int n = mace_engine_num_kept_tensors(self->engine);
+  for (int i = 0; i < n; ++i) {
+    mace_tensor_info info;
+    mace_status st = mace_engine_kept_tensor_info(self->engine, i, &info);
+    if (st != MACE_OK) {
+      mace_py_raise(st);
+      goto fail;
+    }
+    int npy = mace_py_npy_type(info.dtype);
+    if (npy < 0) {
+      PyErr_Format(mace_py_UnsupportedError, "tensor '%s': mace dtype %d has no NumPy type",
+                   info.name, (int)info.dtype);
+      goto fail;
+    }
+    npy_intp dims[MACE_MAX_DIMS];
+    for (int d = 0; d < info.ndim; ++d) dims[d] = (npy_intp)info.dims[d];
+    PyObject *arr = PyArray_SimpleNew(info.ndim, dims, npy);
+    if (arr == NULL) goto fail;
+    st = mace_engine_read_kept_tensor(self->engine, i, PyArray_DATA((PyArrayObject *)arr),
+                                      (size_t)PyArray_NBYTES((PyArrayObject *)arr));
+    PyObject *key = st == MACE_OK ? mace_py_str(info.name) : NULL;
+    int rc = key ? PyDict_SetItem(result, key, arr) : -1;
+    Py_XDECREF(key);
+    Py_DECREF(arr);
+    if (st != MACE_OK) mace_py_raise(st);
+    if (rc < 0) goto fail;
+  }
+  return result;
+fail:
+  Py_DECREF(result);
+  return NULL;
+}
+
+static PyObject *Engine_run_with_intermediates(EngineObject *self, PyObject *args,
+                                               PyObject *kwargs) {
+  static char *kwlist[] = {"inputs", "names", NULL};
+  PyObject *feeds = NULL, *names = Py_None, *result = NULL;
+  run_buffers rb = {0};
+  mace_status st = MACE_OK;
+
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|O:run_with_intermediates", kwlist,
+                                   &PyDict_Type, &feeds, &names)) {
+    return NULL;
+  }
+  if (engine_get(self) == NULL) return NULL;
+  if (run_alloc(&rb, mace_engine_num_inputs(self->engine), 0) < 0 ||
+      bind_feeds(self, feeds, -1, &rb) < 0)
+    goto finally;
+  /* One locked section: keep, bind, run, read, and back to the plan that keeps nothing (both
+   * plans are remembered, so switching between them does not plan again). */
+  engine_lock(self);
+  if (self->engine == NULL) {
+    engine_unlock(self);
+    PyErr_SetString(PyExc_ValueError, "mace Engine is closed");
+    goto finally;
+  }
+  if (keep_names(self, names) < 0) {
+    engine_unlock(self);
+    goto finally;
+  }
+  st = mace_engine_bind_inputs(self->engine, rb.ins, rb.n_in);
+  if (st == MACE_OK) {
+    Py_BEGIN_ALLOW_THREADS
+    st = mace_engine_run_bound(self->engine, NULL, 0);
+    Py_END_ALLOW_THREADS
+  }
+  if (st != MACE_OK)
+    mace_py_raise(st);
+  else
+    result = read_kept(self);
+  (void)mace_engine_keep_tensors(self->engine, NULL, 0);
+  engine_unlock(self);
+finally:
+  run_free(&rb);
   return result;
 }
 
@@ -670,6 +842,12 @@ static PyMethodDef Engine_methods[] = {
      "inputs are converted; non-contiguous arrays are copied. Raises InvalidInputError\n"
      "naming the input and the expected and given shape/dtype. data_format='NHWC' gives and\n"
      "returns 4-D tensors of an NCHW model in NHWC (the engine transposes them)."},
+    {"run_with_intermediates", (PyCFunction)(void (*)(void))Engine_run_with_intermediates,
+     METH_VARARGS | METH_KEYWORDS,
+     "run_with_intermediates(inputs: dict[str, ndarray], names=None) -> dict[str, ndarray]\n\n"
+     "Runs once keeping the named tensors (None: every tensor the run computes) and returns\n"
+     "copies of them in the model's layout (blocked NCHWc tensors as NCHW). An unknown name\n"
+     "raises InvalidArgumentError naming it."},
     {"set_profiling", (PyCFunction)Engine_set_profiling, METH_VARARGS,
      "set_profiling(on: bool): time every op in the following runs"},
     {"op_stats", (PyCFunction)Engine_op_stats, METH_NOARGS,

@@ -23,13 +23,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "core/cpu_features.h"
-#include "core/threadpool.h"
-#include "core/tensor.h"
-#include "kernels/cpu/nchwc_convkxk.h"
-#include "kernels/cpu/ref/gemm.h"
-#include "ops/gemm_dispatch.h"
-#include "ops/simd_dispatch.h"
+#include "mace_kernels.h"
 
 typedef struct problem {
   const char *name;
@@ -97,7 +91,7 @@ static void fma_shape(mace_cpu_isa isa, const char *vendor, int family, int *uni
 /* The clock the core really runs at, from a chain of dependent operations of known latency:
  * on x86 64-bit imul, 3 cycles on Intel since Nehalem and on AMD Zen 1-5 (an add chain is not
  * usable there: Golden Cove and later fold dependent add-immediates at rename, several a
- * cycle, which read 10.3 GHz on a 2-vCPU Xeon VM); on aarch64 adds, one a cycle. Operations
+ * cycle, so such a chain reads an impossible clock); on aarch64 adds, one a cycle. Operations
  * per second / latency = cycles per second (0 where there is no such loop). */
 static double measured_mhz(void) {
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -201,8 +195,7 @@ static int cmp_double(const void *a, const void *b) {
 /* What a core's FMA units sustain on `isa`, measured (GFLOPS; 0 where there is no loop):
  * the median and the best of 200 bursts of 0.1-0.3 ms, about a kernel call here. This is
  * the ceiling for a kernel at the clock the core runs vector code at, which may differ from
- * the scalar clock above (a 2-vCPU Xeon VM, family 6 model 207: imul 2.99 GHz, while the
- * AVX-512 loop ran at 2.80 median, 3.07 best). */
+ * the scalar clock above (on a Xeon VM the AVX-512 loop's clock differed from imul's). */
 typedef struct fma_peak {
   double median, best;
 } fma_peak;
@@ -215,7 +208,7 @@ static fma_peak fma_loop_gflops(mace_cpu_isa isa) {
   if ((int)isa < 0 || isa > MACE_ISA_NEON) return (fma_peak){0, 0};
   if (done[isa]) return measured[isa];
   done[isa] = 1;
-  const long n = 60000; /* AVX-512 at 2 FMAs a cycle and 2.8 GHz: 0.21 ms */
+  const long n = 60000; /* a burst about a kernel call long at AVX-512's rate */
   double t[kBursts];
   int lanes = fma_burst(isa, n); /* also warms the units up */
   if (lanes == 0) return measured[isa];

@@ -2,34 +2,14 @@
  * kernel (activation, eltwise, softmax, pooling, depthwise KxK), printing ms per call and the
  * speed-up. Informational only: nothing is asserted.
  *
- *   gcc -std=c11 -O2 -Icsrc/include -Icsrc -I. -Ibuild/gen csrc/tools/mace_bench_simd.c \
- *       -Lbuild -lmace -lprotobuf-c -lpthread -lm -o /tmp/mace_bench_simd && /tmp/mace_bench_simd
- *
- * It needs mace's internal headers (csrc/, the repository root); a build without them on the
- * include path (the CMake tools glob) gets a stub that says so. */
+ * It times internal kernels, through csrc/tools/mace_kernels.h (the tools' internal header). */
 #define _POSIX_C_SOURCE 199309L  /* clock_gettime */
-#if defined(__has_include)
-#if __has_include("ops/simd_dispatch.h")
-#define MACE_BENCH_SIMD 1
-#endif
-#endif
-
 #include <stdio.h>
-
-#ifndef MACE_BENCH_SIMD
-int main(void) {
-  fprintf(stderr, "mace_bench_simd: built without the internal headers (-Icsrc -I.); see the "
-                  "build command at the top of csrc/tools/mace_bench_simd.c\n");
-  return 1;
-}
-#else
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "kernels/cpu/ref/conv2d.h"
-#include "kernels/cpu/ref/softmax.h"
-#include "ops/simd_dispatch.h"
+#include "mace_kernels.h"
 
 static double now_s(void) {
   struct timespec t;
@@ -251,4 +231,3 @@ int main(void) {
   free(bias);
   return 0;
 }
-#endif

@@ -10,11 +10,7 @@
  * speed-up over direct and over im2col. Single-threaded unless --threads. MACE_CPU_ISA=ref|avx2|
  * avx512 picks the GEMM family (ref: reference products, no im2col column).
  *
- * It uses the library's internal headers, so it needs -Icsrc -I. on top of the public include
- * path; without them (the CMake tool rule gives tools only the public API) it builds as a stub
- * that says so. By hand, from the repository root after a CMake build in build/c:
- *   gcc -std=c11 -O2 -Icsrc/include -Icsrc -I. csrc/tools/mace_bench_winograd.c build/c/libmace.a \
- *       -lprotobuf-c -lpthread -lm -o mace_bench_winograd
+ * It times internal kernels, through csrc/tools/mace_kernels.h (the tools' internal header).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -22,18 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#if defined(__has_include)
-#if __has_include("ops/winograd_conv.h") && __has_include("kernels/cpu/ref/conv2d.h")
-#define MACE_BENCH_WINOGRAD_FULL 1
-#endif
-#endif
-
-#ifdef MACE_BENCH_WINOGRAD_FULL
-#include "core/cpu_features.h"
-#include "core/threadpool.h"
-#include "kernels/cpu/ref/conv2d.h"
-#include "ops/gemm_dispatch.h"
-#include "ops/winograd_conv.h"
+#include "mace_kernels.h"
 
 static double now_s(void) {
   struct timespec ts;
@@ -226,11 +211,3 @@ int main(int argc, char **argv) {
   mace_threadpool_destroy(pool);
   return 0;
 }
-
-#else /* built without the internal include paths */
-int main(void) {
-  fprintf(stderr, "mace_bench_winograd: built without the library's internal headers (-Icsrc -I.);"
-                  " build it by hand as its header comment says\n");
-  return 2;
-}
-#endif

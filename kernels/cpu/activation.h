@@ -10,19 +10,9 @@
  * mace_f32_activation__ref: bit-identical for NONE, RELU, RELUX, LEAKYRELU, HARDSIGMOID and
  * HARDSWISH; SIGMOID, TANH, ELU and SWISH within a few ulp, GELU within 2.5e-7 |x|
  * (tests/c/test_activation_simd.c). */
-typedef void (*mace_f32_activation_fn)(const mace_activation *act, const float *in,
-                                       float *out, int64_t n);
-
-#if defined(__x86_64__) || defined(_M_X64)
-void mace_f32_activation__avx2(const mace_activation *act, const float *in, float *out,
-                               int64_t n);
-void mace_f32_activation__avx512(const mace_activation *act, const float *in, float *out,
-                                 int64_t n);
-#endif
-#if defined(__aarch64__)
-void mace_f32_activation__neon(const mace_activation *act, const float *in, float *out,
-                               int64_t n);
-#endif
+typedef void mace_f32_activation_ukernel(const mace_activation *act, const float *in,
+                                         float *out, int64_t n);
+typedef mace_f32_activation_ukernel *mace_f32_activation_fn;
 
 /* The best variant the active ISA (MACE_CPU_ISA) allows, chosen once (csrc/ops/simd_dispatch.c);
  * a drop-in for mace_f32_activation__ref. */

@@ -16,16 +16,11 @@ static inline int64_t mace_col2im_buf_floats(const mace_deconv2d_shape *s) {
  * iw * stride_w - pad_left + kx * dilation_w), what falls outside dropped. With stride_w > 1 and
  * buf non-NULL (mace_col2im_buf_floats floats) and input rows of 24+ pixels, each output row is accumulated in buf split by
  * column phase (contiguous adds) and interleaved once; otherwise strided adds. */
-typedef void (*mace_f32_col2im_fn)(const mace_deconv2d_shape *s, const float *rows, float bias,
-                                   float *out, float *buf);
+typedef void mace_f32_col2im_ukernel(const mace_deconv2d_shape *s, const float *rows, float bias,
+                                     float *out, float *buf);
+typedef mace_f32_col2im_ukernel *mace_f32_col2im_fn;
 
 void mace_f32_col2im__ref(const mace_deconv2d_shape *s, const float *rows, float bias,
                           float *out, float *buf);
-#if defined(__x86_64__) || defined(_M_X64)
-void mace_f32_col2im__avx2(const mace_deconv2d_shape *s, const float *rows, float bias,
-                           float *out, float *buf);
-void mace_f32_col2im__avx512(const mace_deconv2d_shape *s, const float *rows, float bias,
-                             float *out, float *buf);
-#endif
 
 #endif /* MACE_KERNELS_CPU_COL2IM_H_ */

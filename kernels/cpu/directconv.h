@@ -49,26 +49,10 @@ static inline void mace_f32_directconv_pack(const mace_conv2d_shape *s, const fl
  * by mace_f32_directconv_pack. Same result as mace_f32_conv2d__ref up to rounding (FMA,
  * another summation order). NONE, RELU, RELUX and LEAKYRELU are applied in registers, other
  * kinds by the vector activation on each finished row. No allocation (about 34 KB of stack). */
-typedef void (*mace_f32_directconv_fn)(const mace_conv2d_shape *s, const float *input,
-                                       const float *packed, const float *bias,
-                                       const mace_activation *act, float *output,
-                                       int64_t begin, int64_t end);
-
-#if defined(__x86_64__) || defined(_M_X64)
-void mace_f32_directconv__avx2(const mace_conv2d_shape *s, const float *input,
-                               const float *packed, const float *bias,
-                               const mace_activation *act, float *output, int64_t begin,
-                               int64_t end);
-void mace_f32_directconv__avx512(const mace_conv2d_shape *s, const float *input,
-                                 const float *packed, const float *bias,
-                                 const mace_activation *act, float *output, int64_t begin,
-                                 int64_t end);
-#endif
-#if defined(__aarch64__)
-void mace_f32_directconv__neon(const mace_conv2d_shape *s, const float *input,
-                               const float *packed, const float *bias,
-                               const mace_activation *act, float *output, int64_t begin,
-                               int64_t end);
-#endif
+typedef void mace_f32_directconv_ukernel(const mace_conv2d_shape *s, const float *input,
+                                         const float *packed, const float *bias,
+                                         const mace_activation *act, float *output,
+                                         int64_t begin, int64_t end);
+typedef mace_f32_directconv_ukernel *mace_f32_directconv_fn;
 
 #endif /* MACE_KERNELS_CPU_DIRECTCONV_H_ */

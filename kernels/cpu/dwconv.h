@@ -19,24 +19,10 @@ static inline int mace_f32_dwconv_applies(const mace_conv2d_shape *s) {
  * to rounding (FMA, another summation order). NONE, RELU, RELUX and LEAKYRELU are applied in
  * registers, other kinds by the vector activation on each finished plane. No allocation (about
  * 35 KB of stack). */
-typedef void (*mace_f32_dwconv_fn)(const mace_conv2d_shape *s, const float *input,
-                                   const float *filter, const float *bias,
-                                   const mace_activation *act, float *output, int64_t begin,
-                                   int64_t end);
-
-#if defined(__x86_64__) || defined(_M_X64)
-void mace_f32_dwconv__avx2(const mace_conv2d_shape *s, const float *input, const float *filter,
-                           const float *bias, const mace_activation *act, float *output,
-                           int64_t begin, int64_t end);
-void mace_f32_dwconv__avx512(const mace_conv2d_shape *s, const float *input,
-                             const float *filter, const float *bias,
-                             const mace_activation *act, float *output, int64_t begin,
-                             int64_t end);
-#endif
-#if defined(__aarch64__)
-void mace_f32_dwconv__neon(const mace_conv2d_shape *s, const float *input, const float *filter,
-                           const float *bias, const mace_activation *act, float *output,
-                           int64_t begin, int64_t end);
-#endif
+typedef void mace_f32_dwconv_ukernel(const mace_conv2d_shape *s, const float *input,
+                                     const float *filter, const float *bias,
+                                     const mace_activation *act, float *output, int64_t begin,
+                                     int64_t end);
+typedef mace_f32_dwconv_ukernel *mace_f32_dwconv_fn;
 
 #endif /* MACE_KERNELS_CPU_DWCONV_H_ */

@@ -42,8 +42,12 @@ static inline int mace_nchwc_tap1(int64_t i0, int d, int64_t n, int k) {
 
 /* ---- reorders (a transpose of b x HW blocks; SIMD variants for b = the vector width) --- */
 
-typedef void (*mace_f32_nchwc_reorder_fn)(int block, int64_t hw, const float *x, float *y,
-                                          int64_t cb0, int64_t cb1);
+typedef void mace_f32_nchwc_reorder_ukernel(int block, int64_t hw, const float *x, float *y,
+                                            int64_t cb0, int64_t cb1);
+typedef mace_f32_nchwc_reorder_ukernel *mace_f32_nchwc_reorder_fn;
+/* The manifest's names for the two directions' kernels (kernels/cpu/manifest.inc). */
+typedef mace_f32_nchwc_reorder_ukernel mace_f32_nchw_to_nchwc_ukernel;
+typedef mace_f32_nchwc_reorder_ukernel mace_f32_nchwc_to_nchw_ukernel;
 
 /* y[c/b][p][c%b] = x[c][p] for channel blocks [cb0, cb1) of one image (hw pixels). */
 void mace_f32_nchw_to_nchwc__ref(int block, int64_t hw, const float *x, float *y, int64_t cb0,
@@ -96,8 +100,9 @@ void mace_f32_nchwc_conv1x1_pack_blocks(int block, int64_t out_c, int64_t in_c, 
 
 /* y = act(W x + bias (+ res)) for output channel blocks [ob0, ob1) and pixels [p0, p1).
  * No allocation. */
-typedef void (*mace_f32_nchwc_conv1x1_fn)(const mace_nchwc_conv1x1 *a, int64_t ob0,
-                                          int64_t ob1, int64_t p0, int64_t p1);
+typedef void mace_f32_nchwc_conv1x1_ukernel(const mace_nchwc_conv1x1 *a, int64_t ob0,
+                                            int64_t ob1, int64_t p0, int64_t p1);
+typedef mace_f32_nchwc_conv1x1_ukernel *mace_f32_nchwc_conv1x1_fn;
 void mace_f32_nchwc_conv1x1__ref(const mace_nchwc_conv1x1 *a, int64_t ob0, int64_t ob1,
                                  int64_t p0, int64_t p1);
 
@@ -126,33 +131,8 @@ void mace_f32_nchwc_dwconv_pack(int block, int64_t c, int k,
 
 /* Output rows [r0, r1) of the window [0, c / b * out_h): row r is output row r % out_h of
  * channel block r / out_h. No allocation. */
-typedef void (*mace_f32_nchwc_dwconv_fn)(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1);
+typedef void mace_f32_nchwc_dwconv_ukernel(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1);
+typedef mace_f32_nchwc_dwconv_ukernel *mace_f32_nchwc_dwconv_fn;
 void mace_f32_nchwc_dwconv__ref(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1);
-
-#if defined(__x86_64__) || defined(_M_X64)
-void mace_f32_nchw_to_nchwc__avx2(int block, int64_t hw, const float *x, float *y, int64_t cb0,
-                                  int64_t cb1);
-void mace_f32_nchwc_to_nchw__avx2(int block, int64_t hw, const float *x, float *y, int64_t cb0,
-                                  int64_t cb1);
-void mace_f32_nchw_to_nchwc__avx512(int block, int64_t hw, const float *x, float *y,
-                                    int64_t cb0, int64_t cb1);
-void mace_f32_nchwc_to_nchw__avx512(int block, int64_t hw, const float *x, float *y,
-                                    int64_t cb0, int64_t cb1);
-void mace_f32_nchwc_conv1x1__avx2(const mace_nchwc_conv1x1 *a, int64_t ob0, int64_t ob1,
-                                  int64_t p0, int64_t p1);
-void mace_f32_nchwc_conv1x1__avx512(const mace_nchwc_conv1x1 *a, int64_t ob0, int64_t ob1,
-                                    int64_t p0, int64_t p1);
-void mace_f32_nchwc_dwconv__avx2(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1);
-void mace_f32_nchwc_dwconv__avx512(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1);
-#endif
-#if defined(__aarch64__)
-void mace_f32_nchw_to_nchwc__neon(int block, int64_t hw, const float *x, float *y, int64_t cb0,
-                                  int64_t cb1);
-void mace_f32_nchwc_to_nchw__neon(int block, int64_t hw, const float *x, float *y, int64_t cb0,
-                                  int64_t cb1);
-void mace_f32_nchwc_conv1x1__neon(const mace_nchwc_conv1x1 *a, int64_t ob0, int64_t ob1,
-                                  int64_t p0, int64_t p1);
-void mace_f32_nchwc_dwconv__neon(const mace_nchwc_dwconv *a, int64_t r0, int64_t r1);
-#endif
 
 #endif /* MACE_KERNELS_CPU_NCHWC_H_ */

@@ -72,20 +72,10 @@ void mace_f32_nchwc_convkxk_pack_blocks(int block, int64_t out_c, int64_t in_c, 
 /* y = act(conv(x) + bias (+ res)) for output channel blocks [ob0, ob1) and output rows
  * [oy0, oy1) (every column). No allocation. y may hold partial sums until the call returns,
  * so it must not overlap x or res. */
-typedef void (*mace_f32_nchwc_convkxk_fn)(const mace_nchwc_convkxk *a, int64_t ob0,
-                                          int64_t ob1, int64_t oy0, int64_t oy1);
+typedef void mace_f32_nchwc_convkxk_ukernel(const mace_nchwc_convkxk *a, int64_t ob0,
+                                            int64_t ob1, int64_t oy0, int64_t oy1);
+typedef mace_f32_nchwc_convkxk_ukernel *mace_f32_nchwc_convkxk_fn;
 void mace_f32_nchwc_convkxk__ref(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1,
                                  int64_t oy0, int64_t oy1);
-
-#if defined(__x86_64__) || defined(_M_X64)
-void mace_f32_nchwc_convkxk__avx2(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1,
-                                  int64_t oy0, int64_t oy1);
-void mace_f32_nchwc_convkxk__avx512(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1,
-                                    int64_t oy0, int64_t oy1);
-#endif
-#if defined(__aarch64__)
-void mace_f32_nchwc_convkxk__neon(const mace_nchwc_convkxk *a, int64_t ob0, int64_t ob1,
-                                  int64_t oy0, int64_t oy1);
-#endif
 
 #endif /* MACE_KERNELS_CPU_NCHWC_CONVKXK_H_ */

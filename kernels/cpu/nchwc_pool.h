@@ -17,9 +17,10 @@
 /* KxK pooling, geometry in s (its batch and channels unused): lane l of each output pixel is
  * what mace_f32_{max,avg}pool2d__ref gives for that channel (bit for bit: same taps, same
  * order; an empty window -FLT_MAX / 0, NaN kept by max). */
-typedef void (*mace_f32_nchwc_pool2d_fn)(const mace_pool2d_shape *s, int is_max,
-                                         int count_include_pad, int block, const float *x,
-                                         float *y, int64_t i0, int64_t i1);
+typedef void mace_f32_nchwc_pool2d_ukernel(const mace_pool2d_shape *s, int is_max,
+                                           int count_include_pad, int block, const float *x,
+                                           float *y, int64_t i0, int64_t i1);
+typedef mace_f32_nchwc_pool2d_ukernel *mace_f32_nchwc_pool2d_fn;
 void mace_f32_nchwc_pool2d__ref(const mace_pool2d_shape *s, int is_max, int count_include_pad,
                                 int block, const float *x, float *y, int64_t i0, int64_t i1);
 
@@ -51,37 +52,21 @@ static inline mace_nchwc_pool_window mace_nchwc_pool_window_at(const mace_pool2d
 
 /* Global pooling of hw pixels to one: y + i * b gets the lanes' maximum (NaN kept) or mean
  * (sum in another order than the NCHW kernel's: the last bits may differ). */
-typedef void (*mace_f32_nchwc_global_pool_fn)(int is_max, int block, int64_t hw,
-                                              const float *x, float *y, int64_t i0, int64_t i1);
+typedef void mace_f32_nchwc_global_pool_ukernel(int is_max, int block, int64_t hw,
+                                                const float *x, float *y, int64_t i0, int64_t i1);
+typedef mace_f32_nchwc_global_pool_ukernel *mace_f32_nchwc_global_pool_fn;
 void mace_f32_nchwc_global_pool__ref(int is_max, int block, int64_t hw, const float *x,
                                      float *y, int64_t i0, int64_t i1);
 
 /* y = a <type> b for ADD, SUB, PROD, MIN, MAX (mace_f32_eltwise__ref's operand order), a and
  * b of hw pixels per item, or one pixel (a_bcast / b_bcast: the [N, C, 1, 1] operand, its
  * vector at a + i * b reused for every pixel). */
-typedef void (*mace_f32_nchwc_binary_fn)(mace_eltwise_type type, int block, int64_t hw,
-                                         const float *a, int a_bcast, const float *b,
-                                         int b_bcast, float *y, int64_t i0, int64_t i1);
+typedef void mace_f32_nchwc_binary_ukernel(mace_eltwise_type type, int block, int64_t hw,
+                                           const float *a, int a_bcast, const float *b,
+                                           int b_bcast, float *y, int64_t i0, int64_t i1);
+typedef mace_f32_nchwc_binary_ukernel *mace_f32_nchwc_binary_fn;
 void mace_f32_nchwc_binary__ref(mace_eltwise_type type, int block, int64_t hw, const float *a,
                                 int a_bcast, const float *b, int b_bcast, float *y, int64_t i0,
                                 int64_t i1);
-
-#define MACE_NCHWC_POOL_DECLARE_(isa)                                                        \
-  void mace_f32_nchwc_pool2d__##isa(const mace_pool2d_shape *s, int is_max,                  \
-                                    int count_include_pad, int block, const float *x,        \
-                                    float *y, int64_t i0, int64_t i1);                       \
-  void mace_f32_nchwc_global_pool__##isa(int is_max, int block, int64_t hw, const float *x,  \
-                                         float *y, int64_t i0, int64_t i1);                  \
-  void mace_f32_nchwc_binary__##isa(mace_eltwise_type type, int block, int64_t hw,           \
-                                    const float *a, int a_bcast, const float *b,             \
-                                    int b_bcast, float *y, int64_t i0, int64_t i1);
-#if defined(__x86_64__) || defined(_M_X64)
-MACE_NCHWC_POOL_DECLARE_(avx2)
-MACE_NCHWC_POOL_DECLARE_(avx512)
-#endif
-#if defined(__aarch64__)
-MACE_NCHWC_POOL_DECLARE_(neon)
-#endif
-#undef MACE_NCHWC_POOL_DECLARE_
 
 #endif /* MACE_KERNELS_CPU_NCHWC_POOL_H_ */

@@ -25,16 +25,18 @@ typedef struct mace_nchwc_wino {
 
 /* Input transform of tiles [t0, t1) (nt = t1 - t0) and input channel blocks [cb0, cb1) of x
  * [in_c / b][in_h][in_w][b] (zeros outside the image) into v (above). No allocation. */
-typedef void (*mace_f32_nchwc_wino_input_fn)(const mace_nchwc_wino *a, const float *x,
-                                             int64_t t0, int64_t t1, float *v, int64_t cb0,
-                                             int64_t cb1);
+typedef void mace_f32_nchwc_wino_input_ukernel(const mace_nchwc_wino *a, const float *x,
+                                               int64_t t0, int64_t t1, float *v, int64_t cb0,
+                                               int64_t cb1);
+typedef mace_f32_nchwc_wino_input_ukernel *mace_f32_nchwc_wino_input_fn;
 /* Output transform of tiles [t0, t1) and output channel blocks [ob0, ob1) from m (above) into
  * y [out_c / b][out_h][out_w][b]: act(A^T M A + bias (+ res)); bias [out_c] (padded with
  * zeros) or NULL, res blocked like y or NULL, act NULL for none. No allocation. */
-typedef void (*mace_f32_nchwc_wino_output_fn)(const mace_nchwc_wino *a, const float *m,
-                                              int64_t t0, int64_t t1, const float *bias,
-                                              const float *res, const mace_activation *act,
-                                              float *y, int64_t ob0, int64_t ob1);
+typedef void mace_f32_nchwc_wino_output_ukernel(const mace_nchwc_wino *a, const float *m,
+                                                int64_t t0, int64_t t1, const float *bias,
+                                                const float *res, const mace_activation *act,
+                                                float *y, int64_t ob0, int64_t ob1);
+typedef mace_f32_nchwc_wino_output_ukernel *mace_f32_nchwc_wino_output_fn;
 
 void mace_f32_nchwc_wino_input__ref(const mace_nchwc_wino *a, const float *x, int64_t t0,
                                     int64_t t1, float *v, int64_t cb0, int64_t cb1);
@@ -42,28 +44,5 @@ void mace_f32_nchwc_wino_output__ref(const mace_nchwc_wino *a, const float *m, i
                                      int64_t t1, const float *bias, const float *res,
                                      const mace_activation *act, float *y, int64_t ob0,
                                      int64_t ob1);
-
-#if defined(__x86_64__) || defined(_M_X64)
-void mace_f32_nchwc_wino_input__avx2(const mace_nchwc_wino *a, const float *x, int64_t t0,
-                                     int64_t t1, float *v, int64_t cb0, int64_t cb1);
-void mace_f32_nchwc_wino_output__avx2(const mace_nchwc_wino *a, const float *m, int64_t t0,
-                                      int64_t t1, const float *bias, const float *res,
-                                      const mace_activation *act, float *y, int64_t ob0,
-                                      int64_t ob1);
-void mace_f32_nchwc_wino_input__avx512(const mace_nchwc_wino *a, const float *x, int64_t t0,
-                                       int64_t t1, float *v, int64_t cb0, int64_t cb1);
-void mace_f32_nchwc_wino_output__avx512(const mace_nchwc_wino *a, const float *m, int64_t t0,
-                                        int64_t t1, const float *bias, const float *res,
-                                        const mace_activation *act, float *y, int64_t ob0,
-                                        int64_t ob1);
-#endif
-#if defined(__aarch64__)
-void mace_f32_nchwc_wino_input__neon(const mace_nchwc_wino *a, const float *x, int64_t t0,
-                                     int64_t t1, float *v, int64_t cb0, int64_t cb1);
-void mace_f32_nchwc_wino_output__neon(const mace_nchwc_wino *a, const float *m, int64_t t0,
-                                      int64_t t1, const float *bias, const float *res,
-                                      const mace_activation *act, float *y, int64_t ob0,
-                                      int64_t ob1);
-#endif
 
 #endif /* MACE_KERNELS_CPU_NCHWC_WINOGRAD_H_ */

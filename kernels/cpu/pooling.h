@@ -10,27 +10,12 @@
  * geometry, bit-identical results): output columns whose window lies inside the input are
  * computed a vector at a time when stride_w is 1 or 2 and dilation_w is 1 (2x2 and 3x3 windows
  * are the cases that matter), the rest as the reference does. */
-typedef void (*mace_f32_maxpool2d_fn)(const mace_pool2d_shape *s, const float *input,
-                                      float *output, int64_t begin, int64_t end);
-typedef void (*mace_f32_avgpool2d_fn)(const mace_pool2d_shape *s, int count_include_pad,
-                                      const float *input, float *output, int64_t begin,
-                                      int64_t end);
-
-#if defined(__x86_64__) || defined(_M_X64)
-void mace_f32_maxpool2d__avx2(const mace_pool2d_shape *s, const float *input, float *output,
-                              int64_t begin, int64_t end);
-void mace_f32_avgpool2d__avx2(const mace_pool2d_shape *s, int count_include_pad,
-                              const float *input, float *output, int64_t begin, int64_t end);
-void mace_f32_maxpool2d__avx512(const mace_pool2d_shape *s, const float *input, float *output,
-                                int64_t begin, int64_t end);
-void mace_f32_avgpool2d__avx512(const mace_pool2d_shape *s, int count_include_pad,
-                                const float *input, float *output, int64_t begin, int64_t end);
-#endif
-#if defined(__aarch64__)
-void mace_f32_maxpool2d__neon(const mace_pool2d_shape *s, const float *input, float *output,
-                              int64_t begin, int64_t end);
-void mace_f32_avgpool2d__neon(const mace_pool2d_shape *s, int count_include_pad,
-                              const float *input, float *output, int64_t begin, int64_t end);
-#endif
+typedef void mace_f32_maxpool2d_ukernel(const mace_pool2d_shape *s, const float *input,
+                                        float *output, int64_t begin, int64_t end);
+typedef mace_f32_maxpool2d_ukernel *mace_f32_maxpool2d_fn;
+typedef void mace_f32_avgpool2d_ukernel(const mace_pool2d_shape *s, int count_include_pad,
+                                        const float *input, float *output, int64_t begin,
+                                        int64_t end);
+typedef mace_f32_avgpool2d_ukernel *mace_f32_avgpool2d_fn;
 
 #endif /* MACE_KERNELS_CPU_POOLING_H_ */

@@ -14,34 +14,19 @@
  * MEAN) of the reference, which adds in double (tests/c/test_reduce_simd.c). */
 
 /* Rows: out[r] = reduce(in[r * len .. r * len + len)) for r in [begin, end); len >= 1. */
-typedef void (*mace_f32_reduce_rows_fn)(mace_reduce_type type, const float *in, float *out,
-                                        int64_t len, int64_t begin, int64_t end);
+typedef void mace_f32_reduce_rows_ukernel(mace_reduce_type type, const float *in, float *out,
+                                          int64_t len, int64_t begin, int64_t end);
+typedef mace_f32_reduce_rows_ukernel *mace_f32_reduce_rows_fn;
 /* Columns of [outer, count, inner]: out[o] = reduce over c of in[q * count * inner +
  * c * inner + i], o = q * inner + i, for o in [begin, end); count >= 1. */
-typedef void (*mace_f32_reduce_cols_fn)(mace_reduce_type type, const float *in, float *out,
-                                        int64_t count, int64_t inner, int64_t begin,
-                                        int64_t end);
+typedef void mace_f32_reduce_cols_ukernel(mace_reduce_type type, const float *in, float *out,
+                                          int64_t count, int64_t inner, int64_t begin,
+                                          int64_t end);
+typedef mace_f32_reduce_cols_ukernel *mace_f32_reduce_cols_fn;
 
 static inline int mace_f32_reduce_simd_supports(mace_reduce_type type) {
   return type == MACE_REDUCE_MAX || type == MACE_REDUCE_MIN || type == MACE_REDUCE_SUM ||
          type == MACE_REDUCE_MEAN;
 }
-
-#if defined(__x86_64__) || defined(_M_X64)
-void mace_f32_reduce_rows__avx2(mace_reduce_type type, const float *in, float *out, int64_t len,
-                                int64_t begin, int64_t end);
-void mace_f32_reduce_rows__avx512(mace_reduce_type type, const float *in, float *out,
-                                  int64_t len, int64_t begin, int64_t end);
-void mace_f32_reduce_cols__avx2(mace_reduce_type type, const float *in, float *out,
-                                int64_t count, int64_t inner, int64_t begin, int64_t end);
-void mace_f32_reduce_cols__avx512(mace_reduce_type type, const float *in, float *out,
-                                  int64_t count, int64_t inner, int64_t begin, int64_t end);
-#endif
-#if defined(__aarch64__)
-void mace_f32_reduce_rows__neon(mace_reduce_type type, const float *in, float *out, int64_t len,
-                                int64_t begin, int64_t end);
-void mace_f32_reduce_cols__neon(mace_reduce_type type, const float *in, float *out,
-                                int64_t count, int64_t inner, int64_t begin, int64_t end);
-#endif
 
 #endif /* MACE_KERNELS_CPU_REDUCE_H_ */

@@ -10,18 +10,8 @@
  * [begin, end) of the batch * ceil(rows / W) strips of W input rows, W the kernel's vector
  * width (its table's nchwc_block). A strip moves W x W blocks through registers
  * (simd/transpose.inc) and its ragged edge one element at a time. */
-typedef void (*mace_x32_transpose2d_fn)(const void *in, void *out, int64_t rows, int64_t cols,
-                                        int64_t begin, int64_t end);
-
-#if defined(__x86_64__) || defined(_M_X64)
-void mace_x32_transpose2d__avx2(const void *in, void *out, int64_t rows, int64_t cols,
-                                int64_t begin, int64_t end);
-void mace_x32_transpose2d__avx512(const void *in, void *out, int64_t rows, int64_t cols,
-                                  int64_t begin, int64_t end);
-#endif
-#if defined(__aarch64__)
-void mace_x32_transpose2d__neon(const void *in, void *out, int64_t rows, int64_t cols,
-                                int64_t begin, int64_t end);
-#endif
+typedef void mace_x32_transpose2d_ukernel(const void *in, void *out, int64_t rows, int64_t cols,
+                                          int64_t begin, int64_t end);
+typedef mace_x32_transpose2d_ukernel *mace_x32_transpose2d_fn;
 
 #endif /* MACE_KERNELS_CPU_TRANSPOSE_H_ */

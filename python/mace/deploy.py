@@ -27,16 +27,25 @@ that does not match, an unknown platform, a missing file) raises ConfigError wit
 message that starts with the key path, e.g.
 ``models.lenet.subgraphs[0].input_shapes[0]: expected a shape like "1,224,224,3", got 'abc'``.
 
-Accepted but not acting yet (reserved, so that the seeds' files load): target_abis,
-target_socs, runtime (everything runs on the CPU), data_type, quantize, backend,
-limit_opencl_kernel_time, opencl_queue_window_size, input_data_types,
-accuracy_validation_script. ``obfuscate: 1`` acts (op and tensor names are hashed);
-``winograd: 0|2|4`` sets every Conv2D's algorithm for 3x3 stride-1 layers (0 off, F(2,3),
-F(4,3)); without the key each layer is chosen automatically.
-Shapes are in the model's own layout unless input_data_formats/output_data_formats say
-NHWC for a 4-D input of an NCHW model (ONNX, Caffe): then its shape and .npy input are NHWC
-and mace transposes them. output_data_formats is accepted only: outputs (and
-validation_outputs_data) are in the model's own layout.
+Never accepted and ignored: a key whose value would ask for something this build does not do
+fails with a one-line ConfigError naming the key and why; the value that asks for what this
+build does anyway (its neutral value) is accepted. Key by key:
+
+- acted on: library_name, model_graph_format/model_data_format (file), models, platform,
+  model_file_path, weight_file_path and their sha256 checksums, subgraphs, input_tensors,
+  input_shapes, input_ranges, output_tensors, validation_inputs_data, validation_outputs_data,
+  validation_threshold (CPU), check_tensors, obfuscate, winograd;
+- checked: output_shapes and check_shapes against the shapes mace computes, input_data_types
+  against the model's input types (a mismatch is a ConfigError);
+- layouts: input_data_formats NHWC of a 4-D input of an NCHW model (ONNX, Caffe) is acted on
+  (the shape and .npy input are NHWC and mace transposes them); the model's own layout and
+  NONE are neutral; any other (NCHW inputs of a TensorFlow model, OIHW) fails. Outputs are in
+  the model's own layout: output_data_formats other than that layout or NONE fails;
+- neutral value only: target_abis [host], runtime cpu, data_type fp32_fp32, quantize 0,
+  quantize_large_weights 0, change_concat_ranges 0, limit_opencl_kernel_time 0,
+  opencl_queue_window_size 0, build_type proto, embed_model_data 0, linkshared 0;
+- any value fails: target_socs, quantize_schema, quantize_range_file,
+  accuracy_validation_script, backend (MACE Micro), cl_mem_type, nnlib_graph_mode.
 
 >>> cfg = load("deploy.yml")                                         # doctest: +SKIP
 >>> [m.name for m in cfg.models.values()], cfg.model_dir("build")    # doctest: +SKIP
@@ -241,11 +250,43 @@ class ModelConfig:
     winograd: int | None = None  # None: Conv2D chooses per layer; 0 off; 2 or 4: F(m, 3)
     obfuscate: int = 0
     quantize: int = 0
-    reserved: dict[str, Any] = field(default_factory=dict)
+    input_data_types: list[str] | None = None  # the model-level form (the seeds allow both)
+    reserved: dict[str, Any] = field(default_factory=dict)  # keys given their neutral value
 
     @property
     def subgraph(self) -> SubGraph:
         return self.subgraphs[0]
+
+    def check_input_types(self, specs: list) -> None:
+        """input_data_types against the model's inputs (TensorInfo or Session specs)."""
+        sg = self.subgraph
+        types = sg.input_data_types or self.input_data_types
+        if not types:
+            return
+        import numpy as np
+        types = types * len(sg.input_tensors) if len(types) == 1 else types
+        for i, (name, want) in enumerate(zip(sg.input_tensors, types)):
+            spec = _input_spec(specs, name, i)
+            got = np.dtype(spec.dtype if spec.dtype is not None else np.float32)
+            if got != np.dtype(want):
+                key = "subgraphs[0].input_data_types" if sg.input_data_types else "input_data_types"
+                _fail(f"models.{self.name}.{key}[{i}]", f"says {want} but the model's input "
+                                                        f"'{name}' is {got.name}")
+
+    def check_output_shapes(self, shapes: list, static_only: bool = False) -> None:
+        """output_shapes against the shapes mace computed, output by output; static_only
+        skips shapes with unknown (non-positive or None) dimensions."""
+        sg = self.subgraph
+        if sg.output_shapes is None:
+            return
+        for i, (want, got) in enumerate(zip(sg.output_shapes, shapes)):
+            got = list(got)
+            if static_only and not all(isinstance(d, int) and d > 0 for d in got):
+                continue
+            if [int(d) for d in got] != list(want):
+                _fail(f"models.{self.name}.subgraphs[0].output_shapes[{i}]",
+                      f"says {want} but mace computes {[int(d) for d in got]} for output "
+                      f"'{sg.output_tensors[i]}'")
 
     def convert(self, outputs: list[str] | None = None):
         """Converts this model (mace.convert with the YAML's inputs and outputs); obfuscates
@@ -257,6 +298,9 @@ class ModelConfig:
                   for n, s, f in zip(sg.input_tensors, sg.input_shapes, fmts)}
         model = convert(self.model_file_path, weights=self.weight_file_path, platform=self.platform,
                         inputs=shapes, outputs=outputs or sg.output_tensors)
+        self.check_input_types(model.inputs)
+        if outputs is None:
+            self.check_output_shapes([t.shape for t in model.outputs], static_only=True)
         if self.winograd is not None:  # the Conv2D argument; layers it cannot apply to ignore it
             for op in model.graph.ops:
                 if op.type == "Conv2D":
@@ -288,20 +332,99 @@ class DeployConfig:
 
 _TOP_KEYS = {"library_name", "target_abis", "target_socs", "model_graph_format",
              "model_data_format", "models", "build_type", "embed_model_data", "linkshared"}
-_TOP_RESERVED = ("target_socs", "build_type", "embed_model_data", "linkshared")
 _MODEL_KEYS = {"platform", "model_file_path", "model_sha256_checksum", "weight_file_path",
                "weight_sha256_checksum", "subgraphs", "runtime", "data_type", "winograd",
                "obfuscate", "quantize", "backend", "limit_opencl_kernel_time",
                "opencl_queue_window_size", "accuracy_validation_script", "quantize_range_file",
-               "change_concat_ranges", "input_data_types", "nnlib_graph_mode", "cl_mem_type"}
-_MODEL_RESERVED = ("backend", "limit_opencl_kernel_time", "opencl_queue_window_size",
-                   "accuracy_validation_script", "quantize_range_file", "change_concat_ranges",
-                   "nnlib_graph_mode", "cl_mem_type")
+               "change_concat_ranges", "input_data_types", "nnlib_graph_mode", "cl_mem_type",
+               "quantize_large_weights", "quantize_schema"}
 _SUBGRAPH_KEYS = {"input_tensors", "input_shapes", "input_data_formats", "input_ranges",
                   "input_data_types", "output_tensors", "output_shapes", "output_data_formats",
                   "check_tensors", "check_shapes", "validation_inputs_data",
                   "validation_threshold", "validation_outputs_data"}
 _DATA_TYPES = ("fp32_fp32", "fp16_fp32", "bf16_fp32", "fp16_fp16")
+
+# Keys this build reads but cannot act on yet: key -> (neutral values, why any other value
+# fails). A neutral value asks for what this build does anyway; None: every value fails.
+_NO_GPU = "the OpenCL (GPU) runtime is not available in this build"
+_NOT_YET_TOP = {
+    "target_abis": ((["host"], "host"),
+                    "this build converts and runs on the host only (the .pb/.data it writes "
+                    "run on other ABIs through mace_run, built there)"),
+    "target_socs": (None, "running on a device over adb is not available in this build"),
+    "build_type": (("proto",), "models compiled into code are not available; use 'proto'"),
+    "embed_model_data": ((0,), "weights embedded in code are not available in this build"),
+    "linkshared": ((0,), "this build does not link MACE's run tools; libmace.so is built by "
+                         "cmake anyway"),
+}
+_NOT_YET_MODEL = {
+    "runtime": (("cpu",), "only the CPU runtime is available in this build"),
+    "data_type": (("fp32_fp32",), "fp16/bf16 weight storage is not available in this build "
+                                  "yet"),
+    "quantize": ((0,), "int8 quantization is not available in this build yet"),
+    "quantize_large_weights": ((0,), "8-bit weight storage is not available in this build yet"),
+    "quantize_schema": (None, "int8 quantization is not available in this build yet"),
+    "quantize_range_file": (None, "int8 quantization is not available in this build yet "
+                                  "(mace.calibration reads and writes the file)"),
+    "change_concat_ranges": ((0,), "int8 quantization is not available in this build yet"),
+    "accuracy_validation_script": (None, "accuracy-validation plugins are not available in "
+                                         "this build yet"),
+    "backend": (None, "MACE Micro backends are not available in this build"),
+    "limit_opencl_kernel_time": ((0,), _NO_GPU),
+    "opencl_queue_window_size": ((0,), _NO_GPU),
+    "cl_mem_type": (None, _NO_GPU),
+    "nnlib_graph_mode": (None, "the Hexagon DSP runtime is not available in this build"),
+}
+
+
+def _refuse_not_yet(d: dict, path: str, rules: dict) -> dict:
+    """Fails on the first key of `rules` in `d` whose value is not neutral; returns the keys
+    given their neutral value."""
+    prefix = f"{path}." if path else ""
+    kept = {}
+    for key, (neutral, why) in rules.items():
+        if key not in d or d[key] is None:
+            continue
+        v = d[key]
+        norm = [x.lower() if isinstance(x, str) else x for x in v] if isinstance(v, list) \
+            else (v.lower() if isinstance(v, str) else int(v) if isinstance(v, bool) else v)
+        if neutral is None or norm not in neutral:
+            _fail(f"{prefix}{key}", f"{_short(v)}: {why}")
+        kept[key] = v
+    return kept
+
+
+def _input_spec(specs: list, name: str, i: int):
+    """The input spec (TensorInfo or a Session's) of YAML input `name`, i-th in the YAML."""
+    by_name = {s.name: s for s in specs}
+    return by_name.get(name) or by_name.get(f"{name}:0") or specs[i]
+
+
+def _check_layouts(m: ModelConfig, path: str) -> None:
+    """input_data_formats / output_data_formats: only what mace acts on, or neutral values."""
+    own = "NCHW" if _nchw_platform(m.platform) else "NHWC"
+    sg = m.subgraph
+    fmts = _formats(sg.input_data_formats, len(sg.input_tensors))
+    for i, (fmt, shape) in enumerate(zip(fmts, sg.input_shapes)):
+        key = f"{path}.subgraphs[0].input_data_formats"
+        if fmt in (None, "NONE", own):
+            continue
+        if fmt == "NHWC" and own == "NCHW":
+            if len(shape) != 4:
+                _fail(key, f"NHWC for the {len(shape)}-D input '{sg.input_tensors[i]}': mace "
+                           "transposes 4-D NHWC inputs only")
+            continue
+        _fail(key, f"{fmt} for input '{sg.input_tensors[i]}': this {m.platform} model's inputs "
+                   f"are {own}, and mace transposes NHWC inputs of NCHW models only")
+    for fmt in _formats(sg.output_data_formats, len(sg.output_tensors)):
+        if fmt not in (None, "NONE", own):
+            _fail(f"{path}.subgraphs[0].output_data_formats",
+                  f"{fmt}: outputs are written in the model's own layout ({own}); converting "
+                  "them is not available in this build")
+    for dev in sg.validation_threshold:
+        if dev != "CPU":
+            _fail(f"{path}.subgraphs[0].validation_threshold.{dev}",
+                  "only the CPU runtime is available in this build")
 
 
 def _per_tensor(values: list | None, n: int, path: str, what: str) -> None:
@@ -413,19 +536,24 @@ def _parse_model(name: str, d: Any, path: str, base: str) -> ModelConfig:
     if len(sgs) > 1:
         _fail(f"{path}.subgraphs", f"only one subgraph per model is supported, got {len(sgs)}")
     m.subgraphs = [_parse_subgraph(s, f"{path}.subgraphs[{i}]", base) for i, s in enumerate(sgs)]
+    _check_layouts(m, path)
     if d.get("runtime") is not None:
         m.runtime = _choice(d["runtime"], f"{path}.runtime", RUNTIMES)
     if d.get("data_type") is not None:
         m.data_type = _choice(d["data_type"], f"{path}.data_type", _DATA_TYPES)
     if d.get("winograd") is not None:
         m.winograd = _int(d["winograd"], f"{path}.winograd", (0, 2, 4))
-    for key in ("obfuscate", "quantize"):
+    for key in ("obfuscate", "quantize", "quantize_large_weights", "change_concat_ranges"):
         if d.get(key) is not None:
-            setattr(m, key, _int(d[key], f"{path}.{key}", (0, 1)))
+            v = _int(d[key], f"{path}.{key}", (0, 1))
+            if hasattr(m, key):
+                setattr(m, key, v)
     if d.get("input_data_types") is not None:  # the seeds allow it at model level too
-        _list(d["input_data_types"], f"{path}.input_data_types",
-              lambda v, p: _choice(v, p, ("float32", "int32")))
-    m.reserved = {k: d[k] for k in _MODEL_RESERVED if k in d}
+        m.input_data_types = _list(d["input_data_types"], f"{path}.input_data_types",
+                                   lambda v, p: _choice(v, p, ("float32", "int32")))
+        _per_tensor(m.input_data_types, len(m.subgraph.input_tensors),
+                    f"{path}.input_data_types", "types")
+    m.reserved = _refuse_not_yet(d, path, _NOT_YET_MODEL)
     return m
 
 
@@ -455,7 +583,7 @@ def parse(data: Any, base_dir: str = ".", path: str = "<config>") -> DeployConfi
         if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name):
             _fail(f"models.{name}", "model names must be file-name safe (letters, digits, _ . -)")
         cfg.models[name] = _parse_model(name, md, f"models.{name}", base_dir)
-    cfg.reserved = {k: d[k] for k in _TOP_RESERVED if k in d}
+    cfg.reserved = _refuse_not_yet(d, "", _NOT_YET_TOP)
     return cfg
 
 
@@ -573,13 +701,13 @@ def make_inputs(m: ModelConfig, sess, seed: int = 0) -> dict:
     import numpy as np
     sg = m.subgraph
     rng = np.random.default_rng(seed)
-    specs = {s.name: s for s in sess.inputs}
     spec_list = list(sess.inputs)
     fmts = _formats(sg.input_data_formats, len(sg.input_tensors))
     ranges = sg.input_ranges * len(sg.input_tensors) if len(sg.input_ranges) == 1 else sg.input_ranges
     feeds = {}
+    m.check_input_types(spec_list)
     for i, (name, shape, fmt) in enumerate(zip(sg.input_tensors, sg.input_shapes, fmts)):
-        spec = specs.get(name) or specs.get(f"{name}:0") or spec_list[i]
+        spec = _input_spec(spec_list, name, i)
         dtype = spec.dtype if spec.dtype is not None else np.dtype(np.float32)
         path = f"models.{m.name}.subgraphs[0]"
         if sg.validation_inputs_data:
@@ -661,8 +789,6 @@ def run_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 1, valida
     for name, m in _select(cfg, model).items():
         sess = _session(cfg, m, build_dir, num_threads, affinity)
         feeds = make_inputs(m, sess, seed)
-        if m.runtime != "cpu":
-            log(f"[{name}] runtime {m.runtime}: this build runs on the CPU")
         files = m.subgraph.validation_inputs_data
         for i, (k, x) in enumerate(feeds.items()):
             src = f"from {os.path.basename(files[i])}" if files else "random"
@@ -673,6 +799,7 @@ def run_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 1, valida
             out = sess.run(feeds)
             times.append((time.perf_counter() - t0) * 1e3)
         out_names = [o.name for o in sess.outputs]
+        m.check_output_shapes([out[k].shape for k in out_names])
         for k in out_names:
             y = out[k]
             stats = (f"min {float(y.min()):.4g} max {float(y.max()):.4g} mean {float(y.mean()):.4g}"
@@ -739,6 +866,11 @@ def _check_layers(m: ModelConfig, feeds: dict, names: list[str] | None, thr: flo
     kept = {t.name for t in model.graph.outputs}
     names = [n for n in names if n in kept]
     out = Session(model).run(feeds)
+    if label == "check":
+        for i, (n, want) in enumerate(zip(sg.check_tensors, sg.check_shapes)):
+            if n in out and list(out[n].shape) != list(want):
+                _fail(f"models.{m.name}.subgraphs[0].check_shapes[{i}]",
+                      f"says {want} but mace computes {list(out[n].shape)} for '{n}'")
     if not names:
         log(f"[{m.name}] {label}s: no intermediate tensor kept its name")
         return True

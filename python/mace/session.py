@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -206,6 +206,45 @@ class Session:
         return tuple(out[n] for n in names)
 
     __call__ = run
+
+    def run_with_intermediates(self, x: Any,
+                               names: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+        """Runs the model once and returns its intermediate tensors, ``{name: array}``.
+
+        ``names`` lists the tensors to return (the converted model's names: an ONNX node's
+        output keeps its name, though ops the converter fuses or folds away leave none);
+        ``None`` returns every tensor the run computes, the model's outputs included, in
+        execution order. Arrays are copies in the model's layout: tensors that run in the
+        blocked NCHWc layout come back as NCHW. ``x`` is given as to ``run``.
+
+        While the run lasts the engine does not reuse the memory of these tensors, so its
+        arena is larger (that plan is remembered next to the normal one; ``run`` is unchanged).
+        A name the model lacks raises InvalidArgumentError naming it. This is what
+        quantization calibration reads its activation statistics from.
+
+        Example::
+
+            >>> import numpy as np, onnx, mace
+            >>> from onnx import helper, TensorProto
+            >>> g = helper.make_graph(
+            ...     [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Neg", ["r"], ["y"])],
+            ...     "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+            ...     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+            >>> sess = mace.Session(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+            >>> t = sess.run_with_intermediates(np.array([[-1, 2, -3, 4]], np.float32))
+            >>> sorted(t), t["r"]
+            (['r', 'y'], array([[0., 2., 0., 4.]], dtype=float32))
+            >>> sess.run_with_intermediates(np.zeros((1, 4), np.float32), names=["r"])["r"].shape
+            (1, 4)
+        """
+        if names is not None:
+            given = names
+            ok = isinstance(given, Iterable) and not isinstance(given, (str, bytes))
+            names = list(given) if ok else []
+            if not ok or not all(isinstance(n, str) for n in names):
+                raise InvalidArgumentError(f"names must be a list of tensor names (str) or None, "
+                                           f"not {given!r}")
+        return self._engine.run_with_intermediates(self._feeds(x), names)
 
     def profile(self, x: Any, rounds: int = 10, warmup: int = 1) -> list[dict]:
         """Per-op statistics averaged over ``rounds`` runs of ``x`` (after ``warmup`` runs).

@@ -1,5 +1,9 @@
 /* Unit test of the arena planner (core/planner.h): buffers alive at the same time never overlap,
- * offsets are 64-byte aligned, the arena is no larger than no reuse at all, bad items are refused. */
+ * offsets are 64-byte aligned, the arena is no larger than no reuse at all, bad items are refused.
+ * The net's planner (mace_planner): views share their root's bytes and keep it alive, a gather's
+ * inputs land inside its output where they may, kept tensors are never overwritten nor lent to
+ * the caller, a description seen before gets its plan back; random graphs of views, gathers and
+ * kept tensors never put two tensors alive at the same time on the same bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,8 +141,209 @@ static void test_random(void) {
   printf("random plans: arena %.1f%% of no reuse\n", 100.0 * (double)total_peak / (double)total_naive);
 }
 
+
+/* ---- the net's planner ------------------------------------------------------------------ */
+
+static void set_tensor(mace_planner *p, int i, int64_t bytes, int first, int last, int view_of,
+                       unsigned flags) {
+  mace_plan_tensor *t = mace_planner_tensor(p, i);
+  t->bytes = bytes;
+  t->first = first;
+  t->last = last;
+  t->view_of = view_of;
+  t->flags = flags;
+}
+
+static int ranges_overlap(int64_t a, int64_t n, int64_t b, int64_t m) {
+  return n > 0 && m > 0 && a < b + m && b < a + n;
+}
+
+/* Ops: 0 a = f(x); 1 v = view(a); 2 b = g(x); 3 c = h(b); 4 y = c + v. */
+static void test_views(void) {
+  mace_planner *p = NULL;
+  CHECK(mace_planner_create(6, 5, &p) == MACE_OK, "%s", mace_last_error());
+  if (!p) return;
+  enum { X, A, V, B, Cc, Y };
+  set_tensor(p, X, 4096, 0, 2, -1, MACE_PLAN_CALLER);
+  set_tensor(p, A, 4096, 0, 1, -1, MACE_PLAN_COMPUTED);
+  set_tensor(p, V, 4096, 1, 4, A, MACE_PLAN_COMPUTED);
+  set_tensor(p, B, 4096, 2, 3, -1, MACE_PLAN_COMPUTED);
+  set_tensor(p, Cc, 4096, 3, 4, -1, MACE_PLAN_COMPUTED);
+  set_tensor(p, Y, 4096, 4, 5, -1, MACE_PLAN_COMPUTED | MACE_PLAN_CALLER);
+  CHECK(mace_planner_plan(p) == MACE_OK, "%s", mace_last_error());
+  const int64_t *off = mace_planner_offsets(p);
+  CHECK(off[V] == off[A], "the view at %lld, its root at %lld", (long long)off[V], (long long)off[A]);
+  CHECK(!ranges_overlap(off[A], 4096, off[B], 4096) && !ranges_overlap(off[A], 4096, off[Cc], 4096),
+        "a is reused while its view lives");
+  CHECK(mace_planner_borrowable(p, X) && mace_planner_borrowable(p, Y), "x and y may be lent");
+  CHECK(mace_planner_naive_bytes(p) == 5 * 4096, "naive %lld: the view takes no bytes",
+        (long long)mace_planner_naive_bytes(p));
+  mace_planner_destroy(p);
+}
+
+/* Ops: 0 p = f(x); 1 q = g(x); 2 c = concat(p, q); 3 y = h(c). */
+static void test_gather(int64_t q_offset) {
+  mace_planner *p = NULL;
+  CHECK(mace_planner_create(5, 4, &p) == MACE_OK, "%s", mace_last_error());
+  if (!p) return;
+  enum { X, P, Q, Cc, Y };
+  set_tensor(p, X, 2048, 0, 1, -1, MACE_PLAN_CALLER);
+  set_tensor(p, P, 1024, 0, 2, -1, MACE_PLAN_COMPUTED);
+  set_tensor(p, Q, 1024, 1, 2, -1, MACE_PLAN_COMPUTED);
+  set_tensor(p, Cc, 2048, 2, 5, -1, MACE_PLAN_COMPUTED | MACE_PLAN_CALLER);  /* an output */
+  set_tensor(p, Y, 2048, 3, 4, -1, MACE_PLAN_COMPUTED | MACE_PLAN_CALLER);
+  const int in[2] = {P, Q};
+  const int64_t offs[2] = {0, q_offset};
+  CHECK(mace_planner_add_gather(p, Cc, 2, in, offs) == MACE_OK, "%s", mace_last_error());
+  const int bad_in[2] = {P, 9};
+  CHECK(mace_planner_add_gather(p, Cc, 2, bad_in, offs) == MACE_INVALID_ARGS, "tensor 9 accepted");
+  CHECK(mace_planner_plan(p) == MACE_OK, "%s", mace_last_error());
+  const int64_t *off = mace_planner_offsets(p);
+  if (q_offset % MACE_ALIGN == 0) {
+    CHECK(off[P] == off[Cc] && off[Q] == off[Cc] + q_offset, "slices at %lld and %lld in %lld",
+          (long long)off[P], (long long)off[Q], (long long)off[Cc]);
+    CHECK(!mace_planner_borrowable(p, Cc), "a Concat output holding slices was lent");
+    CHECK(!ranges_overlap(off[X], 2048, off[Cc], 2048), "x under the Concat (p is written at op 0)");
+  } else {
+    CHECK(!ranges_overlap(off[P], 1024, off[Cc], 2048) && !ranges_overlap(off[Q], 1024, off[Cc], 2048),
+          "an unaligned slice was placed");
+    CHECK(mace_planner_borrowable(p, Cc), "a plain Concat output was not lent");
+  }
+  CHECK(mace_planner_naive_bytes(p) == 2048 + 1024 + 1024 + 2048 + 2048, "naive %lld",
+        (long long)mace_planner_naive_bytes(p));
+  mace_planner_destroy(p);
+}
+
+/* A chain x -> t1 -> ... -> t5 = y: keeping t2 keeps its bytes to the end and out of reach of
+ * every later tensor; keeping y stops lending it; dropping the keeps gives the first plan back. */
+static void test_keep_and_memo(void) {
+  enum { NT = 6, NO = 5 };
+  mace_planner *p = NULL;
+  CHECK(mace_planner_create(NT, NO, &p) == MACE_OK, "%s", mace_last_error());
+  if (!p) return;
+  set_tensor(p, 0, 8192, 0, 0, -1, MACE_PLAN_CALLER);
+  for (int i = 1; i < NT; ++i)
+    set_tensor(p, i, 8192, i - 1, i == NT - 1 ? NO : i, -1, MACE_PLAN_COMPUTED);
+  mace_planner_tensor(p, NT - 1)->flags |= MACE_PLAN_CALLER;
+  mace_planner_set_scratch(p, 2, 100);
+  CHECK(mace_planner_plan(p) == MACE_OK, "%s", mace_last_error());
+  int64_t first[NT], arena0 = mace_planner_arena_bytes(p);
+  memcpy(first, mace_planner_offsets(p), sizeof(first));
+  const int64_t scratch0 = mace_planner_scratch_offset(p, 2);
+  CHECK(arena0 <= 3 * 8192, "a chain needs two buffers and a scratch, planned %lld", (long long)arena0);
+  mace_planner_tensor(p, 2)->flags |= MACE_PLAN_KEEP;
+  mace_planner_tensor(p, NT - 1)->flags |= MACE_PLAN_KEEP;
+  CHECK(mace_planner_plan(p) == MACE_OK, "%s", mace_last_error());
+  const int64_t *off = mace_planner_offsets(p);
+  for (int i = 3; i < NT; ++i)
+    CHECK(!ranges_overlap(off[2], 8192, off[i], 8192), "kept t2 under t%d", i);
+  CHECK(!ranges_overlap(off[2], 8192, mace_planner_scratch_offset(p, 3), 0) &&
+            !ranges_overlap(off[2], 8192, mace_planner_scratch_offset(p, 2), 100),
+        "kept t2 under op 2's scratch");
+  CHECK(!mace_planner_borrowable(p, NT - 1), "a kept output was lent");
+  CHECK(mace_planner_arena_bytes(p) > arena0, "keeping costs nothing?");
+  mace_planner_tensor(p, 2)->flags &= ~MACE_PLAN_KEEP;
+  mace_planner_tensor(p, NT - 1)->flags &= ~MACE_PLAN_KEEP;
+  CHECK(mace_planner_plan(p) == MACE_OK, "%s", mace_last_error());
+  CHECK(memcmp(first, mace_planner_offsets(p), sizeof(first)) == 0 &&
+            mace_planner_arena_bytes(p) == arena0 && mace_planner_scratch_offset(p, 2) == scratch0,
+        "the first description's plan did not come back");
+  CHECK(mace_planner_borrowable(p, NT - 1), "y not lent again");
+  /* Another size is another description. */
+  mace_planner_tensor(p, 3)->bytes = 3 * 8192;
+  CHECK(mace_planner_plan(p) == MACE_OK && mace_planner_arena_bytes(p) > arena0, "a larger t3");
+  mace_planner_destroy(p);
+}
+
+/* Random graphs: op i writes tensor i + 1 from earlier tensors (a view of one, a gather of
+ * several, or a plain op); some tensors kept. Any two tensors alive at the same op (a kept one
+ * to the end) that do not share a buffer by design never share a byte. */
+static void test_random_graphs(void) {
+  enum { MAX_T = 40 };
+  for (int trial = 0; trial < 300; ++trial) {
+    const int nt = (int)(rnd() % (MAX_T - 2)) + 3, no = nt - 1;
+    mace_planner *p = NULL;
+    if (mace_planner_create(nt, no, &p) != MACE_OK) {
+      CHECK(0, "%s", mace_last_error());
+      return;
+    }
+    int root[MAX_T];
+    unsigned char inside[MAX_T][MAX_T];  /* inside[t][y]: t may lie in y's bytes (a gather) */
+    memset(inside, 0, sizeof(inside));
+    int64_t bytes[MAX_T];
+    set_tensor(p, 0, 64 * (int64_t)(rnd() % 20 + 1), 0, 0, -1, MACE_PLAN_CALLER);
+    root[0] = 0;
+    bytes[0] = mace_planner_tensor(p, 0)->bytes;
+    for (int i = 1; i < nt; ++i) {
+      const int op = i - 1, kind = (int)(rnd() % 4);
+      const int src = (int)(rnd() % (unsigned)i);
+      if (kind == 0 && i > 1) { /* a view of src */
+        const int r = root[src];
+        set_tensor(p, i, bytes[src], op, op, r, MACE_PLAN_COMPUTED);
+        root[i] = r;
+        bytes[i] = bytes[src];
+      } else {
+        bytes[i] = 64 * (int64_t)(rnd() % 20 + 1);
+        set_tensor(p, i, bytes[i], op, op, -1, MACE_PLAN_COMPUTED);
+        root[i] = i;
+      }
+      if (mace_planner_tensor(p, src)->last < op) mace_planner_tensor(p, src)->last = op;
+      if (kind == 1 && i > 2) { /* a gather of up to 3 distinct earlier plain tensors */
+        int in[3], n = 0;
+        int64_t offs[3], at = 0;
+        for (int k = 0; k < 3; ++k) {
+          const int t = 1 + (int)(rnd() % (unsigned)(i - 1));
+          int dup = 0;
+          for (int j = 0; j < n; ++j) dup |= in[j] == t;
+          if (dup || root[t] != t) continue;
+          in[n] = t;
+          offs[n++] = at;
+          at += bytes[t];
+          if (mace_planner_tensor(p, t)->last < op) mace_planner_tensor(p, t)->last = op;
+        }
+        if (n > 0 && at <= bytes[i]) {
+          CHECK(mace_planner_add_gather(p, i, n, in, offs) == MACE_OK, "%s", mace_last_error());
+          for (int k = 0; k < n; ++k) inside[in[k]][i] = 1;
+        }
+      }
+      if (rnd() % 5 == 0) mace_planner_tensor(p, i)->flags |= MACE_PLAN_KEEP;
+    }
+    mace_planner_tensor(p, nt - 1)->last = no;
+    for (int k = 0; k < nt; ++k) /* nested gathers: transitive */
+      for (int t = 0; t < nt; ++t)
+        for (int y = 0; y < nt; ++y) inside[t][y] |= inside[t][k] && inside[k][y];
+    mace_status st = mace_planner_plan(p);
+    CHECK(st == MACE_OK, "trial %d: %s", trial, mace_last_error());
+    const int64_t *off = mace_planner_offsets(p);
+    /* Bytes shared by design: a view's are its root's; a gathered tensor's lie inside the
+     * gather's output (and its views), maybe nested. */
+    for (int a = 0; st == MACE_OK && a < nt; ++a) {
+      const mace_plan_tensor *ta = mace_planner_tensor(p, a);
+      const int la = (ta->flags & MACE_PLAN_KEEP) ? no : ta->last;
+      for (int b = a + 1; b < nt; ++b) {
+        const mace_plan_tensor *tb = mace_planner_tensor(p, b);
+        const int lb = (tb->flags & MACE_PLAN_KEEP) ? no : tb->last;
+        if (la < tb->first || lb < ta->first) continue;
+        if (root[a] == root[b]) continue;
+        const int shared = inside[root[a]][root[b]] || inside[root[b]][root[a]];
+        const int64_t ea = off[a], eb = off[b];
+        if (shared || !ranges_overlap(ea, bytes[a], eb, bytes[b])) continue;
+        CHECK(0, "trial %d: tensors %d [%lld,+%lld) life %d..%d and %d [%lld,+%lld) life %d..%d "
+              "overlap", trial, a, (long long)ea, (long long)bytes[a], ta->first, la, b,
+              (long long)eb, (long long)bytes[b], tb->first, lb);
+      }
+    }
+    mace_planner_destroy(p);
+  }
+}
+
 int main(void) {
   test_fixed_cases();
   test_random();
+  test_views();
+  test_gather(1024);
+  test_gather(1000);
+  test_keep_and_memo();
+  test_random_graphs();
   return TEST_FINISH("%ld checks", test_checks);
 }

@@ -26,6 +26,20 @@
  *   // output.dims / output.ndim now hold the output's shape
  *   mace_engine_destroy(eng);
  *
+ * Intermediate tensors (what quantization calibrates on) come from the same engine: keep
+ * them before a run, read them after it.
+ *
+ *   mace_engine_keep_tensors(eng, NULL, MACE_KEEP_ALL);   // or an array of names
+ *   mace_engine_run(eng, &input, 1, &output, 1);
+ *   for (int i = 0; i < mace_engine_num_kept_tensors(eng); ++i) {
+ *     mace_tensor_info t;                // name, dims, dtype (the model's layout: NCHW)
+ *     mace_engine_kept_tensor_info(eng, i, &t);
+ *     size_t bytes = mace_tensor_info_numel(&t) * mace_dtype_size(t.dtype);
+ *     void *buf = malloc(bytes);
+ *     mace_engine_read_kept_tensor(eng, i, buf, bytes);
+ *   }
+ *   mace_engine_keep_tensors(eng, NULL, 0);               // back to full memory reuse
+ *
  * Ownership: the engine owns everything it allocates; mace_engine_destroy frees it.
  * Buffers passed to mace_engine_create_from_buffers are copied unless the config says
  * `borrow_weights`, in which case the weights buffer must outlive the engine.
@@ -153,6 +167,14 @@ mace_status mace_engine_output_info(const mace_engine *engine, int index, mace_t
 mace_status mace_engine_run(mace_engine *engine, const mace_io *inputs, int num_inputs,
                             mace_io *outputs, int num_outputs);
 
+/* mace_engine_run in two steps, for a caller that allocates its output buffers once it knows
+ * their shapes: mace_engine_bind_inputs matches `inputs` to the model's inputs by name, checks
+ * them and re-infers the net for new shapes (as mace_engine_resize does); then
+ * mace_engine_output_info tells the output shapes; then mace_engine_run_bound runs on the bound
+ * inputs, whose buffers must stay valid until it returns. Each run_bound needs its own bind. */
+mace_status mace_engine_bind_inputs(mace_engine *engine, const mace_io *inputs, int num_inputs);
+mace_status mace_engine_run_bound(mace_engine *engine, mace_io *outputs, int num_outputs);
+
 /* Dynamic shapes: prepares the engine for the inputs' shapes (same names, dtypes and ranks as
  * the model's; batch, height, width may change) without running, so that output_info tells
  * the output sizes to allocate. mace_engine_run does the same by itself; shapes seen before
@@ -167,6 +189,28 @@ mace_status mace_engine_set_profiling(mace_engine *engine, int on);
 int mace_engine_num_ops(const mace_engine *engine);
 mace_status mace_engine_op_stat(const mace_engine *engine, int index, mace_op_stat *stat);
 mace_status mace_engine_memory_stat(const mace_engine *engine, mace_memory_stat *stat);
+
+/* Intermediate tensors. mace_engine_keep_tensors keeps the named tensors (or, with names NULL
+ * and num_names MACE_KEEP_ALL, every tensor a run computes; num_names 0: none) for reading after
+ * each run: the planner does not reuse their memory, so the arena grows (memory_stat says by
+ * how much) while they are kept; runs are otherwise unchanged. A name is a tensor of the
+ * converted model (an ONNX node's output keeps its name); a name the model lacks, or a
+ * constant's, is MACE_INVALID_ARGS naming it, and the previous set stays. The kept set replaces
+ * the previous one and lasts until the next call.
+ * Kept tensors are listed in the order asked (MACE_KEEP_ALL: execution order) by
+ * mace_engine_kept_tensor_info (name, dims, dtype; shapes of the latest inputs; the name is
+ * valid until the next mace_engine_keep_tensors). After a run,
+ * mace_engine_read_kept_tensor copies one into `data` (`size` bytes, at least numel * dtype
+ * size) in the model's layout: tensors that run blocked (NCHWc) come back as NCHW. Reading when
+ * no run has completed since the last keep, bind, resize or release is MACE_INVALID_ARGS. */
+#define MACE_KEEP_ALL (-1)
+mace_status mace_engine_keep_tensors(mace_engine *engine, const char *const *names,
+                                     int num_names);
+int mace_engine_num_kept_tensors(const mace_engine *engine);
+mace_status mace_engine_kept_tensor_info(const mace_engine *engine, int index,
+                                         mace_tensor_info *info);
+mace_status mace_engine_read_kept_tensor(const mace_engine *engine, int index, void *data,
+                                         size_t size);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 #include <arm_neon.h>
 
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/ukernels.h"
 
 #define MR 8
 #define NR 8

@@ -1,3 +1,3 @@
 /* Reference (portable C) col2im of a transposed convolution, f32 (kernels/cpu/col2im.h). */
-#define MACE_COL2IM_NAME mace_f32_col2im__ref
-#include "kernels/cpu/col2im_impl.inc"
+#define MACE_SIMD_FN(name) name##__ref
+#include "kernels/cpu/simd/col2im_impl.inc"

@@ -152,7 +152,7 @@ void mace_f32_nchwc_convkxk_pack_blocks(int block, int64_t out_c, int64_t in_c, 
   mace_nchwc_group_span(block, in_c, out_c, group, &in_cg, &out_cg);
   const int64_t kk = (int64_t)k_h * k_w, cin_g = in_c / group, cout_g = out_c / group;
   /* Written in order, each output lane's group worked out once per block: the divisions
-   * per element had made packing ResNet-50's KxK filters take 85 ms of its load. */
+   * per element had made packing ResNet-50's KxK filters a large part of its load time. */
   int64_t first[64], lo[64], hi[64], row[64]; /* per output lane (block <= 64) */
   float *o = packed + ob0 * (in_cg / block) * kk * block * block;
   for (int64_t ob = ob0; ob < ob1; ++ob) {

@@ -72,8 +72,7 @@ void mace_f32_winograd_filter_nchwc__ref(int64_t m, int block, int64_t out_c, in
   const int64_t in_cp = MACE_NCHWC_PADDED(in_c, block), npt = (m + 2) * (m + 2);
   /* Up to WG_LANES lanes of a block, every point, gathered here, then written a point (a cache
    * line at block 16) at a time: the points' planes are a multiple of 4 KB apart, so lines
-   * written a lane at a time shared one L1 set and were evicted before their next lane
-   * (ResNet-50's engine build at 1 thread: 70 ms that way, 47 this way). */
+   * written a lane at a time shared one L1 set and were evicted before their next lane. */
   float buf[WG_MAX_A * WG_MAX_A][WG_LANES];
   for (int64_t ob = ob0; ob < ob1; ++ob)
     for (int64_t ic = 0; ic < in_cp; ++ic)

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "kernels/cpu/isa.h"
 #include "kernels/cpu/ref/activation.h"
 
 /* A convolution computed as F(m x m, 3 x 3): output tiles of m x m (m = 2 or 4) from input tiles
@@ -58,7 +59,7 @@ void mace_f32_winograd_output__ref(const mace_winograd_geom *g, const float *mm,
                                    const mace_activation *act, float *y, int64_t begin,
                                    int64_t end);
 
-#if defined(__x86_64__) || defined(_M_X64)
+#if MACE_ENABLE_AVX2
 /* kernels/cpu/x86/winograd_avx2.c (compiled with -mavx2 -mfma): the same input and output
  * transforms, 8 tiles per AVX2 vector. Only call them when the CPU has AVX2 + FMA. */
 void mace_f32_winograd_input__avx2(const mace_winograd_geom *g, const float *x, int64_t t0,
@@ -69,7 +70,7 @@ void mace_f32_winograd_output__avx2(const mace_winograd_geom *g, const float *mm
                                     int64_t end);
 #endif
 
-#if defined(__aarch64__)
+#if MACE_ENABLE_NEON
 /* kernels/cpu/arm/winograd_neon.c: the same input and output transforms with NEON structure
  * loads / stores for the tile rows (NEON is baseline on aarch64). */
 void mace_f32_winograd_input__neon(const mace_winograd_geom *g, const float *x, int64_t t0,

@@ -11,6 +11,7 @@
  *   VNABS(x) = -|x| (the sign bit set);  VFMA(a, b, c) = a * b + c fused;  VROUND: to nearest
  *   even;  VSCALE2N(p, n) = p * 2^n for integral n in [-126, 127];  VLOAD_EVEN(p) = p[0],
  *   p[2], ..., p[2 * (VW - 1)] (reads p[0 .. 2 * VW - 1]). */
+#define MACE_SIMD_ISA avx2 /* the manifest's name of this ISA */
 #define MACE_SIMD_FN(name) name##__avx2
 #define VW 8
 typedef __m256 VF;

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 /* Same semantics as kernels/cpu/simd/vec_avx2.h (see there). */
+#define MACE_SIMD_ISA avx512 /* the manifest's name of this ISA */
 #define MACE_SIMD_FN(name) name##__avx512
 #define VW 16
 typedef __m512 VF;

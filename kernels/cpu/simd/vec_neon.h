@@ -6,6 +6,7 @@
 
 /* Same semantics as kernels/cpu/simd/vec_avx2.h (see there). FMAX/FMIN differ from the x86
  * max/min on NaN and signed zeros, so VMAX/VMIN are a compare and a select. */
+#define MACE_SIMD_ISA neon /* the manifest's name of this ISA */
 #define MACE_SIMD_FN(name) name##__neon
 #define VW 4
 typedef float32x4_t VF;

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/ukernels.h"
 
 #define MR 6
 #define NR 16
@@ -54,9 +55,9 @@ static inline __m256i lanes_below_(int64_t n) {
     if (n1 > 0) STORE_HALF(i, v1, 8, cb1, m1, full1);                            \
   } while (0)
 
-/* One K step of a 16-wide kernel: its prefetches (the next B panel into L2, as in
- * gemm_avx512.c: BERT under MACE_CPU_ISA=avx2 0.98x; the A panel and the B panel ahead, as
- * there: its MatMul chain under MACE_CPU_ISA=avx2 0.94x), then B's two vectors b0, b1. */
+/* One K step of a 16-wide kernel: its prefetches (the next B panel into L2, the A panel and
+ * the B panel ahead, as in gemm_avx512.c and for the same reasons), then B's two vectors b0,
+ * b1. */
 #define K_STEP_LOAD()                                                     \
   _mm_prefetch((const char *)b_next, _MM_HINT_T1);                        \
   b_next += NR;                                                           \
@@ -96,8 +97,8 @@ static inline __m256i lanes_below_(int64_t n) {
   ROWS(STORE_)
 
 /* Every tile, partial ones too (mr < MR rows, nr < NR columns), is written from registers:
- * the rows below mr are skipped, the columns past nr masked. A scalar path for the edges cost
- * MobileNetV2's 32->16 1x1 conv on 112x112 (M = 16: one tile in three has 4 rows) ~20%. */
+ * the rows below mr are skipped, the columns past nr masked. A scalar path for the edges was
+ * a visible cost where M is not a multiple of MR (M = 16: one tile in three has 4 rows). */
 void mace_f32_gemm_6x16__avx2(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
                               int64_t mr, int64_t nr, int accumulate,
                               const mace_gemm_tile_ep *ep) {

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/ukernels.h"
 
 #define MR 14
 #define NR 32
@@ -42,13 +43,11 @@
 /* One K step of a 32-wide kernel: its prefetches, then B's two vectors b0, b1.
  * - The next B panel (at b + NR * kc in a packed B) into L2, a line a K step, while this one is
  *   in use: a weights panel is streamed from memory on its first tile, at the compute rate,
- *   unless it is already on its way. In-process alternating, 1 thread: BERT 0.97-0.99x the
- *   time (2 threads 0.99), MobileNetV2 0.99, ResNet-50 1.00; into L1 instead, 1.05.
- * - The A panel (weights, often streamed from memory) 64 K steps ahead: ResNet-50 45.8 -> 39.5
- *   ms single-threaded (16, 32, 64, 128 steps tried; a prefetch never faults).
+ *   unless it is already on its way (into L1 instead was slower).
+ * - The A panel (weights, often streamed from memory) 64 K steps ahead (16, 32, 64, 128 steps
+ *   tried; a prefetch never faults).
  * - And the B panel 32 K steps ahead: MatMul's B is the weights, packed at load and streamed
- *   from memory on its first tile (a chain of eight 128 x 768 x 768 MatMuls, 1 thread,
- *   in-process alternating: 0.91x the time; 8, 16, 64 steps 0.93; ResNet-50 0.99). */
+ *   from memory on its first tile (8, 16, 32, 64 steps tried on a chain of MatMuls). */
 #define K_STEP_LOAD()                                                     \
   _mm_prefetch((const char *)b_next, _MM_HINT_T1);                        \
   b_next += NR;                                                           \

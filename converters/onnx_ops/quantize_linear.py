@@ -1,0 +1,142 @@
+"""ONNX QuantizeLinear / DequantizeLinear (opsets 10-21) -> mace Quantize / Dequantize.
+
+Per tensor (a scalar scale) or per axis (a 1-D scale along `axis`, opset 13+), int8 / uint8
+quantized values (int32 too for DequantizeLinear, the biases of QDQ models), f32 floats.
+What mace cannot compute fails with UnsupportedError naming it: blocked quantization
+(`block_size` > 0, opset 21), int4 / uint4 / int16 / uint16 / float8 types, float16 or
+bfloat16 scales. A QuantizeLinear / DequantizeLinear whose inputs are all constants (a QDQ
+model's int8 weights) is computed here in NumPy with the kernels' exact arithmetic, so the
+weights reach Conv / Gemm as f32 constants (the converter's generic folding uses
+onnx.reference, which has no DequantizeLinear before opset 19). The rest of a QDQ graph
+computes in f32 between exact Quantize / Dequantize ops: ONNX's rounding of activations, not
+int8 kernels (those are to come).
+"""
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from mace.errors import UnsupportedError
+
+from . import register
+
+_MACE_U8, _MACE_I8 = 2, 8  # mace_dtype numbers (csrc/include/mace/mace.h)
+_QUANTIZED = {np.dtype(np.uint8): _MACE_U8, np.dtype(np.int8): _MACE_I8}
+
+
+def _fail(node, why: str):
+    raise UnsupportedError(f"ONNX op '{node.op_type}' (node '{node.name}'): {why}")
+
+
+def _type_name(dt) -> str:
+    return "an unknown type" if dt is None else np.dtype(dt).name
+
+
+def _onnx_type_name(elem: int) -> str:
+    try:
+        return helper.tensor_dtype_to_string(int(elem)).replace("TensorProto.", "").lower()
+    except Exception:  # noqa: BLE001 - an unknown enum value
+        return f"type {elem}"
+
+
+def _check_common(ctx, node, attrs) -> tuple[str, str, str]:
+    """block_size and the scale; returns (x, scale, zero point or "")."""
+    if int(attrs.get("block_size", 0)) > 0:
+        _fail(node, f"blocked quantization (block_size {attrs['block_size']}) is not supported")
+    x, scale = ctx.input(node, 0), ctx.input(node, 1)
+    zp = ctx.input(node, 2) if ctx.has_input(node, 2) else ""
+    sdt = ctx.dtype(scale)
+    if sdt is not None and np.dtype(sdt) != np.float32:
+        _fail(node, f"{_type_name(sdt)} scales are not supported (float32 only)")
+    shape = ctx.shape(scale)
+    if shape is not None and len(shape) > 1:
+        _fail(node, f"a scale of rank {len(shape)} (blocked quantization) is not supported")
+    return x, scale, zp
+
+
+def _per_axis(value: np.ndarray, rank: int, axis: int) -> np.ndarray:
+    """A scale or zero point shaped to broadcast against X along `axis`."""
+    value = np.asarray(value)
+    if value.size == 1:
+        return value.reshape(())
+    shape = [1] * rank
+    shape[axis % rank] = value.size
+    return value.reshape(shape)
+
+
+def _fold(ctx, node, x: str, scale: str, zp: str, axis: int, compute) -> bool:
+    """Computes the node at conversion when X, scale and zero point are constants."""
+    xv, sv = ctx.const(x), ctx.const(scale)
+    zv = ctx.const(zp) if zp else None
+    if xv is None or sv is None or (zp and zv is None):
+        return False
+    rank = xv.ndim
+    s = _per_axis(sv.astype(np.float32), rank, axis)
+    z = _per_axis(zv, rank, axis).astype(np.int64) if zv is not None else np.int64(0)
+    ctx.forward(ctx.add_const(compute(xv, s, z), node.output[0]), node.output[0], node)
+    return True
+
+
+def _quantize(x: np.ndarray, scale: np.ndarray, zp: np.ndarray, out: np.dtype) -> np.ndarray:
+    """mace_f32_quantize_*__ref in NumPy: rint(x / scale) in f32, + zero point, saturated."""
+    info = np.iinfo(out)
+    v = np.rint(x.astype(np.float32) / scale).astype(np.float64) + zp
+    v = np.where(np.isnan(v), info.min, np.clip(v, info.min, info.max))
+    return v.astype(out)
+
+
+def _dequantize(x: np.ndarray, scale: np.ndarray, zp: np.ndarray) -> np.ndarray:
+    """mace_*_dequantize_f32__ref in NumPy: (x - zero point) exact, times scale in f32."""
+    return (x.astype(np.int64) - zp).astype(np.float32) * scale
+
+
+def _axis_arg(ctx, node, attrs, x: str) -> int:
+    axis = int(attrs.get("axis", 1))
+    rank = len(ctx.shape(x)) if ctx.shape(x) is not None else None
+    if rank is not None and axis < 0:
+        axis += rank
+    return axis
+
+
+@register("QuantizeLinear")
+def quantize_linear(ctx, node):
+    attrs = ctx.attrs(node)
+    x, scale, zp = _check_common(ctx, node, attrs)
+    xdt = ctx.dtype(x)
+    if xdt is not None and np.dtype(xdt) != np.float32:
+        _fail(node, f"{_type_name(xdt)} inputs are not supported (float32 only)")
+    if zp:
+        out = ctx.dtype(zp)
+        if out is None or np.dtype(out) not in _QUANTIZED:
+            _fail(node, f"quantizing to {_type_name(out)} is not supported (int8, uint8)")
+        out = np.dtype(out)
+    elif attrs.get("output_dtype", 0):
+        elem = int(attrs["output_dtype"])
+        name = _onnx_type_name(elem)
+        if name not in ("int8", "uint8"):
+            _fail(node, f"quantizing to {name} is not supported (int8, uint8)")
+        out = np.dtype(name)
+    else:
+        out = np.dtype(np.uint8)
+    axis = _axis_arg(ctx, node, attrs, x)
+    if _fold(ctx, node, x, scale, zp, axis, lambda v, s, z: _quantize(v, s, z, out)):
+        return
+    ctx.emit("Quantize", [x, scale, zp], [node.output[0]], node,
+             axis=axis, to=_QUANTIZED[out])
+
+
+@register("DequantizeLinear")
+def dequantize_linear(ctx, node):
+    attrs = ctx.attrs(node)
+    x, scale, zp = _check_common(ctx, node, attrs)
+    xdt = ctx.dtype(x)
+    if xdt is None or np.dtype(xdt) not in (np.int8, np.uint8, np.int32):
+        _fail(node, f"dequantizing {_type_name(xdt)} is not supported (int8, uint8, int32)")
+    if attrs.get("output_dtype", 0) and _onnx_type_name(attrs["output_dtype"]) != "float":
+        _fail(node, f"output type {_onnx_type_name(attrs['output_dtype'])} is not supported "
+                    "(float32 only)")
+    axis = _axis_arg(ctx, node, attrs, x)
+    if _fold(ctx, node, x, scale, zp, axis, _dequantize):
+        return
+    ctx.emit("Dequantize", [x, scale, zp], [node.output[0]], node,
+             axis=axis)

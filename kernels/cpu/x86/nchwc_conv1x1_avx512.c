@@ -1,3 +1,0 @@
-/* f32 pointwise convolution on the NCHWc layout, avx512 (simd/nchwc_conv1x1_impl.inc). */
-#include "kernels/cpu/simd/vec_avx512.h"
-#include "kernels/cpu/simd/nchwc_conv1x1_impl.inc"

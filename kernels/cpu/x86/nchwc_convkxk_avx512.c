@@ -1,3 +1,0 @@
-/* f32 direct KxK convolution on the NCHWc layout, avx512 (simd/nchwc_convkxk_impl.inc). */
-#include "kernels/cpu/simd/vec_avx512.h"
-#include "kernels/cpu/simd/nchwc_convkxk_impl.inc"
