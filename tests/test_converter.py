@@ -6,7 +6,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from helpers import make_model, rand
+from helpers import check_model, make_model, rand
 from mace import proto
 from mace.converters import convert, ir, onnx_fold, onnx_ops, serialize, transforms
 from mace.converters.onnx_converter import convert_onnx
@@ -717,7 +717,6 @@ def _need_engine():
 def test_fused_residual_block_matches_onnxruntime():
     _need_engine()
     _need("Conv", "BatchNormalization", "Relu", "Add", "Clip")
-    from helpers import check_model
     c = 4
     inits = [("w1", rand(c, c, 3, 3, seed=1)), ("w2", rand(c, c, 3, 3, seed=2)),
              ("w3", rand(c, c, 1, 1, seed=3)), ("b3", rand(c, seed=4)),
@@ -761,9 +760,6 @@ def test_fused_matmul_add_relu_matches_onnxruntime():
 def test_ceil_mode_pool_whose_last_window_starts_in_padding_then_more_ops():
     """ONNX shape inference keeps a last pooling window that starts in the end padding;
     onnxruntime and mace drop it. The ops after it must still load and match."""
-    import sys
-    sys.path.insert(0, __import__("os").path.dirname(__file__))
-    from helpers import check_model, make_model, rand
     from onnx import helper as h
     m = make_model([h.make_node("MaxPool", ["x"], ["p"], kernel_shape=[2, 2], strides=[2, 2],
                                 pads=[1, 1, 1, 1], ceil_mode=1),

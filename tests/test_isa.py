@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 from onnx import helper
-from helpers import cpu_flags
+from helpers import check_model, cpu_flags, make_model, rand
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -69,8 +69,6 @@ def test_unsupported_isa_falls_back_with_a_warning():
 # GEMM-sized problems (the op tests are mostly smaller than a tile): K past the K block (256),
 # partial tiles, batch broadcasting, constant (prepacked) and run-time weights, fused bias +
 # activation. Run in-process at the detected ISA and, through the subprocesses above, at each.
-sys.path.insert(0, HERE)
-from helpers import check_model, make_model, rand  # noqa: E402
 
 CONV_CASES = [
     ((2, 40, 17, 19), (70, 40, 3, 3), {"pads": [1, 0, 2, 1], "strides": [2, 1]}, "Relu"),

@@ -4,12 +4,10 @@ Every case whose ops mace converts must pass, or be listed with its reason in
 tests/onnx_conformance_exceptions.txt. The counts are printed at the end of the run.
 """
 import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-import conformance  # noqa: E402
+import conformance
 
 SUMMARY = []
 

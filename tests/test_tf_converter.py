@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mace
-from converters import tf_pb
+from mace.converters import tf_pb
 
 TESTDATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "testdata")
 

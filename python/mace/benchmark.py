@@ -36,6 +36,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .cli_common import add_affinity_arg, random_feeds
 from .errors import InvalidArgumentError
 from .session import DEFAULT_AFFINITY
 
@@ -299,7 +300,6 @@ def format_report(r: BenchResult) -> str:
 
 def cmd_benchmark(args: argparse.Namespace) -> int:
     import mace
-    from .cli import _random_input
     if getattr(args, "model", None) is None:
         print("mace benchmark: a MODEL is required", file=sys.stderr)
         return 2
@@ -312,8 +312,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         print(f"mace benchmark: cannot load {args.model}: {type(e).__name__}: {e}",
               file=sys.stderr)
         return 1
-    rng = np.random.default_rng(args.seed)
-    feeds = {i.name: _random_input(i.shape, i.dtype, rng) for i in sess.inputs}
+    feeds = random_feeds(sess, args.seed)
     try:
         result = collect(sess, feeds, rounds=args.round, warmup=args.warmup,
                          model_path=args.model)
@@ -335,8 +334,7 @@ def add_benchmark_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--round", type=int, default=10, help="timed and profiled runs (default 10)")
     p.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
     p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
-    from .cli import AFFINITIES, AFFINITY_HELP
-    p.add_argument("--affinity", choices=AFFINITIES, default=None, help=AFFINITY_HELP)
+    add_affinity_arg(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
 
 

@@ -21,18 +21,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .session import AFFINITY_NAMES
-
-
-def _random_input(shape: tuple, dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:
-    shape = tuple(max(int(d), 1) for d in shape)
-    if dtype is None:
-        dtype = np.dtype(np.float32)
-    if np.issubdtype(dtype, np.floating):
-        return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, size=shape).astype(np.bool_)
-    return np.zeros(shape, dtype)  # indices and shape-like inputs: 0 is always in range
+from .cli_common import add_affinity_arg, random_feeds
 
 
 def _with_config(fn: Callable, args: argparse.Namespace, what: str) -> int:
@@ -63,11 +52,6 @@ def add_convert(sub) -> None:
     p.set_defaults(func=cmd_convert)
 
 
-AFFINITIES = list(AFFINITY_NAMES)
-AFFINITY_HELP = ("thread placement: big (default: each thread on a core of its own among the "
-                 "fastest), little, or none (left to the OS)")
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     import mace
     if args.config:
@@ -84,8 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except mace.MaceError as e:
         print(f"mace run: cannot load {args.model}: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    rng = np.random.default_rng(args.seed)
-    feeds = {i.name: _random_input(i.shape, i.dtype, rng) for i in sess.inputs}
+    feeds = random_feeds(sess, args.seed)
     for i in sess.inputs:
         print(f"input  {i.name}: {list(i.shape)} {i.dtype}")
     try:
@@ -133,7 +116,7 @@ def add_run(sub) -> None:
     p.add_argument("--round", type=int, default=1, help="timed runs (default 1)")
     p.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
     p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
-    p.add_argument("--affinity", choices=AFFINITIES, default=None, help=AFFINITY_HELP)
+    add_affinity_arg(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("--profile", action="store_true", help="also print per-op times")
     p.set_defaults(func=cmd_run)

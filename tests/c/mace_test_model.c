@@ -1,7 +1,7 @@
 /* Helper for the mace_run tests (not a test itself): writes a tiny model and its .npy files, and
  * compares .npy files.
  *
- *   mace_test_model write DIR     DIR/tiny.pb, DIR/tiny.data: y = relu(x + b), x [1,3,4,4] NCHW f32;
+ *   mace_test_model write DIR     DIR/tiny.pb, DIR/tiny.data: the tiny model of tiny_model.h;
  *                                 DIR/x.npy (f32), DIR/x64.npy (the same values as f64),
  *                                 DIR/y_expected.npy, DIR/x_bad_shape.npy [1,2,4,6],
  *                                 DIR/x_garbage.npy (not a .npy)
@@ -15,10 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "mace.pb-c.h"
 #include "npy.h"
-
-static const float kBias[3] = {0.5f, -0.25f, 2.0f};
+#include "tiny_model.h"
 
 static int write_file(const char *path, const void *data, size_t size) {
   FILE *f = fopen(path, "wb");
@@ -33,90 +31,25 @@ static int write_file(const char *path, const void *data, size_t size) {
 }
 
 static int write_model(const char *dir) {
-  int64_t xdims[4] = {1, 3, 4, 4}, bdims[4] = {1, 3, 1, 1};
-  Mace__InputOutputInfo in = MACE__INPUT_OUTPUT_INFO__INIT, out = MACE__INPUT_OUTPUT_INFO__INIT;
-  in.name = "x";
-  in.n_dims = 4;
-  in.dims = xdims;
-  in.has_data_type = 1;
-  in.data_type = MACE__DATA_TYPE__DT_FLOAT;
-  in.has_data_format = 1;
-  in.data_format = MACE__DATA_FORMAT__NCHW;
-  out = in;
-  out.name = "y";
-  Mace__ConstTensor b = MACE__CONST_TENSOR__INIT;
-  b.name = "b";
-  b.n_dims = 4;
-  b.dims = bdims;
-  b.has_data_type = 1;
-  b.data_type = MACE__DATA_TYPE__DT_FLOAT;
-  b.has_offset = 1;
-  b.offset = 0;
-  b.has_data_size = 1;
-  b.data_size = sizeof(kBias);
-  char *in0[2] = {"x", "b"}, *out0[1] = {"t1"}, *in1[1] = {"t1"}, *out1[1] = {"y"};
-  Mace__Argument etype = MACE__ARGUMENT__INIT, act = MACE__ARGUMENT__INIT;
-  etype.name = "type";
-  etype.has_s = 1;
-  etype.s.data = (uint8_t *)"ADD";
-  etype.s.len = 3;
-  act.name = "activation";
-  act.has_s = 1;
-  act.s.data = (uint8_t *)"RELU";
-  act.s.len = 4;
-  Mace__Argument *args0[1] = {&etype}, *args1[1] = {&act};
-  Mace__OperatorDef op0 = MACE__OPERATOR_DEF__INIT, op1 = MACE__OPERATOR_DEF__INIT;
-  op0.name = "add";
-  op0.type = "Eltwise";
-  op0.n_input = 2;
-  op0.input = in0;
-  op0.n_output = 1;
-  op0.output = out0;
-  op0.n_arg = 1;
-  op0.arg = args0;
-  op1.name = "relu";
-  op1.type = "Activation";
-  op1.n_input = 1;
-  op1.input = in1;
-  op1.n_output = 1;
-  op1.output = out1;
-  op1.n_arg = 1;
-  op1.arg = args1;
-  Mace__OperatorDef *ops[2] = {&op0, &op1};
-  Mace__ConstTensor *consts[1] = {&b};
-  Mace__InputOutputInfo *ins[1] = {&in}, *outs[1] = {&out};
-  Mace__NetDef net = MACE__NET_DEF__INIT;
-  net.name = "tiny";
-  net.n_op = 2;
-  net.op = ops;
-  net.n_tensors = 1;
-  net.tensors = consts;
-  net.n_input_info = 1;
-  net.input_info = ins;
-  net.n_output_info = 1;
-  net.output_info = outs;
-  net.has_weights_size = 1;
-  net.weights_size = 64;
-
-  size_t size = mace__net_def__get_packed_size(&net);
-  uint8_t *buf = malloc(size);
-  if (!buf) return 1;
-  mace__net_def__pack(&net, buf);
+  size_t size = 0;
+  uint8_t *graph = tiny_model_build(V_OK, &size), *weights = tiny_model_weights();
   char path[4096], err[256];
+  int rc = 1;
+  if (!graph || !weights) {
+    fprintf(stderr, "mace_test_model: out of memory\n");
+    goto done;
+  }
   snprintf(path, sizeof(path), "%s/tiny.pb", dir);
-  int rc = write_file(path, buf, size);
-  free(buf);
-  uint8_t weights[64] = {0};
-  memcpy(weights, kBias, sizeof(kBias));
+  rc = write_file(path, graph, size);
   snprintf(path, sizeof(path), "%s/tiny.data", dir);
-  rc |= write_file(path, weights, sizeof(weights));
+  rc |= write_file(path, weights, TINY_WEIGHTS_BYTES);
 
   float x[48], y[48];
   double x64[48];
   for (int i = 0; i < 48; ++i) {
     x[i] = (float)((i * 37) % 23 - 11) / 8.0f;
     x64[i] = x[i];
-    float v = x[i] + kBias[i / 16];
+    float v = x[i] + kTinyBias[i / 16];
     y[i] = v > 0 ? v : 0;
   }
   struct { const char *name; mace_npy_type type; int64_t dims[4]; const void *data; } files[] = {
@@ -134,6 +67,9 @@ static int write_model(const char *dir) {
   }
   snprintf(path, sizeof(path), "%s/x_garbage.npy", dir);
   rc |= write_file(path, "\x93NUMPY\x01\x00\xff\xff{'descr'", 17);
+done:
+  free(graph);
+  free(weights);
   return rc;
 }
 

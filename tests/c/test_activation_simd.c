@@ -12,14 +12,9 @@
 #include <string.h>
 
 #include "ops/simd_dispatch.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long checked = 0;
-
-static float frand(unsigned *s, float scale) {
-  *s = *s * 1103515245u + 12345u;
-  return ((float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f) * scale;
-}
 
 /* Distance in units in the last place (same-sign floats; different signs count as far apart
  * unless both are zeros). */
@@ -50,7 +45,7 @@ static void check(const mace_simd_kernels *v, mace_activation_kind kind, int64_t
                                kind == MACE_ACT_RELUX ? 0.5f : 0.4f};
   float *x = malloc(sizeof(float) * (n + 1)), *ref = malloc(sizeof(float) * (n + 1));
   float *y = malloc(sizeof(float) * (n + 1));
-  for (int64_t i = 0; i < n; ++i) x[i] = frand(&seed, scale);
+  for (int64_t i = 0; i < n; ++i) x[i] = scale * frand(&seed);
   if (n > 3) {  /* special values */
     x[0] = 0.0f;
     x[1] = -0.0f;
@@ -74,10 +69,9 @@ static void check(const mace_simd_kernels *v, mace_activation_kind kind, int64_t
                                                fabsf(y[i] - ref[i]) <= FLT_MIN) ||
               (kind == MACE_ACT_GELU && gelu_close(x[i], y[i], ref[i]));
     if (!ok) {
-      if (++failures <= 20)
-        printf("FAIL %s %s n=%lld scale=%g in_place=%d: [%lld] x=%.9g got %.9g want %.9g\n",
-               v->name, kind_name(kind), (long long)n, scale, in_place, (long long)i,
-               i < n ? x[i] : 0.0f, y[i], ref[i]);
+      FAIL("%s %s n=%lld scale=%g in_place=%d: [%lld] x=%.9g got %.9g want %.9g",
+           v->name, kind_name(kind), (long long)n, scale, in_place, (long long)i,
+           i < n ? x[i] : 0.0f, y[i], ref[i]);
       break;
     }
   }
@@ -96,17 +90,14 @@ static void sweep_gelu(const mace_simd_kernels *v) {
   mace_f32_activation__ref(&act, x, ref, n);
   v->activation(&act, x, y, n);
   double worst = 0.0;
-  int bad = 0;
   for (int64_t i = 0; i < n; ++i) {
     const double e = fabs((double)y[i] - (double)ref[i]) / fabs((double)x[i] ? x[i] : 1.0f);
     if (e > worst) worst = e;
     if (!(ulp_diff(y[i], ref[i]) <= 4.0 || gelu_close(x[i], y[i], ref[i]))) {
-      if (++bad <= 5)
-        printf("FAIL %s GELU sweep x=%.9g got %.9g want %.9g\n", v->name, x[i], y[i], ref[i]);
+      FAIL("%s GELU sweep x=%.9g got %.9g want %.9g", v->name, x[i], y[i], ref[i]);
     }
   }
   printf("  %s GELU      max |error| / |x| %.3g over [-100, 100]\n", v->name, worst);
-  failures += bad;
   free(x);
   free(ref);
   free(y);
@@ -129,7 +120,8 @@ static void sweep(const mace_simd_kernels *v, mace_activation_kind kind, float a
   }
   printf("  %s %-9s alpha %g max %.0f ulp over [-100, 100]\n", v->name, kind_name(kind),
          (double)alpha, worst);
-  if (worst > 4.0) ++failures;
+  if (worst > 4.0)
+    FAIL("%s %s alpha %g: max %.0f ulp > 4", v->name, kind_name(kind), (double)alpha, worst);
   free(x);
   free(ref);
   free(y);
@@ -159,8 +151,7 @@ int main(void) {
   const mace_activation relu = {MACE_ACT_RELU, 0.0f, 0.0f};
   float a[5] = {-1, 2, -3, 4, -5}, b[5];
   mace_f32_activation(&relu, a, b, 5);
-  if (b[0] != 0.0f || b[1] != 2.0f || b[4] != 0.0f) ++failures;
-  printf("test_activation_simd: %d variant(s) (active %s), %ld values checked, %d failure(s)\n",
-         nv, mace_simd_active()->name, checked, failures);
-  return failures != 0;
+  CHECK(b[0] == 0.0f && b[1] == 2.0f && b[4] == 0.0f, "mace_f32_activation (RELU) of {-1, 2, ...}");
+  return TEST_FINISH("%d variant(s) (active %s), %ld values checked", nv, mace_simd_active()->name,
+                     checked);
 }

@@ -8,14 +8,9 @@
 
 #include "kernels/cpu/col2im.h"
 #include "ops/simd_dispatch.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long cases = 0;
-
-static float frand_(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
 
 static void check(const mace_simd_kernels *v, int64_t k, int64_t stride, int64_t dil,
                   int64_t pad, int64_t in_h, int64_t in_w, unsigned seed) {
@@ -30,17 +25,17 @@ static void check(const mace_simd_kernels *v, int64_t k, int64_t stride, int64_t
   float *rows = malloc(sizeof(float) * (size_t)nrows);
   float *want = malloc(sizeof(float) * (size_t)nout), *got = malloc(sizeof(float) * (size_t)nout);
   float *buf = malloc(sizeof(float) * (size_t)mace_col2im_buf_floats(&s));
-  for (int64_t i = 0; i < nrows; ++i) rows[i] = frand_(&seed);
-  const float bias = frand_(&seed);
+  for (int64_t i = 0; i < nrows; ++i) rows[i] = frand(&seed);
+  const float bias = frand(&seed);
   for (int with_buf = 0; with_buf < 2; ++with_buf) {
     ++cases;
     mace_f32_col2im__ref(&s, rows, bias, want, with_buf ? buf : NULL);
     for (int64_t i = 0; i < nout; ++i) got[i] = -12345.0f;
     v->col2im(&s, rows, bias, got, with_buf ? buf : NULL);
-    if (memcmp(got, want, sizeof(float) * (size_t)nout) != 0 && ++failures <= 20)
-      printf("FAIL %s k=%lld stride=%lld dil=%lld pad=%lld in=%lldx%lld buf=%d\n", v->name,
-             (long long)k, (long long)stride, (long long)dil, (long long)pad, (long long)in_h,
-             (long long)in_w, with_buf);
+    if (memcmp(got, want, sizeof(float) * (size_t)nout) != 0)
+      FAIL("%s k=%lld stride=%lld dil=%lld pad=%lld in=%lldx%lld buf=%d", v->name,
+           (long long)k, (long long)stride, (long long)dil, (long long)pad, (long long)in_h,
+           (long long)in_w, with_buf);
   }
   free(rows);
   free(want);
@@ -65,6 +60,5 @@ int main(void) {
             for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); ++w)
               check(v, k, stride, dil, pad, 3, widths[w], ++seed);
   }
-  printf("col2im: %d SIMD variant(s), %ld cases, %d failures\n", tested, cases, failures);
-  return failures ? 1 : 0;
+  return TEST_FINISH("%d SIMD variant(s), %ld cases", tested, cases);
 }

@@ -22,14 +22,9 @@
 #include "kernels/cpu/directconv.h"
 #include "kernels/cpu/ref/conv2d.h"
 #include "ops/simd_dispatch.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long checked = 0, cases = 0;
-
-static float frand(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
 
 /* Runs items [lo, hi) of the window (0 <= lo <= hi <= window, as fractions in 1/4) and checks
  * the outputs of those items against the reference and the others untouched. */
@@ -44,9 +39,8 @@ static void check(const mace_simd_kernels *v, int64_t ic, int64_t oc, int64_t k,
   s.out_h = (h + pt + pb - k) / stride + 1;
   s.out_w = (w + pl + pr - k) / stride + 1;
   if (!mace_f32_directconv_applies(&s)) {
-    printf("FAIL applies() refuses in_c %lld k %lld s %lld\n", (long long)ic, (long long)k,
-           (long long)stride);
-    ++failures;
+    FAIL("applies() refuses in_c %lld k %lld s %lld", (long long)ic, (long long)k,
+         (long long)stride);
     return;
   }
   const int64_t in_plane = h * w, out_plane = s.out_h * s.out_w, taps = ic * k * k;
@@ -58,7 +52,7 @@ static void check(const mace_simd_kernels *v, int64_t ic, int64_t oc, int64_t k,
   for (int64_t i = 0; i < ni; ++i) x[i] = frand(&seed);
   for (int64_t i = 0; i < oc * taps; ++i) f[i] = frand(&seed);
   for (int64_t i = 0; i < oc; ++i) bias[i] = frand(&seed);
-  for (int64_t i = 0; i < no; ++i) ref[i] = y[i] = 99.0f;
+  for (int64_t i = 0; i < no; ++i) ref[i] = y[i] = SENTINEL;
   const mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 0.5f};
   mace_f32_conv2d__ref(&s, x, f, use_bias ? bias : NULL, &act, ref, 0,
                        mace_f32_conv2d_window__ref(&s));
@@ -97,15 +91,14 @@ static void check(const mace_simd_kernels *v, int64_t ic, int64_t oc, int64_t k,
           const double ulps = act_kind == MACE_ACT_SWISH  ? 5.0 * ldexp(fabs(ref[i]), -23)
                               : act_kind != MACE_ACT_NONE ? ldexp(fabs(ref[i]), -23)
                                                           : 0.0;
-          const int ok = done ? d <= rate * mag + ulps : y[i] == 99.0f;
+          const int ok = done ? d <= rate * mag + ulps : y[i] == SENTINEL;
           if (!ok) {
-            if (++failures <= 20)
-              printf("FAIL %s ic%lld oc%lld k%lld in %lldx%lld s%lld pads %lld,%lld,%lld,%lld "
-                     "bias=%d act=%d split=%d: (%lld,%lld,%lld,%lld) got %.9g want %.9g\n",
-                     v->name, (long long)ic, (long long)oc, (long long)k, (long long)h,
-                     (long long)w, (long long)stride, (long long)pt, (long long)pl,
-                     (long long)pb, (long long)pr, use_bias, act_kind, split, (long long)n,
-                     (long long)o, (long long)oh, (long long)ow, y[i], ref[i]);
+            FAIL("%s ic%lld oc%lld k%lld in %lldx%lld s%lld pads %lld,%lld,%lld,%lld "
+                 "bias=%d act=%d split=%d: (%lld,%lld,%lld,%lld) got %.9g want %.9g",
+                 v->name, (long long)ic, (long long)oc, (long long)k, (long long)h,
+                 (long long)w, (long long)stride, (long long)pt, (long long)pl,
+                 (long long)pb, (long long)pr, use_bias, act_kind, split, (long long)n,
+                 (long long)o, (long long)oh, (long long)ow, y[i], ref[i]);
             goto done;
           }
         }
@@ -173,7 +166,6 @@ int main(void) {
     check(v, 3, 32, 3, 9, 224, 2, 1, 1, 1, 1, 1, MACE_ACT_SWISH, 3, ++seed);
     check(v, 3, 64, 3, 9, 224, 2, 0, 0, 0, 0, 1, MACE_ACT_RELU, 0, ++seed);
   }
-  printf("test_directconv_simd: %d SIMD variant(s) of %d, %ld cases, %ld values checked, "
-         "%d failure(s)\n", tested, nv, cases, checked, failures);
-  return failures != 0;
+  return TEST_FINISH("%d SIMD variant(s) of %d, %ld cases, %ld values checked", tested, nv,
+                     cases, checked);
 }

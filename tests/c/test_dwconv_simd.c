@@ -19,14 +19,9 @@
 
 #include "kernels/cpu/ref/conv2d.h"
 #include "ops/simd_dispatch.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long checked = 0, cases = 0;
-
-static float frand(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
 
 static void check_c(const mace_simd_kernels *v, int64_t C, int64_t N, int64_t k, int64_t h,
                     int64_t w, int64_t stride, int64_t pt, int64_t pl, int64_t pb, int64_t pr,
@@ -49,7 +44,7 @@ static void check_c(const mace_simd_kernels *v, int64_t C, int64_t N, int64_t k,
   for (int64_t i = 0; i < ni; ++i) x[i] = frand(&seed);
   for (int64_t i = 0; i < C * kk; ++i) f[i] = frand(&seed);
   for (int64_t i = 0; i < C; ++i) bias[i] = frand(&seed);
-  for (int64_t i = 0; i < no; ++i) ref[i] = y[i] = 99.0f;
+  for (int64_t i = 0; i < no; ++i) ref[i] = y[i] = SENTINEL;
   const mace_activation act = {(mace_activation_kind)act_kind, 0.1f, 0.5f};
   const int64_t planes = N * C;
   mace_f32_conv2d__ref(&s, x, f, use_bias ? bias : NULL, &act, ref, 1, planes);
@@ -70,14 +65,13 @@ static void check_c(const mace_simd_kernels *v, int64_t C, int64_t N, int64_t k,
         const int64_t i = p * out_plane + oh * s.out_w + ow;
         ++checked;
         const double d = fabs((double)y[i] - (double)ref[i]);
-        const int ok = p == 0 ? y[i] == 99.0f : d <= 2e-6 * scale * mag;
+        const int ok = p == 0 ? y[i] == SENTINEL : d <= 2e-6 * scale * mag;
         if (!ok) {
-          if (++failures <= 20)
-            printf("FAIL %s k%lld in %lldx%lld s%lld pads %lld,%lld,%lld,%lld bias=%d act=%d: "
-                   "plane %lld (%lld,%lld) got %.9g want %.9g\n", v->name, (long long)k,
-                   (long long)h, (long long)w, (long long)stride, (long long)pt, (long long)pl,
-                   (long long)pb, (long long)pr, use_bias, act_kind, (long long)p,
-                   (long long)oh, (long long)ow, y[i], ref[i]);
+          FAIL("%s k%lld in %lldx%lld s%lld pads %lld,%lld,%lld,%lld bias=%d act=%d: "
+               "plane %lld (%lld,%lld) got %.9g want %.9g", v->name, (long long)k,
+               (long long)h, (long long)w, (long long)stride, (long long)pt, (long long)pl,
+               (long long)pb, (long long)pr, use_bias, act_kind, (long long)p,
+               (long long)oh, (long long)ow, y[i], ref[i]);
           goto done;
         }
       }
@@ -149,7 +143,6 @@ int main(void) {
         }
       }
   }
-  printf("test_dwconv_simd: %d SIMD variant(s) of %d, %ld cases, %ld values checked, "
-         "%d failure(s)\n", tested, nv, cases, checked, failures);
-  return failures != 0;
+  return TEST_FINISH("%d SIMD variant(s) of %d, %ld cases, %ld values checked", tested, nv,
+                     cases, checked);
 }

@@ -9,22 +9,17 @@
 #include <string.h>
 
 #include "ops/simd_dispatch.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long checked = 0;
-
-static float frand(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 4096.0f - 8.0f;
-}
 
 static void check(const mace_simd_kernels *v, mace_eltwise_type type, int64_t n, int sa, int sb,
                   int in_place, unsigned seed) {
   const int64_t na = sa ? n : 1, nb = sb ? n : 1;
   float *a = malloc(sizeof(float) * (na + 1)), *b = malloc(sizeof(float) * (nb + 1));
   float *ref = malloc(sizeof(float) * (n + 1)), *y = malloc(sizeof(float) * (n + 1));
-  for (int64_t i = 0; i < na; ++i) a[i] = frand(&seed);
-  for (int64_t i = 0; i < nb; ++i) b[i] = frand(&seed);
+  for (int64_t i = 0; i < na; ++i) a[i] = 8.0f * frand(&seed);
+  for (int64_t i = 0; i < nb; ++i) b[i] = 8.0f * frand(&seed);
   if (n > 4 && sa && sb) {  /* NaN, signed zeros, equal values, a zero divisor */
     a[0] = NAN;
     b[1] = NAN;
@@ -53,9 +48,8 @@ static void check(const mace_simd_kernels *v, mace_eltwise_type type, int64_t n,
     ++checked;
     const int same = memcmp(&y[i], &ref[i], 4) == 0 || (isnan(y[i]) && isnan(ref[i]));
     if (!same) {
-      if (++failures <= 20)
-        printf("FAIL %s type=%d n=%lld sa=%d sb=%d in_place=%d: [%lld] got %.9g want %.9g\n",
-               v->name, (int)type, (long long)n, sa, sb, in_place, (long long)i, y[i], ref[i]);
+      FAIL("%s type=%d n=%lld sa=%d sb=%d in_place=%d: [%lld] got %.9g want %.9g",
+           v->name, (int)type, (long long)n, sa, sb, in_place, (long long)i, y[i], ref[i]);
       break;
     }
   }
@@ -92,8 +86,8 @@ static void check_bcast(const mace_simd_kernels *v, mace_eltwise_type type, unsi
   for (int d = 0; d < ond; ++d) n *= od[d];
   float *a = malloc(sizeof(float) * na_el), *b = malloc(sizeof(float) * nb_el);
   float *ref = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
-  for (int64_t i = 0; i < na_el; ++i) a[i] = frand(seed);
-  for (int64_t i = 0; i < nb_el; ++i) b[i] = frand(seed) + 0.01f;
+  for (int64_t i = 0; i < na_el; ++i) a[i] = 8.0f * frand(seed);
+  for (int64_t i = 0; i < nb_el; ++i) b[i] = 8.0f * frand(seed) + 0.01f;
   const int64_t lo = n > 4 ? n / 3 : 0, hi = n > 4 ? n - 1 : n;
   for (int part = 0; part < 2; ++part) {
     const int64_t b0 = part ? lo : 0, b1 = part ? hi : n;
@@ -102,13 +96,13 @@ static void check_bcast(const mace_simd_kernels *v, mace_eltwise_type type, unsi
     v->eltwise_binary(type, &shape, a, b, y, b0, b1);
     checked += n;
     if (memcmp(y, ref, sizeof(float) * n) != 0) {
-      if (++failures <= 20) {
-        printf("FAIL %s bcast type=%d a=[", v->name, (int)type);
-        for (int d = 0; d < nd; ++d) printf(" %lld", (long long)ad[d]);
-        printf(" ] b=[");
-        for (int d = 0; d < nb; ++d) printf(" %lld", (long long)bd[d]);
-        printf(" ] range [%lld, %lld)\n", (long long)b0, (long long)b1);
-      }
+      char dims[256];
+      int at = snprintf(dims, sizeof(dims), "a=[");
+      for (int d = 0; d < nd; ++d) at += snprintf(dims + at, sizeof(dims) - at, " %lld", (long long)ad[d]);
+      at += snprintf(dims + at, sizeof(dims) - at, " ] b=[");
+      for (int d = 0; d < nb; ++d) at += snprintf(dims + at, sizeof(dims) - at, " %lld", (long long)bd[d]);
+      FAIL("%s bcast type=%d %s ] range [%lld, %lld)", v->name, (int)type, dims, (long long)b0,
+           (long long)b1);
       break;
     }
   }
@@ -140,7 +134,5 @@ int main(void) {
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); ++t)
       for (int rep = 0; rep < 300; ++rep) check_bcast(v, types[t], &seed);
   }
-  printf("test_eltwise_simd: %d SIMD variant(s) of %d, %ld values checked, %d failure(s)\n",
-         tested, nv, checked, failures);
-  return failures != 0;
+  return TEST_FINISH("%d SIMD variant(s) of %d, %ld values checked", tested, nv, checked);
 }

@@ -12,14 +12,9 @@
 #include "core/threadpool.h"
 #include "kernels/cpu/ref/gemm.h"
 #include "ops/gemm_dispatch.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long cases = 0;
-
-static float frand(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
 
 /* Reference: C = A * B via mace_f32_gemm__ref, then residual, bias and activation. */
 static void reference(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs,
@@ -78,11 +73,9 @@ static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int
   }
   ++cases;
   if (!(maxerr <= 1e-5 * maxref * (k > 16 ? sqrt((double)k) : 4.0))) {
-    if (failures < 30)
-      fprintf(stderr, "FAIL %s m=%lld n=%lld k=%lld ta=%d tb=%d prepack=%d bias=%d act=%d "
-              "residual=%d: max err %g (max |ref| %g)\n", f->name, (long long)m, (long long)n,
-              (long long)k, ta, tb, prepack, bias_mode, act_kind, residual, maxerr, maxref);
-    ++failures;
+    FAIL("%s m=%lld n=%lld k=%lld ta=%d tb=%d prepack=%d bias=%d act=%d "
+         "residual=%d: max err %g (max |ref| %g)", f->name, (long long)m, (long long)n,
+         (long long)k, ta, tb, prepack, bias_mode, act_kind, residual, maxerr, maxref);
   }
   free(a); free(b); free(bias); free(c); free(r); free(pa); free(pb); free(scratch); free(res);
 }
@@ -97,7 +90,7 @@ int main(void) {
          mace_cpu_isa_name(mace_cpu_isa_active()));
   mace_threadpool *pool2 = NULL;
   if (mace_threadpool_create(2, MACE_AFFINITY_NONE, &pool2) != MACE_OK) {
-    fprintf(stderr, "FAIL: cannot create a thread pool\n");
+    FAIL("cannot create a thread pool");
     return 1;
   }
   static const int64_t sizes[] = {1, 2, 5, 6, 7, 13, 16, 17, 31, 64, 100};
@@ -141,10 +134,5 @@ int main(void) {
   }
   if (nf == 0) printf("no SIMD GEMM family for this CPU: nothing to test\n");
   mace_threadpool_destroy(pool2);
-  if (failures) {
-    fprintf(stderr, "%d of %ld cases failed\n", failures, cases);
-    return 1;
-  }
-  printf("test_gemm: %ld cases passed\n", cases);
-  return 0;
+  return TEST_FINISH("%ld cases", cases);
 }

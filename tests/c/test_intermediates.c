@@ -15,27 +15,12 @@
 
 #include "mace.pb-c.h"
 #include "mace/mace.h"
+#include "test_util.h"
 
 #define C 10
 #define E 20
 #define H 6
 #define W 5
-
-static int failures = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      failures++;                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
-
-static float frand(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
 
 /* ---- the model: a NetDef built with protobuf-c, weights in one 64-byte aligned blob ------- */
 
@@ -366,10 +351,5 @@ int main(void) {
   mace_engine_destroy(eng);
   free(m.graph);
   free(m.blob);
-  if (failures) {
-    fprintf(stderr, "test_intermediates: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_intermediates: all checks passed\n");
-  return 0;
+  return TEST_FINISH("%ld checks", test_checks);
 }

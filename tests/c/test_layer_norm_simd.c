@@ -18,15 +18,10 @@
 
 #include "kernels/cpu/ref/layer_norm.h"
 #include "ops/simd_dispatch.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long checked = 0;
 static double worst = 0.0;
-
-static float frand(unsigned *s, float lo, float hi) {
-  *s = *s * 1103515245u + 12345u;
-  return lo + (hi - lo) * (float)((*s >> 8) & 0xffff) / 65535.0f;
-}
 
 static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, float offset,
                   int scale_step, int bias_mode, int rms, int in_place, unsigned seed) {
@@ -35,9 +30,9 @@ static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, float o
   float *y = malloc(sizeof(float) * n), *sc = malloc(sizeof(float) * len);
   float *bi = malloc(sizeof(float) * len);
   float m_ref[8], i_ref[8], m_y[8], i_y[8];
-  for (int64_t i = 0; i < n; ++i) x[i] = offset + frand(&seed, -1.0f, 1.0f);
-  for (int64_t i = 0; i < len; ++i) sc[i] = frand(&seed, 0.5f, 2.0f);
-  for (int64_t i = 0; i < len; ++i) bi[i] = frand(&seed, -1.0f, 1.0f);
+  for (int64_t i = 0; i < n; ++i) x[i] = offset + frand_range(&seed, -1.0f, 1.0f);
+  for (int64_t i = 0; i < len; ++i) sc[i] = frand_range(&seed, 0.5f, 2.0f);
+  for (int64_t i = 0; i < len; ++i) bi[i] = frand_range(&seed, -1.0f, 1.0f);
   for (int64_t i = 0; i < n; ++i) ref[i] = y[i] = -5.0f; /* rows outside [b, e) stay */
   const float *bias = bias_mode ? bi : NULL;
   const int64_t bias_step = bias_mode == 2 ? 1 : 0;
@@ -63,11 +58,10 @@ static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, float o
         if (err > worst) worst = err;
       }
       if (!(fabs((double)y[i] - (double)ref[i]) <= tol)) {
-        if (++failures <= 20)
-          printf("FAIL %s rows=%lld len=%lld offset=%g scale_step=%d bias=%d rms=%d in_place=%d:"
-                 " [%lld][%lld] got %.9g want %.9g\n", v->name, (long long)rows, (long long)len,
-                 (double)offset, scale_step, bias_mode, rms, in_place, (long long)r, (long long)k,
-                 y[i], ref[i]);
+        FAIL("%s rows=%lld len=%lld offset=%g scale_step=%d bias=%d rms=%d in_place=%d:"
+             " [%lld][%lld] got %.9g want %.9g", v->name, (long long)rows, (long long)len,
+             (double)offset, scale_step, bias_mode, rms, in_place, (long long)r, (long long)k,
+             y[i], ref[i]);
         r = rows;
         break;
       }
@@ -77,10 +71,9 @@ static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, float o
     ++checked;
     const int ok = fabs((double)m_y[r] - m_ref[r]) <= 1e-5 * (1.0 + 1e-3 * fabs(m_ref[r])) &&
                    fabs((double)i_y[r] - i_ref[r]) <= 1e-5 * fabs(i_ref[r]);
-    if (!ok && ++failures <= 20)
-      printf("FAIL %s len=%lld offset=%g rms=%d: row %lld mean %.9g / %.9g inv_std %.9g / %.9g\n",
-             v->name, (long long)len, (double)offset, rms, (long long)r, m_y[r], m_ref[r],
-             i_y[r], i_ref[r]);
+    if (!ok) FAIL("%s len=%lld offset=%g rms=%d: row %lld mean %.9g / %.9g inv_std %.9g / %.9g",
+                  v->name, (long long)len, (double)offset, rms, (long long)r, m_y[r], m_ref[r],
+                  i_y[r], i_ref[r]);
   }
   free(x);
   free(ref);
@@ -96,8 +89,7 @@ static void expect(const char *what, const mace_simd_kernels *v, long long at, f
   const double tol = 1e-5 * ((double)t_abs + (double)bias_abs) + 1e-6 * (double)scale_abs;
   const double diff = fabs((double)got - (double)want);
   if (tol > 0 && diff / tol > worst) worst = diff / tol;
-  if (!(diff <= tol) && ++failures <= 20)
-    printf("FAIL %s %s at %lld: got %.9g want %.9g\n", v->name, what, at, got, want);
+  if (!(diff <= tol)) FAIL("%s %s at %lld: got %.9g want %.9g", v->name, what, at, got, want);
 }
 
 /* Over a middle axis: x [rows][len][inner], positions [1, rows * inner - 1) (a row's tail
@@ -109,9 +101,9 @@ static void check_inner(const mace_simd_kernels *v, int64_t rows, int64_t len, i
   float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
   float *y = malloc(sizeof(float) * n), *sc = malloc(sizeof(float) * len);
   float *bi = malloc(sizeof(float) * len);
-  for (int64_t i = 0; i < n; ++i) x[i] = offset + frand(&seed, -1.0f, 1.0f);
-  for (int64_t i = 0; i < len; ++i) sc[i] = frand(&seed, 0.5f, 2.0f);
-  for (int64_t i = 0; i < len; ++i) bi[i] = frand(&seed, -1.0f, 1.0f);
+  for (int64_t i = 0; i < n; ++i) x[i] = offset + frand_range(&seed, -1.0f, 1.0f);
+  for (int64_t i = 0; i < len; ++i) sc[i] = frand_range(&seed, 0.5f, 2.0f);
+  for (int64_t i = 0; i < len; ++i) bi[i] = frand_range(&seed, -1.0f, 1.0f);
   const float *bias = bias_mode ? bi : NULL;
   const int64_t bias_step = bias_mode == 2 ? 1 : 0;
   for (int64_t i = 0; i < n; ++i) ref[i] = -5.0f;
@@ -151,10 +143,10 @@ static void check_nchwc(const mace_simd_kernels *v, int block, int64_t imgs, int
   float *bi = calloc((size_t)c, sizeof(float));
   for (int64_t i = 0; i < n; ++i)
     x[i] = i % block < c_real - (i / (hw * block)) % (c / block) * block
-               ? offset + frand(&seed, -1.0f, 1.0f)
+               ? offset + frand_range(&seed, -1.0f, 1.0f)
                : NAN;
-  for (int64_t i = 0; i < c_real; ++i) sc[i] = frand(&seed, 0.5f, 2.0f);
-  for (int64_t i = 0; i < c_real; ++i) bi[i] = frand(&seed, -1.0f, 1.0f);
+  for (int64_t i = 0; i < c_real; ++i) sc[i] = frand_range(&seed, 0.5f, 2.0f);
+  for (int64_t i = 0; i < c_real; ++i) bi[i] = frand_range(&seed, -1.0f, 1.0f);
   const float *bias = bias_mode ? bi : NULL;
   for (int64_t i = 0; i < n; ++i) ref[i] = y[i] = -5.0f;
   mace_f32_nchwc_layer_norm__ref(block, c, c_real, hw, x, ref, sc, bias, 1e-5f, rms, b, e);
@@ -209,7 +201,6 @@ int main(void) {
             check_nchwc(v, blocks[bk], 2, chans[ci], 7, rms ? 0.0f : offsets[ci % 2], bm, rms,
                         ++seed);
   }
-  printf("test_layer_norm_simd: %d SIMD variant(s), %ld values checked, largest error %.3g of "
-         "the bound, %d failure(s)\n", tested, checked, worst, failures);
-  return failures ? 1 : 0;
+  return TEST_FINISH("%d SIMD variant(s), %ld values checked, largest error %.3g of "
+                     "the bound", tested, checked, worst);
 }

@@ -9,41 +9,8 @@
 
 #include "mace.pb-c.h"
 #include "mace/mace.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      failures++;                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
-
-/* ---- the tiny model: y = relu(x + b), x [1,3,4,4] NCHW, b [1,3,1,1] constant -------------- */
-
-enum variant {
-  V_OK,
-  V_UNKNOWN_OP,
-  V_BAD_OUTPUT_SHAPE,
-  V_CYCLE,            /* op 0 reads the output of op 1 */
-  V_DUP_TENSOR,       /* op 1 writes a name that exists */
-  V_NO_OUTPUTS,
-  V_OUTPUT_MISSING,   /* output_info names a tensor nobody produces */
-  V_CONST_SIZE,       /* data_size disagrees with dims */
-  V_CONST_UNALIGNED,  /* offset not a multiple of 64 */
-  V_CONST_PAST_END,   /* offset + size past the weights */
-  V_BAD_DTYPE,        /* input with data type 77 */
-  V_RANK9,            /* input of rank 9 */
-  V_NEGATIVE_DIM,
-  V_BROADCAST_MISMATCH, /* b [1,5,1,1] cannot broadcast against x */
-  V_EMPTY_TYPE,
-  V_MISSING_INPUT,    /* op reads a tensor that does not exist */
-  V_WEIGHTS_SIZE,     /* NetDef.weights_size larger than the blob */
-  V_COUNT,
-  V_NO_WEIGHTS_SIZE   /* valid, without NetDef.weights_size: only the offsets guard the blob */
-};
+#include "test_util.h"
+#include "tiny_model.h"
 
 static const char *const kWant[V_COUNT] = {
     [V_UNKNOWN_OP] = "NoSuchOp",     [V_BAD_OUTPUT_SHAPE] = "the model says",
@@ -55,119 +22,6 @@ static const char *const kWant[V_COUNT] = {
     [V_BROADCAST_MISMATCH] = "",    [V_EMPTY_TYPE] = "no type",
     [V_MISSING_INPUT] = "nothing_here", [V_WEIGHTS_SIZE] = "weights",
 };
-
-#define WEIGHTS_BYTES 128
-
-static float g_bias[3] = {0.5f, -0.25f, 2.0f};
-
-static uint8_t *build_model(enum variant v, size_t *size) {
-  int64_t xdims[9] = {1, 3, 4, 4, 1, 1, 1, 1, 1};
-  int64_t bdims[4] = {1, 3, 1, 1};
-  int64_t ydims[4] = {1, 3, 4, 4};
-
-  Mace__InputOutputInfo in = MACE__INPUT_OUTPUT_INFO__INIT;
-  in.name = "x";
-  in.n_dims = v == V_RANK9 ? 9 : 4;
-  in.dims = xdims;
-  in.has_data_type = 1;
-  in.data_type = v == V_BAD_DTYPE ? (Mace__DataType)77 : MACE__DATA_TYPE__DT_FLOAT;
-  in.has_data_format = 1;
-  in.data_format = MACE__DATA_FORMAT__NCHW;
-  if (v == V_NEGATIVE_DIM) xdims[2] = -4;
-
-  Mace__InputOutputInfo out = MACE__INPUT_OUTPUT_INFO__INIT;
-  out.name = v == V_OUTPUT_MISSING ? "ghost" : "y";
-  out.n_dims = 4;
-  out.dims = ydims;
-  out.has_data_type = 1;
-  out.data_type = MACE__DATA_TYPE__DT_FLOAT;
-
-  Mace__ConstTensor b = MACE__CONST_TENSOR__INIT;
-  b.name = "b";
-  b.n_dims = 4;
-  b.dims = bdims;
-  b.has_data_type = 1;
-  b.data_type = MACE__DATA_TYPE__DT_FLOAT;
-  b.has_offset = 1;
-  b.offset = v == V_CONST_UNALIGNED ? 4 : v == V_CONST_PAST_END ? 2 * WEIGHTS_BYTES : 64;
-  b.has_data_size = 1;
-  b.data_size = v == V_CONST_SIZE ? 16 : 12;
-  if (v == V_BROADCAST_MISMATCH) {
-    bdims[1] = 5;
-    b.data_size = 20;
-  }
-
-  /* op 0: t1 = Eltwise ADD(x, b); op 1: y = Activation RELU(t1) */
-  char *in0[2] = {"x", "b"}, *out0[1] = {"t1"};
-  char *in1[1] = {"t1"}, *out1[1] = {"y"};
-  if (v == V_CYCLE) in0[0] = "y";
-  if (v == V_MISSING_INPUT) in1[0] = "nothing_here";
-  if (v == V_DUP_TENSOR) out1[0] = "t1";
-  Mace__Argument etype = MACE__ARGUMENT__INIT;
-  etype.name = "type";
-  etype.has_s = 1;
-  etype.s.data = (uint8_t *)"ADD";
-  etype.s.len = 3;
-  Mace__Argument act = MACE__ARGUMENT__INIT;
-  act.name = "activation";
-  act.has_s = 1;
-  act.s.data = (uint8_t *)"RELU";
-  act.s.len = 4;
-  Mace__Argument *args0[1] = {&etype}, *args1[1] = {&act};
-
-  Mace__OutputShape shape0 = MACE__OUTPUT_SHAPE__INIT;
-  int64_t t1dims[4] = {1, 3, 4, v == V_BAD_OUTPUT_SHAPE ? 5 : 4};
-  shape0.n_dims = 4;
-  shape0.dims = t1dims;
-  Mace__OutputShape *shapes0[1] = {&shape0};
-
-  Mace__OperatorDef op0 = MACE__OPERATOR_DEF__INIT, op1 = MACE__OPERATOR_DEF__INIT;
-  op0.name = "add";
-  op0.type = v == V_UNKNOWN_OP ? "NoSuchOp" : v == V_EMPTY_TYPE ? "" : "Eltwise";
-  op0.n_input = 2;
-  op0.input = in0;
-  op0.n_output = 1;
-  op0.output = out0;
-  op0.n_arg = 1;
-  op0.arg = args0;
-  op0.n_output_shape = 1;
-  op0.output_shape = shapes0;
-  op1.name = "relu";
-  op1.type = "Activation";
-  op1.n_input = 1;
-  op1.input = in1;
-  op1.n_output = 1;
-  op1.output = out1;
-  op1.n_arg = 1;
-  op1.arg = args1;
-
-  Mace__OperatorDef *ops[2] = {&op0, &op1};
-  Mace__ConstTensor *consts[1] = {&b};
-  Mace__InputOutputInfo *ins[1] = {&in}, *outs[1] = {&out};
-  Mace__NetDef net = MACE__NET_DEF__INIT;
-  net.name = "tiny";
-  net.n_op = 2;
-  net.op = ops;
-  net.n_tensors = 1;
-  net.tensors = consts;
-  net.n_input_info = 1;
-  net.input_info = ins;
-  net.n_output_info = v == V_NO_OUTPUTS ? 0 : 1;
-  net.output_info = outs;
-  net.has_weights_size = v != V_NO_WEIGHTS_SIZE;
-  net.weights_size = v == V_WEIGHTS_SIZE ? 4 * WEIGHTS_BYTES : WEIGHTS_BYTES;
-
-  *size = mace__net_def__get_packed_size(&net);
-  uint8_t *buf = malloc(*size);
-  if (buf) mace__net_def__pack(&net, buf);
-  return buf;
-}
-
-static uint8_t *build_weights(void) {
-  uint8_t *w = calloc(1, WEIGHTS_BYTES);
-  if (w) memcpy(w + 64, g_bias, sizeof(g_bias));
-  return w;
-}
 
 static uint64_t g_rng = 12345;
 static uint64_t rnd_u64(void) {
@@ -226,9 +80,9 @@ done:
 
 static void test_valid_model(void) {
   size_t size;
-  uint8_t *g = build_model(V_OK, &size), *w = build_weights();
+  uint8_t *g = tiny_model_build(V_OK, &size), *w = tiny_model_weights();
   mace_engine *eng = NULL;
-  mace_status st = mace_engine_create_from_buffers(g, size, w, WEIGHTS_BYTES, NULL, &eng);
+  mace_status st = mace_engine_create_from_buffers(g, size, w, TINY_WEIGHTS_BYTES, NULL, &eng);
   CHECK(st == MACE_OK, "valid model refused: %s", mace_last_error());
   if (st != MACE_OK) goto done;
   CHECK(mace_engine_num_inputs(eng) == 1 && mace_engine_num_outputs(eng) == 1 && mace_engine_num_ops(eng) == 2,
@@ -263,7 +117,7 @@ static void test_valid_model(void) {
       CHECK(out.ndim == 4 && memcmp(out.dims, shapes[s], sizeof(shapes[s])) == 0, "output dims");
       int64_t hw = shapes[s][2] * shapes[s][3], bad = 0;
       for (int64_t i = 0; i < n; ++i) {
-        float want = x[i] + g_bias[(i / hw) % 3];
+        float want = x[i] + kTinyBias[(i / hw) % 3];
         if (want < 0) want = 0;
         if (y[i] != want) ++bad;
       }
@@ -318,12 +172,12 @@ done:
 }
 
 static void test_bad_models(void) {
-  uint8_t *w = build_weights();
+  uint8_t *w = tiny_model_weights();
   for (int v = V_OK + 1; v < V_COUNT; ++v) {
     size_t size;
-    uint8_t *g = build_model((enum variant)v, &size);
+    uint8_t *g = tiny_model_build((enum tiny_variant)v, &size);
     mace_engine *eng = NULL;
-    mace_status st = mace_engine_create_from_buffers(g, size, w, WEIGHTS_BYTES, NULL, &eng);
+    mace_status st = mace_engine_create_from_buffers(g, size, w, TINY_WEIGHTS_BYTES, NULL, &eng);
     if (st == MACE_OK) {
       /* Only allowed when the problem shows at run time; it must then be an error status. */
       mace_status rs = run_any(eng);
@@ -341,7 +195,7 @@ static void test_bad_models(void) {
   }
   /* Weights shorter than the constant's offsets need (no weights_size in the graph to warn). */
   size_t size;
-  uint8_t *g = build_model(V_NO_WEIGHTS_SIZE, &size);
+  uint8_t *g = tiny_model_build(V_NO_WEIGHTS_SIZE, &size);
   mace_engine *eng = NULL;
   for (size_t wsize = 0; wsize < 76; wsize += 4) {
     mace_status st = mace_engine_create_from_buffers(g, size, w, wsize, NULL, &eng);
@@ -357,16 +211,16 @@ static void test_bad_models(void) {
   mace_engine_destroy(eng);
   eng = NULL;
   CHECK(mace_engine_create_from_buffers(g, size, NULL, 0, NULL, &eng) != MACE_OK, "no weights accepted");
-  CHECK(mace_engine_create_from_buffers(NULL, 0, w, WEIGHTS_BYTES, NULL, &eng) != MACE_OK, "NULL graph");
-  CHECK(mace_engine_create_from_buffers(g, size, w, WEIGHTS_BYTES, NULL, NULL) != MACE_OK, "NULL out");
-  CHECK(mace_engine_create_from_buffers(g, 0, w, WEIGHTS_BYTES, NULL, &eng) != MACE_OK, "empty graph");
+  CHECK(mace_engine_create_from_buffers(NULL, 0, w, TINY_WEIGHTS_BYTES, NULL, &eng) != MACE_OK, "NULL graph");
+  CHECK(mace_engine_create_from_buffers(g, size, w, TINY_WEIGHTS_BYTES, NULL, NULL) != MACE_OK, "NULL out");
+  CHECK(mace_engine_create_from_buffers(g, 0, w, TINY_WEIGHTS_BYTES, NULL, &eng) != MACE_OK, "empty graph");
   CHECK(mace_engine_create_from_files("/nonexistent/m.pb", "/nonexistent/m.data", NULL, &eng) != MACE_OK &&
             strstr(mace_last_error(), "/nonexistent/m.pb"),
         "missing file: %s", mace_last_error());
   mace_config cfg;
   mace_config_init(&cfg);
   cfg.device = MACE_DEVICE_GPU;
-  mace_status st = mace_engine_create_from_buffers(g, size, w, WEIGHTS_BYTES, &cfg, &eng);
+  mace_status st = mace_engine_create_from_buffers(g, size, w, TINY_WEIGHTS_BYTES, &cfg, &eng);
   if (st == MACE_OK) mace_engine_destroy(eng);
   else CHECK(*mace_last_error() != '\0', "GPU refusal without a message");
   /* Borrowed weights work and are used in place (the buffer is 64-byte aligned). */
@@ -374,10 +228,10 @@ static void test_bad_models(void) {
   cfg.borrow_weights = 1;
   cfg.num_threads = 3;
   uint8_t *aligned = NULL;
-  if (posix_memalign((void **)&aligned, 64, WEIGHTS_BYTES) == 0) {
-    memcpy(aligned, w, WEIGHTS_BYTES);
+  if (posix_memalign((void **)&aligned, 64, TINY_WEIGHTS_BYTES) == 0) {
+    memcpy(aligned, w, TINY_WEIGHTS_BYTES);
     eng = NULL;
-    CHECK(mace_engine_create_from_buffers(g, size, aligned, WEIGHTS_BYTES, &cfg, &eng) == MACE_OK,
+    CHECK(mace_engine_create_from_buffers(g, size, aligned, TINY_WEIGHTS_BYTES, &cfg, &eng) == MACE_OK,
           "borrowed: %s", mace_last_error());
     if (eng) CHECK(run_any(eng) == MACE_OK, "borrowed run: %s", mace_last_error());
     mace_engine_destroy(eng);
@@ -391,25 +245,6 @@ static void test_bad_models(void) {
  * x [1,2,6,5] -> Conv2D (w [4,2,3,3], bias [4], strides [2,1], pads [1,0,1,1], RELU) -> [1,4,3,4]
  *             -> Pooling MAX 2x2 stride 1 -> y [1,4,2,3] -> Softmax -> z. */
 #define CONV_WEIGHTS_BYTES 384
-
-static Mace__Argument *make_ints_arg(Mace__Argument *a, char *name, int64_t *v, size_t n) {
-  Mace__Argument init = MACE__ARGUMENT__INIT;
-  *a = init;
-  a->name = name;
-  a->n_ints = n;
-  a->ints = v;
-  return a;
-}
-
-static Mace__Argument *make_str_arg(Mace__Argument *a, char *name, char *v) {
-  Mace__Argument init = MACE__ARGUMENT__INIT;
-  *a = init;
-  a->name = name;
-  a->has_s = 1;
-  a->s.data = (uint8_t *)v;
-  a->s.len = strlen(v);
-  return a;
-}
 
 static uint8_t *build_conv_model(size_t *size) {
   int64_t xdims[4] = {1, 2, 6, 5}, wdims[4] = {4, 2, 3, 3}, bdims[1] = {4}, zdims[4] = {1, 4, 2, 3};
@@ -438,38 +273,19 @@ static uint8_t *build_conv_model(size_t *size) {
 
   int64_t strides[2] = {2, 1}, pads[4] = {1, 0, 1, 1}, dil[2] = {1, 1}, kernels[2] = {2, 2}, one[2] = {1, 1};
   Mace__Argument a[10];
-  Mace__Argument *conv_args[4] = {make_ints_arg(&a[0], "strides", strides, 2),
-                                  make_ints_arg(&a[1], "padding_values", pads, 4),
-                                  make_ints_arg(&a[2], "dilations", dil, 2),
-                                  make_str_arg(&a[3], "activation", "RELU")};
-  Mace__Argument *pool_args[3] = {make_str_arg(&a[4], "pooling_type", "MAX"),
-                                  make_ints_arg(&a[5], "kernels", kernels, 2),
-                                  make_ints_arg(&a[6], "strides", one, 2)};
+  Mace__Argument *conv_args[4] = {tiny_arg_ints(&a[0], "strides", strides, 2),
+                                  tiny_arg_ints(&a[1], "padding_values", pads, 4),
+                                  tiny_arg_ints(&a[2], "dilations", dil, 2),
+                                  tiny_arg_str(&a[3], "activation", "RELU")};
+  Mace__Argument *pool_args[3] = {tiny_arg_str(&a[4], "pooling_type", "MAX"),
+                                  tiny_arg_ints(&a[5], "kernels", kernels, 2),
+                                  tiny_arg_ints(&a[6], "strides", one, 2)};
   char *conv_in[3] = {"x", "w", "bias"}, *conv_out[1] = {"c"}, *pool_in[1] = {"c"}, *pool_out[1] = {"p"};
   char *sm_in[1] = {"p"}, *sm_out[1] = {"z"};
-  Mace__OperatorDef conv = MACE__OPERATOR_DEF__INIT, pool = MACE__OPERATOR_DEF__INIT, sm = MACE__OPERATOR_DEF__INIT;
-  conv.name = "conv";
-  conv.type = "Conv2D";
-  conv.n_input = 3;
-  conv.input = conv_in;
-  conv.n_output = 1;
-  conv.output = conv_out;
-  conv.n_arg = 4;
-  conv.arg = conv_args;
-  pool.name = "pool";
-  pool.type = "Pooling";
-  pool.n_input = 1;
-  pool.input = pool_in;
-  pool.n_output = 1;
-  pool.output = pool_out;
-  pool.n_arg = 3;
-  pool.arg = pool_args;
-  sm.name = "softmax";
-  sm.type = "Softmax";
-  sm.n_input = 1;
-  sm.input = sm_in;
-  sm.n_output = 1;
-  sm.output = sm_out;
+  Mace__OperatorDef conv, pool, sm;
+  tiny_op(&conv, "conv", "Conv2D", conv_in, 3, conv_out, 1, conv_args, 4);
+  tiny_op(&pool, "pool", "Pooling", pool_in, 1, pool_out, 1, pool_args, 3);
+  tiny_op(&sm, "softmax", "Softmax", sm_in, 1, sm_out, 1, NULL, 0);
   Mace__OperatorDef *ops[3] = {&conv, &pool, &sm};
   Mace__ConstTensor *consts[2] = {&w, &b};
   Mace__InputOutputInfo *ins[1] = {&in}, *outs[1] = {&out};
@@ -482,10 +298,7 @@ static uint8_t *build_conv_model(size_t *size) {
   net.input_info = ins;
   net.n_output_info = 1;
   net.output_info = outs;
-  *size = mace__net_def__get_packed_size(&net);
-  uint8_t *buf = malloc(*size);
-  if (buf) mace__net_def__pack(&net, buf);
-  return buf;
+  return tiny_pack(&net, size);
 }
 
 static uint8_t *build_conv_weights(void) {
@@ -548,13 +361,13 @@ static void fuzz_graph(const char *name, const uint8_t *g, size_t size, const ui
 
 static void test_corruptions(void) {
   size_t size;
-  uint8_t *g = build_model(V_OK, &size), *w = build_weights();
-  fuzz_graph("eltwise+relu", g, size, w, WEIGHTS_BYTES);
+  uint8_t *g = tiny_model_build(V_OK, &size), *w = tiny_model_weights();
+  fuzz_graph("eltwise+relu", g, size, w, TINY_WEIGHTS_BYTES);
   /* Corrupt weights only change values: the model still loads and runs. */
-  uint8_t *w2 = build_weights();
+  uint8_t *w2 = tiny_model_weights();
   memset(w2 + 64, 0xff, 12); /* NaN bias */
   mace_engine *eng = NULL;
-  CHECK(mace_engine_create_from_buffers(g, size, w2, WEIGHTS_BYTES, NULL, &eng) == MACE_OK, "%s",
+  CHECK(mace_engine_create_from_buffers(g, size, w2, TINY_WEIGHTS_BYTES, NULL, &eng) == MACE_OK, "%s",
         mace_last_error());
   if (eng) CHECK(run_any(eng) == MACE_OK, "NaN weights: %s", mace_last_error());
   mace_engine_destroy(eng);
@@ -584,10 +397,5 @@ int main(void) {
   test_valid_model();
   test_bad_models();
   test_corruptions();
-  if (failures) {
-    fprintf(stderr, "test_model_loader: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_model_loader: all checks passed\n");
-  return 0;
+  return TEST_FINISH("%ld checks", test_checks);
 }

@@ -21,18 +21,13 @@
 #include "core/layout.h"
 #include "core/net.h"
 #include "mace.pb-c.h"
+#include "test_util.h"
 
 static int64_t C, E;  /* channels, expanded: each configuration of main */
 #define H 9
 #define W 7
 #define N 2
 
-static int failures = 0;
-
-static float frand(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
 
 typedef struct builder {
   Mace__NetDef def;
@@ -200,7 +195,7 @@ static int run(const uint8_t *graph, size_t size, const uint8_t *weights, size_t
   if (mace_threadpool_create(threads, MACE_AFFINITY_NONE, &pool) != MACE_OK ||
       mace_net_create(graph, size, weights, wsize, pool, &net) != MACE_OK ||
       mace_net_prepare(net) != MACE_OK) {
-    printf("FAIL: net build: %s\n", mace_last_error());
+    FAIL("net build: %s", mace_last_error());
     goto out;
   }
   /* The input is read in place from x (mace_net_borrow, as mace_engine_run does): the
@@ -210,8 +205,7 @@ static int run(const uint8_t *graph, size_t size, const uint8_t *weights, size_t
   void *arena_x = tx->data;
   if (!mace_net_borrow(net, in, (void *)x) || tx->data != (const void *)x ||
       mace_net_prepare(net) != MACE_OK || tx->data != (const void *)x) {
-    printf("FAIL: the input is not read in place\n");
-    ++failures;
+    FAIL("the input is not read in place");
     goto out;
   }
   /* Output y (a Reorder's, or with the pass off a convolution's) is written in place into a
@@ -222,24 +216,22 @@ static int run(const uint8_t *graph, size_t size, const uint8_t *weights, size_t
   y_buf = malloc(mace_tensor_nbytes(ty));
   if (!y_buf || !mace_net_borrow(net, yi, y_buf) || mace_net_prepare(net) != MACE_OK ||
       ty->data != y_buf) {
-    printf("FAIL: output y is not written in place\n");
-    ++failures;
+    FAIL("output y is not written in place");
     goto out;
   }
   const mace_status st = mace_net_run(net);
   (void)mace_net_borrow(net, in, NULL);
   if (tx->data != arena_x) {
-    printf("FAIL: the input does not point back into the arena after the run\n");
-    ++failures;
+    FAIL("the input does not point back into the arena after the run");
   }
   if (st != MACE_OK) {
-    printf("FAIL: run: %s\n", mace_last_error());
+    FAIL("run: %s", mace_last_error());
     goto out;
   }
   for (int i = 0; i < 2; ++i) {
     const mace_tensor *t = mace_net_tensor_const(net, mace_net_output(net, i)->tensor);
     if (t->layout != MACE_LAYOUT_NCHW) {
-      printf("FAIL: output %d is not NCHW\n", i);
+      FAIL("output %d is not NCHW", i);
       goto out;
     }
     out_n[i] = mace_tensor_numel(t);
@@ -248,25 +240,22 @@ static int run(const uint8_t *graph, size_t size, const uint8_t *weights, size_t
   }
   (void)mace_net_borrow(net, yi, NULL);
   if (ty->data != arena_y) {
-    printf("FAIL: output y does not point back into the arena after the run\n");
-    ++failures;
+    FAIL("output y does not point back into the arena after the run");
   }
   reorders = 0;
   for (int i = 0; i < mace_net_num_ops(net); ++i) {
     const mace_op *op = mace_net_op(net, i);
     if (strcmp(op->type, "Reorder") == 0) ++reorders;
     if (strcmp(op->type, "Conv2D") == 0 && reorders && !strstr(op->outputs[0]->name, "@nchwc")) {
-      printf("FAIL: blocked Conv2D '%s' writes '%s'\n", op->name, op->outputs[0]->name);
-      ++failures;
+      FAIL("blocked Conv2D '%s' writes '%s'", op->name, op->outputs[0]->name);
     }
     const mace_tensor *t = op->outputs[0];
     if (t->layout == MACE_LAYOUT_NCHWC) {
       const int64_t cp = (t->dims[1] + t->block - 1) / t->block * t->block;
       const int64_t want = t->dims[0] * cp * t->dims[2] * t->dims[3];
       if (mace_tensor_nbytes(t) != sizeof(float) * (size_t)want) {
-        printf("FAIL: blocked '%s' of %lld channels stores %zu bytes\n", t->name,
-               (long long)t->dims[1], mace_tensor_nbytes(t));
-        ++failures;
+        FAIL("blocked '%s' of %lld channels stores %zu bytes", t->name,
+             (long long)t->dims[1], mace_tensor_nbytes(t));
       }
     }
   }
@@ -303,23 +292,23 @@ static void check(int64_t c, int64_t e) {
   float *off[2] = {NULL, NULL};
   int64_t off_n[2], on_n[2];
   setenv("MACE_NCHWC", "0", 1);
-  if (run(graph, size, (const uint8_t *)b.blob, wsize, 1, x, off, off_n) != 0) ++failures;
+  const int r_off = run(graph, size, (const uint8_t *)b.blob, wsize, 1, x, off, off_n);
+  CHECK(r_off == 0, "%lld/%lld channels, MACE_NCHWC=0: %d Reorder ops, want 0", (long long)C,
+        (long long)E, r_off);
   unsetenv("MACE_NCHWC");
   for (int threads = 1; threads <= 2 && off[0]; ++threads) {
     float *on[2] = {NULL, NULL};
     const int r = run(graph, size, (const uint8_t *)b.blob, wsize, threads, x, on, on_n);
     if (r != (block ? 3 : 0)) {
-      printf("FAIL: %lld/%lld channels, block %d, %d threads: %d Reorder ops, want %d\n",
-             (long long)C, (long long)E, block, threads, r, block ? 3 : 0);
-      ++failures;
+      FAIL("%lld/%lld channels, block %d, %d threads: %d Reorder ops, want %d",
+           (long long)C, (long long)E, block, threads, r, block ? 3 : 0);
     }
     for (int o = 0; o < 2 && on[o]; ++o) {
       double mx = 0.0, err = 0.0;
       max_abs(off[o], on[o], off_n[o], &mx, &err);
       if (on_n[o] != off_n[o] || !(err <= 2e-5 * (1.0 + mx))) {
-        printf("FAIL: %lld/%lld channels, output %d, block %d, %d threads: max error %.3g "
-               "(max |y| %.3g)\n", (long long)C, (long long)E, o, block, threads, err, mx);
-        ++failures;
+        FAIL("%lld/%lld channels, output %d, block %d, %d threads: max error %.3g "
+             "(max |y| %.3g)", (long long)C, (long long)E, o, block, threads, err, mx);
       }
     }
     free(on[0]);
@@ -335,6 +324,5 @@ static void check(int64_t c, int64_t e) {
 int main(void) {
   check(16, 48);
   check(10, 30);  /* 10 % 4 = 2, 30 % 8 = 6, 30 % 16 = 14: every block has a tail */
-  printf("test_nchwc_net: block %d, %s\n", mace_nchwc_block(), failures ? "FAILED" : "ok");
-  return failures ? 1 : 0;
+  return TEST_FINISH("block %d", mace_nchwc_block());
 }

@@ -18,9 +18,8 @@
 
 #include "kernels/cpu/nchwc_pool.h"
 #include "ops/simd_dispatch.h"
-#include "test_bufs.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long checked = 0, cases = 0;
 
 static int same(float a, float b) { return a == b || (a != a && b != b); }
@@ -30,8 +29,7 @@ static int compare_exact(const char *what, const float *y, const float *ref, int
   for (int64_t i = 0; i < n; ++i) {
     ++checked;
     if (!same(y[i], ref[i])) {
-      if (++failures <= 20)
-        printf("FAIL %s: output %lld got %.9g want %.9g\n", what, (long long)i, y[i], ref[i]);
+      FAIL("%s: output %lld got %.9g want %.9g", what, (long long)i, y[i], ref[i]);
       return 0;
     }
   }
@@ -51,9 +49,8 @@ static void check_ref_vs_nchw(const mace_pool2d_shape *s, int is_max, int cip, i
       for (int64_t p = 0; p < op; ++p) {
         ++checked;
         if (!same(out[p], y[(i * op + p) * block + l])) {
-          if (++failures <= 20)
-            printf("FAIL nchwc ref vs nchw ref: item %lld lane %d pixel %lld\n", (long long)i,
-                   l, (long long)p);
+          FAIL("nchwc ref vs nchw ref: item %lld lane %d pixel %lld", (long long)i,
+               l, (long long)p);
           free(plane);
           free(out);
           return;
@@ -158,9 +155,8 @@ static void test_global(const mace_simd_kernels *v, unsigned *seed) {
         const double tol = is_max ? 0.0 : 2.0 * (double)hw * 0x1p-24 * mean_abs;
         ++checked;
         if (!(same(y[i], ref[i]) || fabs((double)y[i] - ref[i]) <= tol)) {
-          ++failures;
-          printf("FAIL global %s hw=%lld: output %lld got %.9g want %.9g\n",
-                 is_max ? "max" : "avg", (long long)hw, (long long)i, y[i], ref[i]);
+          FAIL("global %s hw=%lld: output %lld got %.9g want %.9g",
+               is_max ? "max" : "avg", (long long)hw, (long long)i, y[i], ref[i]);
         }
       }
       free(x);
@@ -195,8 +191,7 @@ static void test_binary(const mace_simd_kernels *v, unsigned *seed) {
               mace_eltwise_shape sh = {.ndim = 1, .dims = {1}};
               mace_f32_eltwise__ref(types[t], &sh, &x0, &x1, &want, 0, 1);
               ++checked;
-              if (!same(ref[(i * hw + p) * b + l], want) && ++failures <= 20)
-                printf("FAIL binary ref type %d\n", (int)types[t]);
+              if (!same(ref[(i * hw + p) * b + l], want)) FAIL("binary ref type %d", (int)types[t]);
             }
         free(a);
         free(bb);
@@ -219,7 +214,6 @@ int main(void) {
     test_binary(v, &seed);
     tested += 3;
   }
-  printf("test_nchwc_pool_simd: %d SIMD kernel(s) over %d variant(s), %ld cases, %ld values "
-         "checked, %d failure(s)\n", tested, nv, cases, checked, failures);
-  return failures != 0;
+  return TEST_FINISH("%d SIMD kernel(s) over %d variant(s), %ld cases, %ld values "
+                     "checked", tested, nv, cases, checked);
 }

@@ -30,9 +30,8 @@
 #include "kernels/cpu/nchwc.h"
 #include "kernels/cpu/nchwc_convkxk.h"
 #include "ops/simd_dispatch.h"
-#include "test_bufs.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long checked = 0, cases = 0;
 
 static const int g_acts[] = {MACE_ACT_NONE,       MACE_ACT_RELU,      MACE_ACT_RELUX,
@@ -51,9 +50,8 @@ static int compare(const char *what, const float *y, const float *ref, const dou
     const double d = fabs((double)y[i] - (double)ref[i]);
     const int ok = mag[i] < 0.0 ? y[i] == SENTINEL : d <= 2e-6 * lip * mag[i] + extra;
     if (!ok) {
-      if (++failures <= 20)
-        printf("FAIL %s act=%d: output %lld got %.9g want %.9g (%s)\n", what, act_kind,
-               (long long)i, y[i], ref[i], mag[i] < 0.0 ? "outside the range" : "inside");
+      FAIL("%s act=%d: output %lld got %.9g want %.9g (%s)", what, act_kind,
+           (long long)i, y[i], ref[i], mag[i] < 0.0 ? "outside the range" : "inside");
       return 0;
     }
   }
@@ -88,8 +86,7 @@ static void check_split_pack(const char *what, const float *whole, const float *
                              int64_t floats) {
   checked += floats;
   if (memcmp(whole, split, sizeof(float) * (size_t)floats) != 0) {
-    fprintf(stderr, "FAIL %s: packed in two ranges of output blocks != packed whole\n", what);
-    ++failures;
+    FAIL("%s: packed in two ranges of output blocks != packed whole", what);
   }
 }
 
@@ -553,10 +550,9 @@ static void check_reorder(const mace_simd_kernels *v, int64_t hw, int64_t cb0, i
     ++cases;
     for (int64_t i = 0; i < n; ++i, ++checked)
       if (y[i] != ref[i]) {
-        if (++failures <= 20)
-          printf("FAIL %s %s hw %lld blocks [%lld, %lld): [%lld] got %.9g want %.9g\n", v->name,
-                 dir ? "nchwc_to_nchw" : "nchw_to_nchwc", (long long)hw, (long long)cb0,
-                 (long long)cb1, (long long)i, y[i], ref[i]);
+        FAIL("%s %s hw %lld blocks [%lld, %lld): [%lld] got %.9g want %.9g", v->name,
+             dir ? "nchwc_to_nchw" : "nchw_to_nchwc", (long long)hw, (long long)cb0,
+             (long long)cb1, (long long)i, y[i], ref[i]);
         break;
       }
     free(y);
@@ -591,9 +587,8 @@ static void test_channel_tail(void) {
           for (int j = 0; j < b; ++j, ++checked)
             if (y[p * b + j] != (j < rem ? x[j * hw + p] : 0.0f) ||
                 (j < rem && z[j * hw + p] != x[j * hw + p])) {
-              if (++failures <= 20)
-                printf("FAIL tail reorder b %d rem %d hw %lld: pixel %lld lane %d\n", b, rem,
-                       (long long)hw, (long long)p, j);
+              FAIL("tail reorder b %d rem %d hw %lld: pixel %lld lane %d", b, rem,
+                   (long long)hw, (long long)p, j);
               p = hw;
               break;
             }
@@ -611,9 +606,9 @@ static void test_channel_tail(void) {
     for (int64_t oc = 0; oc < ocp; ++oc)
       for (int64_t ic = 0; ic < icp; ++ic, ++checked) {
         const float want = oc < out_c && ic < in_c ? w[oc * in_c + ic] : 0.0f;
-        if (packed[((oc / b) * icp + ic) * b + oc % b] != want && ++failures <= 20)
-          printf("FAIL padded conv1x1 pack b %d: out %lld in %lld\n", b, (long long)oc,
-                 (long long)ic);
+        if (packed[((oc / b) * icp + ic) * b + oc % b] != want)
+          FAIL("padded conv1x1 pack b %d: out %lld in %lld", b, (long long)oc,
+               (long long)ic);
       }
     free(w);
     free(packed);
@@ -624,8 +619,8 @@ static void test_channel_tail(void) {
     for (int64_t ch = 0; ch < ocp; ++ch)
       for (int t = 0; t < k * k; ++t, ++checked) {
         const float want = ch < out_c ? w[ch * k * k + t] : 0.0f;
-        if (packed[((ch / b) * k * k + t) * b + ch % b] != want && ++failures <= 20)
-          printf("FAIL padded dwconv pack b %d: channel %lld tap %d\n", b, (long long)ch, t);
+        if (packed[((ch / b) * k * k + t) * b + ch % b] != want)
+          FAIL("padded dwconv pack b %d: channel %lld tap %d", b, (long long)ch, t);
       }
     free(w);
     free(packed);
@@ -656,7 +651,6 @@ int main(void) {
       tested += 2;
     }
   }
-  printf("test_nchwc_simd: %d SIMD kernel(s) over %d variant(s), %ld cases, %ld values "
-         "checked, %d failure(s)\n", tested, nv, cases, checked, failures);
-  return failures != 0;
+  return TEST_FINISH("%d SIMD kernel(s) over %d variant(s), %ld cases, %ld values "
+                     "checked", tested, nv, cases, checked);
 }

@@ -34,9 +34,8 @@
 #include "kernels/cpu/ref/winograd.h"
 #include "ops/simd_dispatch.h"
 #include "ops/winograd_nchwc.h"
-#include "test_bufs.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long cases = 0;
 static double worst[5];
 static double worst_tr[2]; /* largest |simd - ref| / S: input, output transforms */
@@ -98,7 +97,7 @@ static void conv_case(const mace_simd_kernels *v, int b, mace_threadpool *pool, 
   mace_winograd_nchwc wn;
   memset(&wn, 0, sizeof(wn));
   if (mace_winograd_nchwc_plan(&wn, m, b, &s, wt, pool) != 0) {
-    fprintf(stderr, "FAIL: out of memory\n");
+    FAIL("out of memory");
     exit(1);
   }
   if (!v) {
@@ -129,13 +128,12 @@ static void conv_case(const mace_simd_kernels *v, int b, mace_threadpool *pool, 
   if (maxerr / scale > worst[m]) worst[m] = maxerr / scale;
   ++cases;
   if (!(maxerr <= c * scale)) {
-    if (++failures <= 30)
-      fprintf(stderr, "FAIL conv F(%lld,3) %s b=%d threads=%d n=%lld ic=%lld oc=%lld %lldx%lld "
-              "pads %lld,%lld,%lld,%lld bias=%d res=%d act=%d tile block %lld: max err %g "
-              "(bound %g)\n", (long long)m, v ? v->name : "ref", b, mace_threadpool_size(pool),
-              (long long)n, (long long)ic, (long long)oc, (long long)h, (long long)w,
-              (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3],
-              flags & 1, (flags >> 1) & 1, act_kind, (long long)wn.block, maxerr, c * scale);
+    FAIL("conv F(%lld,3) %s b=%d threads=%d n=%lld ic=%lld oc=%lld %lldx%lld "
+         "pads %lld,%lld,%lld,%lld bias=%d res=%d act=%d tile block %lld: max err %g "
+         "(bound %g)", (long long)m, v ? v->name : "ref", b, mace_threadpool_size(pool),
+         (long long)n, (long long)ic, (long long)oc, (long long)h, (long long)w,
+         (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3],
+         flags & 1, (flags >> 1) & 1, act_kind, (long long)wn.block, maxerr, c * scale);
   }
   mace_winograd_nchwc_free(&wn);
   free(x); free(wt); free(bias); free(res); free(pre); free(want); free(xb); free(rb);
@@ -188,12 +186,11 @@ static void transform_case(const mace_simd_kernels *v, int64_t m, int64_t ncb, i
     if (r > worst_tr[1]) worst_tr[1] = r;
     if (!(r <= 1e-6)) fail = "output transform";
   }
-  if (fail && ++failures <= 30)
-    fprintf(stderr, "FAIL %s F(%lld,3) %s: %lld blocks, %lldx%lld pads %lld,%lld,%lld,%lld "
-            "bias=%d res=%d act=%d, value %lld\n", v->name, (long long)m, fail, (long long)ncb,
-            (long long)h, (long long)w, (long long)pads[0], (long long)pads[1],
-            (long long)pads[2], (long long)pads[3], flags & 1, (flags >> 1) & 1, act_kind,
-            (long long)at);
+  if (fail) FAIL("%s F(%lld,3) %s: %lld blocks, %lldx%lld pads %lld,%lld,%lld,%lld "
+                 "bias=%d res=%d act=%d, value %lld", v->name, (long long)m, fail, (long long)ncb,
+                 (long long)h, (long long)w, (long long)pads[0], (long long)pads[1],
+                 (long long)pads[2], (long long)pads[3], flags & 1, (flags >> 1) & 1, act_kind,
+                 (long long)at);
   free(x); free(mm); free(bias); free(res); free(v1); free(v2); free(y1); free(y2);
 }
 
@@ -220,17 +217,16 @@ static void filter_case(int64_t m, int b, int64_t out_c, int64_t in_c, int64_t o
       if (i >= lo && i < hi ? memcmp(&v, &want[p * packed + i], sizeof v) != 0 : v != SENTINEL)
         bad = p * stride + i;
     }
-  if (bad >= 0 && ++failures <= 30)
-    fprintf(stderr, "FAIL filter transform F(%lld,3) block %d, %lld -> %lld, blocks [%lld, %lld):"
-            " value %lld (point %lld)\n", (long long)m, b, (long long)in_c, (long long)out_c,
-            (long long)ob0, (long long)ob1, (long long)bad, (long long)(bad / stride));
+  if (bad >= 0) FAIL("filter transform F(%lld,3) block %d, %lld -> %lld, blocks [%lld, %lld):"
+                     " value %lld (point %lld)", (long long)m, b, (long long)in_c, (long long)out_c,
+                     (long long)ob0, (long long)ob1, (long long)bad, (long long)(bad / stride));
   free(f); free(plain); free(want); free(got);
 }
 
 int main(void) {
   mace_threadpool *pool2 = NULL;
   if (mace_threadpool_create(2, MACE_AFFINITY_NONE, &pool2) != MACE_OK) {
-    fprintf(stderr, "FAIL: cannot create a thread pool\n");
+    FAIL("cannot create a thread pool");
     return 1;
   }
   static const int64_t pads[][4] = {{1, 1, 1, 1}, {0, 0, 0, 0}, {1, 0, 0, 1}, {2, 1, 0, 2}};
@@ -278,10 +274,5 @@ int main(void) {
   printf("worst err / (max(1, max|ref|) * sqrt(K)): F(2,3) %.3g (bound 5e-7), F(4,3) %.3g "
          "(bound 5e-6); transforms |simd - ref| / S: input %.3g, output %.3g (bound 1e-6)\n",
          worst[2], worst[4], worst_tr[0], worst_tr[1]);
-  if (failures) {
-    fprintf(stderr, "%d of %ld cases failed\n", failures, cases);
-    return 1;
-  }
-  printf("test_nchwc_winograd: %d variant(s), %ld cases passed\n", nv, cases);
-  return 0;
+  return TEST_FINISH("%d variant(s), %ld cases", nv, cases);
 }

@@ -5,17 +5,7 @@
 #include <string.h>
 
 #include "npy.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      failures++;                                               \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                             \
-      fprintf(stderr, "\n");                                    \
-    }                                                           \
-  } while (0)
+#include "test_util.h"
 
 static char tmpdir[256];
 
@@ -214,10 +204,5 @@ int main(void) {
   path_of(path, sizeof(path), "rt.npy");
   remove(path);
   remove(tmpdir);
-  if (failures) {
-    fprintf(stderr, "test_npy: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_npy: all checks passed\n");
-  return 0;
+  return TEST_FINISH("%ld checks", test_checks);
 }

@@ -11,17 +11,7 @@
 #include "core/planner.h"
 #include "core/tensor.h"
 #include "mace/mace.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      failures++;                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
+#include "test_util.h"
 
 static int64_t align_up(int64_t v) { return (v + MACE_ALIGN - 1) / MACE_ALIGN * MACE_ALIGN; }
 
@@ -355,10 +345,5 @@ int main(void) {
   test_gather(1000);
   test_keep_and_memo();
   test_random_graphs();
-  if (failures) {
-    fprintf(stderr, "test_planner: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_planner: all checks passed\n");
-  return 0;
+  return TEST_FINISH("%ld checks", test_checks);
 }

@@ -7,17 +7,7 @@
 #include <string.h>
 
 #include "mace/mace.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      failures++;                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
+#include "test_util.h"
 
 static void *other_thread(void *arg) {
   (void)arg;
@@ -104,10 +94,5 @@ int main(void) {
   mace_memory_stat ms;
   CHECK(mace_engine_memory_stat(NULL, &ms) != MACE_OK, "memory_stat(NULL)");
 
-  if (failures) {
-    fprintf(stderr, "test_public_api: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_public_api: all checks passed\n");
-  return 0;
+  return TEST_FINISH("%ld checks", test_checks);
 }

@@ -11,14 +11,9 @@
 
 #include "kernels/cpu/ref/reduce.h"
 #include "ops/simd_dispatch.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long checked = 0;
-
-static float frand(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
 
 static const mace_reduce_type kTypes[] = {MACE_REDUCE_MAX, MACE_REDUCE_MIN, MACE_REDUCE_SUM,
                                           MACE_REDUCE_MEAN};
@@ -52,9 +47,8 @@ static void compare(const char *what, const char *variant, int ti, float got, fl
     if (kTypes[ti] == MACE_REDUCE_MEAN) tol /= (double)count;
     ok = got == want || fabs((double)got - (double)want) <= tol;
   }
-  if (!ok && ++failures <= 20)
-    printf("FAIL %s %s %s: output %lld got %.9g want %.9g\n", variant, what, kNames[ti],
-           (long long)o, got, want);
+  if (!ok) FAIL("%s %s %s: output %lld got %.9g want %.9g", variant, what, kNames[ti],
+                (long long)o, got, want);
 }
 
 static void check_rows(const mace_simd_kernels *v, int64_t rows, int64_t len, int special,
@@ -125,7 +119,6 @@ int main(void) {
         for (int64_t outer = 1; outer <= 3; outer += 2)
           for (int sp = 0; sp < 3; ++sp) check_cols(v, outer, counts[ci], inners[ii], sp, ++seed);
   }
-  printf("test_reduce_simd: %d SIMD variant(s), %ld values checked, %d failure(s)\n", tested,
-         checked, failures);
-  return failures ? 1 : 0;
+  return TEST_FINISH("%d SIMD variant(s), %ld values checked", tested,
+                     checked);
 }

@@ -3,17 +3,7 @@
 #include <string.h>
 
 #include "core/op.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      failures++;                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
+#include "test_util.h"
 
 /* The manifest's line count, at compile time. */
 static const int kManifestLines = 0
@@ -76,10 +66,5 @@ int main(void) {
     const mace_op_kind *p = mace_registry_find(prefix, MACE_DEVICE_CPU, MACE_DT_F32);
     CHECK(p == NULL || strcmp(p->type, prefix) == 0, "prefix '%s' matched %s", prefix, p->type);
   }
-  if (failures) {
-    fprintf(stderr, "test_registry: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_registry: %d kinds, all checks passed\n", n);
-  return 0;
+  return TEST_FINISH("%d kinds, %ld checks", n, test_checks);
 }

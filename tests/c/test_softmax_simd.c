@@ -11,22 +11,17 @@
 
 #include "kernels/cpu/ref/softmax.h"
 #include "ops/simd_dispatch.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long checked = 0;
 static double worst_rel = 0.0;
-
-static float frand(unsigned *s, float scale) {
-  *s = *s * 1103515245u + 12345u;
-  return ((float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f) * scale;
-}
 
 static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, int use_log,
                   float scale, int in_place, unsigned seed) {
   const int64_t n = rows * len, b = rows > 2 ? 1 : 0, e = rows > 2 ? rows - 1 : rows;
   float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
   float *y = malloc(sizeof(float) * n);
-  for (int64_t i = 0; i < n; ++i) x[i] = frand(&seed, scale);
+  for (int64_t i = 0; i < n; ++i) x[i] = scale * frand(&seed);
   for (int64_t i = 0; i < n; ++i) ref[i] = y[i] = -5.0f;  /* rows outside [b, e) stay */
   mace_f32_softmax__ref(x, ref, len, 1, use_log, b, e);
   if (in_place) {
@@ -42,10 +37,9 @@ static void check(const mace_simd_kernels *v, int64_t rows, int64_t len, int use
         use_log ? 2e-6 * fmax(1.0, fabs(ref[i])) : 1.5e-6 * fabs(ref[i]) + 1e-12;
     if (!use_log && ref[i] > 1e-30) worst_rel = fmax(worst_rel, d / ref[i]);
     if (!(d <= tol)) {
-      if (++failures <= 20)
-        printf("FAIL %s rows=%lld len=%lld log=%d scale=%g in_place=%d: [%lld] got %.9g "
-               "want %.9g\n", v->name, (long long)rows, (long long)len, use_log, scale, in_place,
-               (long long)i, y[i], ref[i]);
+      FAIL("%s rows=%lld len=%lld log=%d scale=%g in_place=%d: [%lld] got %.9g "
+           "want %.9g", v->name, (long long)rows, (long long)len, use_log, scale, in_place,
+           (long long)i, y[i], ref[i]);
       break;
     }
   }
@@ -61,7 +55,7 @@ static void check_inner(const mace_simd_kernels *v, int64_t outer, int64_t len, 
   const int64_t b = rows > 3 ? 1 : 0, e = rows > 3 ? rows - 2 : rows;
   float *x = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
   float *y = malloc(sizeof(float) * n);
-  for (int64_t i = 0; i < n; ++i) x[i] = frand(&seed, 20.0f);
+  for (int64_t i = 0; i < n; ++i) x[i] = 20.0f * frand(&seed);
   memcpy(ref, x, sizeof(float) * n);  /* rows outside [b, e) keep x: in place or not */
   memcpy(y, x, sizeof(float) * n);
   mace_f32_softmax__ref(x, ref, len, inner, use_log, b, e);
@@ -71,10 +65,9 @@ static void check_inner(const mace_simd_kernels *v, int64_t outer, int64_t len, 
     const double d = fabs((double)y[i] - (double)ref[i]);
     const double tol = use_log ? 2e-6 * fmax(1.0, fabs(ref[i])) : 1.5e-6 * fabs(ref[i]) + 1e-12;
     if (!(d <= tol)) {
-      if (++failures <= 20)
-        printf("FAIL %s inner: outer=%lld len=%lld inner=%lld log=%d in_place=%d: [%lld] got "
-               "%.9g want %.9g\n", v->name, (long long)outer, (long long)len, (long long)inner,
-               use_log, in_place, (long long)i, y[i], ref[i]);
+      FAIL("%s inner: outer=%lld len=%lld inner=%lld log=%d in_place=%d: [%lld] got "
+           "%.9g want %.9g", v->name, (long long)outer, (long long)len, (long long)inner,
+           use_log, in_place, (long long)i, y[i], ref[i]);
       break;
     }
   }
@@ -107,7 +100,6 @@ int main(void) {
             check_inner(v, ilens[li] >= 100 ? 1 : 2, ilens[li], inners[ii], lg, ip,
                         7u + (unsigned)ii);
   }
-  printf("test_softmax_simd: %d SIMD variant(s) of %d, %ld values checked, worst softmax "
-         "relative error %.2g, %d failure(s)\n", tested, nv, checked, worst_rel, failures);
-  return failures != 0;
+  return TEST_FINISH("%d SIMD variant(s) of %d, %ld values checked, worst softmax "
+                     "relative error %.2g", tested, nv, checked, worst_rel);
 }

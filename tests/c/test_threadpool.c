@@ -11,17 +11,7 @@
 #include <string.h>
 
 #include "core/threadpool.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      failures++;                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
+#include "test_util.h"
 
 typedef struct cover {
   atomic_int *hits;      /* per index */
@@ -256,10 +246,5 @@ int main(void) {
   }
   check_shared_pools();
   check_caller_binding();
-  if (failures) {
-    fprintf(stderr, "test_threadpool: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_threadpool: all checks passed\n");
-  return 0;
+  return TEST_FINISH("%ld checks", test_checks);
 }

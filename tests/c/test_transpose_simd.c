@@ -8,8 +8,8 @@
 
 #include "kernels/cpu/ref/transpose.h"
 #include "ops/simd_dispatch.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long checked = 0;
 
 static void check(const mace_simd_kernels *v, int64_t batch, int64_t rows, int64_t cols,
@@ -31,9 +31,8 @@ static void check(const mace_simd_kernels *v, int64_t batch, int64_t rows, int64
   for (int64_t i = 0; i < n; ++i) {
     ++checked;
     if (y[i] != r[i]) {
-      if (++failures <= 20)
-        printf("FAIL %s batch=%lld rows=%lld cols=%lld: [%lld] got %08x want %08x\n", v->name,
-               (long long)batch, (long long)rows, (long long)cols, (long long)i, y[i], r[i]);
+      FAIL("%s batch=%lld rows=%lld cols=%lld: [%lld] got %08x want %08x", v->name,
+           (long long)batch, (long long)rows, (long long)cols, (long long)i, y[i], r[i]);
       break;
     }
   }
@@ -58,7 +57,6 @@ int main(void) {
         for (int64_t batch = 1; batch <= 3; batch += 2) check(v, batch, sizes[a], sizes[b], ++seed);
     check(v, 1, 128, 768, ++seed); /* attention's key */
   }
-  printf("test_transpose_simd: %d SIMD variant(s), %ld values checked, %d failure(s)\n", tested,
-         checked, failures);
-  return failures ? 1 : 0;
+  return TEST_FINISH("%d SIMD variant(s), %ld values checked", tested,
+                     checked);
 }

@@ -22,16 +22,11 @@
 #include "kernels/cpu/ref/winograd.h"
 #include "ops/gemm_dispatch.h"
 #include "ops/winograd_conv.h"
+#include "test_util.h"
 
-static int failures = 0;
 static long cases = 0;
 static double worst[5];     /* largest err / (max(1, max|ref|) * sqrt(K)) per m */
 static double worst_rel[5]; /* largest err / max(1, max|ref|) per m */
-
-static float frand(unsigned *s) {
-  *s = *s * 1103515245u + 12345u;
-  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
 
 static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int64_t batch,
                 int64_t ic, int64_t oc, int64_t h, int64_t w, int64_t pt, int64_t pl, int64_t pb,
@@ -59,7 +54,7 @@ static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int
   memset(&wc, 0, sizeof(wc));
   if (mace_winograd_conv_plan(&wc, m, batch, ic, h, w, oc, oh, ow, pt, pl, wt, f,
                               mace_threadpool_size(pool)) != 0) {
-    fprintf(stderr, "FAIL: out of memory\n");
+    FAIL("out of memory");
     exit(1);
   }
   if (block > 0 && block < wc.block) wc.block = block; /* smaller blocks fit the scratch */
@@ -82,13 +77,11 @@ static void one(mace_threadpool *pool, const mace_gemm_family *f, int64_t m, int
     printf("F(%lld,3) %s ic=%lld oc=%lld %lldx%lld: err/ref %.3g err/(ref*sqrtK) %.3g\n", (long long)m, f ? f->name : "ref", (long long)ic, (long long)oc, (long long)h, (long long)w, maxerr / maxref, maxerr / scale);
   ++cases;
   if (!(maxerr <= c * scale)) {
-    if (failures < 30)
-      fprintf(stderr, "FAIL F(%lld,3) %s n=%lld ic=%lld oc=%lld %lldx%lld pads %lld,%lld,%lld,%lld "
-              "bias=%d act=%d block=%lld: max err %g (max |ref| %g, bound %g)\n", (long long)m,
-              f ? f->name : "ref", (long long)batch, (long long)ic, (long long)oc, (long long)h,
-              (long long)w, (long long)pt, (long long)pl, (long long)pb, (long long)pr,
-              with_bias, act_kind, (long long)wc.block, maxerr, maxref, c * scale);
-    ++failures;
+    FAIL("F(%lld,3) %s n=%lld ic=%lld oc=%lld %lldx%lld pads %lld,%lld,%lld,%lld "
+         "bias=%d act=%d block=%lld: max err %g (max |ref| %g, bound %g)", (long long)m,
+         f ? f->name : "ref", (long long)batch, (long long)ic, (long long)oc, (long long)h,
+         (long long)w, (long long)pt, (long long)pl, (long long)pb, (long long)pr,
+         with_bias, act_kind, (long long)wc.block, maxerr, maxref, c * scale);
   }
   mace_winograd_conv_free(&wc);
   free(x); free(wt); free(bias); free(y); free(r); free(scratch); free(scratch_ref);
@@ -109,9 +102,8 @@ static void ranges(int64_t m) {
   mace_f32_winograd_input__ref(&g, x, cut, tiles, v2 + cut, tiles, 0, 3);
   ++cases;
   if (memcmp(v1, v2, sizeof(float) * (size_t)(npt * 3 * tiles)) != 0) {
-    fprintf(stderr, "FAIL F(%lld,3): split tile/channel ranges differ from one call\n",
-            (long long)m);
-    ++failures;
+    FAIL("F(%lld,3): split tile/channel ranges differ from one call",
+         (long long)m);
   }
 }
 
@@ -129,10 +121,9 @@ static void auto_choice(void) {
     const int64_t got = mace_winograd_conv_auto_m(t[i].f, t[i].c, t[i].c, t[i].h, t[i].h);
     ++cases;
     if (got != t[i].want) {
-      fprintf(stderr, "FAIL auto choice %s c=%lld %lldx%lld: %lld, expected %lld\n",
-              t[i].f ? t[i].f->name : "no family", (long long)t[i].c, (long long)t[i].h,
-              (long long)t[i].h, (long long)got, (long long)t[i].want);
-      ++failures;
+      FAIL("auto choice %s c=%lld %lldx%lld: %lld, expected %lld",
+           t[i].f ? t[i].f->name : "no family", (long long)t[i].c, (long long)t[i].h,
+           (long long)t[i].h, (long long)got, (long long)t[i].want);
     }
   }
 }
@@ -143,7 +134,7 @@ int main(void) {
   printf("active ISA %s, %d SIMD GEMM families\n", mace_cpu_isa_name(mace_cpu_isa_active()), nf);
   mace_threadpool *pool2 = NULL;
   if (mace_threadpool_create(2, MACE_AFFINITY_NONE, &pool2) != MACE_OK) {
-    fprintf(stderr, "FAIL: cannot create a thread pool\n");
+    FAIL("cannot create a thread pool");
     return 1;
   }
   ranges(2);
@@ -182,10 +173,5 @@ int main(void) {
   printf("worst err / (max(1, max|ref|) * sqrt(K)): F(2,3) %.3g (bound 5e-7), F(4,3) %.3g "
          "(bound 5e-6); worst err / max(1, max|ref|): F(2,3) %.3g, F(4,3) %.3g\n", worst[2],
          worst[4], worst_rel[2], worst_rel[4]);
-  if (failures) {
-    fprintf(stderr, "%d of %ld cases failed\n", failures, cases);
-    return 1;
-  }
-  printf("test_winograd: %ld cases passed\n", cases);
-  return 0;
+  return TEST_FINISH("%ld cases", cases);
 }

@@ -1,15 +1,11 @@
 """Shared helpers of the data-movement op tests (Concat, Slice, Transpose, Pad, Resize, ...)."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import assert_close, check_model, rand, run_mace, run_ort  # noqa: E402,F401
+from helpers import assert_close, check_model, rand, run_mace, run_ort  # noqa: F401
 
 # dtypes every data-movement op must move unchanged (element sizes 1, 4, 8 and bool).
 DTYPES = [np.float32, np.int64, np.int32, np.uint8, np.bool_]

@@ -2,15 +2,11 @@
 against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 SHAPES = [(), (1,), (7,), (2, 3, 4, 5), (1, 1, 1, 1), (2, 3, 1, 1), (3, 129, 65)]
 

@@ -3,16 +3,12 @@ Tan/Asin/Acos/Atan/Sinh/Cosh/Asinh/Acosh/Atanh against onnxruntime, default and 
 attributes, values across each function's domain, odd shapes."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import build, check, run_mace  # noqa: E402
-from helpers import assert_close  # noqa: E402
+from dm_util import build, check, run_mace
+from helpers import assert_close
 
 # op -> (low, high) of the test inputs (inside the function's domain)
 TRIG = {"Tan": (-1.5, 1.5), "Asin": (-1, 1), "Acos": (-1, 1), "Atan": (-10, 10),

@@ -1,15 +1,11 @@
 """BatchNorm: ONNX BatchNormalization (inference, ranks 2..5) and its folding into Conv/Gemm, against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 
 def _params(c, seed=4):
@@ -18,8 +14,8 @@ def _params(c, seed=4):
 
 
 def _mace_ops(model) -> list[str]:
-    from converters.onnx_converter import convert_onnx
-    from converters.transforms import optimize
+    from mace.converters.onnx_converter import convert_onnx
+    from mace.converters.transforms import optimize
     return [op.type for op in optimize(convert_onnx(model)).ops]
 
 

@@ -1,21 +1,17 @@
 """BiasAdd and the ops' argument checks, on mace graphs built directly (no ONNX op maps to BiasAdd)."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import assert_close, rand  # noqa: E402
+from helpers import assert_close, rand
 
 
 def _session(op_type, inputs, consts, out_shape, **args):
     """A one-op mace graph: graph inputs given as {name: shape}, constants as {name: array}."""
     import mace
-    from converters import ir
-    from converters.model import MaceModel
+    from mace.converters import ir
+    from mace.converters.model import MaceModel
     g = ir.Graph(name="t")
     names = list(inputs) + list(consts)
     g.inputs = [ir.TensorInfo(n, list(s), np.dtype(np.float32), "NONE") for n, s in inputs.items()]

@@ -2,15 +2,11 @@
 onnxruntime, with broadcasting of several ranks."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import check  # noqa: E402
+from dm_util import check
 
 PAIRS = [((6,), ()), ((3, 4), (4,)), ((3, 1), (1, 5)), ((2, 3, 4), (3, 1)), ((2, 1, 3, 2), (4, 1, 1))]
 INT = [np.int32, np.int64, np.int8, np.uint8]

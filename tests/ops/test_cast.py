@@ -2,15 +2,11 @@
 against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model  # noqa: E402
+from helpers import check_model, make_model
 
 TYPES = [np.float32, np.float16, np.int32, np.int64, np.int8, np.uint8, np.bool_]
 SHAPE = (2, 3, 4, 5)

@@ -2,16 +2,12 @@
 NumPy's reshape -> transpose -> reshape: groups 1..C, ranks 2..5, every dtype."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, data, run_mace_ops  # noqa: E402
+from dm_util import DTYPES, data, run_mace_ops
 
-import mace  # noqa: E402
+import mace
 
 
 def _ref(x, g):

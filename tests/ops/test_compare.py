@@ -3,15 +3,11 @@ Or, Xor, Not, IsNaN, IsInf) against onnxruntime: broadcasting of every rank, eve
 mace takes, ties and special values."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import check  # noqa: E402
+from dm_util import check
 
 CMP = ["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"]
 SHAPE_PAIRS = [((), ()), ((5,), ()), ((), (4,)), ((3, 4), (4,)), ((3, 1), (1, 5)),

@@ -2,15 +2,12 @@
 inputs, every dtype) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data  # noqa: E402
+from dm_util import DTYPES, check, data
+from helpers import check_model, make_model, rand
 
 BASE = {1: (3,), 2: (2, 3), 3: (2, 3, 5), 4: (2, 3, 4, 5), 5: (2, 1, 3, 2, 3)}
 CASES = [(r, a) for r in BASE for a in range(-r, r)]
@@ -66,9 +63,6 @@ def test_concat_threads(threads):
 
 # ---- inputs computed in place inside the output (one image: the planner makes them slices
 # of the Concat's buffer and the Concat copies nothing) ----------------------------------
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
 
 
 def _chw(c, hw=8):

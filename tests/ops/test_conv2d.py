@@ -1,15 +1,11 @@
 """Conv2D: ONNX Conv (groups, depthwise, dilation, strides, pads, auto_pad, fused activations) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 # (x shape, filter shape, Conv attributes)
 CASES = [
@@ -45,8 +41,8 @@ CASES = [
 
 def _mace_ops(model) -> list[str]:
     """Op types of the converted, optimized graph."""
-    from converters.onnx_converter import convert_onnx
-    from converters.transforms import optimize
+    from mace.converters.onnx_converter import convert_onnx
+    from mace.converters.transforms import optimize
     return [op.type for op in optimize(convert_onnx(model)).ops]
 
 

@@ -1,15 +1,11 @@
 """Conv2D's Winograd paths (argument `winograd` 2 / 4 / 0 and the automatic choice) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import assert_close, make_model, rand, run_ort  # noqa: E402
+from helpers import assert_close, make_model, rand, run_ort
 
 # (x shape, output channels, pads): odd sizes that are not tile multiples, 1x1 spatial,
 # asymmetric padding, a batch, channels past the GEMM tiles.

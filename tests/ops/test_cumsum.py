@@ -2,15 +2,11 @@
 exclusive/reverse, f32/i32/i64, thread splits."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import build, check, data, run_mace  # noqa: E402
+from dm_util import build, check, data, run_mace
 
 SHAPES = {1: (7,), 2: (3, 5), 3: (2, 3, 4), 4: (2, 1, 3, 5)}
 

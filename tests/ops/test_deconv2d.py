@@ -1,15 +1,11 @@
 """Deconv2D: ONNX ConvTranspose (groups, strides, dilations, pads, output_padding, output_shape, auto_pad) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 # (x shape, filter shape [C_in, C_out/group, kH, kW], ConvTranspose attributes)
 CASES = [

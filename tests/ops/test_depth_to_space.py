@@ -2,15 +2,11 @@
 block sizes 1..3, odd spatial sizes, batch > 1, every dtype."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data  # noqa: E402
+from dm_util import DTYPES, check, data
 
 
 @pytest.mark.parametrize("mode", ["DCR", "CRD"])

@@ -4,17 +4,13 @@ reductions, diagonals, ellipses, implicit outputs, three operands; equations the
 cannot take raise UnsupportedError naming the equation."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand, run_mace  # noqa: E402
+from helpers import check_model, make_model, rand, run_mace
 
-from mace.errors import UnsupportedError  # noqa: E402
+from mace.errors import UnsupportedError
 
 CASES = [
     ("bij,bjk->bik", [(5, 2, 3), (5, 3, 4)]), ("ij,jk->ik", [(3, 4), (4, 5)]),

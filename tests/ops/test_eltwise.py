@@ -1,15 +1,11 @@
 """Eltwise: ONNX Add/Sub/Mul/Div/Pow/Min/Max/Sum/Neg/Abs against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 # Every rank combination that broadcasts: scalar, 1-D vs N-D, [N,1,H,1] vs [1,C,1,W], ...
 SHAPE_PAIRS = [
@@ -210,8 +206,8 @@ def test_integer_shape_arithmetic_survives_folding():
 def _run_direct(op_args, shapes, inputs):
     """A one-op mace graph (no ONNX op maps to it) run through the runtime."""
     import mace
-    from converters import ir
-    from converters.model import MaceModel
+    from mace.converters import ir
+    from mace.converters.model import MaceModel
     out = list(np.broadcast_shapes(*shapes))
     names = [f"i{k}" for k in range(len(shapes))]
     g = ir.Graph(

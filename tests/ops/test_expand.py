@@ -2,15 +2,11 @@
 target keeping the input dim), every dtype, constant and run-time target shapes."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data  # noqa: E402
+from dm_util import DTYPES, check, data
 
 CASES = [((1,), (5,)), ((3, 1), (3, 4)), ((3, 1), (2, 3, 6)), ((4,), (2, 3, 4)),
          ((2, 1, 3), (1, 4, 1)), ((2, 3), (1, 1)), ((), (2, 3)), ((1, 1, 1, 1), (2, 3, 1, 5)),

@@ -3,17 +3,13 @@ rank 0..2 with negative values, indices computed at run time or constant, every 
 an out-of-range index is an error, never a read outside the data."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, build, check, data, run_mace  # noqa: E402
+from dm_util import DTYPES, build, check, data, run_mace
 
-import mace  # noqa: E402
+import mace
 
 SHAPES = {1: (5,), 2: (4, 3), 3: (2, 5, 3), 4: (2, 3, 4, 5), 5: (2, 1, 3, 2, 3)}
 

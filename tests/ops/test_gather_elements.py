@@ -4,17 +4,13 @@ every data dtype, GatherND batch_dims 0..2 and tuple lengths 1..rank; an out-of-
 is an error, never a read outside the data."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, build, check, data, run_mace  # noqa: E402
+from dm_util import DTYPES, build, check, data, run_mace
 
-import mace  # noqa: E402
+import mace
 
 SHAPES = {1: (5,), 2: (4, 3), 3: (2, 5, 3), 4: (2, 3, 4, 5)}
 

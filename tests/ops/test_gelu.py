@@ -5,16 +5,12 @@ taken out of FUSABLE_ACTIVATIONS (a standalone Activation), so both paths stay c
 onnxruntime at the project tolerance, at 1 and 2 threads."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
-from mace.converters import convert, transforms  # noqa: E402
+from helpers import check_model, make_model, rand
+from mace.converters import convert, transforms
 
 SQRT2 = np.float32(np.sqrt(2.0))
 

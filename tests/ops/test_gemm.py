@@ -1,22 +1,18 @@
 """FullyConnected / MatMul(+Eltwise): ONNX Gemm (transA/transB, alpha/beta, every C shape) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 M, K, N = 3, 7, 5
 
 
 def _mace_ops(model) -> list[str]:
-    from converters.onnx_converter import convert_onnx
-    from converters.transforms import optimize
+    from mace.converters.onnx_converter import convert_onnx
+    from mace.converters.transforms import optimize
     return [op.type for op in optimize(convert_onnx(model)).ops]
 
 

@@ -2,15 +2,11 @@
 opset 21 per-channel scale/bias) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import assert_close, check_model, make_model, rand, run_mace, run_ort  # noqa: E402,E501
+from helpers import assert_close, check_model, make_model, rand, run_mace, run_ort  # noqa: E501
 
 SHAPES = [(1, 1, 1), (2, 3, 1), (1, 4, 1, 1), (2, 3, 5, 7), (1, 6, 9), (2, 4, 3, 2, 3), (1, 8, 33, 17)]
 

@@ -2,15 +2,11 @@
 older opsets, ties (first maximum wins), thread splits."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import check, data  # noqa: E402
+from dm_util import check, data
 
 SHAPES = {1: (6,), 2: (3, 5), 3: (2, 3, 4), 4: (2, 3, 1, 5)}
 

@@ -3,15 +3,11 @@ where it can; a graph input passed straight to an output needs the mace Identity
 must copy every dtype and rank. Also Identity on a hand-built mace model."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data, run_mace_ops  # noqa: E402
+from dm_util import DTYPES, check, data, run_mace_ops
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)

@@ -3,16 +3,11 @@ kernel, asymmetric pads, auto_pad SAME_UPPER/SAME_LOWER/VALID, ceil_mode, 1x1 sp
 against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
-
+from helpers import check_model, make_model, rand
 
 
 def _run(shape, opset=18, **kw):

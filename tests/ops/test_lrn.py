@@ -4,15 +4,11 @@ cases compare with onnxruntime running the spec's formula built from Mul/Conv/Po
 window sum of squares as a convolution with ones along C)."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import assert_close, check_model, make_model, rand, run_mace, run_ort  # noqa: E402,E501
+from helpers import assert_close, check_model, make_model, rand, run_mace, run_ort  # noqa: E501
 
 SHAPES = [(1, 1, 1, 1), (2, 5, 3, 4), (1, 7, 1, 1), (1, 3, 6), (2, 8, 5, 5, 2), (1, 16, 9, 11)]
 

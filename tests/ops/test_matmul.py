@@ -1,15 +1,11 @@
 """MatMul: ONNX MatMul (N-D with broadcast batch dims, 1-D operands) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 SHAPES = [
     ((3, 4), (4, 5)),

@@ -3,15 +3,11 @@ and NumPy elsewhere: every axis for index ranks 0..3, negative and out-of-range 
 int32/int64/float indices, several value dtypes, constant and run-time depth."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import build, check, run_mace  # noqa: E402
+from dm_util import build, check, run_mace
 
 DEPTH = 5
 

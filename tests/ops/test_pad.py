@@ -3,15 +3,11 @@ constant_value, axes of opset 18, negative pads that crop, ranks 1..5, every dty
 against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data  # noqa: E402
+from dm_util import DTYPES, check, data
 
 
 def _run(shape, pads, mode="constant", value=None, opset=13, dtype=np.float32, axes=None):

@@ -1,15 +1,11 @@
 """Pooling: ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 # (x shape, attributes shared by MaxPool and AveragePool)
 CASES = [

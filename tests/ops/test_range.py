@@ -3,18 +3,14 @@ inferring shapes) against onnxruntime: positive/negative/fractional deltas, empt
 every dtype; values that change between runs re-infer the net."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper, numpy_helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import build, check, run_ort  # noqa: E402
-from helpers import assert_close  # noqa: E402
+from dm_util import build, check, run_ort
+from helpers import assert_close
 
-import mace  # noqa: E402
+import mace
 
 RANGES = [(0, 10, 3), (10, 2, -2), (5, 5, 1), (5, 1, 1), (-3, 4, 1)]
 

@@ -3,15 +3,12 @@ noop_with_empty_axes) against onnxruntime."""
 from __future__ import annotations
 
 import itertools
-import os
-import sys
 
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 OPS = ["ReduceMean", "ReduceMax", "ReduceMin", "ReduceSum"]
 MORE_OPS = ["ReduceProd", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum",
@@ -132,8 +129,8 @@ def test_threads(threads, axes):
 
 
 def _mace_ops(model) -> list[str]:
-    from converters.onnx_converter import convert_onnx
-    from converters.transforms import optimize
+    from mace.converters.onnx_converter import convert_onnx
+    from mace.converters.transforms import optimize
     return [op.type for op in optimize(convert_onnx(model)).ops]
 
 

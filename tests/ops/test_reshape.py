@@ -2,15 +2,11 @@
 every dtype) and Flatten (every axis, negative axes, opsets) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data  # noqa: E402
+from dm_util import DTYPES, check, data
 
 
 def _reshape(shape, target, opset=13, dtype=np.float32, allowzero=None):

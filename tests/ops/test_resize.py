@@ -4,15 +4,11 @@ with every coordinate mode, scales (integer, fractional, downscaling) or sizes, 
 opset 18, Resize-10 and Upsample-7/9, nearest on other ranks and dtypes."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import check, data  # noqa: E402
+from dm_util import check, data
 
 COORDS = ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"]
 NEAREST = ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"]

@@ -2,15 +2,11 @@
 spatial_scale, ROIs partly or wholly outside the image) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 ROIS = np.array([[0, 0, 9, 9], [0, 5, 4, 9], [5, 5, 9, 9], [1.3, 2.7, 6.1, 3.2],
                  [-2, -3, 3, 4], [7, 8, 14, 15], [2, 2, 2, 2], [-5, -5, -2, -1]], np.float32)

@@ -2,15 +2,11 @@
 caches, interleaved, partial rotary_embedding_dim) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import check_model, make_model, rand  # noqa: E402
+from helpers import check_model, make_model, rand
 
 
 def run(B=2, Hn=3, L=4, D=8, rdim=0, rank=4, pos=True, interleaved=0, threads=1, P=20):

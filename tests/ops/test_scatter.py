@@ -4,17 +4,13 @@ smaller index dims, i32/i64 indices constant or computed at run time, every data
 an out-of-range index is an error, never a write outside the output."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, build, check, data, run_mace  # noqa: E402
+from dm_util import DTYPES, build, check, data, run_mace
 
-import mace  # noqa: E402
+import mace
 
 REDUCTIONS = ["none", "add", "mul", "max", "min"]
 

@@ -3,15 +3,11 @@ clamping of out-of-range and INT64 extremes, empty results, ranks 1..5, every dt
 against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data  # noqa: E402
+from dm_util import DTYPES, check, data
 
 BIG, SMALL = np.iinfo(np.int64).max, np.iinfo(np.int64).min
 

@@ -2,15 +2,11 @@
 opset 18 with an uneven tail, negative axes, ranks 1..4, every dtype) against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data  # noqa: E402
+from dm_util import DTYPES, check, data
 
 
 def _run(shape, axis, n_out, split=None, opset=13, dtype=np.float32, num_outputs=False):

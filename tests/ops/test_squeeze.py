@@ -3,15 +3,11 @@ input (>= 13), negative axes, every size-1 dim when axes is absent, ranks 0..5, 
 against onnxruntime."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data  # noqa: E402
+from dm_util import DTYPES, check, data
 
 
 def _run(op, shape, axes, opset=13, dtype=np.float32):

@@ -4,15 +4,12 @@ equivalents."""
 from __future__ import annotations
 
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import assert_close, data, rand, run_mace_ops, run_ort  # noqa: E402
+from dm_util import assert_close, data, rand, run_mace_ops, run_ort
 
 F32 = np.dtype(np.float32)
 
@@ -228,8 +225,8 @@ layer { name: "pb" type: "PriorBox" bottom: "fm" bottom: "data" top: "priors"
 @pytest.mark.parametrize("across", ["false", "true"])
 def test_caffe_prior_box_and_normalize(across):
     import mace
-    from converters.caffe_converter import convert_caffe
-    from converters.model import MaceModel
+    from mace.converters.caffe_converter import convert_caffe
+    from mace.converters.model import MaceModel
     w = rand(4, 3, 3, 3, seed=11)
     text = CAFFE_SSD % (" ".join(f"data: {v!r}" for v in w.reshape(-1).tolist()), across)
     g = convert_caffe(text)

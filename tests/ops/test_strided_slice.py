@@ -3,14 +3,10 @@ against NumPy basic slicing: begin/end/strides (negative too) as arguments or co
 begin_mask, end_mask, shrink_axis_mask, ranks 1..4, every dtype."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, data, run_mace_ops  # noqa: E402
+from dm_util import DTYPES, data, run_mace_ops
 
 
 def _numpy(x, begin, end, strides, bmask, emask, smask):

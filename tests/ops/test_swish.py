@@ -6,16 +6,12 @@ standalone Activation, so both paths stay correct. Against onnxruntime (NumPy fo
 newer than onnxruntime) at the project tolerance."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper, numpy_helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from helpers import assert_close, check_model, make_model, rand, run_mace  # noqa: E402
-from mace.converters import convert, transforms  # noqa: E402
+from helpers import assert_close, check_model, make_model, rand, run_mace
+from mace.converters import convert, transforms
 
 
 @pytest.fixture(params=[True, False], ids=["fused", "standalone"])

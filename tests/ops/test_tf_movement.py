@@ -2,14 +2,10 @@
 equivalent) on hand-built mace graphs, against NumPy references of TF's semantics."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, data, run_mace_ops  # noqa: E402
+from dm_util import DTYPES, data, run_mace_ops
 
 
 def _tf_space_to_batch(x_nchw, block, pads):

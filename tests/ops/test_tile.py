@@ -2,15 +2,11 @@
 run-time repeats."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data  # noqa: E402
+from dm_util import DTYPES, check, data
 
 CASES = [((5,), (3,)), ((1,), (4,)), ((2, 3), (1, 1)), ((2, 3), (3, 2)), ((3, 1), (1, 5)),
          ((2, 3, 4), (2, 1, 3)), ((2, 1, 3, 2), (1, 3, 2, 2)), ((1, 2, 1, 2, 3), (2, 1, 2, 1, 2)),

@@ -2,15 +2,11 @@
 axis (and 0), ties (lower index first), f32/i32/i64, constant and run-time K."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import check  # noqa: E402
+from dm_util import check
 
 SHAPES = {1: (7,), 2: (3, 6), 3: (2, 5, 4), 4: (2, 3, 1, 5)}
 

@@ -3,15 +3,12 @@ every dtype) against onnxruntime."""
 from __future__ import annotations
 
 import itertools
-import os
-import sys
 
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, check, data  # noqa: E402
+from dm_util import DTYPES, check, data
 
 SHAPES = {1: (5,), 2: (3, 7), 3: (2, 3, 5), 4: (2, 3, 1, 5), 5: (2, 1, 3, 4, 3)}
 PERMS = [(r, p) for r in (1, 2, 3) for p in itertools.permutations(range(r))]

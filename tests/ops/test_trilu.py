@@ -2,15 +2,11 @@
 square/wide/tall matrices with batch dims, every dtype, constant and run-time k."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import build, check, data, run_mace  # noqa: E402
+from dm_util import build, check, data, run_mace
 
 
 @pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (1, 4), (2, 3, 4), (2, 1, 3, 3)],

@@ -2,15 +2,11 @@
 branches, a condition computed in the graph, thread splits."""
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 from onnx import helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dm_util import DTYPES, build, check, data, run_mace  # noqa: E402
+from dm_util import DTYPES, build, check, data, run_mace
 
 SHAPES = [((), (), ()), ((4,), (), (4,)), ((3, 4), (4,), ()), ((3, 1), (1, 5), (3, 5)),
           ((2, 1, 4), (3, 1), (1, 1, 4)), ((1,), (2, 3, 4, 5), (5,)),

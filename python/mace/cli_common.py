@@ -1,0 +1,37 @@
+"""What the `mace` subcommands share: random model inputs and the --affinity option.
+
+Layering: cli.py and benchmark.py import this module, it imports neither (tests/test_layers.py)."""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from .session import AFFINITY_NAMES
+
+AFFINITIES = list(AFFINITY_NAMES)
+AFFINITY_HELP = ("thread placement: big (default: each thread on a core of its own among the "
+                 "fastest), little, or none (left to the OS)")
+
+
+def add_affinity_arg(p: argparse.ArgumentParser) -> None:
+    """Adds `--affinity {big,little,none}` (default None: the session's default)."""
+    p.add_argument("--affinity", choices=AFFINITIES, default=None, help=AFFINITY_HELP)
+
+
+def random_input(shape: tuple, dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:
+    """A random array for a model input: floats in [-1, 1), random bools, zeros otherwise."""
+    shape = tuple(max(int(d), 1) for d in shape)
+    if dtype is None:
+        dtype = np.dtype(np.float32)
+    if np.issubdtype(dtype, np.floating):
+        return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    return np.zeros(shape, dtype)  # indices and shape-like inputs: 0 is always in range
+
+
+def random_feeds(sess, seed: int) -> dict[str, np.ndarray]:
+    """{input name: random_input(...)} for every input of a mace.Session, from one seed."""
+    rng = np.random.default_rng(seed)
+    return {i.name: random_input(i.shape, i.dtype, rng) for i in sess.inputs}
