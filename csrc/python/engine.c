@@ -446,6 +446,16 @@ static void raise_unknown_feed(EngineObject *self, PyObject *feeds) {
   PyErr_SetString(mace_py_InvalidInputError, "the inputs given do not match the model's inputs");
 }
 
+/* Model input i's description; -1 with the exception set on failure. */
+static int input_info(EngineObject *self, int i, mace_tensor_info *info) {
+  mace_status st = mace_engine_input_info(self->engine, i, info);
+  if (st != MACE_OK) {
+    mace_py_raise(st);
+    return -1;
+  }
+  return 0;
+}
+
 /* Bind step, on the Python side: rb->ins[i] describes model input i, an array of the model's
  * dtype (rb->arrs[i]) made from feeds[name]; each present, of the model's rank, C-contiguous;
  * no key that names no input. The engine matches them to the model once, in
@@ -455,11 +465,7 @@ static int bind_feeds(EngineObject *self, PyObject *feeds, int df, run_buffers *
   Py_ssize_t found = 0;
   for (int i = 0; i < rb->n_in; ++i) {
     mace_tensor_info info;
-    mace_status st = mace_engine_input_info(self->engine, i, &info);
-    if (st != MACE_OK) {
-      mace_py_raise(st);
-      return -1;
-    }
+    if (input_info(self, i, &info) < 0) return -1;
     PyObject *key_obj = mace_py_str(info.name);
     if (key_obj == NULL) return -1;
     PyObject *val = PyDict_GetItemWithError(feeds, key_obj); /* borrowed */
@@ -474,11 +480,7 @@ static int bind_feeds(EngineObject *self, PyObject *feeds, int df, run_buffers *
   }
   for (int i = 0; i < rb->n_in; ++i) {
     mace_tensor_info info;
-    mace_status st = mace_engine_input_info(self->engine, i, &info);
-    if (st != MACE_OK) {
-      mace_py_raise(st);
-      return -1;
-    }
+    if (input_info(self, i, &info) < 0) return -1;
     PyObject *val = rb->ins[i].data;
     if (val == NULL) {
       PyObject *dtype = dtype_object(info.dtype);
