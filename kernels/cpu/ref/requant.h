@@ -10,7 +10,8 @@
 
 /* A real multiplier M >= 0 as mult * 2^(-31 - shift), mult in [2^30, 2^31): shift > 0 is a
  * right shift after the multiply, shift < 0 a left shift of the accumulator before it.
- * M too small to represent (shift > 62) gives mult = 0 (every output = the zero point). */
+ * M too small to represent (shift > 31) gives mult = 0 (every output = the zero point), so
+ * SIMD kernels shift 32-bit lanes by at most 31. */
 static inline void mace_requant_params(double m, int32_t *mult, int32_t *shift) {
   int e = 0;
   double q;
@@ -26,7 +27,7 @@ static inline void mace_requant_params(double m, int32_t *mult, int32_t *shift) 
     qi /= 2;
     e += 1;
   }
-  if (-e > 62 || e > 30) { /* underflow; overflow (M >= 2^30) is not a real scale either */
+  if (-e > 31 || e > 30) { /* underflow; overflow (M >= 2^30) is not a real scale either */
     *mult = 0;
     *shift = 0;
     return;
