@@ -4,12 +4,38 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "kernels/cpu/ukernels.h"
+
 /* A thread's share should hold at least this many multiply-adds. */
 #define QGEMM_MIN_MACS_PER_JOB 65536
 #define QGEMM_TILE_MAX (64 * 64) /* MR * NR of any family: the accumulator tile is on the stack */
 
-/* Best first; the reference family last (always there). */
+#if MACE_ENABLE_AVX512
+static int has_vnni(void) { return mace_cpu_features_get()->avx512vnni; }
+#endif
+#if MACE_ENABLE_NEON
+static int has_dotprod(void) { return mace_cpu_features_get()->dotprod; }
+#endif
+
+/* A manifest ISA's level and extra feature (kernels/cpu/manifest.inc, MACE_QGEMM_FAMILY). */
+#define QGEMM_ISA_avx512vnni MACE_ISA_AVX512
+#define QGEMM_ISA_avx2 MACE_ISA_AVX2
+#define QGEMM_ISA_neondot MACE_ISA_NEON
+#define QGEMM_ISA_neon MACE_ISA_NEON
+#define QGEMM_SUPPORTED_avx512vnni has_vnni
+#define QGEMM_SUPPORTED_avx2 NULL
+#define QGEMM_SUPPORTED_neondot has_dotprod
+#define QGEMM_SUPPORTED_neon NULL
+
+/* Best first (the manifest's order, for the ISAs this build compiles); the reference family
+ * last (always there). */
 static const mace_qgemm_family g_all[] = {
+#define MACE_QGEMM_FAMILY(isa_, unit, function, mr_, nr_, ku_, b_signed_, requant_)         \
+  MACE_IF_##isa_({.name = #mr_ "x" #nr_ "__" #isa_, .isa = QGEMM_ISA_##isa_,                \
+                  .supported = QGEMM_SUPPORTED_##isa_, .mr = mr_, .nr = nr_, .ku = ku_,     \
+                  .b_signed = b_signed_, .ukernel = MACE_UKERNEL_NAME(function, isa_),      \
+                  .requant = requant_}, )
+#include "kernels/cpu/manifest.inc"
     {.name = "4x8__ref", .isa = MACE_ISA_REF, .mr = MACE_QGEMM_REF_MR, .nr = MACE_QGEMM_REF_NR,
      .ku = MACE_QGEMM_REF_KU, .b_signed = 0, .ukernel = mace_qgemm_4x8__ref,
      .requant = mace_qgemm_requant__ref},
