@@ -1,7 +1,9 @@
 /* Unit test of the int8 GEMM (csrc/ops/qgemm_dispatch.h): every family this CPU supports, the
  * reference one included, against a direct integer product with mace_requant, bit for bit:
- * shapes around the tiles' edges, both B signednesses, row/column strides of B and C, per-row
- * multipliers with right and left shifts, zero points, clamps, and 1 and 2 threads. */
+ * shapes around the tiles' edges (and K past the AVX2 kernel's 256-k chunks), both B
+ * signednesses, row/column strides of B and C, per-row multipliers with right and left shifts
+ * (down to shift 30, up to left shifts that wrap the accumulator), weights over the whole i8
+ * range, zero points, clamps, and 1 and 2 threads. Also that MACE_CPU_ISA picks the family. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +27,16 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
                                 : (int32_t)(test_rand16(&seed) % 256);
   mace_qgemm_args g;
   memset(&g, 0, sizeof(g));
-  for (int64_t i = 0; i < m * k; ++i) a[i] = (int8_t)((int)(test_rand16(&seed) % 255) - 127);
+  for (int64_t i = 0; i < m * k; ++i) a[i] = (int8_t)((int)(test_rand16(&seed) % 256) - 128);
   for (int64_t i = 0; i < k * n; ++i) b[i] = (uint8_t)test_rand16(&seed);
   for (int64_t i = 0; i < m; ++i) {
     /* Multipliers around 1 / (K * 128): outputs spread over the whole range; every 7th row
-     * above 1 (a left shift). */
-    const double real = (i % 7 == 3 ? 1.7 : 0.5 + (double)(test_rand16(&seed) % 1000) / 1000.0) /
-                        (i % 7 == 3 ? 1.0 : (double)(k * 64));
+     * above 1 (a left shift), every 11th far above (a left shift that wraps large
+     * accumulators), every 13th tiny (right shifts near 31). */
+    double real = (i % 7 == 3 ? 1.7 : 0.5 + (double)(test_rand16(&seed) % 1000) / 1000.0) /
+                  (i % 7 == 3 ? 1.0 : (double)(k * 64));
+    if (i % 11 == 5) real = 3000.0 + (double)(test_rand16(&seed) % 1000);
+    if (i % 13 == 6) real = 1e-9 * (1.0 + (double)(test_rand16(&seed) % 1000) / 1000.0);
     mace_requant_params(real, &mult[i], &shift[i]);
     bias[i] = (int32_t)(test_rand16(&seed) % 20001) - 10000;
   }
@@ -89,15 +94,34 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   free(scratch);
 }
 
+/* The family ops use under the active ISA (MACE_CPU_ISA lowers it): the best one it allows. */
+static const char *expected_active(void) {
+  const mace_cpu_features *feat = mace_cpu_features_get();
+  switch (mace_cpu_isa_active()) {
+    case MACE_ISA_AVX512:
+      return feat->avx512vnni ? "16x16__avx512vnni" : "6x16__avx2";
+    case MACE_ISA_AVX2:
+      return "6x16__avx2";
+    case MACE_ISA_NEON:
+      return feat->dotprod ? "8x12__neondot" : "8x8__neon";
+    default:
+      return "4x8__ref";
+  }
+}
+
 int main(void) {
   const mace_qgemm_family *const *fams;
   const int nf = mace_qgemm_families(&fams);
-  static const int64_t ms[] = {1, 3, 4, 7, 16, 33, 64};
-  static const int64_t ns[] = {1, 2, 8, 15, 17, 64, 100};
-  static const int64_t ks[] = {1, 3, 4, 5, 27, 64, 300};
+  static const int64_t ms[] = {1, 3, 4, 6, 7, 12, 16, 33, 64};
+  static const int64_t ns[] = {1, 2, 8, 12, 15, 17, 64, 100};
+  static const int64_t ks[] = {1, 3, 4, 5, 27, 64, 300, 530};
   mace_threadpool *pool2 = NULL;
   unsigned seed = 7;
   CHECK(nf >= 1 && strcmp(fams[nf - 1]->name, "4x8__ref") == 0, "the reference family is last");
+  CHECK(strcmp(mace_qgemm_family_active()->name, expected_active()) == 0,
+        "active family %s under MACE_CPU_ISA=%s, want %s", mace_qgemm_family_active()->name,
+        mace_cpu_isa_name(mace_cpu_isa_active()), expected_active());
+  for (int fi = 0; fi < nf; ++fi) printf("family %s\n", fams[fi]->name);
   CHECK(mace_threadpool_create(2, MACE_AFFINITY_NONE, &pool2) == MACE_OK, "pool");
   for (int fi = 0; fi < nf; ++fi)
     for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); ++mi)
