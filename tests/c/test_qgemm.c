@@ -1,7 +1,7 @@
 /* Unit test of the int8 GEMM (csrc/ops/qgemm_dispatch.h): every family this CPU supports, the
  * reference one included, against a direct integer product with mace_requant, bit for bit:
  * shapes around the tiles' edges (and K past the AVX2 kernel's 256-k chunks), both B
- * signednesses, row/column strides of B and C, per-row multipliers with right and left shifts
+ * signednesses, B with contiguous rows, contiguous columns or neither, row/column strides of C, per-row multipliers with right and left shifts
  * (down to shift 30, up to left shifts that wrap the accumulator), weights over the whole i8
  * range, zero points, clamps, and 1 and 2 threads. Also that MACE_CPU_ISA picks the family. */
 #include <stdio.h>
@@ -15,9 +15,15 @@
 static long cases = 0;
 
 static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, int64_t n,
-                  int64_t k, int b_signed, int out_signed, int transposed_c, unsigned seed) {
+                  int64_t k, int b_signed, int out_signed, int transposed_c, int b_layout,
+                  unsigned seed) {
+  /* B[k, j] = b[k * b_rs + j * b_cs]: rows with a gap (Conv2D), row-major packed, columns
+   * contiguous (MatMul's transposed operand), or both strides above 1. */
+  const int64_t b_rs = b_layout == 0 ? n + 5 : b_layout == 1 ? n : b_layout == 2 ? 1 : 2 * n;
+  const int64_t b_cs = b_layout == 2 ? k : b_layout == 3 ? 2 : 1;
+  const int64_t b_size = 2 * k * (n + 5);
   int8_t *a = malloc((size_t)(m * k));
-  uint8_t *b = malloc((size_t)(k * n));
+  uint8_t *b = malloc((size_t)b_size);
   int32_t *bias = malloc(sizeof(int32_t) * (size_t)m), *sums = malloc(sizeof(int32_t) * (size_t)m);
   int32_t *mult = malloc(sizeof(int32_t) * (size_t)m), *shift = malloc(sizeof(int32_t) * (size_t)m);
   uint8_t *want = malloc((size_t)(m * n)), *got = malloc((size_t)(m * n));
@@ -28,7 +34,7 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   mace_qgemm_args g;
   memset(&g, 0, sizeof(g));
   for (int64_t i = 0; i < m * k; ++i) a[i] = (int8_t)((int)(test_rand16(&seed) % 256) - 128);
-  for (int64_t i = 0; i < k * n; ++i) b[i] = (uint8_t)test_rand16(&seed);
+  for (int64_t i = 0; i < b_size; ++i) b[i] = (uint8_t)test_rand16(&seed);
   for (int64_t i = 0; i < m; ++i) {
     /* Multipliers around 1 / (K * 128): outputs spread over the whole range; every 7th row
      * above 1 (a left shift), every 11th far above (a left shift that wraps large
@@ -48,7 +54,8 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
     for (int64_t j = 0; j < n; ++j) {
       int64_t acc = bias[i];
       for (int64_t kk = 0; kk < k; ++kk) {
-        const int32_t bv = b_signed ? (int32_t)(int8_t)b[kk * n + j] : (int32_t)b[kk * n + j];
+        const uint8_t braw = b[kk * b_rs + j * b_cs];
+        const int32_t bv = b_signed ? (int32_t)(int8_t)braw : (int32_t)braw;
         acc += (int64_t)a[i * k + kk] * (bv - b_zp);
       }
       const int32_t y = mace_requant((int32_t)acc, mult[i], shift[i], g.out.zp, g.out.lo, g.out.hi);
@@ -63,8 +70,8 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   g.a_packed = pa;
   g.a_row_sums = sums;
   g.b = b;
-  g.b_rs = n;
-  g.b_cs = 1;
+  g.b_rs = b_rs;
+  g.b_cs = b_cs;
   g.b_signed = b_signed;
   g.b_zp = b_zp;
   g.c = got;
@@ -78,9 +85,9 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   if (memcmp(got, want, (size_t)(m * n)) != 0) {
     int64_t first = 0;
     while (got[first] == want[first]) ++first;
-    FAIL("%s m=%lld n=%lld k=%lld b_signed=%d out_signed=%d transposed=%d: element %lld is %d, "
-         "want %d", f->name, (long long)m, (long long)n, (long long)k, b_signed, out_signed,
-         transposed_c, (long long)first, got[first], want[first]);
+    FAIL("%s m=%lld n=%lld k=%lld b_signed=%d out_signed=%d transposed=%d b_layout=%d: element "
+         "%lld is %d, want %d", f->name, (long long)m, (long long)n, (long long)k, b_signed,
+         out_signed, transposed_c, b_layout, (long long)first, got[first], want[first]);
   }
   free(a);
   free(b);
@@ -129,7 +136,7 @@ int main(void) {
         for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ++ki) {
           const int variant = (int)((mi + ni + ki) % 8);
           check(fams[fi], (ni % 2) ? pool2 : NULL, ms[mi], ns[ni], ks[ki], variant & 1,
-                (variant >> 1) & 1, (variant >> 2) & 1, seed++);
+                (variant >> 1) & 1, (variant >> 2) & 1, (int)((mi + 2 * ni + 3 * ki) % 4), seed++);
         }
   mace_threadpool_destroy(pool2);
   return TEST_FINISH("%ld cases over %d families", cases, nf);
