@@ -3,7 +3,10 @@
  * per run, zero-point folding, requantization) and through the micro-kernel alone (the same
  * tiles over already packed panels), so the gap is what packing and the output stage cost.
  *
- *   mace_bench_qgemm [--threads N] [--min_time SECONDS]
+ *   mace_bench_qgemm [--threads N] [--min_time SECONDS] [--family NAME] [--problem TEXT]
+ *
+ * --family times that family alone (a name as printed, e.g. 16x16__avx512vnni); --problem the
+ * problems whose name contains TEXT.
  *
  * Problems are convolutions as the GEMM QLinearConv2D runs: y[C_out, H*W] = W[C_out, K] x
  * X'[K, H*W], K = C_in (1x1) or 9 * C_in (3x3, X' the im2col matrix). */
@@ -138,12 +141,25 @@ int main(int argc, char **argv) {
   const mace_qgemm_family *const *fams;
   const int nf = mace_qgemm_families(&fams);
   mace_threadpool *pool = NULL;
+  const char *only = NULL, *problem_text = NULL;
   char model[256];
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = atoi(argv[++i]);
     else if (strcmp(argv[i], "--min_time") == 0 && i + 1 < argc) min_time = atof(argv[++i]);
+    else if (strcmp(argv[i], "--family") == 0 && i + 1 < argc) only = argv[++i];
+    else if (strcmp(argv[i], "--problem") == 0 && i + 1 < argc) problem_text = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--threads N] [--min_time SECONDS]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--threads N] [--min_time SECONDS] [--family NAME] [--problem TEXT]\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  if (only) {
+    int found = 0;
+    for (int fi = 0; fi < nf; ++fi) found |= strcmp(fams[fi]->name, only) == 0;
+    if (!found) {
+      fprintf(stderr, "mace_bench_qgemm: no family '%s' on this CPU\n", only);
       return 2;
     }
   }
@@ -158,10 +174,12 @@ int main(int argc, char **argv) {
   for (size_t pi = 0; pi < sizeof(kProblems) / sizeof(kProblems[0]); ++pi) {
     const problem *p = &kProblems[pi];
     const double ops = 2.0 * (double)(p->m * p->n * p->k);
+    if (problem_text && !strstr(p->name, problem_text)) continue;
     for (int fi = 0; fi < nf; ++fi) {
       double t_run, t_kernel;
+      if (only && strcmp(fams[fi]->name, only) != 0) continue;
       time_problem(fams[fi], pool, p, min_time, &t_run, &t_kernel);
-      printf("%-32s %16s %10.1f %10.1f\n", fi == 0 ? p->name : "", fams[fi]->name,
+      printf("%-32s %16s %10.1f %10.1f\n", (fi == 0 || only) ? p->name : "", fams[fi]->name,
              ops / t_run * 1e-9, ops / t_kernel * 1e-9);
     }
   }

@@ -4,7 +4,6 @@
 #include <arm_neon.h>
 #include <string.h>
 
-#include "kernels/cpu/ref/requant.h"
 #include "kernels/cpu/ukernels.h"
 
 /* B's group is 8 columns x 2 k (i8, one vector), A's 8 rows x 2 k; row i's pair is duplicated
@@ -57,13 +56,13 @@ void mace_qgemm_8x8__neon(int64_t kp, const int8_t *a, const void *b, int32_t *a
 /* Four columns of one row through docs/int8.md's formula: sqrdmulh is exactly the rounding
  * doubling high multiply (x * mult + 2^30) >> 31 (it saturates only for two INT32_MIN
  * operands; mult >= 0), srshl by -right the round-half-up right shift, computed without
- * overflow. */
+ * overflow. The clamps to +-2^16 and to [lo, hi] after adding zp are one clamp to
+ * [lo - zp, hi - zp] before it ([lo, hi] is within a byte's range). */
 static inline int32x4_t requant4(int32x4_t x, int32x4_t vbias, int32x4_t lsh, int32x4_t m,
                                  int32x4_t rsh, int32x4_t zp, int32x4_t lo, int32x4_t hi) {
   int32x4_t t = vshlq_s32(vaddq_s32(x, vbias), lsh);
   t = vrshlq_s32(vqrdmulhq_s32(t, m), rsh);
-  t = vminq_s32(vmaxq_s32(t, vdupq_n_s32(-MACE_REQUANT_T_MAX)), vdupq_n_s32(MACE_REQUANT_T_MAX));
-  return vminq_s32(vmaxq_s32(vaddq_s32(t, zp), lo), hi);
+  return vaddq_s32(vminq_s32(vmaxq_s32(t, lo), hi), zp);
 }
 
 /* The output stage: 8 columns of a row at a time, narrowed to bytes (the values are in the
@@ -76,7 +75,8 @@ void mace_qgemm_requant__neon(const int32_t *acc, int64_t acc_ld, int64_t mr, in
     mace_qgemm_requant__ref(acc, acc_ld, mr, nr, bias, mult, shift, q, c, c_rs, c_cs);
     return;
   }
-  const int32x4_t zp = vdupq_n_s32(q->zp), lo = vdupq_n_s32(q->lo), hi = vdupq_n_s32(q->hi);
+  const int32x4_t zp = vdupq_n_s32(q->zp);
+  const int32x4_t lo = vdupq_n_s32(q->lo - q->zp), hi = vdupq_n_s32(q->hi - q->zp);
   for (int64_t i = 0; i < mr; ++i) {
     const int32_t left = shift[i] < 0 ? -shift[i] : 0, right = shift[i] > 0 ? shift[i] : 0;
     const int32x4_t lsh = vdupq_n_s32(left), rsh = vdupq_n_s32(-right);

@@ -61,24 +61,24 @@ void mace_qgemm_6x16__avx2(int64_t kp, const int8_t *a, const void *b, int32_t *
   _mm256_storeu_si256((__m256i *)(acc + 5 * NR + 8), c51);
 }
 
-/* Eight columns of one row through docs/int8.md's formula: the 64-bit products of the even and
- * odd lanes (vpmuldq), rounded and shifted right by 31, keep their low 32 bits (|t| < 2^31;
- * a logical shift gives the same low bits as an arithmetic one), then the rounding right
- * shift and the clamps. */
-static inline __m256i requant8(__m256i x, __m256i vbias, __m128i lcnt, __m256i m, int right,
-                               __m128i rcnt, __m128i r1cnt, __m256i zp, __m256i lo, __m256i hi) {
-  const __m256i half = _mm256_set1_epi64x((int64_t)1 << 30);
+/* Eight columns of one row through docs/int8.md's formula. The two roundings fold into one:
+ * with a = x * mult + 2^30 (64-bit, vpmuldq on the even and the odd lanes), t = ((a >> 31) +
+ * 2^(r-1)) >> r = (a + 2^(30+r)) >> (31 + r) exactly; for r = right > 0 that is the high 32
+ * bits of a + 2^(30+r) (an arithmetic >> 32; |a| < 2^62, no overflow) shifted right by r - 1,
+ * for r = 0 the bits 31..62 of a (|t| < 2^31). The clamps to +-2^16 and to [lo, hi] after
+ * adding zp are one clamp to [lo - zp, hi - zp] before it ([lo, hi] is within a byte's range). */
+static inline __m256i requant8(__m256i x, __m256i vbias, __m128i lcnt, __m256i m, __m256i round,
+                               int right, __m128i r1cnt, __m256i zp, __m256i lo, __m256i hi) {
+  __m256i t;
   x = _mm256_sll_epi32(_mm256_add_epi32(x, vbias), lcnt);
-  const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, m), half);
-  const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), m), half);
-  __m256i t = _mm256_blend_epi32(_mm256_srli_epi64(pe, 31), _mm256_slli_epi64(po, 1), 0xAA);
-  if (right > 0)
-    t = _mm256_add_epi32(_mm256_sra_epi32(t, rcnt),
-                         _mm256_and_si256(_mm256_sra_epi32(t, r1cnt), _mm256_set1_epi32(1)));
-  t = _mm256_max_epi32(t, _mm256_set1_epi32(-MACE_REQUANT_T_MAX));
-  t = _mm256_min_epi32(t, _mm256_set1_epi32(MACE_REQUANT_T_MAX));
-  t = _mm256_add_epi32(t, zp);
-  return _mm256_min_epi32(_mm256_max_epi32(t, lo), hi);
+  const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, m), round);
+  const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), m), round);
+  if (right > 0) {
+    t = _mm256_sra_epi32(_mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA), r1cnt);
+  } else {
+    t = _mm256_blend_epi32(_mm256_srli_epi64(pe, 31), _mm256_slli_epi64(po, 1), 0xAA);
+  }
+  return _mm256_add_epi32(_mm256_min_epi32(_mm256_max_epi32(t, lo), hi), zp);
 }
 
 /* The output stage: 16 columns of a row at a time, packed to bytes (the values are in the
@@ -91,12 +91,14 @@ void mace_qgemm_requant__avx2(const int32_t *acc, int64_t acc_ld, int64_t mr, in
     mace_qgemm_requant__ref(acc, acc_ld, mr, nr, bias, mult, shift, q, c, c_rs, c_cs);
     return;
   }
-  const __m256i zp = _mm256_set1_epi32(q->zp), lo = _mm256_set1_epi32(q->lo);
-  const __m256i hi = _mm256_set1_epi32(q->hi);
+  const __m256i zp = _mm256_set1_epi32(q->zp);
+  const __m256i lo = _mm256_set1_epi32(q->lo - q->zp), hi = _mm256_set1_epi32(q->hi - q->zp);
   for (int64_t i = 0; i < mr; ++i) {
     const int left = shift[i] < 0 ? -shift[i] : 0, right = shift[i] > 0 ? shift[i] : 0;
-    const __m128i lcnt = _mm_cvtsi32_si128(left), rcnt = _mm_cvtsi32_si128(right);
+    const __m128i lcnt = _mm_cvtsi32_si128(left);
     const __m128i r1cnt = _mm_cvtsi32_si128(right > 0 ? right - 1 : 0);
+    const __m256i round =
+        _mm256_set1_epi64x(((int64_t)1 << 30) + (right > 0 ? (int64_t)1 << (30 + right) : 0));
     const __m256i m = _mm256_set1_epi32(mult[i]), vbias = _mm256_set1_epi32(bias[i]);
     const int32_t *ar = acc + i * acc_ld;
     uint8_t *cr = (uint8_t *)c + i * c_rs;
@@ -112,8 +114,8 @@ void mace_qgemm_requant__avx2(const int32_t *acc, int64_t acc_ld, int64_t mr, in
         x0 = _mm256_loadu_si256((const __m256i *)tmp);
         x1 = _mm256_loadu_si256((const __m256i *)(tmp + 8));
       }
-      x0 = requant8(x0, vbias, lcnt, m, right, rcnt, r1cnt, zp, lo, hi);
-      x1 = requant8(x1, vbias, lcnt, m, right, rcnt, r1cnt, zp, lo, hi);
+      x0 = requant8(x0, vbias, lcnt, m, round, right, r1cnt, zp, lo, hi);
+      x1 = requant8(x1, vbias, lcnt, m, round, right, r1cnt, zp, lo, hi);
       /* 16 x i16 in column order, then 16 bytes. */
       const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(x0, x1), 0xD8);
       const __m128i wl = _mm256_castsi256_si128(w), wh = _mm256_extracti128_si256(w, 1);

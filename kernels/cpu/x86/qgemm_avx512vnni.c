@@ -58,11 +58,14 @@ void mace_qgemm_16x16__avx512vnni(int64_t kp, const int8_t *a, const void *b, in
   _mm512_storeu_si512((void *)(acc + 15 * 16), c15);
 }
 
-/* The output stage, 16 columns of a row per vector (docs/int8.md, "Requantization"):
- * the 64-bit products of the even and odd lanes (vpmuldq), rounded and shifted right by 31,
- * keep their low 32 bits (|t| < 2^31), then the rounding right shift, the clamps and vpmovdb
- * (truncation: the value is already in the output type's range). Strided columns (c_cs != 1)
- * take the reference stage. */
+/* The output stage, 16 columns of a row per vector (docs/int8.md, "Requantization"). The
+ * two roundings fold into one: with a = x * mult + 2^30 (64-bit, vpmuldq on the even and the
+ * odd lanes), t = ((a >> 31) + 2^(r-1)) >> r = (a + 2^(30+r)) >> (31 + r) exactly, for r =
+ * right > 0 taken as the high 32 bits of a + 2^(30+r) (an arithmetic >> 32, no overflow:
+ * |a| < 2^62) shifted right by r - 1; for r = 0 the bits 31..62 of a (|t| < 2^31). The clamps
+ * to +-2^16 and to [lo, hi] after adding zp are one clamp to [lo - zp, hi - zp] before it
+ * ([lo, hi] is within a byte's range). vpmovdb truncates: the value is in range already.
+ * Strided columns (c_cs != 1) take the reference stage. */
 void mace_qgemm_requant__avx512vnni(const int32_t *acc, int64_t acc_ld, int64_t mr, int64_t nr,
                                     const int32_t *bias, const int32_t *mult,
                                     const int32_t *shift, const mace_qgemm_out *q, void *c,
@@ -71,34 +74,32 @@ void mace_qgemm_requant__avx512vnni(const int32_t *acc, int64_t acc_ld, int64_t 
     mace_qgemm_requant__ref(acc, acc_ld, mr, nr, bias, mult, shift, q, c, c_rs, c_cs);
     return;
   }
-  const __m512i tmax = _mm512_set1_epi32(MACE_REQUANT_T_MAX);
-  const __m512i tmin = _mm512_set1_epi32(-MACE_REQUANT_T_MAX);
-  const __m512i zp = _mm512_set1_epi32(q->zp), lo = _mm512_set1_epi32(q->lo);
-  const __m512i hi = _mm512_set1_epi32(q->hi), one = _mm512_set1_epi32(1);
-  const __m512i half = _mm512_set1_epi64((int64_t)1 << 30);
+  const __m512i zp = _mm512_set1_epi32(q->zp);
+  const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
   for (int64_t i = 0; i < mr; ++i) {
     const int left = shift[i] < 0 ? -shift[i] : 0, right = shift[i] > 0 ? shift[i] : 0;
-    const __m128i lcnt = _mm_cvtsi32_si128(left), rcnt = _mm_cvtsi32_si128(right);
+    const __m128i lcnt = _mm_cvtsi32_si128(left);
     const __m128i r1cnt = _mm_cvtsi32_si128(right > 0 ? right - 1 : 0);
+    const __m512i round =
+        _mm512_set1_epi64(((int64_t)1 << 30) + (right > 0 ? (int64_t)1 << (30 + right) : 0));
     const __m512i m = _mm512_set1_epi32(mult[i]), vbias = _mm512_set1_epi32(bias[i]);
     const int32_t *ar = acc + i * acc_ld;
     int8_t *cr = (int8_t *)c + i * c_rs;
     for (int64_t j = 0; j < nr; j += 16) {
       const __mmask16 mask = nr - j >= 16 ? (__mmask16)0xFFFF
                                           : (__mmask16)((1u << (unsigned)(nr - j)) - 1u);
-      __m512i x = _mm512_maskz_loadu_epi32(mask, ar + j);
+      __m512i x = _mm512_maskz_loadu_epi32(mask, ar + j), t;
       x = _mm512_sll_epi32(_mm512_add_epi32(x, vbias), lcnt);
-      /* even lanes: bits 31..62 of the rounded product in the low half; odd lanes: in the
-       * high half (shifted left by one). */
-      const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, m), half);
-      const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), half);
-      __m512i t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 31),
-                                          _mm512_slli_epi64(po, 1));
-      if (right > 0)
-        t = _mm512_add_epi32(_mm512_sra_epi32(t, rcnt),
-                             _mm512_and_si512(_mm512_sra_epi32(t, r1cnt), one));
-      t = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(t, tmin), tmax), zp);
-      t = _mm512_min_epi32(_mm512_max_epi32(t, lo), hi);
+      const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
+      const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), round);
+      if (right > 0) {
+        t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 32), po);
+        t = _mm512_sra_epi32(t, r1cnt);
+      } else {
+        t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 31),
+                                    _mm512_slli_epi64(po, 1));
+      }
+      t = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(t, lo), hi), zp);
       _mm512_mask_cvtepi32_storeu_epi8(cr + j, mask, t);
     }
   }
