@@ -1,9 +1,10 @@
 /* Unit test of the int8 GEMM (csrc/ops/qgemm_dispatch.h): every family this CPU supports, the
  * reference one included, against a direct integer product with mace_requant, bit for bit:
  * shapes around the tiles' edges (and K past the AVX2 kernel's 256-k chunks), both B
- * signednesses, B with contiguous rows, contiguous columns or neither, row/column strides of C, per-row multipliers with right and left shifts
- * (right shifts up to 31 and left shifts that wrap the accumulator), weights over the whole i8
- * range, zero points, clamps, and 1 and 2 threads. Also that MACE_CPU_ISA picks the family. */
+ * signednesses, B with contiguous rows, contiguous columns or neither, row/column strides of
+ * C, per-row multipliers with right shifts up to 31 and left shifts that wrap the accumulator,
+ * weights over the whole i8 range, zero points, clamps, and 1 and 2 threads. Also that
+ * MACE_CPU_ISA picks the family. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
