@@ -1,7 +1,8 @@
 /* mace_bench_qgemm: GOPS (2 x multiply-adds per second) of every int8 GEMM family this CPU
  * supports, on convolution-shaped problems, through the whole driver (mace_qgemm_run: B packed
- * per run, zero-point folding, requantization) and through the micro-kernel alone (the same
- * tiles over already packed panels), so the gap is what packing and the output stage cost.
+ * per run, zero-point folding, requantization; on --threads threads) and through the
+ * micro-kernel alone (the same tiles over already packed panels, on the calling thread), so at
+ * one thread the gap is what packing and the output stage cost.
  *
  *   mace_bench_qgemm [--threads N] [--min_time SECONDS] [--family NAME] [--problem TEXT]
  *
