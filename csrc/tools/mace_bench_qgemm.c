@@ -61,7 +61,8 @@ static void time_problem(const mace_qgemm_family *f, mace_threadpool *pool, cons
   unsigned s = 1;
   for (int64_t i = 0; i < m * k; ++i) a[i] = (int8_t)((s = s * 1103515245u + 12345u) >> 24);
   for (int64_t i = 0; i < k * n; ++i) b[i] = (uint8_t)((s = s * 1103515245u + 12345u) >> 24);
-  for (int64_t i = 0; i < pn * f->nr * kp; ++i) pb[i] = (uint8_t)((s = s * 1103515245u + 12345u) >> 24);
+  for (int64_t i = 0; i < pn * f->nr * kp; ++i)
+    pb[i] = (uint8_t)((s = s * 1103515245u + 12345u) >> 24);
   for (int64_t i = 0; i < m; ++i) {
     bias[i] = (int32_t)i * 7 - 100;
     mace_requant_params(1.0 / (double)(k * 100), &mult[i], &shift[i]);

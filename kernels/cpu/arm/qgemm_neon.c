@@ -4,6 +4,7 @@
 #include <arm_neon.h>
 #include <string.h>
 
+#include "kernels/cpu/qgemm_strided.h"
 #include "kernels/cpu/ukernels.h"
 
 /* B's group is 8 columns x 2 k (i8, one vector), A's 8 rows x 2 k; row i's pair is duplicated
@@ -67,12 +68,13 @@ static inline int32x4_t requant4(int32x4_t x, int32x4_t vbias, int32x4_t lsh, in
 
 /* The output stage: 8 columns of a row at a time, narrowed to bytes (the values are in the
  * output type's range already, so truncating narrows are exact for i8 and u8). Strided
- * columns (c_cs != 1) take the reference stage. */
+ * columns (c_cs != 1) go through a buffer (kernels/cpu/qgemm_strided.h). */
 void mace_qgemm_requant__neon(const int32_t *acc, int64_t acc_ld, int64_t mr, int64_t nr,
                               const int32_t *bias, const int32_t *mult, const int32_t *shift,
                               const mace_qgemm_out *q, void *c, int64_t c_rs, int64_t c_cs) {
   if (c_cs != 1) {
-    mace_qgemm_requant__ref(acc, acc_ld, mr, nr, bias, mult, shift, q, c, c_rs, c_cs);
+    mace_qgemm_requant_strided(mace_qgemm_requant__neon, acc, acc_ld, mr, nr, bias, mult,
+                               shift, q, c, c_rs, c_cs);
     return;
   }
   const int32x4_t zp = vdupq_n_s32(q->zp);

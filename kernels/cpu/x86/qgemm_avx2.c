@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernels/cpu/ref/requant.h"
+#include "kernels/cpu/qgemm_strided.h"
 #include "kernels/cpu/ukernels.h"
 
 enum { MR = 6, NR = 16, KU = 2, KC = 256 /* k per chunk of A widened on the stack */ };
@@ -83,12 +84,13 @@ static inline __m256i requant8(__m256i x, __m256i vbias, __m128i lcnt, __m256i m
 
 /* The output stage: 16 columns of a row at a time, packed to bytes (the values are in the
  * output type's range already, so the saturating packs are exact). Strided columns
- * (c_cs != 1) take the reference stage. */
+ * (c_cs != 1) go through a buffer (kernels/cpu/qgemm_strided.h). */
 void mace_qgemm_requant__avx2(const int32_t *acc, int64_t acc_ld, int64_t mr, int64_t nr,
                               const int32_t *bias, const int32_t *mult, const int32_t *shift,
                               const mace_qgemm_out *q, void *c, int64_t c_rs, int64_t c_cs) {
   if (c_cs != 1) {
-    mace_qgemm_requant__ref(acc, acc_ld, mr, nr, bias, mult, shift, q, c, c_rs, c_cs);
+    mace_qgemm_requant_strided(mace_qgemm_requant__avx2, acc, acc_ld, mr, nr, bias, mult,
+                               shift, q, c, c_rs, c_cs);
     return;
   }
   const __m256i zp = _mm256_set1_epi32(q->zp);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernels/cpu/ref/requant.h"
+#include "kernels/cpu/qgemm_strided.h"
 #include "kernels/cpu/ukernels.h"
 
 /* Row i's four k of the group, broadcast to every 32-bit lane (folds into vpdpbusd's {1to16}). */
@@ -65,13 +66,14 @@ void mace_qgemm_16x16__avx512vnni(int64_t kp, const int8_t *a, const void *b, in
  * |a| < 2^62) shifted right by r - 1; for r = 0 the bits 31..62 of a (|t| < 2^31). The clamps
  * to +-2^16 and to [lo, hi] after adding zp are one clamp to [lo - zp, hi - zp] before it
  * ([lo, hi] is within a byte's range). vpmovdb truncates: the value is in range already.
- * Strided columns (c_cs != 1) take the reference stage. */
+ * Strided columns (c_cs != 1) go through a buffer (kernels/cpu/qgemm_strided.h). */
 void mace_qgemm_requant__avx512vnni(const int32_t *acc, int64_t acc_ld, int64_t mr, int64_t nr,
                                     const int32_t *bias, const int32_t *mult,
                                     const int32_t *shift, const mace_qgemm_out *q, void *c,
                                     int64_t c_rs, int64_t c_cs) {
   if (c_cs != 1) {
-    mace_qgemm_requant__ref(acc, acc_ld, mr, nr, bias, mult, shift, q, c, c_rs, c_cs);
+    mace_qgemm_requant_strided(mace_qgemm_requant__avx512vnni, acc, acc_ld, mr, nr, bias, mult,
+                               shift, q, c, c_rs, c_cs);
     return;
   }
   const __m512i zp = _mm512_set1_epi32(q->zp);
