@@ -10,7 +10,9 @@
  * problems whose name contains TEXT.
  *
  * Problems are convolutions as the GEMM QLinearConv2D runs: y[C_out, H*W] = W[C_out, K] x
- * X'[K, H*W], K = C_in (1x1) or 9 * C_in (3x3, X' the im2col matrix). */
+ * X'[K, H*W], K = C_in (1x1) or 9 * C_in (3x3, X' the im2col matrix); and two MatMuls of a
+ * transformer layer as QLinearMatMul runs them (M = the output features, N = the rows of a,
+ * B = a^T read with column stride K, C written with row stride 1). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +24,20 @@
 typedef struct problem {
   const char *name;
   int64_t m, n, k;
+  int matmul; /* QLinearMatMul's layout: B = a^T (columns contiguous), C written transposed */
 } problem;
 
 static const problem kProblems[] = {
-    {"resnet s1 1x1 64->64 56x56", 64, 3136, 64},
-    {"resnet s1 3x3 64->64 56x56", 64, 3136, 576},
-    {"resnet s2 3x3 128->128 28x28", 128, 784, 1152},
-    {"resnet s3 1x1 1024->256 14x14", 256, 196, 1024},
-    {"resnet s3 3x3 256->256 14x14", 256, 196, 2304},
-    {"mbv2 1x1 24->144 56x56", 144, 3136, 24},
-    {"mbv2 1x1 144->24 56x56", 24, 3136, 144},
-    {"mbv2 1x1 384->64 14x14", 64, 196, 384},
+    {"resnet s1 1x1 64->64 56x56", 64, 3136, 64, 0},
+    {"resnet s1 3x3 64->64 56x56", 64, 3136, 576, 0},
+    {"resnet s2 3x3 128->128 28x28", 128, 784, 1152, 0},
+    {"resnet s3 1x1 1024->256 14x14", 256, 196, 1024, 0},
+    {"resnet s3 3x3 256->256 14x14", 256, 196, 2304, 0},
+    {"mbv2 1x1 24->144 56x56", 144, 3136, 24, 0},
+    {"mbv2 1x1 144->24 56x56", 24, 3136, 144, 0},
+    {"mbv2 1x1 384->64 14x14", 64, 196, 384, 0},
+    {"matmul 128x768 x 768x768", 768, 128, 768, 1},
+    {"matmul 128x768 x 768x3072", 3072, 128, 768, 1},
 };
 
 static double now(void) {
@@ -76,13 +81,13 @@ static void time_problem(const mace_qgemm_family *f, mace_threadpool *pool, cons
   g.a_packed = pa;
   g.a_row_sums = sums;
   g.b = b;
-  g.b_rs = n;
-  g.b_cs = 1;
+  g.b_rs = p->matmul ? 1 : n;
+  g.b_cs = p->matmul ? k : 1;
   g.b_signed = 0;
   g.b_zp = 128;
   g.c = c;
-  g.c_rs = n;
-  g.c_cs = 1;
+  g.c_rs = p->matmul ? 1 : n;
+  g.c_cs = p->matmul ? m : 1;
   g.bias = bias;
   g.mult = mult;
   g.shift = shift;
