@@ -12,7 +12,8 @@ enum { MR = 6, NR = 16, KU = 2, KC = 256 /* k per chunk of A widened on the stac
 /* A's panel is widened to int16 a chunk of KC k at a time (vpmovsxbw once per element), so each
  * row's pair of k is then one vpbroadcastd load instead of a shuffle per row and group. B's
  * group (16 columns x 2 k, u8) is zero-extended to two vectors of 8 columns; vpmaddwd gives
- * each column's 2-k dot product in its 32-bit lane (at most 2 * 128 * 255: exact). */
+ * each column's 2-k dot product in its 32-bit lane (at most 2 * 128 * 255: exact). The next
+ * chunk of A is prefetched while this one is used (A panels larger than L2 stream from L3). */
 void mace_qgemm_6x16__avx2(int64_t kp, const int8_t *a, const void *b, int32_t *acc) {
   const uint8_t *bp = (const uint8_t *)b;
   int16_t aw[KC * MR] __attribute__((aligned(32)));
@@ -28,6 +29,7 @@ void mace_qgemm_6x16__avx2(int64_t kp, const int8_t *a, const void *b, int32_t *
     a += n;
     const int16_t *ap = aw;
     for (int64_t g = 0; g < kc; g += KU) {
+      _mm_prefetch((const char *)(a + g * MR), _MM_HINT_T0);
       const __m256i b0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)bp));
       const __m256i b1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(bp + 16)));
       __m256i va;
