@@ -533,3 +533,63 @@ def test_mace_validate_models_from_the_command_line(tmp_path, digits):
         assert res.stderr.count("\n") == 1 and res.stderr.startswith("mace validate: ")
     res = _mace("validate", MNIST, "--bogus", cwd=tmp_path)
     assert res.returncode == 2 and res.stderr.count("\n") == 1 and "--bogus" in res.stderr
+
+
+# --- int8 tensors: dequantized with the scale and zero point of the op that writes them ---------
+def _relu_reshape_models(axis: int | None):
+    """fp32: x -> Relu -> r -> Reshape -> p -> Relu -> y. The int8 version, as mace.quantize
+    names it: r quantized (r_q8, u8: per tensor, or per channel along `axis`), reshaped as
+    bytes (p_q8 keeps r_q8's scale and zero point), dequantized for the float Relu; the
+    Dequantize outputs (r_dq, p_dq) are the engine's own dequantization, the test's oracle."""
+    from mace.converters import ir
+    from mace.converters.model import MaceModel
+    shape, pooled = [1, 4, 6, 6], [1, 4, 36]
+    pool = {"shape": pooled}
+
+    def graph(ops, consts, dtypes, shapes):
+        g = ir.Graph("g", ops, consts, [ir.TensorInfo("x", shape)], [ir.TensorInfo("y", pooled)])
+        g.dtypes.update(dtypes)
+        g.shapes.update(shapes)
+        return MaceModel(g)
+    relu = {"activation": "RELU"}
+    fp32 = graph([ir.Op("Activation", "relu", ["x"], ["r"], relu),
+                  ir.Op("Reshape", "reshape", ["r"], ["p"], pool),
+                  ir.Op("Activation", "relu2", ["p"], ["y"], relu)], {}, {},
+                 {"r": shape, "p": pooled, "y": pooled})
+    n = 1 if axis is None else shape[axis]
+    scale = np.linspace(0.01, 0.03, n).astype(np.float32)
+    zp = np.arange(3, 3 + n).astype(np.uint8)
+    args = {} if axis is None else {"axis": axis}
+    q = graph([ir.Op("Activation", "relu", ["x"], ["r_f"], relu),
+               ir.Op("Quantize", "q", ["r_f", "s", "z"], ["r_q8"], args),
+               ir.Op("Dequantize", "dq", ["r_q8", "s", "z"], ["r_dq"], args),
+               ir.Op("Reshape", "reshape", ["r_q8"], ["p_q8"], pool),
+               ir.Op("Dequantize", "dq2", ["p_q8", "s", "z"], ["p_dq"], args),
+               ir.Op("Activation", "relu2", ["p_dq"], ["y"], relu)],
+              {"s": scale, "z": zp}, {"r_q8": np.dtype(np.uint8), "p_q8": np.dtype(np.uint8)},
+              {"r_f": shape, "r_q8": shape, "r_dq": shape, "p_q8": pooled, "p_dq": pooled,
+               "y": pooled})
+    return fp32, q
+
+
+@pytest.mark.parametrize("axis", [None, 1], ids=["per_tensor", "per_channel"])
+def test_layers_dequantize_int8_tensors(tmp_path, axis):
+    fp32, q = _relu_reshape_models(axis)
+    inputs = [np.random.default_rng(i).normal(size=(1, 4, 6, 6)).astype(np.float32)
+              for i in range(3)]
+    q.save(tmp_path / "q.pb", tmp_path / "q.data")
+    s1, s2 = mace.Session(fp32), mace.Session(q)
+    acts = [(s1.run_with_intermediates(x), s2.run_with_intermediates(x)) for x in inputs]
+    for model2 in (q, str(tmp_path / "q.pb")):  # a converted model, or read from its files
+        rep = accuracy.compare_layers(fp32, model2, inputs, threshold_db=1000)
+        assert [(r.name, r.int8) for r in rep.layers] == [("r", "r_q8"), ("p", "p_q8"),
+                                                          ("y", None)]
+        assert set(rep.skipped) == {"r_f", "r_dq", "p_dq"}
+        assert rep.first_below == "r"
+        for r, deq in zip(rep.layers, ("r_dq", "p_dq", "y")):
+            a = np.concatenate([p[r.name].ravel() for p, _ in acts]).astype(np.float64)
+            b = np.concatenate([o[deq].ravel() for _, o in acts]).astype(np.float64)
+            want = 10 * np.log10(a @ a / ((a - b) @ (a - b)))
+            assert r.sqnr_db == pytest.approx(want, rel=1e-6), (r, want)
+            assert 25 < r.sqnr_db < 60
+    assert "layer r (int8 r_q8): SQNR" in rep.lines()[0]

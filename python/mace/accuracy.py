@@ -422,6 +422,7 @@ class LayerResult:
     name: str
     sqnr_db: float
     cosine: float  # mean over the samples
+    int8: str | None = None  # model2's int8 tensor compared (dequantized), if not `name`
 
 
 @dataclass
@@ -438,7 +439,8 @@ class LayerReport:
         out = []
         for r in self.layers:
             flag = "  BELOW" if r.sqnr_db < self.threshold_db else ""
-            out.append(f"layer {r.name}: SQNR {r.sqnr_db:.2f} dB  cosine {r.cosine:.6f}{flag}")
+            q = f" (int8 {r.int8})" if r.int8 else ""
+            out.append(f"layer {r.name}{q}: SQNR {r.sqnr_db:.2f} dB  cosine {r.cosine:.6f}{flag}")
         if self.skipped:
             out.append(f"layers not compared: {len(self.skipped)} ("
                        + "; ".join(f"{k}: {v}" for k, v in list(self.skipped.items())[:5])
@@ -478,20 +480,95 @@ def _dtype_ok(x: np.ndarray) -> bool:
     return np.issubdtype(x.dtype, np.floating)
 
 
-def compare_layers(model: Any, model2: Any, inputs: Iterable[Any],
-                   threshold_db: float = DEFAULT_THRESHOLD_DB, *, num_threads: int = -1,
-                   progress: bool = False, total: int | None = None) -> LayerReport:
-    """SQNR per layer of ``model2`` against ``model`` (the second a quantized or
-    reduced-precision version of the first: tensors are matched by name), over ``inputs``
-    (arrays or dicts, as ``Session.run`` takes them), pooled over the inputs; layers in the
-    first model's execution order; names the first one below ``threshold_db``.
+# Where an int8 op keeps the scale and zero point of its output (docs/int8.md): op type ->
+# input positions of (scale, zero point).
+_OUT_QPARAMS = {"QLinearConv2D": (6, 7), "QLinearMatMul": (6, 7), "QLinearAdd": (6, 7),
+                "QLinearMul": (6, 7), "QLinearAveragePool": (3, 4), "QLinearConcat": (0, 1),
+                "Quantize": (1, 2)}
+# Ops that move int8 bytes as they are: the output keeps input 0's scale and zero point.
+_BYTE_OPS = {"Reshape", "Squeeze", "ExpandDims", "Identity", "Transpose", "Slice",
+             "StridedSlice", "Split", "Gather", "Pad", "ResizeNearestNeighbor", "DepthToSpace",
+             "SpaceToDepth", "Pooling", "Concat"}
+_CONST_DTYPES = {"DT_FLOAT": np.float32, "DT_UINT8": np.uint8, "DT_INT8": np.int8,
+                 "DT_INT32": np.int32, "DT_HALF": np.float16}
+QUANTIZED_SUFFIX = "_q8"  # mace.quantize names an int8 tensor after its f32 one plus this
 
-    Compared: the float tensors both models compute (``Session.run_with_intermediates``); a
-    tensor only one model has, a non-float one or one whose shapes differ is listed in
-    ``skipped`` with the reason.
-    """
-    sess, sess2 = _session(model, num_threads), _session(model2, num_threads)
+QParams = tuple  # (scale: np.ndarray, zero point: np.ndarray, axis: int | None)
+
+
+def _netdef(sess: Session, source: Any) -> tuple[Any, Any]:
+    """(NetDef, weights blob) of a converted model: the session's own, or a .pb file's."""
+    from . import proto
+    model = sess.model if sess.model is not None else source
+    if hasattr(model, "graph_bytes") and hasattr(model, "weights_buffer"):
+        graph, blob = model.graph_bytes(), model.weights_buffer()
+    elif isinstance(model, (str, os.PathLike)) and not os.fspath(model).lower().endswith(".onnx"):
+        with open(model, "rb") as f:
+            graph = f.read()
+        data = os.path.splitext(os.fspath(model))[0] + ".data"
+        blob = np.memmap(data, np.uint8, mode="r") if os.path.isfile(data) and \
+            os.path.getsize(data) else b""
+    else:
+        return None, None
+    net = proto.NetDef()
+    net.ParseFromString(bytes(graph))
+    return net, blob
+
+
+def int8_params(sess: Session, source: Any = None) -> dict[str, QParams]:
+    """{int8 tensor: (scale, zero point, axis)} of a quantized model, read from the ops that
+    write each tensor (docs/int8.md: the scale and zero point are constant inputs of the op;
+    ops that only move bytes keep their input's). ``source``: the .pb path the session was
+    loaded from, when the session did not convert the model itself. Empty for float models."""
+    from . import proto
+    net, blob = _netdef(sess, source)
+    if net is None:
+        return {}
+    names = {v: k for k, v in proto.DataType.items()}
+    consts = {t.name: t for t in net.tensors}
+
+    def value(name: str) -> np.ndarray | None:
+        t = consts.get(name)
+        dtype = _CONST_DTYPES.get(names.get(t.data_type, "")) if t is not None else None
+        if dtype is None or t.HasField("load_type"):
+            return None
+        count = int(np.prod(t.dims)) if len(t.dims) else 1
+        if t.offset + count * np.dtype(dtype).itemsize > len(blob):
+            return None
+        return np.frombuffer(blob, dtype, count, t.offset).astype(np.float64)
+
+    out: dict[str, QParams] = {}
+    for op in net.op:
+        pos = _OUT_QPARAMS.get(op.type)
+        if pos is not None and len(op.input) > max(pos):
+            scale, zp = value(op.input[pos[0]]), value(op.input[pos[1]])
+            if scale is None or zp is None:
+                continue
+            axis = next((a.i for a in op.arg if a.name == "axis"), None) if scale.size > 1 \
+                else None
+            for o in op.output:
+                out[o] = (scale, zp, axis)
+        elif op.type in _BYTE_OPS and op.input and op.input[0] in out:
+            for o in op.output:
+                out[o] = out[op.input[0]]
+    return out
+
+
+def dequantize(q: np.ndarray, params: QParams) -> np.ndarray:
+    """scale * (q - zero_point) in float64, per tensor or along ``axis``."""
+    scale, zp, axis = params
+    q = np.asarray(q, np.float64)
+    if axis is not None:
+        shape = [1] * q.ndim
+        shape[axis % q.ndim] = -1
+        scale, zp = scale.reshape(shape), zp.reshape(shape)
+    return scale * (q - zp)
+
+
+def _layers(sess: Session, sess2: Session, params2: dict[str, QParams], inputs: Iterable[Any],
+            threshold_db: float, progress: bool, total: int | None) -> LayerReport:
     order: list[str] = []
+    match: dict[str, str] = {}      # tensor of model -> its tensor in model2
     stats: dict[str, _Agreement] = {}
     skipped: dict[str, str] = {}
     n = 0
@@ -500,26 +577,55 @@ def compare_layers(model: Any, model2: Any, inputs: Iterable[Any],
         b = sess2.run_with_intermediates(x)
         if not order:
             order = list(a)
-            skipped.update({k: "only in model2" for k in b if k not in a})
+            for name in order:  # the same name, else mace.quantize's int8 name of it
+                match[name] = next((c for c in (name, name + QUANTIZED_SUFFIX) if c in b), "")
+            used = set(match.values())
+            skipped.update({k: "only in model2" for k in b if k not in a and k not in used})
         for name in order:
             if name in skipped:
                 continue
-            if name not in b:
+            other = match[name]
+            if not other:
                 skipped[name] = "only in model"
-            elif not (_dtype_ok(a[name]) and _dtype_ok(b[name])):
-                skipped[name] = f"{a[name].dtype} vs {b[name].dtype}"
-            elif a[name].shape != b[name].shape:
-                skipped[name] = f"shapes {list(a[name].shape)} vs {list(b[name].shape)}"
+                continue
+            x1, x2 = a[name], b[other]
+            if _dtype_ok(x1) and not _dtype_ok(x2) and other in params2:
+                x2 = dequantize(x2, params2[other])
+            if not (_dtype_ok(x1) and _dtype_ok(x2)):
+                skipped[name] = f"{x1.dtype} vs {x2.dtype}" + \
+                    (" (no scale and zero point found)" if x2.dtype.kind in "iu" else "")
+            elif x1.shape != x2.shape:
+                skipped[name] = f"shapes {list(x1.shape)} vs {list(x2.shape)}"
             else:
-                stats.setdefault(name, _Agreement()).add(a[name], b[name])
+                stats.setdefault(name, _Agreement()).add(x1, x2)
         n += 1
     if n == 0:
         raise InvalidArgumentError("compare_layers: no inputs")
-    results = [LayerResult(k, stats[k].sqnr_db, stats[k].cos_sum / stats[k].count)
+    results = [LayerResult(k, stats[k].sqnr_db, stats[k].cos_sum / stats[k].count,
+                           match[k] if match[k] != k else None)
                for k in order if k in stats]
     first = next((r.name for r in results if r.sqnr_db < threshold_db), None)
     return LayerReport(results, float(threshold_db), n, first,
                        {k: v for k, v in skipped.items() if k not in stats})
+
+
+def compare_layers(model: Any, model2: Any, inputs: Iterable[Any],
+                   threshold_db: float = DEFAULT_THRESHOLD_DB, *, num_threads: int = -1,
+                   progress: bool = False, total: int | None = None) -> LayerReport:
+    """SQNR per layer of ``model2`` against ``model`` (the second a quantized or
+    reduced-precision version of the first), over ``inputs`` (arrays or dicts, as
+    ``Session.run`` takes them), pooled over the inputs; layers in the first model's execution
+    order; names the first one below ``threshold_db``.
+
+    Tensors are matched by name (``Session.run_with_intermediates``): a tensor of ``model`` is
+    compared with the tensor of the same name in ``model2``, else with its int8 version
+    (``<name>_q8``, mace.quantize's name), dequantized with the scale and zero point of the op
+    that writes it (``int8_params``). A tensor only one model has, a non-float one or one whose
+    shapes differ is listed in ``skipped`` with the reason.
+    """
+    sess, sess2 = _session(model, num_threads), _session(model2, num_threads)
+    return _layers(sess, sess2, int8_params(sess2, model2), inputs, threshold_db, progress,
+                   total)
 
 
 def _pairs(loaded: _Loaded, dataset: Any, limit: int | None) -> Iterator[tuple[int, Any, Any]]:
@@ -581,6 +687,7 @@ def validate(model: Any, model2: Any = None, plugin: Any = None, *,
                          data_type=data_type)
     loaded = _load(plugin, options)
     sess, sess2 = _session(model, num_threads), _session(model2, num_threads)
+    params2 = int8_params(sess2, model2) if layers else {}
     m1, m2 = loaded.call("metric"), loaded.call("metric")
     for m in (m1, m2):
         if not (callable(getattr(m, "accumulate", None)) and callable(getattr(m, "result", None))):
@@ -625,7 +732,7 @@ def validate(model: Any, model2: Any = None, plugin: Any = None, *,
         [OutputAgreement(k, a.cos_sum / a.count, a.cos_min, a.sqnr_db, a.max_err)
          for k, a in agree.items()])
     if layers:
-        report.layers = compare_layers(sess, sess2, kept, threshold_db)
+        report.layers = _layers(sess, sess2, params2, kept, threshold_db, False, None)
     return report
 
 
@@ -676,22 +783,25 @@ def validate_config(cfg: Any, build_dir: str = "build", plugin: str | None = Non
         if spec is None and not layers:
             raise deploy.ConfigError(f"models.{name}: no accuracy plugin: give --plugin or the "
                                      "model's accuracy_validation_script (or --layers alone)")
-        sess2 = deploy._session(cfg, m, build_dir, num_threads)
+        pb = os.path.join(cfg.model_dir(build_dir), f"{name}.pb")
+        if not os.path.isfile(pb):
+            raise deploy.ConfigError(f"models.{name}: {pb} not found; run `mace convert --config "
+                                     f"{os.path.relpath(cfg.path)}` first")
         fp32 = dataclasses.replace(m, data_type="fp32_fp32", quantize=0).convert()
         sess = Session(fp32, num_threads=num_threads)
-        log(f"[{name}] model: {os.path.basename(m.model_file_path)} as fp32_fp32; model2: "
-            f"{os.path.join(cfg.model_dir(build_dir), name + '.pb')} "
+        log(f"[{name}] model: {os.path.basename(m.model_file_path)} as fp32_fp32; model2: {pb} "
             f"({(m.data_type or 'fp32_fp32').lower()})")
         if spec is not None:
             log(f"[{name}] plugin: {spec}")
-            rep = validate(sess, sess2, spec, options=options, limit=limit, layers=layers,
+            rep = validate(sess, pb, spec, options=options, limit=limit, layers=layers,
                            threshold_db=threshold_db, layer_samples=layer_samples,
                            progress=progress, adapt=_yaml_adapter(m, sess))
             lines, lr = rep.lines(), rep.layers
         else:
             n = 1 if m.subgraph.validation_inputs_data else layer_samples
-            lr = compare_layers(sess, sess2, [deploy.make_inputs(m, sess, seed + i)
-                                              for i in range(n)], threshold_db)
+            lr = compare_layers(sess, pb, [deploy.make_inputs(m, sess, seed + i)
+                                           for i in range(n)], threshold_db,
+                                num_threads=num_threads)
             lines = lr.lines()
         for line in lines:
             log(f"[{name}] {line}")
