@@ -593,3 +593,44 @@ def test_layers_dequantize_int8_tensors(tmp_path, axis):
             assert r.sqnr_db == pytest.approx(want, rel=1e-6), (r, want)
             assert 25 < r.sqnr_db < 60
     assert "layer r (int8 r_q8): SQNR" in rep.lines()[0]
+
+
+def test_yaml_nhwc_inputs_reach_the_model_transposed(tmp_path):
+    """input_data_formats NHWC of an ONNX (NCHW) model: the plugin's samples are NHWC, as the
+    YAML says, and reach the model transposed; the same numbers as validating the NCHW samples
+    directly against the converted .pb."""
+    net = zoo.mobilenet_v1(width=0.25, size=32, classes=10)
+    onnx.save(net, tmp_path / "mnet.onnx")
+    rng = np.random.default_rng(4)
+    nhwc = rng.random((12, 32, 32, 3), np.float32)
+    labels = rng.integers(0, 10, 12)
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for i, x in enumerate(nhwc):
+        np.save(folder / f"s{i}.npy", x)
+    (folder / "labels.txt").write_text("".join(f"s{i}.npy {y}\n" for i, y in enumerate(labels)))
+    _write(tmp_path / "deploy.yml", f"""
+        library_name: t
+        models:
+          mnet:
+            platform: onnx
+            model_file_path: mnet.onnx
+            model_sha256_checksum: {_sha(tmp_path / "mnet.onnx")}
+            data_type: bf16_fp32
+            subgraphs:
+              - input_tensors: [{net.graph.input[0].name}]
+                input_shapes: [[1, 32, 32, 3]]
+                input_data_formats: NHWC
+                output_tensors: [{net.graph.output[0].name}]
+    """)
+    cfg = deploy.load(tmp_path / "deploy.yml")
+    build = str(tmp_path / "build")
+    deploy.convert_all(cfg, build, log=lambda s: None)
+    lines: list[str] = []
+    assert accuracy.validate_config(cfg, build, "topk", {"dataset": str(folder), "k": "3"},
+                                    progress=False, log=lines.append) == 0
+    want = mace.validate(str(tmp_path / "mnet.onnx"), str(tmp_path / "build/t/model/mnet.pb"),
+                         accuracy.TopK(list(nhwc.transpose(0, 3, 1, 2)), labels, k=3),
+                         progress=False)
+    assert lines[2:] == [f"[mnet] {line}" for line in want.lines()], lines
+    assert want.outputs[0].sqnr_db < 60  # bf16 weights: the two models differ
