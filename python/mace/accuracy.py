@@ -579,8 +579,13 @@ def _layers(sess: Session, sess2: Session, params2: dict[str, QParams], inputs: 
             order = list(a)
             for name in order:  # the same name, else mace.quantize's int8 name of it
                 match[name] = next((c for c in (name, name + QUANTIZED_SUFFIX) if c in b), "")
-            used = set(match.values())
-            skipped.update({k: "only in model2" for k in b if k not in a and k not in used})
+            # model2's tensors compared, and int8 twins of tensors model2 also has in f32 (the
+            # Dequantize output) or of model inputs: nothing to report
+            known = set(match.values()) | {i.name for i in sess.inputs}
+            twins = {k for k in b if k.endswith(QUANTIZED_SUFFIX)
+                     and k[:-len(QUANTIZED_SUFFIX)] in known}
+            skipped.update({k: "only in model2" for k in b
+                            if k not in a and k not in known and k not in twins})
         for name in order:
             if name in skipped:
                 continue
@@ -787,7 +792,9 @@ def validate_config(cfg: Any, build_dir: str = "build", plugin: str | None = Non
         if not os.path.isfile(pb):
             raise deploy.ConfigError(f"models.{name}: {pb} not found; run `mace convert --config "
                                      f"{os.path.relpath(cfg.path)}` first")
-        fp32 = dataclasses.replace(m, data_type="fp32_fp32", quantize=0).convert()
+        float_kw = {k: v for k, v in (("data_type", "fp32_fp32"), ("quantize", 0),
+                                       ("quantize_large_weights", 0)) if hasattr(m, k)}
+        fp32 = dataclasses.replace(m, **float_kw).convert()
         sess = Session(fp32, num_threads=num_threads)
         log(f"[{name}] model: {os.path.basename(m.model_file_path)} as fp32_fp32; model2: {pb} "
             f"({(m.data_type or 'fp32_fp32').lower()})")
