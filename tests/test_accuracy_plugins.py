@@ -634,3 +634,10 @@ def test_yaml_nhwc_inputs_reach_the_model_transposed(tmp_path):
                          progress=False)
     assert lines[2:] == [f"[mnet] {line}" for line in want.lines()], lines
     assert want.outputs[0].sqnr_db < 60  # bf16 weights: the two models differ
+
+
+def test_a_sample_the_model_rejects_names_the_plugin_and_sample():
+    x = [np.zeros((1, 28, 28), np.float32), np.zeros((3, 28, 28), np.float32)]
+    with pytest.raises(mace.InvalidInputError, match=r"^plugin TopK: sample 1 as preprocessed: "):
+        mace.validate(zoo.lenet(), plugin=accuracy.TopK(x, [0, 1]), data_type="fp16_fp32",
+                      progress=False)

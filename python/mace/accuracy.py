@@ -717,8 +717,8 @@ def validate(model: Any, model2: Any = None, plugin: Any = None, *,
         for s in (sess, sess2):
             try:
                 outs.append(s.run(feeds))
-            except MaceError as e:
-                raise type(e)(f"sample {n}: {e}") from e
+            except MaceError as e:  # e.g. a preprocessed shape the model does not take
+                raise type(e)(f"{loaded.where}: sample {n} as preprocessed: {e}") from e
         for o, m in zip(outs, (m1, m2)):
             loaded.call("accumulate", loaded.call("postprocess", o, sample=n), label, sample=n,
                         on=m)
