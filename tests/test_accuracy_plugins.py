@@ -271,7 +271,7 @@ def test_topk_option_errors():
                       data_type="fp16_fp32", progress=False)
 
 
-# --- real digits: the trained MNIST CNN, fp32 against fp16 weights ---------------------------------
+# --- real digits: the trained MNIST CNN, fp32 against fp16 weights ---------------------------
 @pytest.fixture(scope="module")
 def digits():
     if not os.path.isfile(MNIST):
@@ -481,7 +481,7 @@ def test_mace_validate_config(tmp_path, digits):
     rep = mace.validate(MNIST, os.path.join(d, "build", "digits", "model", "mnist.pb"),
                         accuracy.TopK(os.path.join(d, "digits"), k=2), progress=False)
     lines = res.stdout.splitlines()
-    assert f"[mnist] samples: 40" in lines
+    assert "[mnist] samples: 40" in lines
     for k in ("top1", "top2"):
         a, b = rep.metric[k], rep.metric2[k]
         assert f"[mnist] metric {k}: model {a:.4f}  model2 {b:.4f}  (model2 - model " \

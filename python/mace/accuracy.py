@@ -34,7 +34,7 @@ import os
 import sys
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -150,7 +150,8 @@ class TopK(AccuracyPlugin):
         else:
             if labels is None:
                 raise InvalidArgumentError("topk: samples given as arrays need labels")
-            self.samples, self.labels = list(dataset), [int(v) for v in np.asarray(labels).reshape(-1)]
+            self.samples = list(dataset)
+            self.labels = [int(v) for v in np.asarray(labels).reshape(-1)]
             if len(self.samples) != len(self.labels):
                 raise InvalidArgumentError(f"topk: {len(self.samples)} samples but "
                                            f"{len(self.labels)} labels")
