@@ -70,6 +70,10 @@ def test_mace_validate_is_the_metrics_module_and_callable():
     assert validate.sqnr_db(np.ones(2), np.ones(2)) == math.inf
     with pytest.raises(mace.InvalidArgumentError, match="give a plugin"):
         mace.validate(zoo.lenet(), data_type="fp16_fp32")
+    with pytest.raises(mace.InvalidArgumentError, match="give model2 for a converted model"):
+        mace.validate(mace.convert(zoo.lenet()), plugin="topk", data_type="fp16_fp32")
+    with pytest.raises(mace.InvalidArgumentError, match="give model2, or data_type"):
+        mace.validate(zoo.lenet(), plugin="topk")
 
 
 def test_docstring_examples():

@@ -689,8 +689,11 @@ def validate(model: Any, model2: Any = None, plugin: Any = None, *,
             raise InvalidArgumentError("validate: give model2, or data_type to convert model "
                                        "into it (e.g. 'fp16_fp32')")
         from .converters.model import convert
-        model2 = convert(model.model if isinstance(model, Session) else model,
-                         data_type=data_type)
+        source = model.model if isinstance(model, Session) else model
+        if source is None or hasattr(source, "graph_bytes"):
+            raise InvalidArgumentError("validate: data_type converts model from its source (an "
+                                       "ONNX model or file): give model2 for a converted model")
+        model2 = convert(source, data_type=data_type)
     loaded = _load(plugin, options)
     sess, sess2 = _session(model, num_threads), _session(model2, num_threads)
     params2 = int8_params(sess2, model2) if layers else {}
