@@ -925,4 +925,3 @@ def benchmark_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 10,
             log(f"[{name}] {typ[:20]:20s} {n:5d} {ms:9.3f} {100 * ms / total:6.1f} "
                 f"{macs / 1e6:9.3f}")
     return 0
-
