@@ -21,12 +21,15 @@ from . import _mace
 from .session import Session, TensorSpec
 from .deploy import ConfigError  # noqa: F401  (deployment YAML errors, mace.deploy)
 from .calibration import RangeFileError, calibrate, read_range_file, write_range_file
+# The function shadows its module's name here: mace.quantize(...) quantizes; the module's other
+# names are reached with `from mace.quantize import ...`.
+from .quantize import quantize  # noqa: E402
 
 __version__: str = _mace.version()
 
 __all__ = ["Session", "TensorSpec", "convert", "MaceError", "InvalidModelError",
            "InvalidInputError", "UnsupportedError", "InvalidArgumentError", "calibrate",
-           "write_range_file", "read_range_file", "RangeFileError", "__version__"]
+           "write_range_file", "read_range_file", "RangeFileError", "quantize", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
