@@ -48,8 +48,9 @@ build does anyway (its neutral value) is accepted. Key by key:
   (`mace quantize --config X.yml --calibration DIR`); ``quantize_schema`` uint8 (default) |
   int8; ``change_concat_ranges`` 0 | 1 (default 1). These three fail without ``quantize: 1``,
   and ``quantize: 1`` fails with data_type fp16_fp32 / bf16_fp32;
-- neutral value only: target_abis [host], runtime cpu,
-  quantize_large_weights 0, limit_opencl_kernel_time 0,
+- quantize_large_weights 0 | 1: weight-only int8 of large FullyConnected/MatMul weights
+  (mace.convert's quantize_large_weights; with quantize: 1, of those left f32);
+- neutral value only: target_abis [host], runtime cpu, limit_opencl_kernel_time 0,
   opencl_queue_window_size 0, build_type proto, embed_model_data 0, linkshared 0;
 - any value fails: target_socs,
   accuracy_validation_script, backend (MACE Micro), cl_mem_type, nnlib_graph_mode.
@@ -257,6 +258,7 @@ class ModelConfig:
     winograd: int | None = None  # None: Conv2D chooses per layer; 0 off; 2 or 4: F(m, 3)
     obfuscate: int = 0
     quantize: int = 0
+    quantize_large_weights: int = 0
     quantize_range_file: str | None = None
     quantize_schema: str = "uint8"
     change_concat_ranges: int = 1
@@ -310,7 +312,8 @@ class ModelConfig:
                   for n, s, f in zip(sg.input_tensors, sg.input_shapes, fmts)}
         model = convert(self.model_file_path, weights=self.weight_file_path, platform=self.platform,
                         inputs=shapes, outputs=outputs or sg.output_tensors,
-                        data_type=(self.data_type or "fp32_fp32").lower())
+                        data_type=(self.data_type or "fp32_fp32").lower(),
+                        quantize_large_weights=bool(self.quantize_large_weights))
         self.check_input_types(model.inputs)
         if outputs is None:
             self.check_output_shapes([t.shape for t in model.outputs], static_only=True)
@@ -420,7 +423,6 @@ _NOT_YET_MODEL = {
     "data_type": (("fp32_fp32", "fp16_fp32", "bf16_fp32"),
                   "fp16 computation is not available in this build (fp16_fp32 and bf16_fp32 "
                   "store the weights in half precision and compute in fp32)"),
-    "quantize_large_weights": ((0,), "8-bit weight storage is not available in this build yet"),
     "accuracy_validation_script": (None, "accuracy-validation plugins are not available in "
                                          "this build yet"),
     "backend": (None, "MACE Micro backends are not available in this build"),
@@ -617,17 +619,19 @@ _SCHEMAS = ("uint8", "int8")
 
 def _parse_quantize(m: ModelConfig, d: dict, path: str, base: str) -> None:
     """quantize_range_file, quantize_schema, change_concat_ranges: read with quantize: 1,
-    refused without it (they would be ignored); quantize: 1 refuses half-precision weights."""
+    refused without it (they would be ignored; change_concat_ranges 0 is neutral there);
+    quantize: 1 refuses half-precision weights."""
+    if not m.quantize:
+        for key in ("quantize_range_file", "quantize_schema", "change_concat_ranges"):
+            if d.get(key) is not None and not (key == "change_concat_ranges" and d[key] == 0):
+                _fail(f"{path}.{key}", f"{_short(d[key])}: only used with quantize: 1")
+        return
     if d.get("quantize_range_file") is not None:
         m.quantize_range_file = _local_file(d["quantize_range_file"],
                                             f"{path}.quantize_range_file", base)
     if d.get("quantize_schema") is not None:
         m.quantize_schema = _choice(d["quantize_schema"], f"{path}.quantize_schema", _SCHEMAS)
-    if not m.quantize:
-        for key in ("quantize_range_file", "quantize_schema", "change_concat_ranges"):
-            if d.get(key) is not None:
-                _fail(f"{path}.{key}", f"{_short(d[key])}: only used with quantize: 1")
-    elif m.data_type not in (None, "fp32_fp32"):
+    if m.data_type not in (None, "fp32_fp32"):
         _fail(f"{path}.data_type", f"{m.data_type} with quantize: 1: the int8 model keeps its "
                                    "float weights fp32 (use fp32_fp32)")
 

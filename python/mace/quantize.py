@@ -668,4 +668,4 @@ def quantize(model_or_path: Any, calibration: Any = None, method: str = "minmax"
     rw = _Rewriter(graph, p, ranges, SCHEMAS[schema], per_channel, change_concat_ranges)
     rw.assign()
     rw.rewrite()
-    return MaceModel(graph)
+    return MaceModel(graph, "fp32_fp32", fp32.quantize_large_weights)
