@@ -246,6 +246,8 @@ def cmd_quantize(args: argparse.Namespace) -> int:
                           exclude=exclude, range_file=args.range_file,
                           save_range_file=args.save_range_file,
                           change_concat_ranges=not args.no_concat_ranges, **kw)
+        if os.path.dirname(out):
+            os.makedirs(os.path.dirname(out), exist_ok=True)
         pb, data = q.save(out)
     except (mace.MaceError, OSError) as e:
         msg = " ".join(str(e).split("\n"))

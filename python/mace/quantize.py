@@ -365,6 +365,7 @@ class _Rewriter:
         self.qname: dict[str, str] = {}      # f32 name -> int8 name
         self.deq: set[str] = set()           # f32 names written back by a Dequantize
         self.consts_of: dict[str, tuple] = {}  # root -> its scale and zero-point constants
+        self.shared_consts: dict[tuple, str] = {}
 
     # -- parameters
     def _range(self, t: str) -> tuple[float, float]:
@@ -415,6 +416,15 @@ class _Rewriter:
         self.g.consts[name] = value
         return name
 
+    def shared(self, value: np.ndarray) -> str:
+        """A small constant shared by every op that needs its value (zero points): each
+        constant takes at least 64 bytes of the weights blob, its alignment."""
+        key = (value.dtype.str, value.shape, value.tobytes())
+        if key not in self.shared_consts:
+            v = "_".join(str(int(x)).replace("-", "m") for x in value.reshape(-1))
+            self.shared_consts[key] = self.const(f"zero_point_{value.dtype.name}_", v, value)
+        return self.shared_consts[key]
+
     def scale_zp(self, t: str) -> list[str]:
         """[scale, zero point] constant names of int8 tensor t, made once for all the tensors
         that share its parameters (its root)."""
@@ -422,8 +432,7 @@ class _Rewriter:
         if root not in self.consts_of:
             q = self.params(t)
             self.consts_of[root] = (self.const(root, "_scale", np.array([q.scale], np.float32)),
-                                    self.const(root, "_zero_point",
-                                               np.array([q.zero_point], q.dtype)))
+                                    self.shared(np.array([q.zero_point], q.dtype)))
         return list(self.consts_of[root])
 
     def int8_name(self, t: str) -> str:
@@ -516,7 +525,7 @@ class _Rewriter:
         if transpose:
             wq = np.ascontiguousarray(wq.T)
         return [self.const(op.name, "_weight_q8", wq), self.const(op.name, "_weight_scale", ws),
-                self.const(op.name, "_weight_zero_point", np.zeros(ws.shape, np.int8))]
+                self.shared(np.zeros(1, np.int8))]  # one 0 for every channel
 
     def _bias(self, op, k: int, x: str, w_scale_name: str) -> list[str]:
         if len(op.inputs) <= k or not op.inputs[k]:
@@ -574,7 +583,7 @@ class _Rewriter:
                              info.max).astype(q.dtype)
                 inputs += [self.const(t, "_q8", cq),
                            self.const(t, "_scale", np.array([q.scale], np.float32)),
-                           self.const(t, "_zero_point", np.array([q.zero_point], q.dtype))]
+                           self.shared(np.array([q.zero_point], q.dtype))]
             else:
                 inputs += [self.to_int8(t, out)] + self.scale_zp(t)
         y = op.outputs[0]
