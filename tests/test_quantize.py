@@ -59,6 +59,15 @@ def test_bias_is_int32_within_half_a_step():
     assert q.dtype == np.int32 and np.all(np.abs(q * step - b) <= step / 2 + 1e-12)
 
 
+def test_docstring_examples():
+    import doctest
+
+    import mace.quantize as _  # noqa: F401 - the module, which mace.quantize (the function) hides
+    module = sys.modules["mace.quantize"]
+    res = doctest.testmod(module, extraglobs={"mace": mace, "np": np})
+    assert res.attempted >= 10 and res.failed == 0
+
+
 # --- a small network with every int8 op ---------------------------------------------------------
 def _small_net(seed: int = 0, softmax: bool = True) -> onnx.ModelProto:
     """conv+relu, conv with a residual add+relu, 1x1 conv+sigmoid, mul, concat, average and max

@@ -102,8 +102,8 @@ def quantize_weights(w: np.ndarray, per_channel: bool = True) -> tuple[np.ndarra
     an all-zero slice).
 
     >>> q, s = quantize_weights(np.array([[0.5, -1.0], [0.25, 0.0]], np.float32))
-    >>> q.tolist(), s.tolist()
-    ([[64, -127], [127, 0]], [0.007874015718698502, 0.001968503929674625])
+    >>> q.tolist(), (s * 127).tolist()
+    ([[64, -127], [127, 0]], [1.0, 0.25])
     """
     w = np.asarray(w, np.float32)
     flat = np.abs(w.reshape(w.shape[0], -1)) if per_channel and w.ndim else np.abs(w).reshape(1, -1)
@@ -606,8 +606,8 @@ def quantize(model_or_path: Any, calibration: Any = None, method: str = "minmax"
     ``inputs=``, ``outputs=``, ``platform=``).
     `calibration`: as ``mace.calibrate`` takes it (a list of arrays or of dicts
     ``{input name: array}``, a callable returning a fresh iterator, or a folder of ``.npy``
-    files); `method` (``minmax``, ``percentile``, ``kl``, ``mse``), `percentile`, `progress`
-    (a tqdm bar) and `num_threads` go to it. `range_file`: a MACE range file
+    files); `method` (``minmax``, the default as in MACE's quantize_stat, ``percentile``,
+    ``kl``, ``mse``), `percentile`, `progress` (a tqdm bar) and `num_threads` go to it. `range_file`: a MACE range file
     (``name@@min,max``) read instead of calibrating or, with `calibration`, overriding the
     calibrated ranges it names; `save_range_file` writes the ranges used (the tensors of the
     prepared graph, module doc), which `range_file` can read back.
