@@ -330,6 +330,33 @@ def test_small_net_tracks_fp32(schema, concat, tmp_path):
     np.testing.assert_array_equal(mace.Session(pb, data).run(xs[0]), s8.run(xs[0]))
 
 
+def test_matmul_with_constant_b_tracks_fp32():
+    """MatMul [1, 6, 16] x constant B [16, 8] (+ ReLU): QLinearMatMul with b = B itself, one
+    scale per column of B; the int8 output against fp32 on inputs apart from the calibration
+    set (cosine, the same reasoning as the small network's: one quantized layer)."""
+    rng = np.random.default_rng(3)
+    b = rng.standard_normal((16, 8)).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "b"], ["m"]), helper.make_node("Relu", ["m"], ["y"])],
+        "mm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 8])],
+        [numpy_helper.from_array(b, "b")])
+    fp32 = mace.convert(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+    xs = [rng.uniform(-1, 1, (1, 6, 16)).astype(np.float32) for _ in range(12)]
+    q = mace.quantize(fp32, xs[:6], progress=False)
+    assert _ops(q) == ["Quantize", "QLinearMatMul", "Dequantize"]
+    mm = q.graph.ops[1]
+    c = q.graph.consts
+    wq, ws = c[mm.inputs[3]], c[mm.inputs[4]]
+    assert wq.dtype == np.int8 and wq.shape == (16, 8) and ws.shape == (8,)
+    np.testing.assert_allclose(wq * ws, b, atol=float(ws.max()) / 2 * (1 + 1e-6))
+    assert mm.args == {"activation": "RELU"}
+    s8, s32 = _session(q), mace.Session(fp32)
+    cos = _cosine(np.stack([s8.run(x) for x in xs[6:]]), np.stack([s32.run(x) for x in xs[6:]]))
+    print(f"matmul: cosine {cos:.6f}")
+    assert cos >= 0.999
+
+
 @pytest.fixture(scope="module")
 def digits():
     from test_weight_storage import _digits_mnist_way
