@@ -458,6 +458,26 @@ def test_yaml_quantize_with_calibration_and_range_file(tmp_path):
     assert "QLinearConcat" in _netdef_types(pb)
 
 
+def test_yaml_calibration_in_nhwc(tmp_path):
+    """input_data_formats NHWC of the NCHW model: the calibration .npy files are NHWC too and
+    are transposed when read (the engine would refuse them as they are)."""
+    d = _yaml(tmp_path)
+    for f in os.listdir(os.path.join(d, "calib")):
+        path = os.path.join(d, "calib", f)
+        np.save(path, np.load(path).transpose(0, 2, 3, 1))
+    from mace.quantize import nhwc_folder_samples
+    got = [s["x"] for s in nhwc_folder_samples(os.path.join(d, "calib"), ["x"], {"x"})()]
+    np.testing.assert_array_equal(np.stack(got), np.stack(_calib(6)))
+    cfg = yaml.safe_load(open(os.path.join(d, "q.yml")))
+    m = cfg["models"]["small"]
+    m["quantize"] = 1
+    m["subgraphs"][0].update(input_shapes=["1,8,8,3"], input_data_formats=["NHWC"])
+    with open(os.path.join(d, "q.yml"), "w") as f:
+        yaml.safe_dump(cfg, f)
+    r = _mace("quantize", "--config", "q.yml", "--calibration", "calib", "--no_progress", cwd=d)
+    assert r.returncode == 0, r.stderr
+
+
 @pytest.mark.parametrize("extra,key,why", [
     ({"quantize": 1, "quantize_schema": "int16"}, "quantize_schema", "expected one of"),
     ({"quantize": 1, "data_type": "fp16_fp32"}, "data_type", "quantize: 1"),

@@ -347,31 +347,15 @@ class ModelConfig:
                         change_concat_ranges=bool(self.change_concat_ranges), **kw)
 
     def _calibration_samples(self, model, folder: str):
-        """`folder` as calibrate reads it, or, when an input is NHWC in the YAML and NCHW in
-        the model, a callable yielding each sample transposed into the model's layout."""
-        from . import calibration as calib
+        """`folder`, its NHWC inputs (in the YAML; NCHW in the model) transposed when read."""
+        from .quantize import nhwc_folder_samples
         sg = self.subgraph
         fmts = _formats(sg.input_data_formats, len(sg.input_tensors))
         specs = list(model.inputs)
-        names = [_input_spec(specs, n, i).name for i, n in enumerate(sg.input_tensors)]
-        flip = {names[i] for i, (f, s) in enumerate(zip(fmts, sg.input_shapes))
+        flip = {_input_spec(specs, n, i).name for i, (n, f, s) in
+                enumerate(zip(sg.input_tensors, fmts, sg.input_shapes))
                 if needs_nhwc_transpose(f, self.platform, len(s))}
-        if not flip:
-            return folder
-        listed = calib._folder_samples(folder, [t.name for t in specs])
-
-        def samples():
-            import numpy as np
-            for _, files in listed:
-                feeds = {}
-                for n, f in files.items():
-                    x = calib._load_npy(f)
-                    if n in flip:
-                        x = x[np.newaxis] if x.ndim == 3 else x
-                        x = np.ascontiguousarray(x.transpose(0, 3, 1, 2))
-                    feeds[n] = x
-                yield feeds
-        return samples
+        return nhwc_folder_samples(folder, [t.name for t in specs], flip) if flip else folder
 
 
 @dataclass

@@ -593,6 +593,27 @@ class _Rewriter:
 
 # ---- the user-facing step -------------------------------------------------------------------
 
+def nhwc_folder_samples(folder: str, inputs: list[str], nhwc: set[str]):
+    """A calibration folder (as ``mace.calibrate`` reads one) whose inputs named in `nhwc` are
+    stored NHWC: a callable yielding each sample as {input: array}, those inputs transposed to
+    NCHW (the deployment YAML's input_data_formats NHWC of an NCHW model)."""
+    from . import calibration as calib
+    listed = calib._folder_samples(folder, inputs)
+
+    def samples():
+        for _, files in listed:
+            feeds = {}
+            for name, f in files.items():
+                x = calib._load_npy(f)
+                if name in nhwc:
+                    x = x[np.newaxis] if x.ndim == 3 else x
+                    x = np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+                feeds[name] = x
+            yield feeds
+    return samples
+
+
+
 def quantize(model_or_path: Any, calibration: Any = None, method: str = "minmax", *,
              per_channel: bool = True, schema: str = "uint8", exclude: Sequence[str] = (),
              range_file: str | os.PathLike | None = None,
