@@ -679,9 +679,10 @@ def quantize(model_or_path: Any, calibration: Any = None, method: str = "minmax"
     prepare(graph, exclude)
     p = plan(graph, exclude)
     ranges: dict[str, tuple[float, float]] = {}
-    if calibration is not None:
-        ranges = calib.calibrate(MaceModel(graph), calibration, method, percentile=percentile,
-                                 progress=progress, num_threads=num_threads)
+    if calibration is not None and p.needs:  # none: nothing to quantize (all excluded)
+        ranges = calib.calibrate(MaceModel(graph), calibration, method, sorted(p.needs),
+                                 percentile=percentile, progress=progress,
+                                 num_threads=num_threads)
     if range_file is not None:
         ranges.update(calib.read_range_file(range_file))
     missing = sorted(p.needs - set(ranges))
