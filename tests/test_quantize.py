@@ -357,6 +357,27 @@ def test_matmul_with_constant_b_tracks_fp32():
     assert cos >= 0.999
 
 
+def test_int8_mobilenet_v2_runs_from_mace_run(tmp_path):
+    """The issue's acceptance: a quantized MobileNetV2 saved as .pb/.data runs in the standalone
+    C tool (no Python); its output is the Python session's, byte for byte (one engine)."""
+    from test_weight_storage import _mace_run
+    exe = _mace_run()
+    fp32 = mace.convert(mace.zoo.build("mobilenet_v2", width=0.5, size=64))
+    xs = [np.random.default_rng(i).uniform(0, 1, (1, 3, 64, 64)).astype(np.float32)
+          for i in range(3)]
+    q = mace.quantize(fp32, xs[:2], progress=False)
+    want = _session(q).run(xs[2])
+    pb, data = q.save(tmp_path / "m8.pb")
+    np.save(tmp_path / "x.npy", xs[2])
+    out = tmp_path / "out"
+    r = subprocess.run([exe, "--model", pb, "--weights", data, "--input", str(tmp_path / "x.npy"),
+                        "--round", "1", "--output_dir", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (y_file,) = os.listdir(out)
+    np.testing.assert_array_equal(np.load(out / y_file).reshape(want.shape), want)
+
+
 @pytest.fixture(scope="module")
 def digits():
     from test_weight_storage import _digits_mnist_way
