@@ -238,7 +238,8 @@ def _need(folder):
 
 def _trained(which):
     from test_weight_storage import _caffe_lenet, _onnx_mnist, _tf_mlp
-    return {"onnx_mnist": _onnx_mnist, "caffe_lenet": _caffe_lenet, "tf_fc_layers": _tf_mlp}[which]()
+    return {"onnx_mnist": _onnx_mnist, "caffe_lenet": _caffe_lenet,
+            "tf_fc_layers": _tf_mlp}[which]()
 
 
 TRAINED = ["onnx_mnist", "caffe_lenet", "tf_fc_layers"]
@@ -292,7 +293,7 @@ def test_mobilenet_v2_structure_and_size():
     assert ratio <= 0.27
 
 
-# --- run by the engine (needs the int8 ops) --------------------------------------------------------
+# --- run by the engine (needs the int8 ops) ---------------------------------------------------
 def _session(q) -> mace.Session:
     try:
         return mace.Session(q)

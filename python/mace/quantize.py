@@ -628,9 +628,9 @@ def quantize(model_or_path: Any, calibration: Any = None, method: str = "minmax"
     `calibration`: as ``mace.calibrate`` takes it (a list of arrays or of dicts
     ``{input name: array}``, a callable returning a fresh iterator, or a folder of ``.npy``
     files); `method` (``minmax``, the default as in MACE's quantize_stat, ``percentile``,
-    ``kl``, ``mse``), `percentile`, `progress` (a tqdm bar) and `num_threads` go to it. `range_file`: a MACE range file
-    (``name@@min,max``) read instead of calibrating or, with `calibration`, overriding the
-    calibrated ranges it names; `save_range_file` writes the ranges used (the tensors of the
+    ``kl``, ``mse``), `percentile`, `progress` (a tqdm bar) and `num_threads` go to it.
+    `range_file`: a MACE range file (``name@@min,max``) read instead of calibrating or, with
+    `calibration`, overriding the calibrated ranges it names; `save_range_file` writes the ranges used (the tensors of the
     prepared graph, module doc), which `range_file` can read back.
     `schema`: ``"uint8"`` (default) or ``"int8"`` activations. `per_channel`: one weight scale
     per output channel (default) or per tensor. `exclude`: names of ops kept f32 (with
