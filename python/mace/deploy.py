@@ -34,7 +34,8 @@ build does anyway (its neutral value) is accepted. Key by key:
 - acted on: library_name, model_graph_format/model_data_format (file), models, platform,
   model_file_path, weight_file_path and their sha256 checksums, subgraphs, input_tensors,
   input_shapes, input_ranges, output_tensors, validation_inputs_data, validation_outputs_data,
-  validation_threshold (CPU), check_tensors, obfuscate, winograd;
+  validation_threshold (CPU), check_tensors, obfuscate, winograd, accuracy_validation_script
+  (a plugin file that `mace validate --config` runs: mace/accuracy.py);
 - checked: output_shapes and check_shapes against the shapes mace computes, input_data_types
   against the model's input types (a mismatch is a ConfigError);
 - layouts: input_data_formats NHWC of a 4-D input of an NCHW model (ONNX, Caffe) is acted on
@@ -52,8 +53,7 @@ build does anyway (its neutral value) is accepted. Key by key:
   (mace.convert's quantize_large_weights; with quantize: 1, of those left f32);
 - neutral value only: target_abis [host], runtime cpu, limit_opencl_kernel_time 0,
   opencl_queue_window_size 0, build_type proto, embed_model_data 0, linkshared 0;
-- any value fails: target_socs,
-  accuracy_validation_script, backend (MACE Micro), cl_mem_type, nnlib_graph_mode.
+- any value fails: target_socs, backend (MACE Micro), cl_mem_type, nnlib_graph_mode.
 
 >>> cfg = load("deploy.yml")                                         # doctest: +SKIP
 >>> [m.name for m in cfg.models.values()], cfg.model_dir("build")    # doctest: +SKIP
@@ -263,6 +263,7 @@ class ModelConfig:
     quantize_schema: str = "uint8"
     change_concat_ranges: int = 1
     input_data_types: list[str] | None = None  # the model-level form (the seeds allow both)
+    accuracy_validation_script: str | None = None  # a plugin file (mace/accuracy.py)
     reserved: dict[str, Any] = field(default_factory=dict)  # keys given their neutral value
 
     @property
@@ -407,8 +408,6 @@ _NOT_YET_MODEL = {
     "data_type": (("fp32_fp32", "fp16_fp32", "bf16_fp32"),
                   "fp16 computation is not available in this build (fp16_fp32 and bf16_fp32 "
                   "store the weights in half precision and compute in fp32)"),
-    "accuracy_validation_script": (None, "accuracy-validation plugins are not available in "
-                                         "this build yet"),
     "backend": (None, "MACE Micro backends are not available in this build"),
     "limit_opencl_kernel_time": ((0,), _NO_GPU),
     "opencl_queue_window_size": ((0,), _NO_GPU),
@@ -594,6 +593,9 @@ def _parse_model(name: str, d: Any, path: str, base: str) -> ModelConfig:
                                    lambda v, p: _choice(v, p, ("float32", "int32")))
         _per_tensor(m.input_data_types, len(m.subgraph.input_tensors),
                     f"{path}.input_data_types", "types")
+    if d.get("accuracy_validation_script") is not None:
+        m.accuracy_validation_script = _local_file(
+            d["accuracy_validation_script"], f"{path}.accuracy_validation_script", base)
     m.reserved = _refuse_not_yet(d, path, _NOT_YET_MODEL)
     return m
 
