@@ -76,7 +76,7 @@ static void qavgpool_range(void *ctx, int64_t begin, int64_t end) {
 static mace_status qavgpool_run(mace_op *op) {
   const qavgpool_state *st = (const qavgpool_state *)op->state;
   qavgpool_job job = {.st = st, .op = op};
-  double sx, sy;
+  double sx = 0, sy = 0;
   MACE_RETURN_IF_ERROR(mace_q8_scale(op, WHAT, 1, &sx));
   MACE_RETURN_IF_ERROR(mace_q8_scale(op, WHAT, 3, &sy));
   mace_qavgpool_params_init(&job.p, sx, sy, mace_q8_zp(op, 2), mace_q8_zp(op, 4),

@@ -33,8 +33,11 @@ static inline mace_status qlinear_binary_infer(mace_op *op, const char *what) {
     return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): input dtype %s is not supported (u8 or "
                       "i8)", op->name, what, mace_dtype_name(a->dtype));
   MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, b, a->dtype));
-  for (int k = 1; k < 8; k += 3) MACE_RETURN_IF_ERROR(mace_q8_check_scale(op, what, k));
-  for (int k = 2; k < 8; k += 3) MACE_RETURN_IF_ERROR(mace_q8_check_zp(op, what, k, a->dtype));
+  static const int kScales[3] = {1, 4, 6}, kZps[3] = {2, 5, 7};
+  for (int i = 0; i < 3; ++i) {
+    MACE_RETURN_IF_ERROR(mace_q8_check_scale(op, what, kScales[i]));
+    MACE_RETURN_IF_ERROR(mace_q8_check_zp(op, what, kZps[i], a->dtype));
+  }
   if (a->ndim > MACE_ELTWISE_MAX_DIMS || b->ndim > MACE_ELTWISE_MAX_DIMS)
     return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): rank above %d", op->name, what,
                       MACE_ELTWISE_MAX_DIMS);
@@ -72,7 +75,7 @@ static void qlinear_binary_range(void *ctx, int64_t begin, int64_t end) {
 static inline mace_status qlinear_binary_run(mace_op *op, const char *what, int add) {
   const qlinear_binary_state *s = (const qlinear_binary_state *)op->state;
   qlinear_binary_job job;
-  double sa, sb, sy;
+  double sa = 0, sb = 0, sy = 0;
   const int64_t n = mace_tensor_numel(op->outputs[0]);
   MACE_RETURN_IF_ERROR(mace_q8_scale(op, what, 1, &sa));
   MACE_RETURN_IF_ERROR(mace_q8_scale(op, what, 4, &sb));

@@ -111,7 +111,7 @@ static void qconcat_range(void *ctx, int64_t begin, int64_t end) {
 static mace_status qconcat_run(mace_op *op) {
   const qconcat_state *s = (const qconcat_state *)op->state;
   qconcat_input *in = (qconcat_input *)op->scratch;
-  double sy, sx;
+  double sy = 0, sx = 0;
   int64_t total = 0;
   MACE_RETURN_IF_ERROR(mace_q8_scale(op, WHAT, 0, &sy));
   const int32_t y_zp = mace_q8_zp(op, 1);
