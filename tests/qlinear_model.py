@@ -1,28 +1,15 @@
-"""NumPy model of mace's int8 arithmetic (docs/int8.md, kernels/cpu/ref/requant.h and
-qlinear_*.h): the oracle the QLinear* op tests compare mace with bit for bit. Written from
-the documented formulas, independently of the C code."""
+"""NumPy model of mace's int8 element-wise, pooling and concat arithmetic (the formulas
+documented in kernels/cpu/ref/qlinear_eltwise.h and qlinear_pool.h, on docs/int8.md's
+requantization, tests/ops/int8_oracle.py): the oracle the QLinearAdd / QLinearMul /
+QLinearAveragePool / QLinearConcat tests compare mace with bit for bit. Written from the
+documented formulas, independently of the C code."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
-T_MAX = 65536
+from int8_oracle import requant, requant_params  # noqa: F401 - re-exported
+
 ADD_LEFT_SHIFT = 20
-
-
-def requant_params(m: float) -> tuple[int, int]:
-    """mace_requant_params: M = mult * 2^(-31 - shift), mult in [2^30, 2^31)."""
-    if not m > 0.0:
-        return 0, 0
-    q, e = math.frexp(m)
-    qi = math.floor(q * 2147483648.0 + 0.5)  # llround of a positive value
-    if qi == 1 << 31:
-        qi //= 2
-        e += 1
-    if -e > 31 or e > 30:
-        return 0, 0
-    return qi, -e
 
 
 def _wrap32(v: np.ndarray) -> np.ndarray:
@@ -37,12 +24,6 @@ def scale(acc, mult: int, shift: int) -> np.ndarray:
     if right > 0:
         t = (t >> right) + ((t >> (right - 1)) & 1)
     return t
-
-
-def requant(acc, mult: int, shift: int, zp: int, lo: int, hi: int) -> np.ndarray:
-    """mace_requant."""
-    t = np.clip(scale(acc, mult, shift), -T_MAX, T_MAX) + zp
-    return np.clip(t, lo, hi)
 
 
 def qrange(dtype, relu: bool = False, zp: int = 0) -> tuple[int, int]:
