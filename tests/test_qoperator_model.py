@@ -23,7 +23,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from helpers import run_mace, run_ort
+from helpers import assert_close, run_mace, run_ort
 
 quantization = pytest.importorskip("onnxruntime.quantization")
 
@@ -118,3 +118,48 @@ def test_mace_matches_onnxruntime(qmodel):
     units = np.concatenate([u.ravel() for u in units])
     assert units.max() <= 3 + 1e-3, f"max {units.max():.2f} units of the output scale"
     assert units.mean() <= 1, f"mean {units.mean():.2f} units of the output scale"
+
+
+def _dynamic_float_net(seed=3) -> onnx.ModelProto:
+    rng = np.random.default_rng(seed)
+    inits = {"w1": rng.standard_normal((16, 32)).astype(np.float32),
+             "w2": rng.standard_normal((32, 8)).astype(np.float32),
+             "wc": (rng.standard_normal((8, 3, 3, 3)) * 0.3).astype(np.float32)}
+    n = helper.make_node
+    g = helper.make_graph(
+        [n("Conv", ["img", "wc"], ["c"], pads=[1, 1, 1, 1]), n("MatMul", ["x", "w1"], ["h"]),
+         n("Relu", ["h"], ["r"]), n("MatMul", ["r", "w2"], ["y"])], "dyn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16]),
+         helper.make_tensor_value_info("img", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8]),
+         helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 8, 8, 8])],
+        initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+@pytest.mark.parametrize("weight_type", ["QUInt8", "QInt8"])
+def test_dynamic_quantized_model(tmp_path, weight_type):
+    """onnxruntime.quantization.quantize_dynamic: DynamicQuantizeLinear, ConvInteger,
+    MatMulInteger, Cast and Mul. Every quantized step is exact integer arithmetic or the same
+    f32 operations in both, so mace equals onnxruntime exactly there."""
+    fp, qp = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
+    onnx.save(_dynamic_float_net(), fp)
+    wt = getattr(quantization.QuantType, weight_type)
+    # onnxruntime's ConvInteger takes uint8 weights only: the conv is quantized with QUInt8
+    ops = ["MatMul", "Conv"] if weight_type == "QUInt8" else ["MatMul"]
+    quantization.quantize_dynamic(fp, qp, weight_type=wt, op_types_to_quantize=ops)
+    qm = onnx.load(qp)
+    types = {node.op_type for node in qm.graph.node}
+    assert {"DynamicQuantizeLinear", "MatMulInteger"} <= types, types
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        feeds = {"x": rng.standard_normal((4, 16)).astype(np.float32),
+                 "img": rng.standard_normal((1, 3, 8, 8)).astype(np.float32)}
+        (y, c), (y_ref, c_ref) = run_mace(qm, feeds), run_ort(qm, feeds)
+        np.testing.assert_array_equal(y, y_ref)
+        if "Conv" in ops:
+            np.testing.assert_array_equal(c, c_ref)
+        else:  # the float Conv: f32 sums in another order, the project's tolerance
+            assert_close(c, c_ref)
