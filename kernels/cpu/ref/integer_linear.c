@@ -5,6 +5,11 @@ static inline int32_t q8_at(const void *p, int is_s8, int64_t i) {
   return is_s8 ? (int32_t)((const int8_t *)p)[i] : (int32_t)((const uint8_t *)p)[i];
 }
 
+/* acc + v wrapping past int32 (as onnxruntime's sums do) without signed overflow. */
+static inline int32_t wrap_add(int32_t acc, int32_t v) {
+  return (int32_t)((uint32_t)acc + (uint32_t)v);
+}
+
 static inline int32_t q8_zp(const mace_q8_operand *o, int64_t c) {
   if (!o->zp) return 0;
   return q8_at(o->zp, o->is_s8, o->zp_n == 1 ? 0 : c);
@@ -31,8 +36,8 @@ void mace_q8_conv_integer__ref(const mace_conv_integer_shape *s, const mace_q8_o
             for (int64_t kw = 0; kw < s->k_w; ++kw) {
               const int64_t iw = ow * s->stride_w - s->pad_left + kw * s->dilation_w;
               if (iw < 0 || iw >= s->in_w) continue;
-              acc += (q8_at(x->data, x->is_s8, (xc + ih) * s->in_w + iw) - xz) *
-                     (q8_at(w->data, w->is_s8, (wc + kh) * s->k_w + kw) - wz);
+              acc = wrap_add(acc, (q8_at(x->data, x->is_s8, (xc + ih) * s->in_w + iw) - xz) *
+                                      (q8_at(w->data, w->is_s8, (wc + kh) * s->k_w + kw) - wz));
             }
           }
         }
@@ -51,8 +56,8 @@ void mace_q8_matmul_integer__ref(const mace_q8_operand *a, int64_t a_off,
       const int32_t bz = q8_zp(b, j);
       int32_t acc = 0;
       for (int64_t t = 0; t < k; ++t)
-        acc += (q8_at(a->data, a->is_s8, a_off + i * k + t) - az) *
-               (q8_at(b->data, b->is_s8, b_off + t * n + j) - bz);
+        acc = wrap_add(acc, (q8_at(a->data, a->is_s8, a_off + i * k + t) - az) *
+                                (q8_at(b->data, b->is_s8, b_off + t * n + j) - bz));
       y[i * n + j] = acc;
     }
   }
