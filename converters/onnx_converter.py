@@ -204,6 +204,12 @@ class OnnxContext:
             return c.dtype
         return self._dtypes.get(name)
 
+    def declare(self, name: str, dtype, shape: list[int] | None = None) -> None:
+        """Records the dtype (and static shape) of a tensor ONNX's inference did not type."""
+        self._dtypes[name] = np.dtype(dtype)
+        if shape is not None and all(d is not None for d in shape):
+            self._shapes[name] = list(shape)
+
     # --- writing mace ops ----------------------------------------------------------
     def unique(self, base: str) -> str:
         base = base or "t"
@@ -472,8 +478,10 @@ class OnnxConverter:
         g = self.model.graph
         known = set(self.consts) | {t.name for t in self.inputs}
         nodes = _topo_sort(self._prune(list(g.node)), known)
+        handlers = onnx_ops.load_all()
         for n in nodes:
-            if n.domain not in _DEFAULT_DOMAINS and n.domain != "ai.onnx.ml":
+            if (n.domain not in _DEFAULT_DOMAINS and n.domain != "ai.onnx.ml"
+                    and onnx_ops.DOMAINS.get(n.op_type) != n.domain):
                 raise UnsupportedError(
                     f"ONNX op '{n.op_type}' (node '{_label(n)}') of domain '{n.domain}' "
                     "is not supported")
@@ -490,7 +498,6 @@ class OnnxConverter:
         names |= set(self.consts)
         ctx = OnnxContext(graph, self.opset, self.consts, shapes, dtypes,
                           {t.name for t in self.inputs}, set(self.output_names), names)
-        handlers = onnx_ops.load_all()
         for n in nodes:
             fn = handlers.get(n.op_type)
             if fn is None:
