@@ -1,9 +1,14 @@
 """ONNX front end: ModelProto -> ir.Graph of mace ops (folding, shape inference, handlers).
 
-Steps: load and check the opset; fix the input shapes (symbolic batch -> 1); repeat
+Steps: load and check the opset; give symbolic input dims probe sizes (onnx_dims); repeat
 {ONNX shape inference, fold every node computable at convert time (onnx_fold)} until
 nothing more folds; then call one handler per remaining node (onnx_ops.HANDLERS) through
 an `OnnxContext`, in topological order.
+
+Symbolic input dims stay symbolic: a shape value that depends on one (Shape of a tensor
+whose size follows the batch, and the Gather/Concat/... computed from it) is not folded but
+converted to runtime ops, which the engine evaluates on each new input shape while it
+infers shapes. Handlers see the probe sizes as the tensors' shapes.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from onnx import AttributeProto, external_data_helper, helper, numpy_helper
 
 from mace.errors import InvalidInputError, InvalidModelError, UnsupportedError
 
-from . import ir, onnx_fold, onnx_ops
+from . import ir, onnx_dims, onnx_fold, onnx_ops
 
 MIN_OPSET, MAX_OPSET = 7, 28
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -308,7 +313,9 @@ class OnnxConverter:
             raise UnsupportedError(
                 f"ONNX opset {self.opset} is not supported (mace converts opsets "
                 f"{MIN_OPSET}..{MAX_OPSET})")
-        self.input_shapes = {k: [int(d) for d in v] for k, v in (inputs or {}).items()}
+        # input_shapes: ints fix dims; None or -1 leave a dim symbolic (onnx_dims.input_dims)
+        self.input_shapes = {k: [None if d is None else int(d) for d in v]
+                             for k, v in (inputs or {}).items()}
         self.output_names = list(outputs) if outputs else None
 
     # --- stage 1: constants, inputs, outputs ------------------------------------------
@@ -323,6 +330,7 @@ class OnnxConverter:
             self.consts[sp.values.name] = onnx_fold._sparse_to_dense(sp)
 
         self.inputs: list[ir.TensorInfo] = []
+        self.dynamic: dict[str, list[bool]] = {}  # input -> which dims are symbolic
         declared = {vi.name: vi for vi in g.input}
         for name in self.input_shapes:
             if name not in declared:
@@ -344,24 +352,20 @@ class OnnxConverter:
             if dtype is None:
                 raise UnsupportedError(f"input '{vi.name}' has an unsupported element type "
                                        f"{vi.type.tensor_type.elem_type}")
-            if vi.name in self.input_shapes:
-                shape = self.input_shapes[vi.name]
-            else:
-                dims = _value_shape(vi)
-                if dims is None:
-                    raise InvalidInputError(
-                        f"input '{vi.name}' has no shape in the model; give it with "
-                        f"inputs={{'{vi.name}': [...]}}")
-                shape = []
-                for k, d in enumerate(dims):
-                    if d is None or (k == 0 and d == 0):
-                        if k != 0:
-                            raise InvalidInputError(
-                                f"input '{vi.name}' has unknown dimension {k} "
-                                f"({vi.type.tensor_type.shape.dim[k].dim_param or '?'}); give "
-                                f"its shape with inputs={{'{vi.name}': [...]}}")
-                        d = 1
-                    shape.append(int(d))
+            dims = _value_shape(vi)
+            given = self.input_shapes.get(vi.name)
+            if dims is None and (given is None or any(d is None or d < 0 for d in given)):
+                raise InvalidInputError(
+                    f"input '{vi.name}' has no shape in the model; give it with "
+                    f"mace.Session(..., input_shapes={{'{vi.name}': [...]}}) or "
+                    f"mace.convert(..., inputs={{'{vi.name}': [...]}})")
+            if given is not None and dims is not None and len(given) != len(dims):
+                raise InvalidInputError(
+                    f"input_shapes gives input '{vi.name}' {len(given)} dims, but the model "
+                    f"declares {len(dims)} ({dims})")
+            shape, dynamic = onnx_dims.input_dims(dims, given)
+            if any(dynamic):
+                self.dynamic[vi.name] = dynamic
             fmt = "NCHW" if len(shape) == 4 else "NONE"
             self.inputs.append(ir.TensorInfo(vi.name, shape, dtype, fmt))
 
@@ -385,11 +389,19 @@ class OnnxConverter:
         return list(reversed(keep))
 
     # --- stage 2: shape inference + folding -------------------------------------------
-    def _infer(self, nodes: list) -> tuple[dict, dict]:
+    def _infer_model(self, nodes: list, symbolic: bool) -> onnx.ModelProto:
+        """The model ONNX shape inference runs on: inputs at their probe shapes, or with
+        their dynamic dims symbolic."""
         g = self.model.graph
         vinfo = helper.make_tensor_value_info
-        inputs = [vinfo(t.name, helper.np_dtype_to_tensor_dtype(t.dtype), t.shape)
-                  for t in self.inputs]
+        inputs = []
+        for t in self.inputs:
+            elem = helper.np_dtype_to_tensor_dtype(t.dtype)
+            if symbolic and t.name in self.dynamic:
+                inputs.append(onnx_dims.make_symbolic_input(t.name, elem, t.shape,
+                                                            self.dynamic[t.name]))
+            else:
+                inputs.append(vinfo(t.name, elem, t.shape))
         inits = []
         for name, arr in self.consts.items():
             if arr.dtype == object:
@@ -403,6 +415,10 @@ class OnnxConverter:
         graph = helper.make_graph(nodes, g.name or "model", inputs, outputs, initializer=inits)
         model = helper.make_model(graph, opset_imports=list(self.model.opset_import))
         model.ir_version = max(self.model.ir_version, 4)  # initializers need not be inputs
+        return model
+
+    def _infer(self, nodes: list) -> tuple[dict, dict]:
+        model = self._infer_model(nodes, symbolic=False)
         try:
             inferred = onnx.shape_inference.infer_shapes(model, check_type=False,
                                                          strict_mode=False, data_prop=True)
@@ -425,11 +441,16 @@ class OnnxConverter:
             dtypes[t.name] = t.dtype
         return shapes, dtypes
 
-    def _fold_pass(self, nodes: list, shapes: dict) -> list:
-        """Folds what can be folded; returns the nodes left."""
+    def _fold_pass(self, nodes: list, shapes: dict, dtypes: dict,
+                   sym: dict | None = None) -> list:
+        """Folds what can be folded; returns the nodes left. `sym` (symbolic shapes, when
+        some input dims are dynamic) keeps values that depend on dynamic dims unfolded."""
         rest = []
+        self.partial: dict[str, np.ndarray] = {}
         for n in nodes:
-            outs = self._try_fold(n, shapes)
+            outs = self._try_fold(n, shapes, sym)
+            if outs is None and sym is not None:
+                outs = self._fold_partial(n, shapes, dtypes, sym)
             if outs is None:
                 rest.append(n)
                 continue
@@ -439,13 +460,53 @@ class OnnxConverter:
                     shapes[name] = list(val.shape)
         return rest
 
-    def _try_fold(self, n, shapes: dict):
+    def _fold_partial(self, n, shapes: dict, dtypes: dict, sym: dict):
+        """[value] of a node whose inputs are constants and partial values (onnx_dims) when
+        the result is known at every input size; otherwise notes its partial value (if it
+        has one) and returns None."""
+        if n.domain not in _DEFAULT_DOMAINS or len(n.output) != 1:
+            return None
+        if n.op_type == "Shape":
+            s = shapes.get(n.input[0])
+            if s is None:
+                return None
+            pv = onnx_dims.shape_value(sym.get(n.input[0]), len(s), decode_attrs(n))
+        else:
+            ins, any_partial = [], False
+            for i in n.input:
+                if not i:
+                    ins.append(None)
+                elif i in self.consts:
+                    ins.append(self.consts[i])
+                elif i in self.partial:
+                    ins.append(self.partial[i])
+                    any_partial = True
+                else:
+                    return None
+            if not any_partial:
+                return None
+            pv = onnx_dims.partial_value(n, ins, decode_attrs(n), self.opset)
+            if pv is None:
+                return None
+        value = onnx_dims.known(pv, dtypes.get(n.output[0], np.dtype(np.int64)))
+        if value is not None:
+            return [value]
+        self.partial[n.output[0]] = pv
+        return None
+
+    def _try_fold(self, n, shapes: dict, sym: dict | None = None):
         if n.domain not in _DEFAULT_DOMAINS or n.op_type in onnx_fold.NOT_FOLDABLE:
             return None
         if n.op_type in ("Shape", "Size") and n.input[0] not in self.consts:
             s = shapes.get(n.input[0])
             if s is None or any(d is None for d in s):
                 return None
+            if sym is not None and n.op_type == "Size":
+                ss = sym.get(n.input[0])
+                if ss is None or len(ss) != len(s) or any(d is None for d in ss):
+                    return None  # depends on a dynamic dim
+            if sym is not None and n.op_type == "Shape":
+                return None  # _fold_partial folds it when the dims it reads are static
             ins = [np.broadcast_to(np.zeros((), np.float32), s)]
         else:
             present = [i for i in n.input if i]
@@ -479,7 +540,10 @@ class OnnxConverter:
                     "is not supported")
         while True:
             shapes, dtypes = self._infer(nodes)
-            rest = self._fold_pass(nodes, shapes)
+            sym = None
+            if self.dynamic:
+                sym = onnx_dims.symbolic_shapes(self._infer_model(nodes, symbolic=True))
+            rest = self._fold_pass(nodes, shapes, dtypes, sym)
             if len(rest) == len(nodes):
                 break
             nodes = rest
