@@ -403,6 +403,11 @@ class OnnxConverter:
             else:
                 inputs.append(vinfo(t.name, elem, t.shape))
         inits = []
+        if not symbolic and self.probe_values:
+            # Values that stay runtime ops, at their probe-size values: what inference needs
+            # to find the probe shapes downstream (a Reshape's output, ...).
+            nodes = [n for n in nodes if not all(o in self.probe_values for o in n.output if o)]
+            inits += [numpy_helper.from_array(v, k) for k, v in self.probe_values.items()]
         for name, arr in self.consts.items():
             if arr.dtype == object:
                 continue
@@ -433,7 +438,7 @@ class OnnxConverter:
             dt = _np_dtype(vi.type.tensor_type.elem_type)
             if dt is not None:
                 dtypes[vi.name] = dt
-        for name, arr in self.consts.items():
+        for name, arr in list(self.consts.items()) + list(self.probe_values.items()):
             shapes[name] = list(arr.shape)
             dtypes[name] = arr.dtype
         for t in self.inputs:
@@ -451,6 +456,8 @@ class OnnxConverter:
             outs = self._try_fold(n, shapes, sym)
             if outs is None and sym is not None:
                 outs = self._fold_partial(n, shapes, dtypes, sym)
+                if outs is None:
+                    self._probe_value(n, shapes)
             if outs is None:
                 rest.append(n)
                 continue
@@ -459,6 +466,34 @@ class OnnxConverter:
                     self.consts[name] = val
                     shapes[name] = list(val.shape)
         return rest
+
+    def _probe_value(self, n, shapes: dict) -> None:
+        """Notes the value of a node that stays a runtime op at the probe sizes (when it is a
+        small function of constants and other probe values), for shape inference."""
+        if (any(o in self.probe_values for o in n.output) or len(n.output) != 1
+                or n.domain not in _DEFAULT_DOMAINS or n.op_type in onnx_fold.NOT_FOLDABLE
+                or any(a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS)
+                       for a in n.attribute)):
+            return
+        if n.op_type in ("Shape", "Size"):
+            s = shapes.get(n.input[0])
+            if s is None or any(d is None for d in s):
+                return
+            ins = [np.broadcast_to(np.zeros((), np.float32), s)]
+        else:
+            ins = []
+            for i in n.input:
+                v = self.consts.get(i, self.probe_values.get(i)) if i else None
+                if i and v is None:
+                    return
+                ins.append(v)
+        try:
+            outs = onnx_fold.fold(n, ins, decode_attrs(n), self.opset)
+        except Exception:  # noqa: BLE001 - the runtime reports a bad value, at run time
+            return
+        if outs and outs[0] is not None and outs[0].dtype != object and \
+                outs[0].size <= _INFER_VALUE_LIMIT:
+            self.probe_values[n.output[0]] = outs[0]
 
     def _fold_partial(self, n, shapes: dict, dtypes: dict, sym: dict):
         """[value] of a node whose inputs are constants and partial values (onnx_dims) when
@@ -538,15 +573,19 @@ class OnnxConverter:
                 raise UnsupportedError(
                     f"ONNX op '{n.op_type}' (node '{_label(n)}') of domain '{n.domain}' "
                     "is not supported")
+        self.probe_values: dict[str, np.ndarray] = {}  # runtime shape values at probe sizes
         while True:
             shapes, dtypes = self._infer(nodes)
             sym = None
             if self.dynamic:
                 sym = onnx_dims.symbolic_shapes(self._infer_model(nodes, symbolic=True))
+            n_probe = len(self.probe_values)
             rest = self._fold_pass(nodes, shapes, dtypes, sym)
-            if len(rest) == len(nodes):
+            if len(rest) == len(nodes) and len(self.probe_values) == n_probe:
                 break
             nodes = rest
+        if self.dynamic:  # a Shape whose every use folded (reading static dims only) goes
+            nodes = self._prune(nodes)
 
         graph = ir.Graph(name=g.name or "model")
         names = {vi.name for vi in g.input} | {vi.name for vi in g.output}
