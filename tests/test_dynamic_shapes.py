@@ -72,6 +72,37 @@ def test_symbolic_batch_keeps_the_shape_chain():
     assert "Shape" in types, types
 
 
+def _conv_pool_flatten_gemm():
+    """Conv -> Relu -> Reshape to [N, C, -1] with N and C from Shape -> ReduceMean over the
+    pixels -> Reshape to [N, -1] -> Gemm: a CNN head at any batch, height and width (the
+    convolution may run in the blocked layout; Shape reads its output's dims)."""
+    nodes = [
+        h.make_node("Conv", ["x", "wc", "bc"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        h.make_node("Relu", ["c"], ["r"]),
+        h.make_node("Shape", ["r"], ["s"]),
+        h.make_node("Gather", ["s", "i0"], ["n"], axis=0),
+        h.make_node("Gather", ["s", "i1"], ["ch"], axis=0),
+        h.make_node("Unsqueeze", ["n", "ax0"], ["nu"]),
+        h.make_node("Unsqueeze", ["ch", "ax0"], ["cu"]),
+        h.make_node("Concat", ["nu", "cu", "m1"], ["shp3"], axis=0),
+        h.make_node("Reshape", ["r", "shp3"], ["f"]),
+        h.make_node("ReduceMean", ["f"], ["p"], axes=[2], keepdims=0),
+        h.make_node("Concat", ["nu", "m1"], ["shp2"], axis=0),
+        h.make_node("Reshape", ["p", "shp2"], ["flat"]),
+        h.make_node("Gemm", ["flat", "w", "b"], ["y"], transB=1),
+    ]
+    inits = [("wc", rand(16, 3, 3, 3, seed=11)), ("bc", rand(16, seed=12)),
+             _c("i0", 0), _c("i1", 1), _c("ax0", [0]), _c("m1", [-1]),
+             ("w", rand(5, 16, seed=13)), ("b", rand(5, seed=14))]
+    return make_model(nodes, [("x", np.float32, ["N", 3, "H", "W"])],
+                      [("y", np.float32, ["N", 5])], inits, opset=13)
+
+
+def test_conv_head_varying_batch_height_width():
+    _check(_conv_pool_flatten_gemm(), [(1, 3, 8, 8), (2, 3, 17, 9), (4, 3, 5, 31),
+                                       (1, 3, 64, 48), (2, 3, 17, 9)])
+
+
 def _shape_slice_reshape():
     """x [N, C, H, W] -> Reshape(x, Concat(Slice(Shape(x), 0, 2), [-1])) -> [N, C, H*W]
     -> Transpose -> Softmax: a spatial flatten as written for attention over pixels."""
