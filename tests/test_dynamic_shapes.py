@@ -1,9 +1,12 @@
 """Shapes computed at run time: graphs whose Reshape/Expand/Slice/ConstantOfShape/Range
 targets come from Shape of a tensor with symbolic dims (what torch's exporters write) run a
 sequence of different input shapes in one session, each checked against onnxruntime."""
+import os
+
 import numpy as np
+import onnx
 import pytest
-from onnx import TensorProto
+from onnx import TensorProto, numpy_helper
 from onnx import helper as h
 
 from helpers import assert_close, make_model, rand, run_ort
@@ -282,3 +285,57 @@ def test_a_fixed_dim_rejects_other_sizes_clearly():
     sess = mace.Session(m, num_threads=1)
     with pytest.raises(mace.MaceError, match="128|features|Reshape|Gemm|FullyConnected"):
         sess.run(rand(2, 8, 5, 4))  # 160 features where the weight takes 128
+
+
+# --- graphs written by torch's exporters -------------------------------------------------
+
+EXPORTED = os.path.join(os.path.dirname(__file__), "data", "exported")
+# Four input shapes per model: batch and sequence length, or batch, height and width (ViT's
+# patch grid is fixed by its position table: batch only).
+_EXPORTED_SHAPES = {
+    "bert": [(1, 9), (2, 17), (3, 5), (1, 64)],
+    "gpt2": [(1, 9), (2, 17), (3, 5), (1, 64)],
+    "vit": [(1, 3, 32, 32), (2, 3, 32, 32), (5, 3, 32, 32), (3, 3, 32, 32)],
+    "shufflenet": [(1, 3, 64, 64), (2, 3, 96, 80), (3, 3, 64, 128), (1, 3, 160, 96)],
+}
+
+
+def _refilled(path):
+    """The stripped model (tests/data/exported/strip.py) with seeded random float weights:
+    uniform(+-1/sqrt(fan in)) for matrices and filters, uniform(0.5, 1.5) for vectors (norm
+    scales, variances, biases)."""
+    model = onnx.load(path)
+    rng = np.random.default_rng(0)
+    for t in model.graph.initializer:
+        if t.doc_string != "stripped":
+            continue
+        shape = tuple(t.dims)
+        dtype = h.tensor_dtype_to_np_dtype(t.data_type)
+        if len(shape) >= 2:
+            bound = 1.0 / np.sqrt(float(np.prod(shape[1:])))
+            a = rng.uniform(-bound, bound, shape)
+        else:
+            a = rng.uniform(0.5, 1.5, shape)
+        t.CopyFrom(numpy_helper.from_array(a.astype(dtype), t.name))
+    return model
+
+
+@pytest.mark.parametrize("name", ["bert_ts", "bert_dynamo", "gpt2_ts", "gpt2_dynamo", "vit_ts",
+                                  "vit_dynamo", "shufflenet_ts", "shufflenet_dynamo"])
+def test_exported_model_at_four_shapes(name):
+    path = os.path.join(EXPORTED, name + ".onnx")
+    if not os.path.exists(path):
+        pytest.skip(f"{path} is absent")
+    model = _refilled(path)
+    assert any(n.op_type == "Shape" for n in model.graph.node)  # what this test is about
+    iname = model.graph.input[0].name
+    sess = mace.Session(model, num_threads=1)
+    for k, shape in enumerate(_EXPORTED_SHAPES[name.split("_")[0]]):
+        rng = np.random.default_rng(k)
+        if model.graph.input[0].type.tensor_type.elem_type == TensorProto.INT64:
+            x = rng.integers(0, 100, shape).astype(np.int64)  # token ids (vocabulary of 100)
+        else:
+            x = rng.uniform(-1, 1, shape).astype(np.float32)
+        ref = run_ort(model, {iname: x})[0]
+        got = sess.run({iname: x})[model.graph.output[0].name]
+        assert_close(got, ref, what=f"{name} at {shape}")
