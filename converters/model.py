@@ -151,7 +151,10 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
     source: a path (.onnx), bytes or onnx.ModelProto. weights: the weights file of
     platforms that keep them apart (Caffe's .caffemodel). platform: "onnx", "caffe" or
     "tensorflow" (default: from the file extension). inputs: {name: shape} overriding input
-    shapes. outputs: names of the tensors to output instead of the model's outputs.
+    shapes; for ONNX, an int fixes a dim (shape values computed from it fold to constants)
+    and None leaves it symbolic: symbolic dims (the model's `dim_param`s, unless fixed here)
+    convert at probe sizes and keep the shape computations that read them as runtime ops, so
+    the converted model runs at any size of them. outputs: names of the tensors to output instead of the model's outputs.
     data_type: weight storage, as the deployment YAML's key: "fp32_fp32" (default),
     "fp16_fp32" or "bf16_fp32" store the weights of convolutions, FullyConnected and MatMul
     in fp16 or bf16 (rounded to nearest even; about half the .data), which the engine widens

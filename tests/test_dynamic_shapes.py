@@ -339,3 +339,16 @@ def test_exported_model_at_four_shapes(name):
         ref = run_ort(model, {iname: x})[0]
         got = sess.run({iname: x})[model.graph.output[0].name]
         assert_close(got, ref, what=f"{name} at {shape}")
+
+
+def test_input_shapes_none_leaves_a_dim_symbolic():
+    """input_shapes={"x": [None, 8, 4, 4]} fixes C, H, W and leaves the batch symbolic:
+    the flatten before the Gemm still follows the batch."""
+    m = _flatten_gemm()
+    model = mace.convert(m, inputs={"x": [None, 8, 4, 4]})
+    assert "Shape" in [op.type for op in model.graph.ops]
+    sess = mace.Session(m, num_threads=1, input_shapes={"x": [None, 8, 4, 4]})
+    for n in (2, 5, 1):
+        x = rand(n, 8, 4, 4, seed=n)
+        assert_close(sess.run(x), run_ort(m, {"x": x})[0], what=f"batch {n}")
+        assert sess.inputs[0].shape == (n, 8, 4, 4)

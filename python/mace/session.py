@@ -74,8 +74,15 @@ class Session:
     ``num_threads`` <= 0 uses one thread per core; ``affinity`` is "big" (the default: with
     more than one thread, each on a core of its own among the fastest, the calling thread only
     while a run lasts), "little" or "none" (left to the OS).
-    ``input_shapes`` ({name: shape}) fixes the input shapes of an ONNX model being converted
-    (needed when its inputs have symbolic dims).
+    ``input_shapes`` ({name: shape}) fixes input dims of an ONNX model being converted: an
+    int fixes a dim, None leaves it symbolic. Symbolic dims (an ONNX ``dim_param``, unless
+    fixed here) take the shape of each run: the shape computations that read them (torch's
+    ``x.view(x.size(0), -1)``, ...) stay in the model and the engine evaluates them on each
+    new shape, keeping a memory plan per shape. Fixing dims lets the converter fold those
+    computations to constants; the session then rejects other sizes of those dims where the
+    graph depends on them. Before the first run ``inputs`` shows the sizes the model was
+    converted at (1 for a symbolic batch, ``mace.converters.onnx_dims.PROBE_OTHER`` for other
+    symbolic dims).
 
     Example::
 
