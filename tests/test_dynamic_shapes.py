@@ -352,3 +352,44 @@ def test_input_shapes_none_leaves_a_dim_symbolic():
         x = rand(n, 8, 4, 4, seed=n)
         assert_close(sess.run(x), run_ort(m, {"x": x})[0], what=f"batch {n}")
         assert sess.inputs[0].shape == (n, 8, 4, 4)
+
+
+def test_saved_model_keeps_its_shape_computations(tmp_path):
+    """The converted model, saved and loaded from .pb/.data, runs other shapes too."""
+    m = _attention_block()
+    pb, data = mace.convert(m).save(tmp_path / "m.pb")
+    sess = mace.Session(pb, data, num_threads=1)
+    for shape in ((2, 5, D), (1, 11, D), (3, 2, D)):
+        x = rand(*shape)
+        assert_close(sess.run(x), run_ort(m, {"x": x})[0], what=str(shape))
+
+
+def _upsample_to_skip():
+    """An FPN / U-Net merge: the coarse map resized to the fine map's size, sizes =
+    Concat(Shape(coarse)[:2], Shape(fine)[2:]), then added; plus a half-size average from
+    float arithmetic on Shape (Cast -> Div -> Floor -> Cast), as YOLO-style exports write."""
+    nodes = [
+        h.make_node("MaxPool", ["x"], ["coarse"], kernel_shape=[2, 2], strides=[2, 2],
+                    ceil_mode=1),
+        h.make_node("Shape", ["coarse"], ["sc"]),
+        h.make_node("Shape", ["x"], ["sx"]),
+        h.make_node("Slice", ["sc", "z", "two"], ["nc"]),
+        h.make_node("Slice", ["sx", "two", "four"], ["hw"]),
+        h.make_node("Concat", ["nc", "hw"], ["sizes"], axis=0),
+        h.make_node("Resize", ["coarse", "", "", "sizes"], ["up"], mode="nearest"),
+        h.make_node("Add", ["x", "up"], ["merged"]),
+        h.make_node("Cast", ["hw"], ["hwf"], to=TensorProto.FLOAT),
+        h.make_node("Div", ["hwf", "twof"], ["half"]),
+        h.make_node("Floor", ["half"], ["halff"]),
+        h.make_node("Cast", ["halff"], ["hw2"], to=TensorProto.INT64),
+        h.make_node("Concat", ["nc", "hw2"], ["sizes2"], axis=0),
+        h.make_node("Resize", ["merged", "", "", "sizes2"], ["y"], mode="nearest"),
+    ]
+    inits = [_c("z", [0]), _c("two", [2]), _c("four", [4]),
+             ("twof", np.array([2], np.float32))]
+    return make_model(nodes, [("x", np.float32, ["N", 3, "H", "W"])],
+                      [("y", np.float32, ["N", 3, "h", "w"])], inits, opset=13)
+
+
+def test_upsample_to_a_shape_derived_size():
+    _check(_upsample_to_skip(), [(1, 3, 8, 8), (2, 3, 7, 10), (1, 3, 16, 5), (3, 3, 9, 9)])
