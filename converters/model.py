@@ -145,7 +145,8 @@ def _platform_of(source: Any) -> str:
 def convert(source: Any, *, weights: Any = None, platform: str | None = None,
             inputs: dict[str, Iterable[int]] | None = None,
             outputs: Iterable[str] | None = None, optimize: bool = True,
-            data_type: str = "fp32_fp32") -> MaceModel:
+            data_type: str = "fp32_fp32",
+            probe_shapes: dict[str, Iterable[int]] | None = None) -> MaceModel:
     """Converts a model into mace's format.
 
     source: a path (.onnx), bytes or onnx.ModelProto. weights: the weights file of
@@ -159,7 +160,9 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
     "fp16_fp32" or "bf16_fp32" store the weights of convolutions, FullyConnected and MatMul
     in fp16 or bf16 (rounded to nearest even; about half the .data), which the engine widens
     to fp32 at load: computation stays fp32. Biases and other constants stay fp32, and so does
-    a weight that fp16 cannot hold (a value past 65504).
+    a weight that fp16 cannot hold (a value past 65504). probe_shapes (ONNX only): {name:
+    shape} sizes at which symbolic dims are converted, which stay symbolic (by default 1 for
+    the leading dim and onnx_dims.PROBE_OTHER for others).
 
     >>> import mace, onnx
     >>> model = mace.convert("model.onnx", inputs={"x": [1, 3, 224, 224]})  # doctest: +SKIP
@@ -172,9 +175,14 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
     if platform not in PLATFORMS:
         raise UnsupportedError(f"unknown model platform '{platform}' "
                                f"(supported: {sorted(PLATFORMS)})")
+    extra = {}
+    if probe_shapes:
+        if platform != "onnx":
+            raise InvalidArgumentError(f"probe_shapes applies to ONNX models, not {platform}")
+        extra["probes"] = {k: [int(d) for d in v] for k, v in probe_shapes.items()}
     graph = PLATFORMS[platform](source, weights=weights,
                                 inputs={k: list(v) for k, v in (inputs or {}).items()},
-                                outputs=list(outputs) if outputs else None)
+                                outputs=list(outputs) if outputs else None, **extra)
     if optimize:
         transforms.optimize(graph)
     else:

@@ -302,7 +302,7 @@ def _plain(v):
 
 class OnnxConverter:
     def __init__(self, source: Any, inputs: dict | None = None,
-                 outputs: Iterable[str] | None = None):
+                 outputs: Iterable[str] | None = None, probes: dict | None = None):
         model = load_onnx(source)
         if len(model.functions):
             from onnx import inliner
@@ -317,6 +317,7 @@ class OnnxConverter:
         self.input_shapes = {k: [None if d is None else int(d) for d in v]
                              for k, v in (inputs or {}).items()}
         self.output_names = list(outputs) if outputs else None
+        self.probes = {k: [int(d) for d in v] for k, v in (probes or {}).items()}
 
     # --- stage 1: constants, inputs, outputs ------------------------------------------
     def _collect(self):
@@ -363,7 +364,7 @@ class OnnxConverter:
                 raise InvalidInputError(
                     f"input_shapes gives input '{vi.name}' {len(given)} dims, but the model "
                     f"declares {len(dims)} ({dims})")
-            shape, dynamic = onnx_dims.input_dims(dims, given)
+            shape, dynamic = onnx_dims.input_dims(dims, given, self.probes.get(vi.name))
             if any(dynamic):
                 self.dynamic[vi.name] = dynamic
             fmt = "NCHW" if len(shape) == 4 else "NONE"
@@ -647,7 +648,8 @@ def _outer_names(g: onnx.GraphProto) -> set[str]:
 
 
 def convert_onnx(source: Any, *, weights: Any = None, inputs: dict | None = None,
-                 outputs: Iterable[str] | None = None) -> ir.Graph:
-    """ONNX model (path, bytes or ModelProto) -> ir.Graph of mace ops (before transforms)."""
+                 outputs: Iterable[str] | None = None, probes: dict | None = None) -> ir.Graph:
+    """ONNX model (path, bytes or ModelProto) -> ir.Graph of mace ops (before transforms).
+    `probes`: {input: shape} sizes for its symbolic dims to be converted at."""
     del weights  # ONNX keeps weights in the model (external data is loaded by onnx.load)
-    return OnnxConverter(source, inputs=inputs, outputs=outputs).convert()
+    return OnnxConverter(source, inputs=inputs, outputs=outputs, probes=probes).convert()

@@ -31,16 +31,21 @@ PROBE_BATCH = 1
 PROBE_OTHER = 32
 
 
-def input_dims(declared: list | None, given: Sequence | None) -> tuple[list[int], list[bool]]:
+def input_dims(declared: list | None, given: Sequence | None,
+               probe: Sequence[int] | None = None) -> tuple[list[int], list[bool]]:
     """(probe shape, dynamic flags) of one input from its declared dims (int or None per dim)
-    and the caller's `input_shapes` entry (ints fix dims; None or -1 leave a dim dynamic)."""
+    and the caller's `input_shapes` entry (ints fix dims; None or -1 leave a dim dynamic);
+    `probe` (a full shape) gives the sizes of the dynamic dims instead of the defaults."""
     if given is not None:
         dims = [None if d is None or int(d) < 0 else int(d) for d in given]
     else:
         dims = [None if d is None or (k == 0 and d == 0) else int(d)
                 for k, d in enumerate(declared)]
-    shape = [d if d is not None else (PROBE_BATCH if k == 0 else PROBE_OTHER)
-             for k, d in enumerate(dims)]
+    if probe is not None and len(probe) == len(dims):
+        shape = [d if d is not None else int(p) for d, p in zip(dims, probe)]
+    else:
+        shape = [d if d is not None else (PROBE_BATCH if k == 0 else PROBE_OTHER)
+                 for k, d in enumerate(dims)]
     return shape, [d is None for d in dims]
 
 

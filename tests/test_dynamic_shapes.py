@@ -393,3 +393,30 @@ def _upsample_to_skip():
 
 def test_upsample_to_a_shape_derived_size():
     _check(_upsample_to_skip(), [(1, 3, 8, 8), (2, 3, 7, 10), (1, 3, 16, 5), (3, 3, 9, 9)])
+
+
+def test_a_model_the_probe_sizes_do_not_suit_builds_at_the_first_run():
+    """Six unpadded 7x7 convolutions cannot run at the probe height (32): the session builds
+    at the first run's shapes instead, and still takes other shapes after."""
+    nodes, inits, x = [], [], "x"
+    for k in range(6):
+        nodes.append(h.make_node("Conv", [x, f"w{k}"], [f"c{k}"], kernel_shape=[7, 7]))
+        inits.append((f"w{k}", rand(2, 2, 7, 7, seed=k)))
+        x = f"c{k}"
+    m = make_model(nodes, [("x", np.float32, [1, 2, "H", "W"])],
+                   [(x, np.float32, [1, 2, "h", "w"])], inits)
+    with pytest.raises(mace.MaceError, match="output size"):
+        mace.Session(mace.convert(m), num_threads=1)  # the converted model, at the probe
+    sess = mace.Session(m, num_threads=1)
+    assert sess.inputs[0].shape == (1, 2, -1, -1) and sess.model is None
+    with pytest.raises(mace.InvalidInputError, match="first run"):
+        sess.memory_stats()
+    for shape in ((1, 2, 64, 40), (1, 2, 37, 90), (1, 2, 64, 40)):
+        xs = rand(*shape)
+        assert_close(sess.run(xs), run_ort(m, {"x": xs})[0], what=str(shape))
+        assert sess.inputs[0].shape == shape
+    assert sess.model is not None
+    with pytest.raises(mace.MaceError, match="output size"):
+        sess.run(rand(1, 2, 30, 40))  # too small for the network, as onnxruntime says too
+    xs = rand(1, 2, 41, 41)
+    assert_close(sess.run(xs), run_ort(m, {"x": xs})[0], what="after the error")
