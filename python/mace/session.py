@@ -72,7 +72,8 @@ class _PendingEngine:
     symbolic) and puts the real engine in the session."""
 
     def __init__(self, session: "Session", source: Any, input_shapes, kw: dict, specs):
-        self._session, self._source, self._input_shapes, self._kw = session, source, input_shapes, kw
+        self._session, self._source, self._kw = session, source, kw
+        self._input_shapes = input_shapes
         self._inputs, self._outputs = specs
         self._profiling = False
 
