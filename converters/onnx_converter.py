@@ -612,6 +612,9 @@ class OnnxConverter:
                 raise InvalidModelError(f"graph output '{name}' is produced by no node")
             s = shapes.get(name)
             shape = [d if d is not None else -1 for d in s] if s is not None else []
+            ss = sym.get(name) if sym is not None else None
+            if ss is not None and len(ss) == len(shape):  # dims that follow a symbolic one
+                shape = [d if d_sym is not None else -1 for d, d_sym in zip(shape, ss)]
             dtype = dtypes.get(name, np.dtype(np.float32))
             graph.outputs.append(ir.TensorInfo(name, shape, dtype,
                                                "NCHW" if len(shape) == 4 else "NONE"))

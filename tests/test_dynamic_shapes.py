@@ -73,6 +73,8 @@ def test_symbolic_batch_keeps_the_shape_chain():
     m = mace.convert(_flatten_gemm())
     types = [op.type for op in m.graph.ops]
     assert "Shape" in types, types
+    assert m.inputs[0].shape == [1, 8, 4, 4]   # built at the probe size of the batch
+    assert m.outputs[0].shape == [-1, 10]      # declared: the batch stays symbolic
 
 
 def _conv_pool_flatten_gemm():
