@@ -147,7 +147,8 @@ class OnnxContext:
 
     def __init__(self, graph: ir.Graph, opset: int, consts: dict[str, np.ndarray],
                  shapes: dict[str, list], dtypes: dict[str, np.dtype],
-                 graph_inputs: set[str], graph_outputs: set[str], used_names: set[str]):
+                 graph_inputs: set[str], graph_outputs: set[str], used_names: set[str],
+                 sym_shapes: dict[str, list] | None = None):
         self.graph = graph
         self.opset = opset
         self._consts = consts
@@ -156,6 +157,7 @@ class OnnxContext:
         self._graph_inputs = graph_inputs
         self._graph_outputs = graph_outputs
         self._names = used_names
+        self._sym = sym_shapes  # None: every input dim is fixed
         self._alias: dict[str, str] = {}
         self._attr_cache: dict[int, dict] = {}
         self._op_names: set[str] = set()
@@ -199,6 +201,18 @@ class OnnxContext:
         if s is None or any(d is None for d in s):
             return None
         return list(s)
+
+    def static_shape(self, name: str) -> list | None:
+        """shape(name) with None for each dim that may differ from run to run (it follows a
+        symbolic input dim, or inference lost track of it): the dims a handler may write into
+        an argument. shape() gives the sizes at the probe, fit for ranks and channel counts."""
+        s = self.shape(name)
+        if s is None or self._sym is None or self.const(name) is not None:
+            return s
+        ss = self._sym.get(self.resolve(name))
+        if ss is None or len(ss) != len(s):
+            return [None] * len(s)
+        return [d if d_sym is not None else None for d, d_sym in zip(s, ss)]
 
     def dtype(self, name: str) -> np.dtype | None:
         if not name:
@@ -593,7 +607,8 @@ class OnnxConverter:
         names |= {o for n in g.node for o in n.output} | {n.name for n in g.node}
         names |= set(self.consts)
         ctx = OnnxContext(graph, self.opset, self.consts, shapes, dtypes,
-                          {t.name for t in self.inputs}, set(self.output_names), names)
+                          {t.name for t in self.inputs}, set(self.output_names), names,
+                          sym_shapes=sym)
         handlers = onnx_ops.load_all()
         for n in nodes:
             fn = handlers.get(n.op_type)

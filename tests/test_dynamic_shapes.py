@@ -422,3 +422,17 @@ def test_a_model_the_probe_sizes_do_not_suit_builds_at_the_first_run():
         sess.run(rand(1, 2, 30, 40))  # too small for the network, as onnxruntime says too
     xs = rand(1, 2, 41, 41)
     assert_close(sess.run(xs), run_ort(m, {"x": xs})[0], what="after the error")
+
+
+def test_handlers_that_write_dims_into_arguments_refuse_symbolic_ones():
+    """Einsum lowers to reshapes with the dims written in: on a symbolic sequence length it
+    is a clear UnsupportedError, not a model that is right at the probe size only; fixing
+    the dim converts it."""
+    m = make_model([h.make_node("Einsum", ["x", "w"], ["y"], equation="bld,de->ble")],
+                   [("x", np.float32, ["N", "L", 4])], [("y", np.float32, ["N", "L", 3])],
+                   [("w", rand(4, 3, seed=1))], opset=13)
+    with pytest.raises(mace.UnsupportedError, match="static shape.*input_shapes"):
+        mace.convert(m)
+    sess = mace.Session(m, num_threads=1, input_shapes={"x": [2, 5, 4]})
+    x = rand(2, 5, 4)
+    assert_close(sess.run(x), run_ort(m, {"x": x})[0])
