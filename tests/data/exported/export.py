@@ -21,7 +21,8 @@ def save(name, model, args, names, dyn, dynamo):
                               dynamic_shapes=shapes, external_data=False)
         else:
             torch.onnx.export(model, args, path, input_names=list(names), dynamo=False,
-                              dynamic_axes={n: {a: f"{n}_{a}" for a in axes} for n, axes in dyn.items()},
+                              dynamic_axes={n: {a: f"{n}_{a}" for a in axes}
+                                            for n, axes in dyn.items()},
                               opset_version=17)
         log.write(f"ok {path} {os.path.getsize(path)}\n")
     except Exception:
@@ -42,7 +43,8 @@ class Wrap(torch.nn.Module):
     def forward(self, x): return self.m(x).last_hidden_state
 for dynamo in (False, True):
     bert = BertModel(BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2,
-                                num_attention_heads=4, intermediate_size=64, max_position_embeddings=128))
+                                num_attention_heads=4, intermediate_size=64,
+                                max_position_embeddings=128))
     save("bert", Wrap(bert), (torch.randint(0, 100, (2, 9)),), ["x"], {"x": [0, 1]}, dynamo)
     gpt = GPT2Model(GPT2Config(vocab_size=100, n_embd=32, n_layer=2, n_head=4, n_positions=128))
     save("gpt2", Wrap(gpt), (torch.randint(0, 100, (2, 9)),), ["x"], {"x": [0, 1]}, dynamo)
