@@ -12,7 +12,9 @@ Context (converters/onnx_converter.py, class OnnxContext):
     ctx.input(node, i) -> str          name of input i ("" if absent); weights-as-inputs handled
     ctx.has_input(node, i) -> bool
     ctx.const(name) -> np.ndarray|None value when the tensor is a convert-time constant
-    ctx.shape(name) -> list[int]|None  inferred static shape
+    ctx.shape(name) -> list[int]|None  inferred shape (symbolic input dims at their probe sizes)
+    ctx.static_shape(name) -> list|None  the same with None for dims that follow a symbolic
+                                       input dim: what may be written into an argument
     ctx.dtype(name) -> np.dtype|None
     ctx.opset -> int                   default-domain opset of the model
     ctx.add_const(array, name=None) -> str   new constant tensor, returns its name
