@@ -114,7 +114,9 @@ static int is_value_name(const mace_net *net, const char *name) {
 }
 
 /* Names of the tensors whose values some infer reads, and (transitively) of everything those
- * are computed from: walked backwards over the graph before any op exists. */
+ * are computed from: walked backwards over the graph before any op exists. An input an op
+ * reads only the dims of (Shape's) is not among them: a value computed from a tensor's shape
+ * does not make that tensor's producers run at infer. */
 static mace_status mark_value_names(mace_net *net) {
   size_t cap = 0;
   for (size_t i = 0; i < net->def->n_op; ++i) cap += net->def->op[i]->n_input;
@@ -124,10 +126,12 @@ static mace_status mark_value_names(mace_net *net) {
     const Mace__OperatorDef *od = net->def->op[i];
     if (!od->type) continue;
     unsigned mask = mace_registry_value_inputs(od->type);
+    unsigned dims_only = mace_registry_dims_only_inputs(od->type);
     int all = 0;
     for (size_t k = 0; k < od->n_output; ++k) all |= is_value_name(net, od->output[k]);
     for (size_t k = 0; k < od->n_input; ++k) {
-      if (!(all || (k < 32 && (mask >> k) & 1u)) || !od->input[k]) continue;
+      int dims = k < 32 && (dims_only >> k) & 1u;
+      if (!((all && !dims) || (k < 32 && (mask >> k) & 1u)) || !od->input[k]) continue;
       if (!is_value_name(net, od->input[k])) net->value_names[net->n_value_names++] = od->input[k];
     }
   }
@@ -169,22 +173,56 @@ static mace_status set_dims(mace_tensor *t, const int64_t *dims, size_t n, const
   return MACE_OK;
 }
 
-/* A constant stored in half precision with load_type DT_FLOAT (fp16_fp32 / bf16_fp32 weight
- * storage): replaces its borrowed fp16/bf16 bytes with an owned, 64-byte aligned fp32 copy,
- * freed with the net, so ops and weight packing see fp32 as from an fp32 model. */
+/* Weight-only int8 (ConstTensor.channel_scales): wide[i] = q[i] * scale of i's channel along
+ * channel_axis, one f32 product each. */
+static mace_status widen_int8(const Mace__ConstTensor *ct, const mace_tensor *t, float *wide,
+                              int64_t n) {
+  const int8_t *q = (const int8_t *)t->data;
+  const int64_t axis = ct->has_channel_axis ? ct->channel_axis : 0;
+  const int64_t channels = (int64_t)ct->n_channel_scales;
+  int64_t inner = 1;
+  if (channels == 0)
+    return mace_error(MACE_INVALID_MODEL, "constant '%s': int8 weights to widen have no "
+                      "channel_scales", t->name);
+  if (channels > 1) {
+    if (axis < 0 || axis >= t->ndim || t->dims[axis] != channels)
+      return mace_error(MACE_INVALID_MODEL, "constant '%s': %lld channel scales do not match "
+                        "dims[%lld] of a rank-%d tensor", t->name, (long long)channels,
+                        (long long)axis, t->ndim);
+    for (int d = (int)axis + 1; d < t->ndim; ++d) inner *= t->dims[d];
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const float s = ct->channel_scales[channels == 1 ? 0 : (i / inner) % channels];
+    wide[i] = (float)q[i] * s;
+  }
+  return MACE_OK;
+}
+
+/* A constant stored in half precision or as int8 with load_type DT_FLOAT (fp16_fp32 /
+ * bf16_fp32 weight storage, weight-only int8): replaces its borrowed bytes with an owned,
+ * 64-byte aligned fp32 copy, freed with the net, so ops and weight packing see fp32 as from an
+ * fp32 model. */
 static mace_status widen_const(const Mace__ConstTensor *ct, mace_tensor *t) {
+  mace_status s = MACE_OK;
   if (!ct->has_load_type || ct->load_type == ct->data_type) return MACE_OK;
-  if ((int)ct->load_type != (int)MACE_DT_F32 || (t->dtype != MACE_DT_F16 && t->dtype != MACE_DT_BF16))
+  if ((int)ct->load_type != (int)MACE_DT_F32 ||
+      (t->dtype != MACE_DT_F16 && t->dtype != MACE_DT_BF16 && t->dtype != MACE_DT_I8))
     return mace_error(MACE_INVALID_MODEL,
-                      "constant '%s': cannot widen data type %d to load type %d (only fp16 or "
-                      "bf16 to fp32)", t->name, (int)ct->data_type, (int)ct->load_type);
+                      "constant '%s': cannot widen data type %d to load type %d (only fp16, "
+                      "bf16 or int8 to fp32)", t->name, (int)ct->data_type, (int)ct->load_type);
   int64_t n = mace_tensor_numel(t);
   float *wide = mace_aligned_alloc((size_t)(n ? n : 1) * sizeof(float));
   if (!wide) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory widening '%s'", t->name);
   if (t->dtype == MACE_DT_F16)
     mace_f16_to_f32__ref((const uint16_t *)t->data, wide, 0, n);
-  else
+  else if (t->dtype == MACE_DT_BF16)
     mace_bf16_to_f32__ref((const uint16_t *)t->data, wide, 0, n);
+  else
+    s = widen_int8(ct, t, wide, n);
+  if (s != MACE_OK) {
+    mace_aligned_free(wide);
+    return s;
+  }
   t->dtype = MACE_DT_F32;
   t->data = wide;
   t->owns_data = 1;
@@ -371,7 +409,9 @@ static mace_status infer_op(mace_net *net, int i, int check_declared) {
 static int values_ready(const mace_op *op) {
   for (int k = 0; k < op->n_inputs; ++k) {
     const mace_tensor *t = op->inputs[k];
-    int needed = (k < 32 && (op->kind->value_inputs >> k) & 1u) || op->outputs[0]->is_value;
+    int dims_only = k < 32 && (op->kind->dims_only_inputs >> k) & 1u;
+    int needed = (k < 32 && (op->kind->value_inputs >> k) & 1u) ||
+                 (op->outputs[0]->is_value && !dims_only);
     if (needed && t->role != MACE_TENSOR_CONST && !t->value_ready) return 0;
   }
   return 1;
@@ -391,7 +431,12 @@ static mace_status evaluate_op(mace_net *net, int i) {
   op->scratch = op->scratch_bytes ? mace_aligned_alloc(op->scratch_bytes) : NULL;
   if (op->scratch_bytes && !op->scratch)
     return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (%s): out of memory", op->name, op->type);
-  mace_status st = op->kind->run(op);
+  /* A view op (Reshape, ExpandDims, ...) of a value has its own host buffer: copy the bytes. */
+  mace_status st = MACE_OK;
+  if (op->kind->output_is_view)
+    memcpy(op->outputs[0]->data, op->inputs[0]->data, mace_tensor_nbytes(op->outputs[0]));
+  else
+    st = op->kind->run(op);
   mace_aligned_free(op->scratch);
   op->scratch = NULL;
   MACE_RETURN_IF_ERROR(st);
