@@ -327,7 +327,8 @@ class OnnxConverter:
         for name in self.input_shapes:
             if name not in declared:
                 raise InvalidInputError(
-                    f"inputs= names '{name}', which is not an input of the ONNX graph "
+                    f"an input shape is given for '{name}', which is not an input of the ONNX "
+                    f"graph "
                     f"(inputs: {[vi.name for vi in g.input if vi.name not in self.consts]})")
         for vi in g.input:
             if vi.name in self.consts:
@@ -351,7 +352,7 @@ class OnnxConverter:
                 if dims is None:
                     raise InvalidInputError(
                         f"input '{vi.name}' has no shape in the model; give it with "
-                        f"inputs={{'{vi.name}': [...]}}")
+                        f"{ir.shape_hint(vi.name)}")
                 shape = []
                 for k, d in enumerate(dims):
                     if d is None or (k == 0 and d == 0):
@@ -359,7 +360,7 @@ class OnnxConverter:
                             raise InvalidInputError(
                                 f"input '{vi.name}' has unknown dimension {k} "
                                 f"({vi.type.tensor_type.shape.dim[k].dim_param or '?'}); give "
-                                f"its shape with inputs={{'{vi.name}': [...]}}")
+                                f"its shape with {ir.shape_hint(vi.name)}")
                         d = 1
                     shape.append(int(d))
             fmt = "NCHW" if len(shape) == 4 else "NONE"

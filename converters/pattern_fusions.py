@@ -16,7 +16,7 @@ spellings of 1/6 or sqrt 2 match and 0.2 or 1.5 do not). A chain is rewritten on
 one variable input x (f32), every constant is a one-element f32 that broadcasts nothing, and
 every intermediate tensor is used only inside the chain and is not a graph output.
 
-The rewrites run before fuse_activation (transforms.TRANSFORMS).
+The rewrites run before fuse_bias and fuse_activation (transforms.TRANSFORMS).
 """
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ir
-from .transforms import ACTIVATION_ARGS, _Matcher
 
 _RTOL = 1e-6
 _MAX_CHAIN = 24  # ops read back from one root; exporter chains have at most about 12
@@ -176,7 +175,7 @@ class _Reader:
 
     def _op(self, op: ir.Op) -> tuple | None:
         if op.type == "Eltwise":
-            if not set(op.args) <= {"type"} | set(ACTIVATION_ARGS):
+            if not set(op.args) <= {"type"} | set(ir.ACTIVATION_ARGS):
                 return None
             e = self._eltwise(op)
             return None if e is None else self._fused(op, e)
@@ -335,7 +334,8 @@ def _candidates(graph: ir.Graph, producers: dict, root: ir.Op) -> list[str]:
     return out
 
 
-def _match(graph: ir.Graph, m: _Matcher, producers: dict, root: ir.Op, done: set):
+def _match(graph: ir.Graph, consumers: dict, outputs: set, producers: dict, root: ir.Op,
+           done: set):
     """(x, activation args, ops of the chain) of the largest chain ending at root, else None."""
     best = None
     out = root.outputs[0]
@@ -355,7 +355,7 @@ def _match(graph: ir.Graph, m: _Matcher, producers: dict, root: ir.Op, done: set
         if args is None:
             continue
         inner = [t for op in r.ops.values() for t in op.outputs if t != out]
-        if any(t in m.outputs or any(id(u) not in r.ops for u in m.consumers.get(t, []))
+        if any(t in outputs or any(id(u) not in r.ops for u in consumers.get(t, []))
                for t in inner):
             continue  # an intermediate is used outside the chain or is a graph output
         best = (x, args, list(r.ops.values()))
@@ -365,15 +365,15 @@ def _match(graph: ir.Graph, m: _Matcher, producers: dict, root: ir.Op, done: set
 def fuse_exporter_patterns(graph: ir.Graph) -> bool:
     """Every chain that computes one activation of one tensor becomes that Activation. Roots are
     tried from the graph's end, so the largest chain wins over a chain inside it."""
-    m = _Matcher(graph)
-    producers = graph.producers()
+    consumers, producers = graph.consumers(), graph.producers()
+    outputs = {t.name for t in graph.outputs}
     done: set = set()  # ids of the ops of the chains found
     new: dict = {}  # id of a chain's root -> its Activation
     for root in reversed(graph.ops):
         if (id(root) in done or root.type not in ("Eltwise", "Activation")
                 or len(root.outputs) != 1):
             continue
-        found = _match(graph, m, producers, root, done)
+        found = _match(graph, consumers, outputs, producers, root, done)
         if found is None:
             continue
         x, args, chain = found

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import ir
+from .pattern_fusions import PATTERN_FUSIONS  # x * Sigmoid(x), Erf/Tanh GELUs, HardSwish forms
 
-ACTIVATION_ARGS = ("activation", "max_limit", "activation_coefficient",
-                   "hardsigmoid_alpha", "hardsigmoid_beta")
+ACTIVATION_ARGS = ir.ACTIVATION_ARGS
 # SWISH (x * sigmoid(alpha x)) fuses like the others now that the C ops apply it over each
 # finished run of outputs while it is in cache (ops/fused_activation.h). EfficientNet-B0 ran
 # faster with it fused into its 1x1s, depthwise and stem convolutions (benchmarks/HISTORY.md).
@@ -653,10 +653,6 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
     graph.remove_unused_consts()
     return changed or n != len(graph.consts)
 
-
-# Exporter patterns (x * Sigmoid(x), the Erf/Tanh GELUs, HardSwish's Clip forms, ...) live in
-# pattern_fusions, which reads the helpers above: the package imports this module first.
-from .pattern_fusions import PATTERN_FUSIONS  # noqa: E402
 
 TRANSFORMS = [fuse_layer_norm, matmul_add_to_fc, matmul_add_bias, fold_batchnorm,
               batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,

@@ -379,7 +379,8 @@ def test_gelu_tanh_activation_vs_numpy(threads):
     assert ok.all(), list(zip(x[~ok][:5], got[~ok][:5], ref[~ok][:5]))
 
 
-@pytest.mark.parametrize("op,attrs,opset", [("Mish", {}, 18), ("Gelu", {"approximate": "tanh"}, 20)])
+@pytest.mark.parametrize("op,attrs,opset", [("Mish", {}, 18),
+                                            ("Gelu", {"approximate": "tanh"}, 20)])
 def test_onnx_op_fuses_into_conv(op, attrs, opset):
     """ONNX Mish and tanh-Gelu ops fuse into the convolution before them too."""
     nodes = [helper.make_node("Conv", ["x", "w", "bias"], ["h"], pads=[1, 1, 1, 1]),
@@ -400,8 +401,8 @@ def test_conv_1x1_hardswish_values():
     b.nodes.append(helper.make_node("Conv", ["x", "w"], ["h"]))
     y = PATTERNS["hs_mul_div"][0](b, "h")
     b.nodes.append(helper.make_node("Identity", [y], ["y"]))
-    model = make_model(b.nodes, [("x", np.float32, [1, 4, 5, 5])], [("y", np.float32, [1, 3, 5, 5])],
-                       b.inits)
+    model = make_model(b.nodes, [("x", np.float32, [1, 4, 5, 5])],
+                       [("y", np.float32, [1, 3, 5, 5])], b.inits)
     x = rand(1, 4, 5, 5, seed=2, low=-5, high=5)
     h = np.einsum("oc,nchw->nohw", w[:, :, 0, 0].astype(np.float64), x.astype(np.float64))
     ref = h * np.clip(h + 3, 0, 6) / 6
