@@ -182,7 +182,27 @@ class _Reader:
         if op.type == "Activation" and len(op.inputs) == 1:
             a = self.read(op.inputs[0])
             return None if a is None else self._fused(op, a)
+        if op.type == "Where" and len(op.inputs) == 3 and not op.args:
+            return self._thresholded_softplus(op)
         return None
+
+    def _thresholded_softplus(self, op: ir.Op) -> tuple | None:
+        """Where(e > t, e, Softplus(e)): torch's F.softplus (threshold 20) as the dynamo exporter
+        writes it. It is Softplus(e) to float precision when t >= 15 (there softplus(e) - e <
+        exp(-t) is under half an ulp of e)."""
+        cmp = self.producers.get(op.inputs[0])
+        if (cmp is None or cmp.type != "Compare" or len(cmp.inputs) != 2
+                or cmp.args not in ({"type": "GREATER"}, {"type": "GREATER_EQUAL"})):
+            return None
+        t = self.scalar(cmp.inputs[1])
+        if t is None or t < 15.0:
+            return None
+        self.ops[id(cmp)] = cmp
+        e, a, b = (self.read(n) for n in (cmp.inputs[0], op.inputs[1], op.inputs[2]))
+        if e is None or a is None or b is None or not _expr_eq(a, e):
+            return None
+        sp = _apply("SOFTPLUS", e)
+        return b if _expr_eq(b, sp) else None
 
     def _fused(self, op: ir.Op, e: tuple) -> tuple | None:
         """e with op's (fused or own) activation applied."""
@@ -317,6 +337,9 @@ def _target(e: tuple) -> dict | None:
     return None
 
 
+_READ_OPS = ("Eltwise", "Activation", "Where", "Compare")
+
+
 def _candidates(graph: ir.Graph, producers: dict, root: ir.Op) -> list[str]:
     """Tensors the chain ending at root reads, nearest first: the possible x."""
     seen, out, todo = set(), [], list(root.inputs)
@@ -328,7 +351,7 @@ def _candidates(graph: ir.Graph, producers: dict, root: ir.Op) -> list[str]:
         seen.add(t)
         out.append(t)
         op = producers.get(t)
-        if op is not None and op.type in ("Eltwise", "Activation"):
+        if op is not None and op.type in _READ_OPS:
             ops += 1
             todo.extend(op.inputs)
     return out

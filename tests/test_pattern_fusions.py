@@ -10,8 +10,10 @@ NumPy in float64 over a wide range."""
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
+import onnx
 import pytest
 from onnx import helper
 
@@ -226,6 +228,10 @@ NEAR_MISSES = {
         "Erf", b.op("Div", "x", SQRT2 * (1 + 1e-4))))),
     "mish_sigmoid": lambda b: b.op("Mul", "x", b.op("Tanh", b.op("Sigmoid", "x"))),
     "hsig_clip_0_2": lambda b: b.clip(b.op("Add", 0.5, b.op("Mul", 0.2, "x")), 0, 2),
+    # torch's softplus with threshold 5 (not Softplus to float precision; 20 is, in
+    # test_torch_exported's hand_mish_dynamo18)
+    "mish_threshold_5": lambda b: b.op("Mul", "x", b.op("Tanh", b.op(
+        "Where", b.op("Greater", "x", 5.0), "x", b.op("Softplus", "x")))),
     # a second variable: squeeze-excite's x * Sigmoid(z), and x * Clip(z + 3, 0, 6) / 6
     "se_scale": lambda b: b.op("Mul", "x", b.op("Sigmoid", "z")),
     "hs_two_vars": lambda b: b.op("Div", b.op("Mul", "x", b.clip(b.op("Add", "z", 3.0), 0, 6)),
@@ -326,6 +332,29 @@ def test_profile_has_no_activation_ops():
     types = {s["type"] for s in stats}
     assert types <= {"Conv2D", "BufferTransform", "Identity"} and "Conv2D" in types, stats
     assert not types & {"Eltwise", "Activation"}, types
+
+
+# --- graphs written by torch's exporters ---------------------------------------------------
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "exporter_patterns")
+EXPORTED = {"gelu": "GELU", "gelu_tanh": "GELU_TANH", "newgelu": "GELU_TANH",
+            "hardsigmoid": "HARDSIGMOID", "hand_hardsigmoid": "HARDSIGMOID",
+            "hardswish": "HARDSWISH", "hand_hardswish": "HARDSWISH", "silu": "SWISH",
+            "hand_silu": "SWISH", "mish": "MISH", "hand_mish": "MISH"}
+
+
+@pytest.mark.parametrize("name", sorted(f[:-5] for f in os.listdir(DATA) if f.endswith(".onnx")))
+def test_torch_exported(name):
+    """Conv -> activation -> Conv -> activation as torch's TorchScript (opsets 13, 17) and
+    dynamo (opset 18) exporters write it (nn.Hardswish, x * F.relu6(x + 3) / 6, nn.SiLU,
+    x * sigmoid(x), nn.GELU in both forms, HF's NewGELU, nn.Mish, x * tanh(F.softplus(x)),
+    ...; tests/data/exporter_patterns/export.py): only the two convolutions are left, each
+    with the activation fused, and the output matches onnxruntime."""
+    path = os.path.join(DATA, name + ".onnx")
+    want = EXPORTED[name.rsplit("_", 1)[0]]
+    got = [(op.type, op.args.get("activation")) for op in convert(path).graph.ops]
+    assert got == [("Conv2D", want)] * 2, got
+    check_model(onnx.load(path), {"x": rand(1, 4, 10, 10, seed=7, low=-4, high=4)})
 
 
 # --- the engine's GELU_TANH and MISH against NumPy (float64) ---------------------------------
