@@ -433,4 +433,42 @@ def unary_to_activation(graph: ir.Graph) -> bool:
     return changed
 
 
-PATTERN_FUSIONS = [unary_to_activation, fuse_exporter_patterns]
+_VIEWS = ("Squeeze", "ExpandDims")
+_FUSING = ("Conv2D", "Deconv2D", "FullyConnected", "MatMul")
+
+
+def activation_before_view(graph: ir.Graph) -> bool:
+    """Producer -> Squeeze/ExpandDims -> Activation, the producer one that fuses activations
+    (a 1-D convolution runs as Conv2D between two such views), becomes producer -> Activation
+    -> view: an element-wise function commutes with a view, and fuse_activation then moves it
+    into the producer."""
+    consumers, producers = graph.consumers(), graph.producers()
+    outputs = {t.name for t in graph.outputs}
+    for view in graph.ops:
+        if view.type not in _VIEWS or len(view.inputs) != 1 or len(view.outputs) != 1:
+            continue
+        t, v = view.inputs[0], view.outputs[0]
+        users = consumers.get(v, [])
+        act = users[0] if len(users) == 1 else None
+        prod = producers.get(t)
+        if (act is None or act.type != "Activation" or len(act.inputs) != 1
+                or act.args.get("activation") in (None, "NOOP", "PRELU")
+                or prod is None or prod.type not in _FUSING
+                or prod.args.get("activation", "NOOP") not in ("NOOP", "")
+                or v in outputs or t in outputs or len(consumers.get(t, [])) != 1
+                or graph.dtypes.get(t) != np.float32):
+            continue
+        mid = act.outputs[0] + "_pre_view"
+        while mid in producers or mid in consumers or mid in graph.consts:
+            mid += "_"
+        act.inputs, act.outputs, view.inputs, view.outputs = [t], [mid], [mid], list(act.outputs)
+        graph.ops.remove(act)
+        graph.ops.insert(graph.ops.index(view), act)
+        if t in graph.shapes:
+            graph.shapes[mid] = list(graph.shapes[t])
+        graph.dtypes[mid] = graph.dtypes[t]
+        return True  # the maps above are stale now
+    return False
+
+
+PATTERN_FUSIONS = [unary_to_activation, fuse_exporter_patterns, activation_before_view]

@@ -27,13 +27,15 @@ CONV_CASES = [dict(k=k, s=s, d=d, p=p, g=g)
                                                      [1, 2, 6])]
 
 
-@pytest.mark.parametrize("case", CONV_CASES, ids=lambda c: "k{k}s{s}d{d}p{p[0]}{p[1]}g{g}".format(**c))
+@pytest.mark.parametrize("case", CONV_CASES,
+                         ids=lambda c: "k{k}s{s}d{d}p{p[0]}{p[1]}g{g}".format(**c))
 def test_conv1d(case):
     k, s, d, p, g = case["k"], case["s"], case["d"], case["p"], case["g"]
     cout = 4 * g
     node = helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[k], strides=[s],
                             dilations=[d], pads=list(p), group=g)
-    model = _model(node, (N, C, L), [("w", rand(cout, C // g, k, seed=1)), ("b", rand(cout, seed=2))])
+    model = _model(node, (N, C, L), [("w", rand(cout, C // g, k, seed=1)),
+                                     ("b", rand(cout, seed=2))])
     assert [op.type for op in convert(model).graph.ops] == ["ExpandDims", "Conv2D", "Squeeze"]
     check_model(model, {"x": rand(N, C, L, seed=3)})
 
@@ -48,13 +50,34 @@ def test_conv1d_auto_pad(auto_pad, s):
 
 
 def test_conv1d_runtime_weight_and_fused_relu():
-    """A filter fed at run time goes through the view too; a Relu after the Squeeze still
-    runs (not fused across the view)."""
+    """A filter fed at run time goes through the view too; the Relu after the Squeeze moves
+    before it and fuses into the Conv2D."""
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[3], pads=[1, 1]),
              helper.make_node("Relu", ["c"], ["y"])]
     model = make_model(nodes, [("x", np.float32, [N, C, L]), ("w", np.float32, [3, C, 3])],
                        [("y", np.float32, OUT3)])
+    ops = [(o.type, o.args.get("activation")) for o in convert(model).graph.ops]
+    assert ops == [("ExpandDims", None), ("ExpandDims", None), ("Conv2D", "RELU"),
+                   ("Squeeze", None)], ops
     check_model(model, {"x": rand(N, C, L, seed=3), "w": rand(3, C, 3, seed=4)})
+
+
+@pytest.mark.parametrize("act", ["Gelu", "Sigmoid", "silu"])
+def test_conv1d_activation_fuses(act):
+    """Conv1d -> activation (a speech encoder's GELU, SiLU written out): one Conv2D with the
+    activation fused between the two views."""
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[5], strides=[2])]
+    if act == "silu":
+        nodes += [helper.make_node("Sigmoid", ["c"], ["s"]),
+                  helper.make_node("Mul", ["c", "s"], ["y"])]
+    else:
+        nodes.append(helper.make_node(act, ["c"], ["y"]))
+    model = make_model(nodes, [("x", np.float32, [N, C, L])], [("y", np.float32, OUT3)],
+                       [("w", rand(8, C, 5, seed=1)), ("b", rand(8, seed=2))], opset=20)
+    want = {"Gelu": "GELU", "Sigmoid": "SIGMOID", "silu": "SWISH"}[act]
+    ops = [(o.type, o.args.get("activation")) for o in convert(model).graph.ops]
+    assert ops == [("ExpandDims", None), ("Conv2D", want), ("Squeeze", None)], ops
+    check_model(model, {"x": rand(N, C, L, seed=3, low=-3, high=3)})
 
 
 @pytest.mark.parametrize("case", [dict(k=k, s=s, d=d, p=p, g=g, op=op)
@@ -86,7 +109,8 @@ POOL_CASES = [dict(k=k, s=s, p=p, ceil=ceil)
 
 
 @pytest.mark.parametrize("kind", ["MaxPool", "AveragePool"])
-@pytest.mark.parametrize("case", POOL_CASES, ids=lambda c: "k{k}s{s}p{p[0]}{p[1]}c{ceil}".format(**c))
+@pytest.mark.parametrize("case", POOL_CASES,
+                         ids=lambda c: "k{k}s{s}p{p[0]}{p[1]}c{ceil}".format(**c))
 def test_pool1d(kind, case):
     attrs = dict(kernel_shape=[case["k"]], strides=[case["s"]], pads=list(case["p"]),
                  ceil_mode=case["ceil"])
