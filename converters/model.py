@@ -49,11 +49,13 @@ class MaceModel:
     assigning a new array to `graph.consts[name]`, then `invalidate()`.
     """
 
-    def __init__(self, graph: ir.Graph, data_type: str = "fp32_fp32"):
+    def __init__(self, graph: ir.Graph, data_type: str = "fp32_fp32",
+                 quantize_large_weights: bool = False):
         if data_type not in serialize.WEIGHT_STORAGE:
             raise InvalidArgumentError(_data_type_error(data_type))
         self.graph = graph
         self.data_type = data_type  # weight storage: see convert()
+        self.quantize_large_weights = bool(quantize_large_weights)
         self._serialized: tuple[bytes, memoryview] | None = None
 
     @property
@@ -69,8 +71,9 @@ class MaceModel:
 
     def _bytes(self) -> tuple[bytes, memoryview]:
         if self._serialized is None:
-            self._serialized = serialize.serialize(self.graph, share=True,
-                                                   data_type=self.data_type)
+            self._serialized = serialize.serialize(
+                self.graph, share=True, data_type=self.data_type,
+                quantize_large_weights=self.quantize_large_weights)
         return self._serialized
 
     def graph_bytes(self) -> bytes:
@@ -145,7 +148,7 @@ def _platform_of(source: Any) -> str:
 def convert(source: Any, *, weights: Any = None, platform: str | None = None,
             inputs: dict[str, Iterable[int]] | None = None,
             outputs: Iterable[str] | None = None, optimize: bool = True,
-            data_type: str = "fp32_fp32") -> MaceModel:
+            data_type: str = "fp32_fp32", quantize_large_weights: bool = False) -> MaceModel:
     """Converts a model into mace's format.
 
     source: a path (.onnx), bytes or onnx.ModelProto. weights: the weights file of
@@ -157,6 +160,10 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
     in fp16 or bf16 (rounded to nearest even; about half the .data), which the engine widens
     to fp32 at load: computation stays fp32. Biases and other constants stay fp32, and so does
     a weight that fp16 cannot hold (a value past 65504).
+    quantize_large_weights: weight-only int8 (the YAML key of that name): FullyConnected and
+    MatMul weights of at least serialize.LARGE_WEIGHT_ELEMENTS elements are stored as symmetric
+    int8, one scale per output channel (about a quarter of their bytes), widened to fp32 at
+    load; activations and computation stay fp32.
 
     >>> import mace, onnx
     >>> model = mace.convert("model.onnx", inputs={"x": [1, 3, 224, 224]})  # doctest: +SKIP
@@ -176,4 +183,4 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
         transforms.optimize(graph)
     else:
         transforms.remove_dead_ops(graph)
-    return MaceModel(graph, data_type)
+    return MaceModel(graph, data_type, quantize_large_weights)

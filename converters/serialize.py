@@ -38,6 +38,14 @@ WEIGHT_STORAGE = {"fp32_fp32": None, "fp16_fp32": "DT_HALF", "bf16_fp32": "DT_BF
 WEIGHT_INPUTS = {"Conv2D": (1,), "Deconv2D": (1,), "DepthwiseDeconv2d": (1,),
                  "FullyConnected": (1,), "MatMul": (0, 1)}
 
+# Weight-only int8 (deployment YAML quantize_large_weights, mace.convert(quantize_large_weights=
+# True)): the weight of a FullyConnected ([N_out, K], per row) or the constant B of a MatMul
+# ([..., K, N], per column) with at least this many elements is stored as symmetric int8 with one
+# scale per output channel, and widened to fp32 at load (ConstTensor.channel_scales). MACE's
+# threshold for "large" weights.
+LARGE_WEIGHT_ELEMENTS = 16384
+LARGE_WEIGHT_INPUTS = {"FullyConnected": (1, 0), "MatMul": (1, -1)}  # op -> (input, channel axis)
+
 _FORMATS = {"NCHW": "NCHW", "NHWC": "NHWC", "NONE": "DF_NONE", "OIHW": "OIHW", "": "DF_NONE"}
 
 
@@ -112,6 +120,43 @@ def weight_names(graph: ir.Graph) -> set[str]:
             if np.asarray(graph.consts[n]).dtype in (np.float32, np.float64)}
 
 
+def large_weights(graph: ir.Graph) -> dict[str, int]:
+    """{constant: channel axis} of the float weights quantize_large_weights stores as int8: used
+    only as LARGE_WEIGHT_INPUTS, at least LARGE_WEIGHT_ELEMENTS elements."""
+    found, other = {}, set()
+    for op in graph.ops:
+        pos, axis = LARGE_WEIGHT_INPUTS.get(op.type, (None, 0))
+        for k, name in enumerate(op.inputs):
+            if name not in graph.consts:
+                continue
+            arr = np.asarray(graph.consts[name])
+            if k == pos and arr.ndim >= 2 and arr.size >= LARGE_WEIGHT_ELEMENTS \
+                    and arr.dtype in (np.float32, np.float64):
+                if op.type == "MatMul" and op.args.get("transpose_b"):
+                    axis = -2
+                ax = axis % arr.ndim
+                if found.get(name, ax) != ax:
+                    other.add(name)
+                found[name] = ax
+            else:
+                other.add(name)
+    other.update(t.name for t in graph.outputs)
+    return {n: a for n, a in found.items() if n not in other}
+
+
+def int8_per_channel(arr, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """(int8 values, f32 scales): symmetric per channel of `axis`, scale = max|w| / 127 (1 for
+    an all-zero channel), q = round(w / scale) half to even, in [-127, 127]."""
+    a = np.asarray(arr, np.float32)
+    other = tuple(d for d in range(a.ndim) if d != axis)
+    amax = np.max(np.abs(a), axis=other) if other else np.abs(a)
+    scales = np.where(amax > 0, amax / np.float32(127), np.float32(1)).astype(np.float32)
+    shape = [1] * a.ndim
+    shape[axis] = -1
+    q = np.clip(np.rint(a / scales.reshape(shape)), -127, 127).astype(np.int8)
+    return q, scales
+
+
 def aligned_zeros(nbytes: int) -> np.ndarray:
     """A zeroed uint8 array of nbytes whose data starts on an ALIGN-byte boundary (np.zeros
     takes fresh pages, zero already, from calloc: no pass of its own over a large blob)."""
@@ -150,14 +195,17 @@ def _static(shape) -> bool:
     return shape is not None and all(isinstance(d, (int, np.integer)) and d >= 0 for d in shape)
 
 
-def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32"):
+def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32",
+              quantize_large_weights: bool = False):
     """(NetDef message, weights blob: a uint8 array whose data is ALIGN-byte aligned).
-    data_type: weight storage, a key of WEIGHT_STORAGE."""
+    data_type: weight storage, a key of WEIGHT_STORAGE; quantize_large_weights: large
+    FullyConnected / MatMul weights stored as int8 (large_weights)."""
     if data_type not in WEIGHT_STORAGE:
         raise InvalidArgumentError(f"data_type {data_type!r} is not available (supported: "
                                f"{', '.join(WEIGHT_STORAGE)})")
     half = WEIGHT_STORAGE[data_type]
     halved = weight_names(graph) if half else set()
+    int8_axes = large_weights(graph) if quantize_large_weights else {}
     net = proto.NetDef()
     net.name = graph.name
     used = []
@@ -173,12 +221,18 @@ def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32"):
     placed, offset = [], 0
     for name in used:
         arr = np.asarray(graph.consts[name])
-        data = _half_stored(arr, half) if name in halved else None
+        data = _half_stored(arr, half) if name in halved and name not in int8_axes else None
         offset += (-offset) % ALIGN
         t = net.tensors.add()
         t.name = name
         t.dims.extend(int(d) for d in arr.shape)
-        if data is not None:  # widened back to fp32 by the engine at load
+        if name in int8_axes:  # widened to q * scale by the engine at load
+            data, scales = int8_per_channel(arr, int8_axes[name])
+            t.data_type = proto.DataType["DT_INT8"]
+            t.load_type = proto.DataType["DT_FLOAT"]
+            t.channel_scales.extend(float(v) for v in scales)
+            t.channel_axis = int8_axes[name]
+        elif data is not None:  # widened back to fp32 by the engine at load
             t.data_type = proto.DataType[half]
             t.load_type = proto.DataType["DT_FLOAT"]
         else:
@@ -222,12 +276,12 @@ def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32"):
     return net, blob
 
 
-def serialize(graph: ir.Graph, share: bool = False, data_type: str = "fp32_fp32"
-              ) -> tuple[bytes, memoryview]:
+def serialize(graph: ir.Graph, share: bool = False, data_type: str = "fp32_fp32",
+              quantize_large_weights: bool = False) -> tuple[bytes, memoryview]:
     """(serialized NetDef, weights blob: read-only, ALIGN-byte aligned). share: the graph's
     constants become views of the blob (share_consts). data_type: weight storage
-    (WEIGHT_STORAGE)."""
-    net, blob = to_netdef(graph, data_type)
+    (WEIGHT_STORAGE); quantize_large_weights: see to_netdef."""
+    net, blob = to_netdef(graph, data_type, quantize_large_weights)
     view = memoryview(blob).toreadonly()
     if share:
         share_consts(graph, net, view)

@@ -405,7 +405,6 @@ _REFUSED = [  # (where, key, value, words the reason must contain)
     ("model", "runtime", "dsp", "CPU runtime"),
     ("model", "runtime", "apu", "CPU runtime"),
     ("model", "runtime", "cpu+gpu", "CPU runtime"),
-    ("model", "accuracy_validation_script", "acc.py", "accuracy-validation"),
     ("model", "backend", "cmsis", "MACE Micro"),
     ("model", "limit_opencl_kernel_time", 1, "OpenCL"),
     ("model", "opencl_queue_window_size", 16, "OpenCL"),

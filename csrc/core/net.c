@@ -169,22 +169,56 @@ static mace_status set_dims(mace_tensor *t, const int64_t *dims, size_t n, const
   return MACE_OK;
 }
 
-/* A constant stored in half precision with load_type DT_FLOAT (fp16_fp32 / bf16_fp32 weight
- * storage): replaces its borrowed fp16/bf16 bytes with an owned, 64-byte aligned fp32 copy,
- * freed with the net, so ops and weight packing see fp32 as from an fp32 model. */
+/* Weight-only int8 (ConstTensor.channel_scales): wide[i] = q[i] * scale of i's channel along
+ * channel_axis, one f32 product each. */
+static mace_status widen_int8(const Mace__ConstTensor *ct, const mace_tensor *t, float *wide,
+                              int64_t n) {
+  const int8_t *q = (const int8_t *)t->data;
+  const int64_t axis = ct->has_channel_axis ? ct->channel_axis : 0;
+  const int64_t channels = (int64_t)ct->n_channel_scales;
+  int64_t inner = 1;
+  if (channels == 0)
+    return mace_error(MACE_INVALID_MODEL, "constant '%s': int8 weights to widen have no "
+                      "channel_scales", t->name);
+  if (channels > 1) {
+    if (axis < 0 || axis >= t->ndim || t->dims[axis] != channels)
+      return mace_error(MACE_INVALID_MODEL, "constant '%s': %lld channel scales do not match "
+                        "dims[%lld] of a rank-%d tensor", t->name, (long long)channels,
+                        (long long)axis, t->ndim);
+    for (int d = (int)axis + 1; d < t->ndim; ++d) inner *= t->dims[d];
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const float s = ct->channel_scales[channels == 1 ? 0 : (i / inner) % channels];
+    wide[i] = (float)q[i] * s;
+  }
+  return MACE_OK;
+}
+
+/* A constant stored in half precision or as int8 with load_type DT_FLOAT (fp16_fp32 /
+ * bf16_fp32 weight storage, weight-only int8): replaces its borrowed bytes with an owned,
+ * 64-byte aligned fp32 copy, freed with the net, so ops and weight packing see fp32 as from an
+ * fp32 model. */
 static mace_status widen_const(const Mace__ConstTensor *ct, mace_tensor *t) {
+  mace_status s = MACE_OK;
   if (!ct->has_load_type || ct->load_type == ct->data_type) return MACE_OK;
-  if ((int)ct->load_type != (int)MACE_DT_F32 || (t->dtype != MACE_DT_F16 && t->dtype != MACE_DT_BF16))
+  if ((int)ct->load_type != (int)MACE_DT_F32 ||
+      (t->dtype != MACE_DT_F16 && t->dtype != MACE_DT_BF16 && t->dtype != MACE_DT_I8))
     return mace_error(MACE_INVALID_MODEL,
-                      "constant '%s': cannot widen data type %d to load type %d (only fp16 or "
-                      "bf16 to fp32)", t->name, (int)ct->data_type, (int)ct->load_type);
+                      "constant '%s': cannot widen data type %d to load type %d (only fp16, "
+                      "bf16 or int8 to fp32)", t->name, (int)ct->data_type, (int)ct->load_type);
   int64_t n = mace_tensor_numel(t);
   float *wide = mace_aligned_alloc((size_t)(n ? n : 1) * sizeof(float));
   if (!wide) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory widening '%s'", t->name);
   if (t->dtype == MACE_DT_F16)
     mace_f16_to_f32__ref((const uint16_t *)t->data, wide, 0, n);
-  else
+  else if (t->dtype == MACE_DT_BF16)
     mace_bf16_to_f32__ref((const uint16_t *)t->data, wide, 0, n);
+  else
+    s = widen_int8(ct, t, wide, n);
+  if (s != MACE_OK) {
+    mace_aligned_free(wide);
+    return s;
+  }
   t->dtype = MACE_DT_F32;
   t->data = wide;
   t->owns_data = 1;

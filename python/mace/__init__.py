@@ -21,12 +21,17 @@ from . import _mace
 from .session import Session, TensorSpec
 from .deploy import ConfigError  # noqa: F401  (deployment YAML errors, mace.deploy)
 from .calibration import RangeFileError, calibrate, read_range_file, write_range_file
+# accuracy-validation plugins; importing mace.accuracy makes mace.validate (the metrics
+# module) callable: mace.validate(model, model2, plugin) runs mace.accuracy.validate
+from .accuracy import AccuracyPlugin, PluginError
+from . import validate
 
 __version__: str = _mace.version()
 
 __all__ = ["Session", "TensorSpec", "convert", "MaceError", "InvalidModelError",
            "InvalidInputError", "UnsupportedError", "InvalidArgumentError", "calibrate",
-           "write_range_file", "read_range_file", "RangeFileError", "__version__"]
+           "write_range_file", "read_range_file", "RangeFileError", "validate", "AccuracyPlugin",
+           "PluginError", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

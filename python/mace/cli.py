@@ -5,6 +5,8 @@ With a deployment YAML (seed 003; mace/deploy.py): `mace convert --config X.yml`
 `mace run --config X.yml [--round N] [--validate] [--layers] [--model NAME]`,
 `mace benchmark --config X.yml [--round N]`.
 `mace calibrate MODEL --calibration DIR [--method M] [--output ranges.txt]` writes a range file.
+`mace validate MODEL MODEL2 --plugin P [--layers]` (or `--config X.yml`, or one MODEL with
+`--data_type fp16_fp32`) runs an accuracy plugin on two models side by side (mace/accuracy.py).
 
 Each subcommand is a function `add_<name>(subparsers)` registering its parser with
 `set_defaults(func=...)`; `func(args)` returns the exit status. Add one by appending it
@@ -277,7 +279,110 @@ def add_calibrate(sub) -> None:
     p.set_defaults(func=cmd_calibrate)
 
 
-SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert, add_calibrate]
+def _plugin_options(args: argparse.Namespace) -> dict[str, str]:
+    opts = {}
+    for item in args.option or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.isidentifier():
+            raise ValueError(f"--option: expected KEY=VALUE, got {item!r}")
+        opts[key] = value
+    if args.dataset is not None:
+        opts["dataset"] = args.dataset
+    return opts
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    import mace
+    from mace import accuracy
+    try:
+        options = _plugin_options(args)
+        common = dict(layers=args.layers, threshold_db=args.threshold,
+                      layer_samples=args.layer_samples, num_threads=args.num_threads,
+                      progress=not args.no_progress)
+        if args.config:
+            if args.models or args.data_type:
+                raise ValueError("with --config the models come from the YAML: give no MODEL "
+                                 "and no --data_type (--model NAME picks one)")
+            from mace import deploy
+            return accuracy.validate_config(deploy.load(args.config), args.build_dir,
+                                            args.plugin, options, args.model_name,
+                                            limit=args.limit, seed=args.seed, **common)
+        if args.model_name:
+            raise ValueError("--model NAME picks a model of --config; give model files as "
+                             "MODEL [MODEL2]")
+        if not args.models or len(args.models) > 2 or \
+                (len(args.models) == 1) == (args.data_type is None):
+            raise ValueError("give MODEL MODEL2, or MODEL with --data_type, or --config X.yml")
+        model2 = args.models[1] if len(args.models) == 2 else None
+        if args.plugin is None:
+            if not args.layers:
+                raise ValueError("give --plugin (a plugin file, or topk) and/or --layers")
+            from .cli_common import random_feeds
+            sess = mace.Session(args.models[0], num_threads=args.num_threads)
+            sess2 = model2 if model2 is not None else mace.convert(args.models[0],
+                                                                   data_type=args.data_type)
+            lr = accuracy.compare_layers(sess, sess2, [random_feeds(sess, args.seed + i)
+                                                       for i in range(args.layer_samples)],
+                                         args.threshold, num_threads=args.num_threads)
+            lines = lr.lines()
+        else:
+            rep = accuracy.validate(args.models[0], model2, args.plugin,
+                                    data_type=args.data_type, options=options, limit=args.limit,
+                                    **common)
+            lines, lr = rep.lines(), rep.layers
+    except (mace.MaceError, ValueError, OSError) as e:
+        msg = " ".join(str(e).split("\n"))
+        print(f"mace validate: {type(e).__name__}: {msg}", file=sys.stderr)
+        return 1
+    for line in lines:
+        print(line)
+    return 1 if lr is not None and lr.first_below else 0
+
+
+def add_validate(sub) -> None:
+    p = sub.add_parser("validate", help="accuracy of a model against its fp32 model (plugins, "
+                                        "per-layer SQNR)",
+                       description="Runs an accuracy plugin (a .py file, or the built-in topk) "
+                                   "over its whole dataset on MODEL (fp32) and MODEL2 (quantized, "
+                                   "or fp16/bf16 weights) side by side and prints the metric of "
+                                   "each and the cosine/SQNR of every output; --layers names the "
+                                   "first layer whose SQNR is below --threshold. "
+                                   "docs/validation.md describes plugins.")
+    p.__class__ = _OneLineParser
+    p.add_argument("models", nargs="*", metavar="MODEL",
+                   help="MODEL MODEL2 (.onnx, or .pb with its .data); or one MODEL with "
+                        "--data_type")
+    p.add_argument("--config", default=None,
+                   help="deployment YAML: its fp32 conversion against its converted model "
+                        "(see `mace convert`)")
+    p.add_argument("--model", dest="model_name", default=None,
+                   help="with --config: only this model")
+    p.add_argument("--build_dir", default="build", help="with --config: output root")
+    p.add_argument("--data_type", default=None, choices=("fp16_fp32", "bf16_fp32"),
+                   help="MODEL2 is MODEL converted with these weights")
+    p.add_argument("--plugin", default=None,
+                   help="plugin file (.py), or topk (built in); with --config default: the "
+                        "model's accuracy_validation_script")
+    p.add_argument("--dataset", default=None,
+                   help="the plugin's dataset option (topk: a folder of .npy files and "
+                        "labels.txt)")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="an option for the plugin's constructor (repeatable; topk: k, output)")
+    p.add_argument("--limit", type=int, default=None, help="at most this many samples")
+    p.add_argument("--layers", action="store_true",
+                   help="also compare every layer (SQNR) and name the first below --threshold")
+    p.add_argument("--threshold", type=float, default=30.0,
+                   help="with --layers: SQNR threshold in dB (default 30)")
+    p.add_argument("--layer_samples", type=int, default=8,
+                   help="with --layers: samples compared layer by layer (default 8)")
+    p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the random inputs of --layers without a plugin")
+    p.add_argument("--no_progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_validate)
+
+
+SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert, add_calibrate, add_validate]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -34,7 +34,8 @@ build does anyway (its neutral value) is accepted. Key by key:
 - acted on: library_name, model_graph_format/model_data_format (file), models, platform,
   model_file_path, weight_file_path and their sha256 checksums, subgraphs, input_tensors,
   input_shapes, input_ranges, output_tensors, validation_inputs_data, validation_outputs_data,
-  validation_threshold (CPU), check_tensors, obfuscate, winograd;
+  validation_threshold (CPU), check_tensors, obfuscate, winograd, accuracy_validation_script
+  (a plugin file that `mace validate --config` runs: mace/accuracy.py);
 - checked: output_shapes and check_shapes against the shapes mace computes, input_data_types
   against the model's input types (a mismatch is a ConfigError);
 - layouts: input_data_formats NHWC of a 4-D input of an NCHW model (ONNX, Caffe) is acted on
@@ -47,7 +48,7 @@ build does anyway (its neutral value) is accepted. Key by key:
   quantize_large_weights 0, change_concat_ranges 0, limit_opencl_kernel_time 0,
   opencl_queue_window_size 0, build_type proto, embed_model_data 0, linkshared 0;
 - any value fails: target_socs, quantize_schema, quantize_range_file,
-  accuracy_validation_script, backend (MACE Micro), cl_mem_type, nnlib_graph_mode.
+  backend (MACE Micro), cl_mem_type, nnlib_graph_mode.
 
 >>> cfg = load("deploy.yml")                                         # doctest: +SKIP
 >>> [m.name for m in cfg.models.values()], cfg.model_dir("build")    # doctest: +SKIP
@@ -253,6 +254,7 @@ class ModelConfig:
     obfuscate: int = 0
     quantize: int = 0
     input_data_types: list[str] | None = None  # the model-level form (the seeds allow both)
+    accuracy_validation_script: str | None = None  # a plugin file (mace/accuracy.py)
     reserved: dict[str, Any] = field(default_factory=dict)  # keys given their neutral value
 
     @property
@@ -371,8 +373,6 @@ _NOT_YET_MODEL = {
     "quantize_range_file": (None, "int8 quantization is not available in this build yet "
                                   "(mace.calibration reads and writes the file)"),
     "change_concat_ranges": ((0,), "int8 quantization is not available in this build yet"),
-    "accuracy_validation_script": (None, "accuracy-validation plugins are not available in "
-                                         "this build yet"),
     "backend": (None, "MACE Micro backends are not available in this build"),
     "limit_opencl_kernel_time": ((0,), _NO_GPU),
     "opencl_queue_window_size": ((0,), _NO_GPU),
@@ -557,6 +557,9 @@ def _parse_model(name: str, d: Any, path: str, base: str) -> ModelConfig:
                                    lambda v, p: _choice(v, p, ("float32", "int32")))
         _per_tensor(m.input_data_types, len(m.subgraph.input_tensors),
                     f"{path}.input_data_types", "types")
+    if d.get("accuracy_validation_script") is not None:
+        m.accuracy_validation_script = _local_file(
+            d["accuracy_validation_script"], f"{path}.accuracy_validation_script", base)
     m.reserved = _refuse_not_yet(d, path, _NOT_YET_MODEL)
     return m
 

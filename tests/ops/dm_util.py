@@ -45,9 +45,10 @@ def check(nodes, inputs, outputs, feeds, inits=(), opset=13, **session_kw):
     return check_model(build(nodes, inputs, outputs, inits, opset), feeds, **session_kw)
 
 
-def run_mace_ops(ops, feeds: dict, outputs, consts=None):
+def run_mace_ops(ops, feeds: dict, outputs, consts=None, **session_kw):
     """Runs hand-built mace ops (type, inputs, outputs, args) with no ONNX in between:
-    an ir.Graph serialized to the mace.proto NetDef + weights blob the engine loads."""
+    an ir.Graph serialized to the mace.proto NetDef + weights blob the engine loads
+    (session_kw, e.g. num_threads, go to mace.Session)."""
     import mace
     from mace.converters import ir
     from mace.converters.serialize import serialize
@@ -59,6 +60,6 @@ def run_mace_ops(ops, feeds: dict, outputs, consts=None):
     g.inputs = [ir.TensorInfo(n, list(a.shape), a.dtype, "NONE") for n, a in feeds.items()]
     g.outputs = [ir.TensorInfo(n, [], dt, "NONE") for n, dt in outputs]
     graph, weights = serialize(g)
-    sess = mace.Session(graph, weights)
+    sess = mace.Session(graph, weights, **session_kw)
     out = sess.run(dict(feeds))
     return [out[n] for n, _ in outputs]

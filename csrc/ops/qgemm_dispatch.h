@@ -1,0 +1,66 @@
+/* Dispatched int8 GEMM (docs/int8.md, "int8 GEMM"): micro-kernel families chosen from the CPU's
+ * features, packing of both operands, zero-point folding, requantization and threading (used by
+ * QLinearConv2D and QLinearMatMul). */
+#ifndef MACE_OPS_QGEMM_DISPATCH_H_
+#define MACE_OPS_QGEMM_DISPATCH_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cpu_features.h"
+#include "core/threadpool.h"
+#include "kernels/cpu/qgemm.h"
+
+/* One family (kernels/cpu/qgemm.h): its micro-kernel's tile MR x NR, KU consecutive k per
+ * group, the element type it wants for B, and an output stage (the reference one where it has
+ * none of its own). */
+typedef struct mace_qgemm_family {
+  const char *name;         /* "4x8__ref" */
+  mace_cpu_isa isa;         /* the ISA MACE_CPU_ISA must allow */
+  int (*supported)(void);   /* NULL: every CPU of `isa`; else the extra feature (VNNI, dotprod) */
+  int64_t mr, nr, ku;
+  int b_signed;             /* B packed as i8 (1) or u8 (0) */
+  mace_qgemm_ukernel_fn ukernel;
+  mace_qgemm_requant_fn requant;
+} mace_qgemm_family;
+
+/* The families this CPU supports (whatever MACE_CPU_ISA says), best first, the reference family
+ * last; returns the count. For tests and benchmarks. */
+int mace_qgemm_families(const mace_qgemm_family *const **list);
+
+/* The family ops use: the best one MACE_CPU_ISA allows (the reference family under ref). */
+const mace_qgemm_family *mace_qgemm_family_active(void);
+
+/* Packed A (M x K, i8): panels of MR rows, K rounded up to KU, zero-padded (qgemm.h), followed by
+ * nothing else. Row sums of A (for the zero-point correction) are written to row_sums[0..M). */
+size_t mace_qgemm_packed_a_bytes(const mace_qgemm_family *f, int64_t m, int64_t k);
+void mace_qgemm_pack_a(const mace_qgemm_family *f, int64_t m, int64_t k, const int8_t *a,
+                       int64_t a_rs, int64_t a_cs, int8_t *dst, int32_t *row_sums);
+
+/* One C = requant(bias + A * (B - b_zp)) problem (docs/int8.md). A is packed (pack_a); B is
+ * given by pointer and strides (B[k, j] = b[k * b_rs + j * b_cs], i8 when b_signed else u8) and
+ * packed into the scratch; C[i, j] = c[i * c_rs + j * c_cs]. */
+typedef struct mace_qgemm_args {
+  const mace_qgemm_family *f;
+  int64_t m, n, k;
+  const int8_t *a_packed;
+  const int32_t *a_row_sums;
+  const void *b;
+  int64_t b_rs, b_cs;
+  int b_signed;
+  int32_t b_zp;
+  void *c;
+  int64_t c_rs, c_cs;
+  const int32_t *bias;      /* [m] or NULL */
+  const int32_t *mult, *shift; /* [m] (mace_requant_params) */
+  mace_qgemm_out out;
+} mace_qgemm_args;
+
+/* Scratch mace_qgemm_run needs (bytes, a multiple of 64). */
+size_t mace_qgemm_scratch_bytes(const mace_qgemm_family *f, int64_t m, int64_t n, int64_t k);
+
+/* Computes C on the pool's threads: split along B's panels (each packed by the thread that
+ * computes it), or along A's when B has too few panels for the threads (B packed first). */
+void mace_qgemm_run(mace_threadpool *pool, const mace_qgemm_args *g, void *scratch);
+
+#endif /* MACE_OPS_QGEMM_DISPATCH_H_ */

@@ -1,0 +1,313 @@
+/* QLinearConv2D: int8 grouped 2-D convolution with requantized output (ONNX QLinearConv), NCHW. */
+/*
+ * Inputs (docs/int8.md): 0 x (u8 | i8) [N, C_in, H, W], 1 x_scale, 2 x_zero_point (x's dtype),
+ *          3 w (i8, constant) [C_out, C_in / group, kH, kW], 4 w_scale (1 or C_out values),
+ *          5 w_zero_point (i8, all 0), 6 y_scale, 7 y_zero_point (u8 | i8: y's dtype),
+ *          8 bias (i32 [C_out], optional; scale x_scale * w_scale[c]). Scales and zero points
+ *          are constants.
+ * Output:  0 y (u8 | i8) [N, C_out, H_out, W_out]
+ * Arguments: Conv2D's strides, dilations, padding_values, padding, group; activation NOOP |
+ *   RELU | RELUX (max_limit), applied as the clamp of the requantization.
+ * y = requant(bias[c] + sum w * (x - x_zp)), docs/int8.md, with M = x_scale * w_scale[c] /
+ * y_scale. Each image and group is one int8 GEMM (ops/qgemm_dispatch.h): M = C_out / group,
+ * N = H_out * W_out, B = the input for 1x1 / stride 1 / no padding, else its im2col in the
+ * scratch padded with x's zero point. Depthwise convolutions (one input and output channel per
+ * group) are direct, a plane per work item.
+ */
+#include <string.h>
+
+#include "core/op.h"
+#include "ops/conv_pad.h"
+#include "ops/fused_activation.h"
+#include "ops/qgemm_dispatch.h"
+#include "ops/qlinear.h"
+
+typedef struct qconv_state {
+  int64_t strides[2], dilations[2], pads[4], group;
+  mace_pad_mode mode;
+  mace_activation act;
+  /* set by infer */
+  int64_t n, c_in, h, w, c_out, oh, ow, kh, kw, pad_t, pad_l;
+  int64_t gm, gn, gk; /* per group: C_out / g, H_out * W_out, C_in / g * kH * kW */
+  int depthwise, direct_b;
+  int x_signed;
+  int32_t x_zp;
+  const mace_qgemm_family *f;
+  int8_t *packed_w;   /* owned: per group packed A (gemm), or the filter as it is (depthwise) */
+  size_t packed_group_bytes;
+  int32_t *params;    /* owned: [C_out] each of row sums, bias, mult, shift */
+  mace_qgemm_out out;
+} qconv_state;
+
+static void qconv_release(mace_op *op) {
+  qconv_state *st = op->state;
+  mace_aligned_free(st->packed_w);
+  mace_aligned_free(st->params);
+  st->packed_w = NULL;
+  st->params = NULL;
+}
+
+static mace_status qconv_init(mace_op *op) {
+  qconv_state *st = op->state;
+  const char *pad = mace_op_arg_str(op, "padding", "EXPLICIT");
+  st->strides[0] = st->strides[1] = 1;
+  st->dilations[0] = st->dilations[1] = 1;
+  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "strides", 2, st->strides, 1));
+  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "dilations", 2, st->dilations, 1));
+  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "padding_values", 4, st->pads, 0));
+  if (!mace_pad_mode_parse(pad, &st->mode))
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): unknown padding \"%s\"",
+                      op->name, pad);
+  st->group = mace_op_arg_int(op, "group", 1);
+  if (st->group < 1)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): group %lld must be >= 1",
+                      op->name, (long long)st->group);
+  return mace_fused_activation_parse(op, &st->act);
+}
+
+static int32_t *row_sums(qconv_state *st) { return st->params; }
+static int32_t *bias(qconv_state *st) { return st->params + st->c_out; }
+static int32_t *mult(qconv_state *st) { return st->params + 2 * st->c_out; }
+static int32_t *shift(qconv_state *st) { return st->params + 3 * st->c_out; }
+
+/* Packs the constant filter and computes the per-channel parameters (once: constants). */
+static mace_status qconv_prepare(mace_op *op, qconv_state *st) {
+  const mace_tensor *w = op->inputs[3];
+  double x_scale = 0, y_scale = 0, x_zp = 0, y_zp = 0;
+  double *w_scales;
+  mace_status s = MACE_OK;
+  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 1, "x_scale", &x_scale));
+  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 2, "x_zero_point", &x_zp));
+  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 6, "y_scale", &y_scale));
+  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 7, "y_zero_point", &y_zp));
+  st->x_zp = (int32_t)x_zp;
+  MACE_RETURN_IF_ERROR(mace_qlinear_out(op, &st->act, op->inputs[7]->dtype, y_scale, (int32_t)y_zp,
+                                        &st->out));
+  if (st->params) return MACE_OK;
+  st->params = mace_aligned_alloc(sizeof(int32_t) * 4 * (size_t)st->c_out);
+  w_scales = malloc(sizeof(double) * (size_t)st->c_out);
+  if (!st->params || !w_scales) {
+    s = mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (QLinearConv2D): no memory for parameters",
+                   op->name);
+    goto done;
+  }
+  s = mace_qlinear_weight_scales(op, 4, 5, st->c_out, w_scales);
+  if (s == MACE_OK) s = mace_qlinear_bias(op, 8, st->c_out, bias(st));
+  if (s != MACE_OK) goto done;
+  for (int64_t c = 0; c < st->c_out; ++c)
+    mace_requant_params(x_scale * w_scales[c] / y_scale, &mult(st)[c], &shift(st)[c]);
+  if (st->depthwise) {
+    const int8_t *wd = (const int8_t *)w->data;
+    st->packed_w = NULL;
+    for (int64_t c = 0; c < st->c_out; ++c) {
+      int32_t sum = 0;
+      for (int64_t i = 0; i < st->kh * st->kw; ++i) sum += wd[c * st->kh * st->kw + i];
+      row_sums(st)[c] = sum;
+    }
+  } else {
+    st->packed_group_bytes = (mace_qgemm_packed_a_bytes(st->f, st->gm, st->gk) + 63) / 64 * 64;
+    st->packed_w = mace_aligned_alloc(st->packed_group_bytes * (size_t)st->group);
+    if (!st->packed_w) {
+      s = mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (QLinearConv2D): no memory for the packed "
+                     "filter", op->name);
+      goto done;
+    }
+    for (int64_t g = 0; g < st->group; ++g)
+      mace_qgemm_pack_a(st->f, st->gm, st->gk, (const int8_t *)w->data + g * st->gm * st->gk,
+                        st->gk, 1, st->packed_w + (size_t)g * st->packed_group_bytes,
+                        row_sums(st) + g * st->gm);
+  }
+done:
+  free(w_scales);
+  if (s != MACE_OK) qconv_release(op);
+  return s;
+}
+
+static mace_status qconv_infer(mace_op *op) {
+  qconv_state *st = op->state;
+  const mace_tensor *x, *w;
+  int64_t dims[4];
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 8, 9, 1));
+  x = op->inputs[0];
+  w = op->inputs[3];
+  if (x->dtype != MACE_DT_U8 && x->dtype != MACE_DT_I8)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): x is %s, must be u8 or i8",
+                      op->name, mace_dtype_name(x->dtype));
+  if (op->inputs[2]->dtype != x->dtype)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): x_zero_point is %s, x is %s",
+                      op->name, mace_dtype_name(op->inputs[2]->dtype), mace_dtype_name(x->dtype));
+  if (x->ndim != 4 || w->ndim != 4)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): x and w must be 4-D, are "
+                      "%d-D and %d-D", op->name, x->ndim, w->ndim);
+  if (w->dtype != MACE_DT_I8 || w->role != MACE_TENSOR_CONST)
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (QLinearConv2D): w must be an i8 constant",
+                      op->name);
+  if (op->inputs[7]->dtype != MACE_DT_U8 && op->inputs[7]->dtype != MACE_DT_I8)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): y_zero_point is %s, must be "
+                      "u8 or i8", op->name, mace_dtype_name(op->inputs[7]->dtype));
+  st->n = x->dims[0];
+  st->c_in = x->dims[1];
+  st->h = x->dims[2];
+  st->w = x->dims[3];
+  st->c_out = w->dims[0];
+  st->kh = w->dims[2];
+  st->kw = w->dims[3];
+  if (st->c_in % st->group || st->c_out % st->group || w->dims[1] * st->group != st->c_in)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): x has %lld channels, w is "
+                      "[%lld, %lld, %lld, %lld], group %lld", op->name, (long long)st->c_in,
+                      (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2],
+                      (long long)w->dims[3], (long long)st->group);
+  st->pad_t = st->pads[0];
+  st->pad_l = st->pads[1];
+  {
+    int64_t pb = st->pads[2], pr = st->pads[3];
+    st->oh = mace_window_out_size(st->h, st->kh, st->strides[0], st->dilations[0], st->mode, 0,
+                                  &st->pad_t, &pb);
+    st->ow = mace_window_out_size(st->w, st->kw, st->strides[1], st->dilations[1], st->mode, 0,
+                                  &st->pad_l, &pr);
+  }
+  if (st->oh < 1 || st->ow < 1)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): output would be %lldx%lld",
+                      op->name, (long long)st->oh, (long long)st->ow);
+  st->gm = st->c_out / st->group;
+  st->gn = st->oh * st->ow;
+  st->gk = st->c_in / st->group * st->kh * st->kw;
+  st->depthwise = st->group == st->c_in && st->group == st->c_out && st->group > 1;
+  st->direct_b = st->kh == 1 && st->kw == 1 && st->strides[0] == 1 && st->strides[1] == 1 &&
+                 st->pad_t == 0 && st->pad_l == 0 && st->oh == st->h && st->ow == st->w;
+  st->x_signed = x->dtype == MACE_DT_I8;
+  if (!st->f) st->f = mace_qgemm_family_active();
+  MACE_RETURN_IF_ERROR(qconv_prepare(op, st));
+  dims[0] = st->n;
+  dims[1] = st->c_out;
+  dims[2] = st->oh;
+  dims[3] = st->ow;
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, op->inputs[7]->dtype, dims, 4));
+  op->outputs[0]->scale = (float)(*(const float *)op->inputs[6]->data);
+  op->outputs[0]->zero_point = st->out.zp;
+  op->macs = st->n * st->c_out * st->gn * st->gk;
+  op->scratch_bytes = 0;
+  if (!st->depthwise) {
+    const size_t col = st->direct_b ? 0 : (size_t)((st->gk * st->gn + 63) / 64 * 64);
+    op->scratch_bytes = col + mace_qgemm_scratch_bytes(st->f, st->gm, st->gn, st->gk);
+  }
+  return MACE_OK;
+}
+
+/* im2col of one image and group: rows [begin, end) of the K x N matrix B, the padding filled
+ * with x's zero point. */
+typedef struct im2col_job {
+  const qconv_state *st;
+  const uint8_t *x; /* the group's first input plane */
+  uint8_t *col;
+} im2col_job;
+
+static void im2col_range(void *ctx, int64_t begin, int64_t end) {
+  const im2col_job *j = ctx;
+  const qconv_state *st = j->st;
+  const uint8_t pad = (uint8_t)st->x_zp;
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t c = r / (st->kh * st->kw), ky = r / st->kw % st->kh, kx = r % st->kw;
+    const uint8_t *plane = j->x + c * st->h * st->w;
+    uint8_t *d = j->col + r * st->gn;
+    for (int64_t oy = 0; oy < st->oh; ++oy) {
+      const int64_t iy = oy * st->strides[0] - st->pad_t + ky * st->dilations[0];
+      for (int64_t ox = 0; ox < st->ow; ++ox) {
+        const int64_t ix = ox * st->strides[1] - st->pad_l + kx * st->dilations[1];
+        d[oy * st->ow + ox] =
+            (iy < 0 || iy >= st->h || ix < 0 || ix >= st->w) ? pad : plane[iy * st->w + ix];
+      }
+    }
+  }
+}
+
+/* Depthwise: planes [begin, end) of (image, channel). */
+typedef struct dw_job {
+  qconv_state *st;
+  const uint8_t *x;
+  const int8_t *w;
+  uint8_t *y;
+} dw_job;
+
+static void dw_range(void *ctx, int64_t begin, int64_t end) {
+  const dw_job *j = ctx;
+  qconv_state *st = j->st;
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t c = item % st->c_out;
+    const uint8_t *xp = j->x + item * st->h * st->w;
+    const int8_t *wc = j->w + c * st->kh * st->kw;
+    uint8_t *yp = j->y + item * st->oh * st->ow;
+    for (int64_t oy = 0; oy < st->oh; ++oy)
+      for (int64_t ox = 0; ox < st->ow; ++ox) {
+        int32_t acc = bias(st)[c];
+        for (int64_t ky = 0; ky < st->kh; ++ky) {
+          const int64_t iy = oy * st->strides[0] - st->pad_t + ky * st->dilations[0];
+          if (iy < 0 || iy >= st->h) continue;
+          for (int64_t kx = 0; kx < st->kw; ++kx) {
+            const int64_t ix = ox * st->strides[1] - st->pad_l + kx * st->dilations[1];
+            int32_t v;
+            if (ix < 0 || ix >= st->w) continue;
+            v = st->x_signed ? (int32_t)(int8_t)xp[iy * st->w + ix] : (int32_t)xp[iy * st->w + ix];
+            acc += (int32_t)wc[ky * st->kw + kx] * (v - st->x_zp);
+          }
+        }
+        yp[oy * st->ow + ox] =
+            (uint8_t)mace_requant(acc, mult(st)[c], shift(st)[c], st->out.zp, st->out.lo,
+                                  st->out.hi);
+      }
+  }
+}
+
+static mace_status qconv_run(mace_op *op) {
+  qconv_state *st = op->state;
+  const uint8_t *x = (const uint8_t *)op->inputs[0]->data;
+  uint8_t *y = (uint8_t *)op->outputs[0]->data;
+  if (st->depthwise) {
+    dw_job j = {st, x, (const int8_t *)op->inputs[3]->data, y};
+    mace_threadpool_parallel_for(op->pool, st->n * st->c_out, 1, dw_range, &j);
+    return MACE_OK;
+  }
+  {
+    const size_t col_bytes = st->direct_b ? 0 : (size_t)((st->gk * st->gn + 63) / 64 * 64);
+    uint8_t *col = (uint8_t *)op->scratch;
+    void *gemm_scratch = (uint8_t *)op->scratch + col_bytes;
+    mace_qgemm_args g;
+    memset(&g, 0, sizeof(g));
+    g.f = st->f;
+    g.m = st->gm;
+    g.n = st->gn;
+    g.k = st->gk;
+    g.b_signed = st->x_signed;
+    g.b_zp = st->x_zp;
+    g.b_rs = st->gn;
+    g.b_cs = 1;
+    g.c_rs = st->gn;
+    g.c_cs = 1;
+    g.out = st->out;
+    for (int64_t img = 0; img < st->n; ++img)
+      for (int64_t grp = 0; grp < st->group; ++grp) {
+        const uint8_t *xg = x + (img * st->c_in + grp * (st->c_in / st->group)) * st->h * st->w;
+        if (st->direct_b) {
+          g.b = xg;
+        } else {
+          im2col_job j = {st, xg, col};
+          mace_threadpool_parallel_for(op->pool, st->gk, 1, im2col_range, &j);
+          g.b = col;
+        }
+        g.a_packed = st->packed_w + (size_t)grp * st->packed_group_bytes;
+        g.a_row_sums = row_sums(st) + grp * st->gm;
+        g.bias = bias(st) + grp * st->gm;
+        g.mult = mult(st) + grp * st->gm;
+        g.shift = shift(st) + grp * st->gm;
+        g.c = y + (img * st->c_out + grp * st->gm) * st->gn;
+        mace_qgemm_run(op->pool, &g, gemm_scratch);
+      }
+  }
+  return MACE_OK;
+}
+
+const mace_op_kind mace_op_qlinear_conv2d = {.type = "QLinearConv2D", .device = MACE_DEVICE_CPU,
+                                             .dtype = MACE_DT_INVALID,
+                                             .state_size = sizeof(qconv_state),
+                                             .init = qconv_init, .infer = qconv_infer,
+                                             .run = qconv_run, .release = qconv_release};

@@ -1,0 +1,112 @@
+/* Unit test of the int8 GEMM (csrc/ops/qgemm_dispatch.h): every family this CPU supports, the
+ * reference one included, against a direct integer product with mace_requant, bit for bit:
+ * shapes around the tiles' edges, both B signednesses, row/column strides of B and C, per-row
+ * multipliers with right and left shifts, zero points, clamps, and 1 and 2 threads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu/ref/requant.h"
+#include "ops/qgemm_dispatch.h"
+#include "test_util.h"
+
+static long cases = 0;
+
+static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, int64_t n,
+                  int64_t k, int b_signed, int out_signed, int transposed_c, unsigned seed) {
+  int8_t *a = malloc((size_t)(m * k));
+  uint8_t *b = malloc((size_t)(k * n));
+  int32_t *bias = malloc(sizeof(int32_t) * (size_t)m), *sums = malloc(sizeof(int32_t) * (size_t)m);
+  int32_t *mult = malloc(sizeof(int32_t) * (size_t)m), *shift = malloc(sizeof(int32_t) * (size_t)m);
+  uint8_t *want = malloc((size_t)(m * n)), *got = malloc((size_t)(m * n));
+  int8_t *pa = malloc(mace_qgemm_packed_a_bytes(f, m, k));
+  void *scratch = malloc(mace_qgemm_scratch_bytes(f, m, n, k));
+  const int32_t b_zp = b_signed ? (int32_t)(test_rand16(&seed) % 256) - 128
+                                : (int32_t)(test_rand16(&seed) % 256);
+  mace_qgemm_args g;
+  memset(&g, 0, sizeof(g));
+  for (int64_t i = 0; i < m * k; ++i) a[i] = (int8_t)((int)(test_rand16(&seed) % 255) - 127);
+  for (int64_t i = 0; i < k * n; ++i) b[i] = (uint8_t)test_rand16(&seed);
+  for (int64_t i = 0; i < m; ++i) {
+    /* Multipliers around 1 / (K * 128): outputs spread over the whole range; every 7th row
+     * above 1 (a left shift). */
+    const double real = (i % 7 == 3 ? 1.7 : 0.5 + (double)(test_rand16(&seed) % 1000) / 1000.0) /
+                        (i % 7 == 3 ? 1.0 : (double)(k * 64));
+    mace_requant_params(real, &mult[i], &shift[i]);
+    bias[i] = (int32_t)(test_rand16(&seed) % 20001) - 10000;
+  }
+  g.out.out_signed = out_signed;
+  g.out.zp = out_signed ? -5 : 120;
+  g.out.lo = out_signed ? -128 : 3;
+  g.out.hi = out_signed ? 100 : 255;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t acc = bias[i];
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const int32_t bv = b_signed ? (int32_t)(int8_t)b[kk * n + j] : (int32_t)b[kk * n + j];
+        acc += (int64_t)a[i * k + kk] * (bv - b_zp);
+      }
+      const int32_t y = mace_requant((int32_t)acc, mult[i], shift[i], g.out.zp, g.out.lo, g.out.hi);
+      want[transposed_c ? j * m + i : i * n + j] = (uint8_t)y;
+    }
+  mace_qgemm_pack_a(f, m, k, a, k, 1, pa, sums);
+  memset(got, 0xA5, (size_t)(m * n));
+  g.f = f;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a_packed = pa;
+  g.a_row_sums = sums;
+  g.b = b;
+  g.b_rs = n;
+  g.b_cs = 1;
+  g.b_signed = b_signed;
+  g.b_zp = b_zp;
+  g.c = got;
+  g.c_rs = transposed_c ? 1 : n;
+  g.c_cs = transposed_c ? m : 1;
+  g.bias = bias;
+  g.mult = mult;
+  g.shift = shift;
+  mace_qgemm_run(pool, &g, scratch);
+  ++cases;
+  if (memcmp(got, want, (size_t)(m * n)) != 0) {
+    int64_t first = 0;
+    while (got[first] == want[first]) ++first;
+    FAIL("%s m=%lld n=%lld k=%lld b_signed=%d out_signed=%d transposed=%d: element %lld is %d, "
+         "want %d", f->name, (long long)m, (long long)n, (long long)k, b_signed, out_signed,
+         transposed_c, (long long)first, got[first], want[first]);
+  }
+  free(a);
+  free(b);
+  free(bias);
+  free(sums);
+  free(mult);
+  free(shift);
+  free(want);
+  free(got);
+  free(pa);
+  free(scratch);
+}
+
+int main(void) {
+  const mace_qgemm_family *const *fams;
+  const int nf = mace_qgemm_families(&fams);
+  static const int64_t ms[] = {1, 3, 4, 7, 16, 33, 64};
+  static const int64_t ns[] = {1, 2, 8, 15, 17, 64, 100};
+  static const int64_t ks[] = {1, 3, 4, 5, 27, 64, 300};
+  mace_threadpool *pool2 = NULL;
+  unsigned seed = 7;
+  CHECK(nf >= 1 && strcmp(fams[nf - 1]->name, "4x8__ref") == 0, "the reference family is last");
+  CHECK(mace_threadpool_create(2, MACE_AFFINITY_NONE, &pool2) == MACE_OK, "pool");
+  for (int fi = 0; fi < nf; ++fi)
+    for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); ++mi)
+      for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ++ni)
+        for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ++ki) {
+          const int variant = (int)((mi + ni + ki) % 8);
+          check(fams[fi], (ni % 2) ? pool2 : NULL, ms[mi], ns[ni], ks[ki], variant & 1,
+                (variant >> 1) & 1, (variant >> 2) & 1, seed++);
+        }
+  mace_threadpool_destroy(pool2);
+  return TEST_FINISH("%ld cases over %d families", cases, nf);
+}
