@@ -338,6 +338,9 @@ def _target(e: tuple) -> dict | None:
 
 
 _READ_OPS = ("Eltwise", "Activation", "Where", "Compare")
+# The least rank of these ops' outputs, for an x whose shape is not known at convert time
+# (symbolic dims): constants of up to that rank cannot broadcast x to a higher rank.
+_RANK_OF = {"Conv2D": 4, "Deconv2D": 4, "Pooling": 4, "FullyConnected": 2}
 
 
 def _candidates(graph: ir.Graph, producers: dict, root: ir.Op) -> list[str]:
@@ -368,7 +371,9 @@ def _match(graph: ir.Graph, consumers: dict, outputs: set, producers: dict, root
         if graph.dtypes.get(x) != np.float32:
             continue
         shape = graph.shapes.get(x)
-        r = _Reader(graph, producers, x, None if shape is None else len(shape))
+        rank = len(shape) if shape is not None else _RANK_OF.get(getattr(producers.get(x), "type",
+                                                                         None))
+        r = _Reader(graph, producers, x, rank)
         e = r.read(out)
         if e is None or len(r.ops) < 2 or (best is not None and len(r.ops) <= len(best[2])):
             continue

@@ -18,7 +18,7 @@ import pytest
 from onnx import helper
 
 from helpers import assert_close, check_model, make_model, rand, run_mace
-from mace.converters import convert, transforms
+from mace.converters import convert, ir, pattern_fusions, transforms
 from mace.converters.pattern_fusions import PATTERN_FUSIONS
 
 SQRT2 = math.sqrt(2.0)
@@ -291,6 +291,30 @@ def test_broadcasting_constant_not_fused():
                        b.inits)
     assert ("Activation", {"activation": "SWISH"}) not in _ops(model)
     check_model(model, {"x": rand(3, 40, seed=6, low=-5, high=5)})
+
+
+@pytest.mark.parametrize("producer,fuses", [("Conv2D", True), (None, False)])
+def test_unknown_shape_one_element_constants(producer, fuses):
+    """Where x's shape is not known at convert time (symbolic dims), [1]-shaped constants (as
+    Paddle writes them) are taken only when x comes from an op whose output rank is known to be
+    at least 1 (a convolution's is 4); on a graph input of unknown rank they could broadcast a
+    scalar x to [1], so the chain stays."""
+    g = ir.Graph()
+    g.consts = {"w": rand(4, 4, 3, 3, seed=1), "three": np.full([1], 3, np.float32),
+                "six": np.full([1], 6, np.float32)}
+    ops = [] if producer is None else [ir.Op("Conv2D", "conv", ["in", "w"], ["x"])]
+    ops += [ir.Op("Eltwise", "add", ["x", "three"], ["a"], {"type": "ADD"}),
+            ir.Op("Activation", "clip", ["a"], ["r"], {"activation": "RELUX", "max_limit": 6.0}),
+            ir.Op("Eltwise", "mul", ["x", "r"], ["m"], {"type": "PROD"}),
+            ir.Op("Eltwise", "div", ["m", "six"], ["y"], {"type": "DIV"})]
+    g.ops = ops
+    g.outputs = [ir.TensorInfo("y", [])]
+    g.dtypes = {t: np.dtype(np.float32) for t in ("in", "x", "a", "r", "m", "y")}
+    assert pattern_fusions.fuse_exporter_patterns(g) == fuses
+    if fuses:
+        assert [(o.type, o.inputs, o.args) for o in g.ops][-1] == (
+            "Activation", ["x"], {"activation": "HARDSWISH"})
+        assert len(g.ops) == 2
 
 
 def test_nested_patterns():
