@@ -4,6 +4,7 @@
     python benchmarks/compare.py --models mobilenet_v2,resnet18 --rounds 10 --threads 1
     python benchmarks/compare.py --out /tmp/RESULTS.md --size 160
     python benchmarks/compare.py --models bert_encoder --out /tmp/bert.md   # 2 BERT-base layers
+    python benchmarks/compare.py --int8 --models mobilenet_v2     # int8: benchmarks/compare_int8.py
 
 Each zoo model (random weights, 1x3xSIZExSIZE; bert_encoder [1, 128, 768]) is exported to .onnx under a temporary folder and
 loaded by mace (mace.Session, converted in memory) and by every peer that imports here:
@@ -646,6 +647,10 @@ def main(argv=None) -> int:
     ap.add_argument("--size", type=int, default=224, help="input height and width (default 224)")
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"), help="report path")
     ap.add_argument("--notes", default=None, help="text (or @file) for the report's last section")
+    ap.add_argument("--int8", action="store_true",
+                    help="mace int8 (mace.quantize) against onnxruntime and OpenVINO running "
+                         "onnxruntime's QDQ model of the same calibration (benchmarks/"
+                         "compare_int8.py); --out defaults to benchmarks/RESULTS_int8.md")
     ap.add_argument("--fresh", action="store_true",
                     help="write the generated tables alone; by default the sections of an "
                          "existing report at --out that are not generated here (hand-written "
@@ -659,6 +664,11 @@ def main(argv=None) -> int:
           [p for p in args.peers if p not in PEERS]
     if bad or args.rounds < 1:
         ap.error(f"unknown model/peer {bad} or --rounds < 1")
+    if args.int8:
+        import compare_int8
+        if args.out == os.path.join(HERE, "RESULTS.md"):
+            args.out = os.path.join(HERE, "RESULTS_int8.md")
+        return compare_int8.main(args)
     if args.notes and args.notes.startswith("@"):
         with open(args.notes[1:]) as f:
             args.notes = f.read().strip()

@@ -148,13 +148,18 @@ def _platform_of(source: Any) -> str:
 def convert(source: Any, *, weights: Any = None, platform: str | None = None,
             inputs: dict[str, Iterable[int]] | None = None,
             outputs: Iterable[str] | None = None, optimize: bool = True,
-            data_type: str = "fp32_fp32", quantize_large_weights: bool = False) -> MaceModel:
+            data_type: str = "fp32_fp32", quantize_large_weights: bool = False,
+            probe_shapes: dict[str, Iterable[int]] | None = None) -> MaceModel:
     """Converts a model into mace's format.
 
     source: a path (.onnx), bytes or onnx.ModelProto. weights: the weights file of
     platforms that keep them apart (Caffe's .caffemodel). platform: "onnx", "caffe" or
     "tensorflow" (default: from the file extension). inputs: {name: shape} overriding input
-    shapes. outputs: names of the tensors to output instead of the model's outputs.
+    shapes; for ONNX, an int fixes a dim (shape values computed from it fold to constants)
+    and None leaves it symbolic: symbolic dims (the model's `dim_param`s, unless fixed here)
+    convert at probe sizes and keep the shape computations that read them as runtime ops, so
+    the converted model runs at any size of them. outputs: names of the tensors to output
+    instead of the model's outputs.
     data_type: weight storage, as the deployment YAML's key: "fp32_fp32" (default),
     "fp16_fp32" or "bf16_fp32" store the weights of convolutions, FullyConnected and MatMul
     in fp16 or bf16 (rounded to nearest even; about half the .data), which the engine widens
@@ -163,7 +168,9 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
     quantize_large_weights: weight-only int8 (the YAML key of that name): FullyConnected and
     MatMul weights of at least serialize.LARGE_WEIGHT_ELEMENTS elements are stored as symmetric
     int8, one scale per output channel (about a quarter of their bytes), widened to fp32 at
-    load; activations and computation stay fp32.
+    load; activations and computation stay fp32. probe_shapes (ONNX only): {name: shape}
+    sizes at which symbolic dims are converted, which stay symbolic (by default 1 for the
+    leading dim and onnx_dims.PROBE_OTHER for others).
 
     >>> import mace, onnx
     >>> model = mace.convert("model.onnx", inputs={"x": [1, 3, 224, 224]})  # doctest: +SKIP
@@ -176,9 +183,14 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
     if platform not in PLATFORMS:
         raise UnsupportedError(f"unknown model platform '{platform}' "
                                f"(supported: {sorted(PLATFORMS)})")
+    extra = {}
+    if probe_shapes:
+        if platform != "onnx":
+            raise InvalidArgumentError(f"probe_shapes applies to ONNX models, not {platform}")
+        extra["probes"] = {k: [int(d) for d in v] for k, v in probe_shapes.items()}
     graph = PLATFORMS[platform](source, weights=weights,
                                 inputs={k: list(v) for k, v in (inputs or {}).items()},
-                                outputs=list(outputs) if outputs else None)
+                                outputs=list(outputs) if outputs else None, **extra)
     if optimize:
         transforms.optimize(graph)
     else:

@@ -1,9 +1,14 @@
 """ONNX front end: ModelProto -> ir.Graph of mace ops (folding, shape inference, handlers).
 
-Steps: load and check the opset; fix the input shapes (symbolic batch -> 1); repeat
+Steps: load and check the opset; give symbolic input dims probe sizes (onnx_dims); repeat
 {ONNX shape inference, fold every node computable at convert time (onnx_fold)} until
 nothing more folds; then call one handler per remaining node (onnx_ops.HANDLERS) through
 an `OnnxContext`, in topological order.
+
+Symbolic input dims stay symbolic: a shape value that depends on one (Shape of a tensor
+whose size follows the batch, and the Gather/Concat/... computed from it) is not folded but
+converted to runtime ops, which the engine evaluates on each new input shape while it
+infers shapes. Handlers see the probe sizes as the tensors' shapes.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from onnx import AttributeProto, external_data_helper, helper, numpy_helper
 
 from mace.errors import InvalidInputError, InvalidModelError, UnsupportedError
 
-from . import ir, onnx_fold, onnx_ops
+from . import ir, onnx_dims, onnx_fold, onnx_ops
 
 MIN_OPSET, MAX_OPSET = 7, 28
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -142,7 +147,8 @@ class OnnxContext:
 
     def __init__(self, graph: ir.Graph, opset: int, consts: dict[str, np.ndarray],
                  shapes: dict[str, list], dtypes: dict[str, np.dtype],
-                 graph_inputs: set[str], graph_outputs: set[str], used_names: set[str]):
+                 graph_inputs: set[str], graph_outputs: set[str], used_names: set[str],
+                 sym_shapes: dict[str, list] | None = None):
         self.graph = graph
         self.opset = opset
         self._consts = consts
@@ -151,6 +157,7 @@ class OnnxContext:
         self._graph_inputs = graph_inputs
         self._graph_outputs = graph_outputs
         self._names = used_names
+        self._sym = sym_shapes  # None: every input dim is fixed
         self._alias: dict[str, str] = {}
         self._attr_cache: dict[int, dict] = {}
         self._op_names: set[str] = set()
@@ -195,6 +202,18 @@ class OnnxContext:
             return None
         return list(s)
 
+    def static_shape(self, name: str) -> list | None:
+        """shape(name) with None for each dim that may differ from run to run (it follows a
+        symbolic input dim, or inference lost track of it): the dims a handler may write into
+        an argument. shape() gives the sizes at the probe, fit for ranks and channel counts."""
+        s = self.shape(name)
+        if s is None or self._sym is None or self.const(name) is not None:
+            return s
+        ss = self._sym.get(self.resolve(name))
+        if ss is None or len(ss) != len(s):
+            return [None] * len(s)
+        return [d if d_sym is not None else None for d, d_sym in zip(s, ss)]
+
     def dtype(self, name: str) -> np.dtype | None:
         if not name:
             return None
@@ -203,6 +222,12 @@ class OnnxContext:
         if c is not None:
             return c.dtype
         return self._dtypes.get(name)
+
+    def declare(self, name: str, dtype, shape: list[int] | None = None) -> None:
+        """Records the dtype (and static shape) of a tensor ONNX's inference did not type."""
+        self._dtypes[name] = np.dtype(dtype)
+        if shape is not None and all(d is not None for d in shape):
+            self._shapes[name] = list(shape)
 
     # --- writing mace ops ----------------------------------------------------------
     def unique(self, base: str) -> str:
@@ -297,7 +322,7 @@ def _plain(v):
 
 class OnnxConverter:
     def __init__(self, source: Any, inputs: dict | None = None,
-                 outputs: Iterable[str] | None = None):
+                 outputs: Iterable[str] | None = None, probes: dict | None = None):
         model = load_onnx(source)
         if len(model.functions):
             from onnx import inliner
@@ -308,8 +333,11 @@ class OnnxConverter:
             raise UnsupportedError(
                 f"ONNX opset {self.opset} is not supported (mace converts opsets "
                 f"{MIN_OPSET}..{MAX_OPSET})")
-        self.input_shapes = {k: [int(d) for d in v] for k, v in (inputs or {}).items()}
+        # input_shapes: ints fix dims; None or -1 leave a dim symbolic (onnx_dims.input_dims)
+        self.input_shapes = {k: [None if d is None else int(d) for d in v]
+                             for k, v in (inputs or {}).items()}
         self.output_names = list(outputs) if outputs else None
+        self.probes = {k: [int(d) for d in v] for k, v in (probes or {}).items()}
 
     # --- stage 1: constants, inputs, outputs ------------------------------------------
     def _collect(self):
@@ -323,6 +351,7 @@ class OnnxConverter:
             self.consts[sp.values.name] = onnx_fold._sparse_to_dense(sp)
 
         self.inputs: list[ir.TensorInfo] = []
+        self.dynamic: dict[str, list[bool]] = {}  # input -> which dims are symbolic
         declared = {vi.name: vi for vi in g.input}
         for name in self.input_shapes:
             if name not in declared:
@@ -345,24 +374,20 @@ class OnnxConverter:
             if dtype is None:
                 raise UnsupportedError(f"input '{vi.name}' has an unsupported element type "
                                        f"{vi.type.tensor_type.elem_type}")
-            if vi.name in self.input_shapes:
-                shape = self.input_shapes[vi.name]
-            else:
-                dims = _value_shape(vi)
-                if dims is None:
-                    raise InvalidInputError(
-                        f"input '{vi.name}' has no shape in the model; give it with "
-                        f"{ir.shape_hint(vi.name)}")
-                shape = []
-                for k, d in enumerate(dims):
-                    if d is None or (k == 0 and d == 0):
-                        if k != 0:
-                            raise InvalidInputError(
-                                f"input '{vi.name}' has unknown dimension {k} "
-                                f"({vi.type.tensor_type.shape.dim[k].dim_param or '?'}); give "
-                                f"its shape with {ir.shape_hint(vi.name)}")
-                        d = 1
-                    shape.append(int(d))
+            dims = _value_shape(vi)
+            given = self.input_shapes.get(vi.name)
+            if dims is None and (given is None or any(d is None or d < 0 for d in given)):
+                raise InvalidInputError(
+                    f"input '{vi.name}' has no shape in the model; give it with "
+                    f"mace.Session(..., input_shapes={{'{vi.name}': [...]}}) or "
+                    f"mace.convert(..., inputs={{'{vi.name}': [...]}})")
+            if given is not None and dims is not None and len(given) != len(dims):
+                raise InvalidInputError(
+                    f"input_shapes gives input '{vi.name}' {len(given)} dims, but the model "
+                    f"declares {len(dims)} ({dims})")
+            shape, dynamic = onnx_dims.input_dims(dims, given, self.probes.get(vi.name))
+            if any(dynamic):
+                self.dynamic[vi.name] = dynamic
             fmt = "NCHW" if len(shape) == 4 else "NONE"
             self.inputs.append(ir.TensorInfo(vi.name, shape, dtype, fmt))
 
@@ -386,12 +411,25 @@ class OnnxConverter:
         return list(reversed(keep))
 
     # --- stage 2: shape inference + folding -------------------------------------------
-    def _infer(self, nodes: list) -> tuple[dict, dict]:
+    def _infer_model(self, nodes: list, symbolic: bool) -> onnx.ModelProto:
+        """The model ONNX shape inference runs on: inputs at their probe shapes, or with
+        their dynamic dims symbolic."""
         g = self.model.graph
         vinfo = helper.make_tensor_value_info
-        inputs = [vinfo(t.name, helper.np_dtype_to_tensor_dtype(t.dtype), t.shape)
-                  for t in self.inputs]
+        inputs = []
+        for t in self.inputs:
+            elem = helper.np_dtype_to_tensor_dtype(t.dtype)
+            if symbolic and t.name in self.dynamic:
+                inputs.append(onnx_dims.make_symbolic_input(t.name, elem, t.shape,
+                                                            self.dynamic[t.name]))
+            else:
+                inputs.append(vinfo(t.name, elem, t.shape))
         inits = []
+        if not symbolic and self.probe_values:
+            # Values that stay runtime ops, at their probe-size values: what inference needs
+            # to find the probe shapes downstream (a Reshape's output, ...).
+            nodes = [n for n in nodes if not all(o in self.probe_values for o in n.output if o)]
+            inits += [numpy_helper.from_array(v, k) for k, v in self.probe_values.items()]
         for name, arr in self.consts.items():
             if arr.dtype == object:
                 continue
@@ -404,6 +442,10 @@ class OnnxConverter:
         graph = helper.make_graph(nodes, g.name or "model", inputs, outputs, initializer=inits)
         model = helper.make_model(graph, opset_imports=list(self.model.opset_import))
         model.ir_version = max(self.model.ir_version, 4)  # initializers need not be inputs
+        return model
+
+    def _infer(self, nodes: list) -> tuple[dict, dict]:
+        model = self._infer_model(nodes, symbolic=False)
         try:
             inferred = onnx.shape_inference.infer_shapes(model, check_type=False,
                                                          strict_mode=False, data_prop=True)
@@ -418,7 +460,7 @@ class OnnxConverter:
             dt = _np_dtype(vi.type.tensor_type.elem_type)
             if dt is not None:
                 dtypes[vi.name] = dt
-        for name, arr in self.consts.items():
+        for name, arr in list(self.consts.items()) + list(self.probe_values.items()):
             shapes[name] = list(arr.shape)
             dtypes[name] = arr.dtype
         for t in self.inputs:
@@ -426,11 +468,18 @@ class OnnxConverter:
             dtypes[t.name] = t.dtype
         return shapes, dtypes
 
-    def _fold_pass(self, nodes: list, shapes: dict) -> list:
-        """Folds what can be folded; returns the nodes left."""
+    def _fold_pass(self, nodes: list, shapes: dict, dtypes: dict,
+                   sym: dict | None = None) -> list:
+        """Folds what can be folded; returns the nodes left. `sym` (symbolic shapes, when
+        some input dims are dynamic) keeps values that depend on dynamic dims unfolded."""
         rest = []
+        self.partial: dict[str, np.ndarray] = {}
         for n in nodes:
-            outs = self._try_fold(n, shapes)
+            outs = self._try_fold(n, shapes, sym)
+            if outs is None and sym is not None:
+                outs = self._fold_partial(n, shapes, dtypes, sym)
+                if outs is None:
+                    self._probe_value(n, shapes)
             if outs is None:
                 rest.append(n)
                 continue
@@ -440,13 +489,81 @@ class OnnxConverter:
                     shapes[name] = list(val.shape)
         return rest
 
-    def _try_fold(self, n, shapes: dict):
+    def _probe_value(self, n, shapes: dict) -> None:
+        """Notes the value of a node that stays a runtime op at the probe sizes (when it is a
+        small function of constants and other probe values), for shape inference."""
+        if (any(o in self.probe_values for o in n.output) or len(n.output) != 1
+                or n.domain not in _DEFAULT_DOMAINS or n.op_type in onnx_fold.NOT_FOLDABLE
+                or any(a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS)
+                       for a in n.attribute)):
+            return
+        if n.op_type in ("Shape", "Size"):
+            s = shapes.get(n.input[0])
+            if s is None or any(d is None for d in s):
+                return
+            ins = [np.broadcast_to(np.zeros((), np.float32), s)]
+        else:
+            ins = []
+            for i in n.input:
+                v = self.consts.get(i, self.probe_values.get(i)) if i else None
+                if i and v is None:
+                    return
+                ins.append(v)
+        try:
+            outs = onnx_fold.fold(n, ins, decode_attrs(n), self.opset)
+        except Exception:  # noqa: BLE001 - the runtime reports a bad value, at run time
+            return
+        if outs and outs[0] is not None and outs[0].dtype != object and \
+                outs[0].size <= _INFER_VALUE_LIMIT:
+            self.probe_values[n.output[0]] = outs[0]
+
+    def _fold_partial(self, n, shapes: dict, dtypes: dict, sym: dict):
+        """[value] of a node whose inputs are constants and partial values (onnx_dims) when
+        the result is known at every input size; otherwise notes its partial value (if it
+        has one) and returns None."""
+        if n.domain not in _DEFAULT_DOMAINS or len(n.output) != 1:
+            return None
+        if n.op_type == "Shape":
+            s = shapes.get(n.input[0])
+            if s is None:
+                return None
+            pv = onnx_dims.shape_value(sym.get(n.input[0]), len(s), decode_attrs(n))
+        else:
+            ins, any_partial = [], False
+            for i in n.input:
+                if not i:
+                    ins.append(None)
+                elif i in self.consts:
+                    ins.append(self.consts[i])
+                elif i in self.partial:
+                    ins.append(self.partial[i])
+                    any_partial = True
+                else:
+                    return None
+            if not any_partial:
+                return None
+            pv = onnx_dims.partial_value(n, ins, decode_attrs(n), self.opset)
+            if pv is None:
+                return None
+        value = onnx_dims.known(pv, dtypes.get(n.output[0], np.dtype(np.int64)))
+        if value is not None:
+            return [value]
+        self.partial[n.output[0]] = pv
+        return None
+
+    def _try_fold(self, n, shapes: dict, sym: dict | None = None):
         if n.domain not in _DEFAULT_DOMAINS or n.op_type in onnx_fold.NOT_FOLDABLE:
             return None
         if n.op_type in ("Shape", "Size") and n.input[0] not in self.consts:
             s = shapes.get(n.input[0])
             if s is None or any(d is None for d in s):
                 return None
+            if sym is not None and n.op_type == "Size":
+                ss = sym.get(n.input[0])
+                if ss is None or len(ss) != len(s) or any(d is None for d in ss):
+                    return None  # depends on a dynamic dim
+            if sym is not None and n.op_type == "Shape":
+                return None  # _fold_partial folds it when the dims it reads are static
             ins = [np.broadcast_to(np.zeros((), np.float32), s)]
         else:
             present = [i for i in n.input if i]
@@ -473,25 +590,34 @@ class OnnxConverter:
         g = self.model.graph
         known = set(self.consts) | {t.name for t in self.inputs}
         nodes = _topo_sort(self._prune(list(g.node)), known)
+        handlers = onnx_ops.load_all()
         for n in nodes:
-            if n.domain not in _DEFAULT_DOMAINS and n.domain != "ai.onnx.ml":
+            if (n.domain not in _DEFAULT_DOMAINS and n.domain != "ai.onnx.ml"
+                    and onnx_ops.DOMAINS.get(n.op_type) != n.domain):
                 raise UnsupportedError(
                     f"ONNX op '{n.op_type}' (node '{_label(n)}') of domain '{n.domain}' "
                     "is not supported")
+        self.probe_values: dict[str, np.ndarray] = {}  # runtime shape values at probe sizes
         while True:
             shapes, dtypes = self._infer(nodes)
-            rest = self._fold_pass(nodes, shapes)
-            if len(rest) == len(nodes):
+            sym = None
+            if self.dynamic:
+                sym = onnx_dims.symbolic_shapes(self._infer_model(nodes, symbolic=True))
+            n_probe = len(self.probe_values)
+            rest = self._fold_pass(nodes, shapes, dtypes, sym)
+            if len(rest) == len(nodes) and len(self.probe_values) == n_probe:
                 break
             nodes = rest
+        if self.dynamic:  # a Shape whose every use folded (reading static dims only) goes
+            nodes = self._prune(nodes)
 
         graph = ir.Graph(name=g.name or "model")
         names = {vi.name for vi in g.input} | {vi.name for vi in g.output}
         names |= {o for n in g.node for o in n.output} | {n.name for n in g.node}
         names |= set(self.consts)
         ctx = OnnxContext(graph, self.opset, self.consts, shapes, dtypes,
-                          {t.name for t in self.inputs}, set(self.output_names), names)
-        handlers = onnx_ops.load_all()
+                          {t.name for t in self.inputs}, set(self.output_names), names,
+                          sym_shapes=sym)
         for n in nodes:
             fn = handlers.get(n.op_type)
             if fn is None:
@@ -509,6 +635,9 @@ class OnnxConverter:
                 raise InvalidModelError(f"graph output '{name}' is produced by no node")
             s = shapes.get(name)
             shape = [d if d is not None else -1 for d in s] if s is not None else []
+            ss = sym.get(name) if sym is not None else None
+            if ss is not None and len(ss) == len(shape):  # dims that follow a symbolic one
+                shape = [d if d_sym is not None else -1 for d, d_sym in zip(shape, ss)]
             dtype = dtypes.get(name, np.dtype(np.float32))
             graph.outputs.append(ir.TensorInfo(name, shape, dtype,
                                                "NCHW" if len(shape) == 4 else "NONE"))
@@ -545,7 +674,8 @@ def _outer_names(g: onnx.GraphProto) -> set[str]:
 
 
 def convert_onnx(source: Any, *, weights: Any = None, inputs: dict | None = None,
-                 outputs: Iterable[str] | None = None) -> ir.Graph:
-    """ONNX model (path, bytes or ModelProto) -> ir.Graph of mace ops (before transforms)."""
+                 outputs: Iterable[str] | None = None, probes: dict | None = None) -> ir.Graph:
+    """ONNX model (path, bytes or ModelProto) -> ir.Graph of mace ops (before transforms).
+    `probes`: {input: shape} sizes for its symbolic dims to be converted at."""
     del weights  # ONNX keeps weights in the model (external data is loaded by onnx.load)
-    return OnnxConverter(source, inputs=inputs, outputs=outputs).convert()
+    return OnnxConverter(source, inputs=inputs, outputs=outputs, probes=probes).convert()

@@ -428,12 +428,42 @@ def _torch_style_reshape_model(batch="N"):
 
 def test_torch_shape_chain_folds(fake_handlers):
     fake_handlers("Reshape", "Relu")
-    g = convert_onnx(_torch_style_reshape_model())
+    g = convert_onnx(_torch_style_reshape_model(batch=1))  # static shapes: a constant
     assert types(g) == ["onnx.Reshape", "onnx.Relu"]
     np.testing.assert_array_equal(g.consts[g.ops[0].inputs[1]], [1, -1])
-    assert g.inputs[0].shape == [1, 3, 4, 4]          # symbolic batch -> 1
+    assert g.inputs[0].shape == [1, 3, 4, 4]
     assert g.outputs[0].name == "y" and g.outputs[0].shape == [1, 48]
     assert g.shapes["r"] == [1, 48]
+
+
+def test_torch_shape_chain_on_a_symbolic_batch_stays(fake_handlers):
+    """A symbolic batch converts at the probe size 1, but the Reshape's target is computed at
+    run time from Shape(x): the chain is not folded to [1, -1]."""
+    fake_handlers("Reshape", "Relu")
+    g = convert_onnx(_torch_style_reshape_model())
+    assert types(g) == ["Shape", "Gather", "ExpandDims", "Concat", "onnx.Reshape", "onnx.Relu"]
+    assert g.ops[4].inputs[1] not in g.consts
+    assert g.inputs[0].shape == [1, 3, 4, 4]          # symbolic batch: probe size 1
+    assert g.shapes["r"] == [1, 48]
+
+
+def test_shape_chain_reading_only_static_dims_folds(fake_handlers):
+    """Shape(x)[1:] of x [N, 3, 4, 4] is [3, 4, 4] at every batch: folded, though N is
+    symbolic; the Shape op itself goes."""
+    fake_handlers("Reshape", "Relu")
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Slice", ["s", "one", "big"], ["chw"]),
+             helper.make_node("ReduceProd", ["chw"], ["f"], keepdims=1),
+             helper.make_node("Concat", ["m1", "chw"], ["shp"], axis=0),
+             helper.make_node("Reshape", ["x", "shp"], ["r"]),
+             helper.make_node("Relu", ["r"], ["y"])]
+    m = make_model(nodes, [("x", np.float32, ["N", 3, 4, 4])],
+                   [("y", np.float32, ["a", "b", "c", "d"])],
+                   [("one", np.array([1], np.int64)), ("big", np.array([9], np.int64)),
+                    ("m1", np.array([-1], np.int64))])
+    g = convert_onnx(m)
+    assert types(g) == ["onnx.Reshape", "onnx.Relu"]
+    np.testing.assert_array_equal(g.consts[g.ops[0].inputs[1]], [-1, 3, 4, 4])
 
 
 def test_input_shape_override(fake_handlers):
@@ -445,10 +475,24 @@ def test_input_shape_override(fake_handlers):
         convert_onnx(_torch_style_reshape_model(), inputs={"nope": [1]})
 
 
-def test_unknown_inner_dim_is_an_error():
+def test_unknown_inner_dim_converts_at_a_probe_size():
+    """A symbolic inner dim converts (at onnx_dims.PROBE_OTHER; the session re-infers at the
+    first run's shape); inputs= fixes it; an input with no shape at all is an error."""
+    from mace.converters import onnx_dims
     m = make_model([helper.make_node("Relu", ["x"], ["y"])], [("x", np.float32, [1, "C"])],
                    [("y", np.float32, [1, "C"])])
-    with pytest.raises(InvalidInputError, match="'x'"):
+    assert convert_onnx(m).inputs[0].shape == [1, onnx_dims.PROBE_OTHER]
+    assert convert_onnx(m, inputs={"x": [1, 5]}).inputs[0].shape == [1, 5]
+    with pytest.raises(InvalidInputError, match="'x'.*2 dims.*declares 3"):
+        convert_onnx(make_model([helper.make_node("Relu", ["x"], ["y"])],
+                                [("x", np.float32, [1, "C", 2])],
+                                [("y", np.float32, [1, "C", 2])]),
+                     inputs={"x": [1, 5]})
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(InvalidInputError, match="'x' has no shape.*input_shapes="):
         convert_onnx(m)
 
 
@@ -557,8 +601,8 @@ def test_unused_branch_is_pruned(fake_handlers):
 def test_convert_front_door_and_platforms(tmp_path, fake_handlers):
     fake_handlers("Reshape", "Relu")
     path = tmp_path / "m.onnx"
-    onnx.save(_torch_style_reshape_model(), str(path))
-    for src in (str(path), path.read_bytes(), _torch_style_reshape_model()):
+    onnx.save(_torch_style_reshape_model(batch=1), str(path))
+    for src in (str(path), path.read_bytes(), _torch_style_reshape_model(batch=1)):
         model = convert(src)
         assert [t.name for t in model.inputs] == ["x"] and [t.name for t in model.outputs] == ["y"]
         net = proto.NetDef()

@@ -395,11 +395,9 @@ def _tiny_config(tmp_path, model_extra=None, top_extra=None, sg_extra=None) -> d
 
 
 _REFUSED = [  # (where, key, value, words the reason must contain)
-    ("model", "quantize", 1, "int8 quantization"),
-    ("model", "quantize_range_file", "overall_range", "int8 quantization"),
-    ("model", "quantize_large_weights", 1, "8-bit weight"),
-    ("model", "quantize_schema", "int8", "int8 quantization"),
-    ("model", "change_concat_ranges", 1, "int8 quantization"),
+    ("model", "quantize_range_file", "overall_range", "only used with quantize: 1"),
+    ("model", "quantize_schema", "int8", "only used with quantize: 1"),
+    ("model", "change_concat_ranges", 1, "only used with quantize: 1"),
     ("model", "data_type", "fp16_fp16", "fp16 computation"),
     ("model", "runtime", "gpu", "CPU runtime"),
     ("model", "runtime", "dsp", "CPU runtime"),
@@ -433,8 +431,7 @@ def test_unhonoured_key_fails_naming_it(tmp_path, where, key, value, why):
 
 
 @pytest.mark.parametrize("where,extra", [
-    ("model", {"quantize": 0, "data_type": "fp32_fp32", "runtime": "cpu",
-               "quantize_large_weights": 0, "change_concat_ranges": 0,
+    ("model", {"data_type": "fp32_fp32", "runtime": "cpu",
                "limit_opencl_kernel_time": 0, "opencl_queue_window_size": 0}),
     ("model", {"runtime": "CPU", "data_type": "FP32_FP32"}),
     ("top", {"target_abis": ["host"], "build_type": "proto", "embed_model_data": 0,
@@ -479,7 +476,7 @@ def test_output_shapes_and_input_types_are_checked(tmp_path):
         bad.models["relu"].convert()
 
 
-def test_cli_refuses_quantize_in_one_line(tmp_path):
+def test_cli_refuses_quantize_without_ranges_in_one_line(tmp_path):
     import yaml
     d = _tiny_config(tmp_path, model_extra={"quantize": 1})
     with open(os.path.join(str(tmp_path), "q.yml"), "w") as f:
@@ -488,7 +485,7 @@ def test_cli_refuses_quantize_in_one_line(tmp_path):
     assert res.returncode != 0 and not os.path.exists(os.path.join(str(tmp_path), "build", "t"))
     err = res.stderr.strip()
     assert len(err.splitlines()) == 1, err
-    assert "ConfigError: models.relu.quantize: 1: int8 quantization" in err
+    assert "ConfigError: models.relu.quantize: 1 needs ranges: give quantize_range_file" in err
 
 
 @pytest.mark.parametrize("data_type,stored", [("fp16_fp32", "DT_HALF"),

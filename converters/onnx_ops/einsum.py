@@ -177,9 +177,10 @@ def einsum(ctx, node):
         dt = ctx.dtype(n)
         if dt is not None and np.dtype(dt) != np.float32:
             raise _fail(node, f"dtype {np.dtype(dt).name} is not supported (float32 only)")
-        s = ctx.shape(n)
+        s = ctx.static_shape(n)
         if s is None or any(not isinstance(d, (int, np.integer)) or d < 0 for d in s):
-            raise _fail(node, f"input '{n}' needs a static shape")
+            raise _fail(node, f"input '{n}' needs a static shape (fix symbolic input dims "
+                              "with input_shapes=)")
         shapes.append([int(d) for d in s])
     if not names:
         raise _fail(node, "no inputs")

@@ -31,8 +31,8 @@ def dropout(ctx, node):
     x = ctx.input(node, 0)
     ctx.forward(x, node.output[0], node)
     if len(node.output) > 1 and node.output[1]:
-        shape = ctx.shape(x)
-        if shape is None:
+        shape = ctx.static_shape(x)
+        if shape is None or any(d is None for d in shape):
             raise UnsupportedError(
                 f"ONNX op 'Dropout' (node '{node.name}'): mask output needs a static shape")
         ctx.forward(ctx.add_const(np.ones(shape, dtype=bool), node.output[1] + "_value"),

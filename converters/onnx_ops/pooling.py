@@ -1,5 +1,6 @@
-"""ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool -> mace Pooling (NCHW); 1-D
-pooling (N, C, L) runs as 2-D with H = 1 (conv.py's lifting)."""
+"""ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool -> mace Pooling (NCHW; float32,
+and uint8 / int8 for the max poolings); 1-D pooling (N, C, L) runs as 2-D with H = 1 (conv.py's
+lifting)."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,8 +26,11 @@ def _check_input(ctx, node) -> tuple[str, int]:
     if rank not in (3, 4):
         raise _fail(node, "only 1-D and 2-D pooling (3-D NCL or 4-D NCHW input) are supported")
     dt = ctx.dtype(x)
-    if dt is not None and np.dtype(dt) != np.float32:
-        raise _fail(node, f"dtype {np.dtype(dt).name} is not supported (float32 only)")
+    # max pooling moves bytes: uint8 / int8 keep their scale and zero point (docs/int8.md)
+    ok = (np.float32, np.uint8, np.int8) if "Max" in node.op_type else (np.float32,)
+    if dt is not None and np.dtype(dt) not in [np.dtype(t) for t in ok]:
+        raise _fail(node, f"dtype {np.dtype(dt).name} is not supported "
+                          f"({', '.join(np.dtype(t).name for t in ok)})")
     if len(node.output) > 1 and node.output[1]:
         raise _fail(node, "the Indices output is not supported")
     return x, rank - 2

@@ -152,13 +152,16 @@ def resize(ctx, node):
                 full[ax] = float(s)
             scales = full
         if sizes is not None:
-            full = list(shape)
+            full = list(ctx.static_shape(x))
             for ax, s in zip(axes, sizes):
                 full[ax] = int(s)
+            if any(d is None for d in full):
+                raise _fail(node, "sizes on some axes of an input whose other dims follow a "
+                                  "symbolic input dim (fix them with input_shapes=)")
             sizes = full
     if sizes is not None and policy != "stretch":
-        shape = ctx.shape(x)
-        if shape is None:
+        shape = ctx.static_shape(x)
+        if shape is None or any(d is None for d in shape):
             raise _fail(node, "keep_aspect_ratio_policy needs the input's static shape")
         sizes, scales = _keep_aspect_ratio(policy, shape, [int(v) for v in sizes],
                                            axes or list(range(len(shape))))

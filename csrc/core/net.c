@@ -114,7 +114,9 @@ static int is_value_name(const mace_net *net, const char *name) {
 }
 
 /* Names of the tensors whose values some infer reads, and (transitively) of everything those
- * are computed from: walked backwards over the graph before any op exists. */
+ * are computed from: walked backwards over the graph before any op exists. An input an op
+ * reads only the dims of (Shape's) is not among them: a value computed from a tensor's shape
+ * does not make that tensor's producers run at infer. */
 static mace_status mark_value_names(mace_net *net) {
   size_t cap = 0;
   for (size_t i = 0; i < net->def->n_op; ++i) cap += net->def->op[i]->n_input;
@@ -124,10 +126,12 @@ static mace_status mark_value_names(mace_net *net) {
     const Mace__OperatorDef *od = net->def->op[i];
     if (!od->type) continue;
     unsigned mask = mace_registry_value_inputs(od->type);
+    unsigned dims_only = mace_registry_dims_only_inputs(od->type);
     int all = 0;
     for (size_t k = 0; k < od->n_output; ++k) all |= is_value_name(net, od->output[k]);
     for (size_t k = 0; k < od->n_input; ++k) {
-      if (!(all || (k < 32 && (mask >> k) & 1u)) || !od->input[k]) continue;
+      int dims = k < 32 && (dims_only >> k) & 1u;
+      if (!((all && !dims) || (k < 32 && (mask >> k) & 1u)) || !od->input[k]) continue;
       if (!is_value_name(net, od->input[k])) net->value_names[net->n_value_names++] = od->input[k];
     }
   }
@@ -405,7 +409,9 @@ static mace_status infer_op(mace_net *net, int i, int check_declared) {
 static int values_ready(const mace_op *op) {
   for (int k = 0; k < op->n_inputs; ++k) {
     const mace_tensor *t = op->inputs[k];
-    int needed = (k < 32 && (op->kind->value_inputs >> k) & 1u) || op->outputs[0]->is_value;
+    int dims_only = k < 32 && (op->kind->dims_only_inputs >> k) & 1u;
+    int needed = (k < 32 && (op->kind->value_inputs >> k) & 1u) ||
+                 (op->outputs[0]->is_value && !dims_only);
     if (needed && t->role != MACE_TENSOR_CONST && !t->value_ready) return 0;
   }
   return 1;
@@ -425,7 +431,12 @@ static mace_status evaluate_op(mace_net *net, int i) {
   op->scratch = op->scratch_bytes ? mace_aligned_alloc(op->scratch_bytes) : NULL;
   if (op->scratch_bytes && !op->scratch)
     return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (%s): out of memory", op->name, op->type);
-  mace_status st = op->kind->run(op);
+  /* A view op (Reshape, ExpandDims, ...) of a value has its own host buffer: copy the bytes. */
+  mace_status st = MACE_OK;
+  if (op->kind->output_is_view)
+    memcpy(op->outputs[0]->data, op->inputs[0]->data, mace_tensor_nbytes(op->outputs[0]));
+  else
+    st = op->kind->run(op);
   mace_aligned_free(op->scratch);
   op->scratch = NULL;
   MACE_RETURN_IF_ERROR(st);

@@ -45,6 +45,10 @@ typedef struct mace_op_kind {
    * produce it run during infer, and a model input carrying it re-infers the net whenever
    * its values change. */
   unsigned value_inputs;
+  /* Bit k set: the op reads only the dims of input k, never its values (Shape). When the
+   * op's output is a value tensor, such an input does not become one: its producers run
+   * at run time as usual, and infer has its dims already. */
+  unsigned dims_only_inputs;
   mace_status (*init)(mace_op *op);          /* optional */
   mace_status (*infer)(mace_op *op);         /* required */
   mace_status (*run)(mace_op *op);           /* required */
@@ -129,6 +133,8 @@ const mace_op_kind *mace_registry_find(const char *type, mace_device device, mac
 int mace_registry_has_type(const char *type);
 /* Union of value_inputs over every kind of `type` (0 when unknown). */
 unsigned mace_registry_value_inputs(const char *type);
+/* Intersection of dims_only_inputs over every kind of `type` (0 when unknown). */
+unsigned mace_registry_dims_only_inputs(const char *type);
 int mace_registry_count(void);
 const mace_op_kind *mace_registry_at(int i);
 

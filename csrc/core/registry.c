@@ -37,6 +37,17 @@ unsigned mace_registry_value_inputs(const char *type) {
   return mask;
 }
 
+unsigned mace_registry_dims_only_inputs(const char *type) {
+  unsigned mask = ~0u;
+  int found = 0;
+  for (int i = 0; g_kinds[i]; ++i)
+    if (strcmp(g_kinds[i]->type, type) == 0) {
+      mask &= g_kinds[i]->dims_only_inputs;
+      found = 1;
+    }
+  return found ? mask : 0u;
+}
+
 int mace_registry_has_type(const char *type) {
   for (int i = 0; g_kinds[i]; ++i)
     if (strcmp(g_kinds[i]->type, type) == 0) return 1;

@@ -1,7 +1,9 @@
-/* Pooling: 2-D max / average pooling (ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool), f32, NCHW or NCHWc, on the CPU. */
+/* Pooling: 2-D max / average pooling (ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool), f32 (MAX also u8/i8), NCHW or NCHWc, on the CPU. */
 /*
  * Inputs:  0 x  [N, C, H, W]
- * Output:  0 y  [N, C, H_out, W_out]
+ * Output:  0 y  [N, C, H_out, W_out], x's dtype
+ * dtypes:  f32 (NCHW or NCHWc); MAX also u8 and i8 (NCHW; an empty window gives the lowest
+ *          value), which keep the input's scale and zero point (docs/int8.md)
  * Arguments:
  *   pooling_type       "MAX" | "AVG" (required)
  *   kernels            ints [kH, kW] (required unless global)
@@ -21,90 +23,44 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/pooling.h"
-#include "ops/conv_pad.h"
+#include "kernels/cpu/ref/qlinear_pool.h"
 #include "ops/nchwc_split.h"
+#include "ops/pool_geometry.h"
+#include "ops/q8_scalar.h"
 #include "ops/simd_dispatch.h"
 
 typedef struct pooling_state {
-  int is_max, global, count_include_pad, ceil_mode;
-  int64_t kernels[2], strides[2], dilations[2], pads[4];
-  mace_pad_mode mode;
+  mace_pool_args a;
   mace_pool2d_shape shape;
 } pooling_state;
 
 static mace_status pooling_init(mace_op *op) {
   pooling_state *st = op->state;
   const char *type = mace_op_arg_str(op, "pooling_type", "");
-  if (strcmp(type, "MAX") == 0) st->is_max = 1;
+  if (strcmp(type, "MAX") == 0) st->a.is_max = 1;
   else if (strcmp(type, "AVG") != 0)
     return mace_error(MACE_INVALID_MODEL,
                       "op '%s' (Pooling): pooling_type \"%s\", expects \"MAX\" or \"AVG\"",
                       op->name, type);
-  st->global = mace_op_arg_int(op, "global", 0) != 0;
-  st->count_include_pad = mace_op_arg_int(op, "count_include_pad", 0) != 0;
-  st->ceil_mode = mace_op_arg_int(op, "ceil_mode", 0) != 0;
-  st->strides[0] = st->strides[1] = 1;
-  st->dilations[0] = st->dilations[1] = 1;
-  if (st->global) return MACE_OK;
-  st->kernels[0] = st->kernels[1] = 0;
-  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "kernels", 2, st->kernels, 1));
-  if (st->kernels[0] < 1)
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pooling): argument kernels [kH, kW] missing",
-                      op->name);
-  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "strides", 2, st->strides, 1));
-  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "dilations", 2, st->dilations, 1));
-  MACE_RETURN_IF_ERROR(mace_conv_read_ints(op, "padding_values", 4, st->pads, 0));
-  const char *pad = mace_op_arg_str(op, "padding", "EXPLICIT");
-  if (!mace_pad_mode_parse(pad, &st->mode))
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pooling): unknown padding \"%s\"", op->name,
-                      pad);
-  return MACE_OK;
+  return mace_pool_args_parse(op, "Pooling", &st->a);
 }
 
 static mace_status pooling_infer(mace_op *op) {
   pooling_state *st = op->state;
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
   const mace_tensor *x = op->inputs[0];
-  MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, x, MACE_DT_F32));
-  if (x->ndim != 4)
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pooling): input has rank %d, expects 4 (NCHW)",
-                      op->name, x->ndim);
-  const int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3];
-  mace_pool2d_shape *s = &st->shape;
-  *s = (mace_pool2d_shape){.batch = n, .channels = c, .in_h = h, .in_w = w,
-                           .stride_h = st->strides[0], .stride_w = st->strides[1],
-                           .dilation_h = st->dilations[0], .dilation_w = st->dilations[1]};
-  if (st->global) {
-    if (h < 1 || w < 1)
-      return mace_error(MACE_INVALID_MODEL, "op '%s' (Pooling): global pooling of an empty plane",
-                        op->name);
-    s->k_h = h;
-    s->k_w = w;
-    s->out_h = s->out_w = 1;
-  } else {
-    int64_t pads[4] = {st->pads[0], st->pads[1], st->pads[2], st->pads[3]};
-    s->k_h = st->kernels[0];
-    s->k_w = st->kernels[1];
-    s->out_h = mace_window_out_size(h, s->k_h, s->stride_h, s->dilation_h, st->mode,
-                                    st->ceil_mode, &pads[0], &pads[2]);
-    s->out_w = mace_window_out_size(w, s->k_w, s->stride_w, s->dilation_w, st->mode,
-                                    st->ceil_mode, &pads[1], &pads[3]);
-    if (s->out_h <= 0 || s->out_w <= 0)
-      return mace_error(MACE_INVALID_MODEL,
-                        "op '%s' (Pooling): output size %lldx%lld is not positive (input "
-                        "%lldx%lld, kernel %lldx%lld)", op->name, (long long)s->out_h,
-                        (long long)s->out_w, (long long)h, (long long)w, (long long)s->k_h,
-                        (long long)s->k_w);
-    s->pad_top = pads[0];
-    s->pad_left = pads[1];
-    s->pad_bottom = pads[2];
-    s->pad_right = pads[3];
-  }
-  const int64_t dims[4] = {n, c, s->out_h, s->out_w};
-  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, dims, 4));
+  if (x->dtype != MACE_DT_F32 && (!st->a.is_max || !mace_q8_is_int8(x->dtype) ||
+                                  x->layout == MACE_LAYOUT_NCHWC))
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (Pooling): %s %s is not supported (f32; MAX "
+                      "also u8 and i8, AVG of those is QLinearAveragePool)", op->name,
+                      st->a.is_max ? "MAX" : "AVG", mace_dtype_name(x->dtype));
+  MACE_RETURN_IF_ERROR(mace_pool_shape_infer(op, "Pooling", &st->a, x, &st->shape));
+  const mace_pool2d_shape *s = &st->shape;
+  const int64_t dims[4] = {s->batch, s->channels, s->out_h, s->out_w};
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, 4));
   op->outputs[0]->layout = x->layout;
   op->outputs[0]->block = x->block;
-  op->macs = n * c * s->out_h * s->out_w * s->k_h * s->k_w;
+  op->macs = s->batch * s->channels * s->out_h * s->out_w * s->k_h * s->k_w;
   op->scratch_bytes = 0;
   return MACE_OK;
 }
@@ -130,7 +86,7 @@ static void global_pool_range(const pooling_ctx *c, int64_t begin, int64_t end) 
     float acc[GLOBAL_LANES];
     int64_t i = 0;
     int any_nan = 0;
-    if (c->st->is_max) {
+    if (c->st->a.is_max) {
       for (int l = 0; l < GLOBAL_LANES; ++l) acc[l] = -FLT_MAX;
       for (; i + GLOBAL_LANES <= plane; i += GLOBAL_LANES)
         for (int l = 0; l < GLOBAL_LANES; ++l) {
@@ -158,15 +114,15 @@ static void global_pool_range(const pooling_ctx *c, int64_t begin, int64_t end) 
 
 static void pooling_range(void *p, int64_t begin, int64_t end) {
   const pooling_ctx *c = p;
-  if (c->st->global) {
+  if (c->st->a.global) {
     global_pool_range(c, begin, end);
     return;
   }
   const mace_simd_kernels *k = mace_simd_active();  /* drop-ins for the reference kernels */
-  if (c->st->is_max)
+  if (c->st->a.is_max)
     k->maxpool2d(&c->st->shape, c->x, c->y, begin, end);
   else
-    k->avgpool2d(&c->st->shape, c->st->count_include_pad, c->x, c->y, begin, end);
+    k->avgpool2d(&c->st->shape, c->st->a.count_include_pad, c->x, c->y, begin, end);
 }
 
 /* Any pooling runs blocked: per pixel a vector max / add over the window, each lane the
@@ -191,7 +147,7 @@ static void pool_band(const pooling_ctx *c, mace_f32_nchwc_pool2d_fn fn, const f
   s.in_h -= r0;
   s.pad_top = r0 - top;
   s.out_h = y1 - y0;
-  fn(&s, st->is_max, st->count_include_pad, c->block, x + r0 * s.in_w * c->block,
+  fn(&s, st->a.is_max, st->a.count_include_pad, c->block, x + r0 * s.in_w * c->block,
      y + y0 * s.out_w * c->block, 0, 1);
 }
 
@@ -200,9 +156,9 @@ static void pooling_nchwc_range(void *p, int64_t begin, int64_t end) {
   const pooling_state *st = c->st;
   const mace_simd_kernels *k = mace_simd_active();
   const int b = c->block, fast = k->nchwc_block == b && k->nchwc_pool2d;
-  if (st->global) {
+  if (st->a.global) {
     (fast ? k->nchwc_global_pool : mace_f32_nchwc_global_pool__ref)(
-        st->is_max, b, st->shape.in_h * st->shape.in_w, c->x, c->y, begin, end);
+        st->a.is_max, b, st->shape.in_h * st->shape.in_w, c->x, c->y, begin, end);
     return;
   }
   const mace_f32_nchwc_pool2d_fn fn = fast ? k->nchwc_pool2d : mace_f32_nchwc_pool2d__ref;
@@ -218,7 +174,18 @@ static void pooling_nchwc_range(void *p, int64_t begin, int64_t end) {
     }
     return;
   }
-  fn(&st->shape, st->is_max, st->count_include_pad, b, c->x, c->y, begin, end);
+  fn(&st->shape, st->a.is_max, st->a.count_include_pad, b, c->x, c->y, begin, end);
+}
+
+/* MAX of u8 / i8 (bytes compared as they are: the output keeps the input's scale and zero
+ * point), planes [begin, end). */
+static void maxpool_q8_range(void *p, int64_t begin, int64_t end) {
+  const mace_op *op = p;
+  const pooling_state *st = op->state;
+  if (op->inputs[0]->dtype == MACE_DT_I8)
+    mace_s8_maxpool2d__ref(&st->shape, op->inputs[0]->data, op->outputs[0]->data, begin, end);
+  else
+    mace_u8_maxpool2d__ref(&st->shape, op->inputs[0]->data, op->outputs[0]->data, begin, end);
 }
 
 static mace_status pooling_run(mace_op *op) {
@@ -230,12 +197,17 @@ static mace_status pooling_run(mace_op *op) {
     const int threads = mace_threadpool_size(op->pool);
     const int64_t blocks = MACE_NCHWC_PADDED(s->channels, x->block) / x->block;
     const int64_t bands =
-        !st->global && threads > 1 && mace_nchwc_row_split(blocks * x->block, s->in_h * s->in_w)
+        !st->a.global && threads > 1 && mace_nchwc_row_split(blocks * x->block, s->in_h * s->in_w)
             ? mace_nchwc_bands(s->out_h, threads)
             : 0;
     pooling_ctx c = {st, x->data, op->outputs[0]->data, x->block, bands};
     const int64_t items = s->batch * (c.bands ? c.bands : 1) * blocks;
     mace_threadpool_parallel_for(op->pool, items, 1, pooling_nchwc_range, &c);
+    return MACE_OK;
+  }
+  if (x->dtype != MACE_DT_F32) {
+    mace_threadpool_parallel_for(op->pool, st->shape.batch * st->shape.channels, 1,
+                                 maxpool_q8_range, op);
     return MACE_OK;
   }
   pooling_ctx c = {st, x->data, op->outputs[0]->data, 0, 0};
@@ -252,3 +224,11 @@ const mace_op_kind mace_op_pooling_f32 = {.type = "Pooling",
                                           .infer = pooling_infer,
                                           .run = pooling_run,
                                           .accepts_nchwc = pooling_accepts_nchwc};
+const mace_op_kind mace_op_pooling_u8 = {.type = "Pooling", .device = MACE_DEVICE_CPU,
+                                         .dtype = MACE_DT_U8, .state_size = sizeof(pooling_state),
+                                         .init = pooling_init, .infer = pooling_infer,
+                                         .run = pooling_run};
+const mace_op_kind mace_op_pooling_i8 = {.type = "Pooling", .device = MACE_DEVICE_CPU,
+                                         .dtype = MACE_DT_I8, .state_size = sizeof(pooling_state),
+                                         .init = pooling_init, .infer = pooling_infer,
+                                         .run = pooling_run};

@@ -12,7 +12,7 @@
  * y_scale. Each image and group is one int8 GEMM (ops/qgemm_dispatch.h): M = C_out / group,
  * N = H_out * W_out, B = the input for 1x1 / stride 1 / no padding, else its im2col in the
  * scratch padded with x's zero point. Depthwise convolutions (one input and output channel per
- * group) are direct, a plane per work item.
+ * group) are direct (kernels/cpu/qdwconv.h, the active ISA's variant), a plane per work item.
  */
 #include <string.h>
 
@@ -21,6 +21,7 @@
 #include "ops/fused_activation.h"
 #include "ops/qgemm_dispatch.h"
 #include "ops/qlinear.h"
+#include "ops/simd_dispatch.h"
 
 typedef struct qconv_state {
   int64_t strides[2], dilations[2], pads[4], group;
@@ -195,7 +196,7 @@ static mace_status qconv_infer(mace_op *op) {
 }
 
 /* im2col of one image and group: rows [begin, end) of the K x N matrix B, the padding filled
- * with x's zero point. */
+ * with x's zero point; each row a run of output rows, the columns inside the input copied. */
 typedef struct im2col_job {
   const qconv_state *st;
   const uint8_t *x; /* the group's first input plane */
@@ -206,24 +207,40 @@ static void im2col_range(void *ctx, int64_t begin, int64_t end) {
   const im2col_job *j = ctx;
   const qconv_state *st = j->st;
   const uint8_t pad = (uint8_t)st->x_zp;
+  const int64_t sw = st->strides[1];
   for (int64_t r = begin; r < end; ++r) {
     const int64_t c = r / (st->kh * st->kw), ky = r / st->kw % st->kh, kx = r % st->kw;
     const uint8_t *plane = j->x + c * st->h * st->w;
+    const int64_t off = kx * st->dilations[1] - st->pad_l; /* ix = ox * sw + off */
+    int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+    int64_t hi = st->w - 1 - off >= 0 ? (st->w - 1 - off) / sw + 1 : 0;
     uint8_t *d = j->col + r * st->gn;
-    for (int64_t oy = 0; oy < st->oh; ++oy) {
+    if (lo > st->ow) lo = st->ow;
+    if (hi > st->ow) hi = st->ow;
+    if (hi < lo) hi = lo;
+    for (int64_t oy = 0; oy < st->oh; ++oy, d += st->ow) {
       const int64_t iy = oy * st->strides[0] - st->pad_t + ky * st->dilations[0];
-      for (int64_t ox = 0; ox < st->ow; ++ox) {
-        const int64_t ix = ox * st->strides[1] - st->pad_l + kx * st->dilations[1];
-        d[oy * st->ow + ox] =
-            (iy < 0 || iy >= st->h || ix < 0 || ix >= st->w) ? pad : plane[iy * st->w + ix];
+      const uint8_t *src;
+      if (iy < 0 || iy >= st->h) {
+        memset(d, pad, (size_t)st->ow);
+        continue;
       }
+      memset(d, pad, (size_t)lo);
+      src = plane + iy * st->w + off;
+      if (sw == 1) {
+        memcpy(d + lo, src + lo, (size_t)(hi - lo));
+      } else {
+        for (int64_t ox = lo; ox < hi; ++ox) d[ox] = src[ox * sw];
+      }
+      memset(d + hi, pad, (size_t)(st->ow - hi));
     }
   }
 }
 
-/* Depthwise: planes [begin, end) of (image, channel). */
+/* Depthwise: planes [begin, end) of (image, channel), on the active ISA's kernel. */
 typedef struct dw_job {
   qconv_state *st;
+  mace_q8_dwconv_fn kernel;
   const uint8_t *x;
   const int8_t *w;
   uint8_t *y;
@@ -232,29 +249,18 @@ typedef struct dw_job {
 static void dw_range(void *ctx, int64_t begin, int64_t end) {
   const dw_job *j = ctx;
   qconv_state *st = j->st;
+  mace_q8_dwconv_args a = {
+      .in_h = st->h, .in_w = st->w, .out_h = st->oh, .out_w = st->ow, .k_h = st->kh,
+      .k_w = st->kw, .stride_h = st->strides[0], .stride_w = st->strides[1],
+      .dilation_h = st->dilations[0], .dilation_w = st->dilations[1], .pad_top = st->pad_t,
+      .pad_left = st->pad_l, .x_signed = st->x_signed, .x_zp = st->x_zp, .out = st->out};
   for (int64_t item = begin; item < end; ++item) {
     const int64_t c = item % st->c_out;
-    const uint8_t *xp = j->x + item * st->h * st->w;
-    const int8_t *wc = j->w + c * st->kh * st->kw;
-    uint8_t *yp = j->y + item * st->oh * st->ow;
-    for (int64_t oy = 0; oy < st->oh; ++oy)
-      for (int64_t ox = 0; ox < st->ow; ++ox) {
-        int32_t acc = bias(st)[c];
-        for (int64_t ky = 0; ky < st->kh; ++ky) {
-          const int64_t iy = oy * st->strides[0] - st->pad_t + ky * st->dilations[0];
-          if (iy < 0 || iy >= st->h) continue;
-          for (int64_t kx = 0; kx < st->kw; ++kx) {
-            const int64_t ix = ox * st->strides[1] - st->pad_l + kx * st->dilations[1];
-            int32_t v;
-            if (ix < 0 || ix >= st->w) continue;
-            v = st->x_signed ? (int32_t)(int8_t)xp[iy * st->w + ix] : (int32_t)xp[iy * st->w + ix];
-            acc += (int32_t)wc[ky * st->kw + kx] * (v - st->x_zp);
-          }
-        }
-        yp[oy * st->ow + ox] =
-            (uint8_t)mace_requant(acc, mult(st)[c], shift(st)[c], st->out.zp, st->out.lo,
-                                  st->out.hi);
-      }
+    a.bias = bias(st)[c];
+    a.mult = mult(st)[c];
+    a.shift = shift(st)[c];
+    j->kernel(&a, j->x + item * st->h * st->w, j->w + c * st->kh * st->kw,
+              j->y + item * st->oh * st->ow);
   }
 }
 
@@ -263,7 +269,9 @@ static mace_status qconv_run(mace_op *op) {
   const uint8_t *x = (const uint8_t *)op->inputs[0]->data;
   uint8_t *y = (uint8_t *)op->outputs[0]->data;
   if (st->depthwise) {
-    dw_job j = {st, x, (const int8_t *)op->inputs[3]->data, y};
+    const mace_simd_kernels *k = mace_simd_active();
+    dw_job j = {st, k->q8_dwconv ? k->q8_dwconv : mace_q8_dwconv__ref, x,
+                (const int8_t *)op->inputs[3]->data, y};
     mace_threadpool_parallel_for(op->pool, st->n * st->c_out, 1, dw_range, &j);
     return MACE_OK;
   }

@@ -42,4 +42,5 @@ static mace_status shape_run(mace_op *op) {
 const mace_op_kind mace_op_shape = {.type = "Shape", .device = MACE_DEVICE_CPU,
                                     .dtype = MACE_DT_INVALID,
                                     .state_size = sizeof(shape_state),
+                                    .dims_only_inputs = 1u,
                                     .infer = shape_infer, .run = shape_run};

@@ -38,7 +38,8 @@ static const mace_simd_kernels g_all[] = {
     {.name = "ref", .isa = MACE_ISA_REF,
      .activation = mace_f32_activation__ref,
      .maxpool2d = mace_f32_maxpool2d__ref,
-     .avgpool2d = mace_f32_avgpool2d__ref}};
+     .avgpool2d = mace_f32_avgpool2d__ref,
+     .q8_dwconv = mace_q8_dwconv__ref}};
 
 #define N_ALL ((int)(sizeof(g_all) / sizeof(g_all[0])))
 

@@ -1,5 +1,5 @@
 /* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, layer norm,
- * reduce, transpose, pooling, depthwise, NCHWc, col2im): one table of function pointers per
+ * reduce, transpose, pooling, depthwise, NCHWc, col2im, int8 depthwise): one table of function pointers per
  * ISA, filled from the kernel manifest (kernels/cpu/manifest.inc), the active one chosen once
  * from the CPU's features. */
 #ifndef MACE_OPS_SIMD_DISPATCH_H_
@@ -42,6 +42,7 @@ typedef struct mace_simd_kernels {
   mace_f32_nchwc_global_pool_fn nchwc_global_pool;
   mace_f32_nchwc_binary_fn nchwc_binary;
   mace_f32_col2im_fn col2im;  /* Deconv2D's col2im (kernels/cpu/col2im.h) */
+  mace_q8_dwconv_fn q8_dwconv;  /* int8 depthwise plane (kernels/cpu/qdwconv.h) */
 } mace_simd_kernels;
 
 /* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns

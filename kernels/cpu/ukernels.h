@@ -17,6 +17,7 @@
 #include "kernels/cpu/nchwc_pool.h"
 #include "kernels/cpu/nchwc_winograd.h"
 #include "kernels/cpu/pooling.h"
+#include "kernels/cpu/qdwconv.h"
 #include "kernels/cpu/reduce.h"
 #include "kernels/cpu/softmax.h"
 #include "kernels/cpu/transpose.h"

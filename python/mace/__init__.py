@@ -21,6 +21,9 @@ from . import _mace
 from .session import Session, TensorSpec
 from .deploy import ConfigError  # noqa: F401  (deployment YAML errors, mace.deploy)
 from .calibration import RangeFileError, calibrate, read_range_file, write_range_file
+# The function shadows its module's name here: mace.quantize(...) quantizes; the module's other
+# names are reached with `from mace.quantize import ...`.
+from .quantize import quantize  # noqa: E402
 # accuracy-validation plugins; importing mace.accuracy makes mace.validate (the metrics
 # module) callable: mace.validate(model, model2, plugin) runs mace.accuracy.validate
 from .accuracy import AccuracyPlugin, PluginError
@@ -30,8 +33,8 @@ __version__: str = _mace.version()
 
 __all__ = ["Session", "TensorSpec", "convert", "MaceError", "InvalidModelError",
            "InvalidInputError", "UnsupportedError", "InvalidArgumentError", "calibrate",
-           "write_range_file", "read_range_file", "RangeFileError", "validate", "AccuracyPlugin",
-           "PluginError", "__version__"]
+           "write_range_file", "read_range_file", "RangeFileError", "quantize", "validate",
+           "AccuracyPlugin", "PluginError", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

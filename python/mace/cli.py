@@ -5,6 +5,8 @@ With a deployment YAML (seed 003; mace/deploy.py): `mace convert --config X.yml`
 `mace run --config X.yml [--round N] [--validate] [--layers] [--model NAME]`,
 `mace benchmark --config X.yml [--round N]`.
 `mace calibrate MODEL --calibration DIR [--method M] [--output ranges.txt]` writes a range file.
+`mace quantize MODEL --calibration DIR [-o OUT.pb]` and `mace quantize --config X.yml
+--calibration DIR` write int8 models (mace/quantize.py).
 `mace validate MODEL MODEL2 --plugin P [--layers]` (or `--config X.yml`, or one MODEL with
 `--data_type fp16_fp32`) runs an accuracy plugin on two models side by side (mace/accuracy.py).
 
@@ -279,6 +281,95 @@ def add_calibrate(sub) -> None:
     p.set_defaults(func=cmd_calibrate)
 
 
+def cmd_quantize(args: argparse.Namespace) -> int:
+    import os
+
+    import mace
+    from mace import deploy
+    kw = dict(method=args.method, percentile=args.percentile, progress=not args.no_progress,
+              num_threads=None if args.num_threads <= 0 else args.num_threads)
+    if args.config:
+        for flag in ("model", "output", "weights", "range_file", "save_range_file", "schema",
+                     "exclude"):
+            if getattr(args, flag) not in (None, False):
+                print(f"mace quantize: --{flag} is not used with --config (the deployment file "
+                      "says it per model)", file=sys.stderr)
+                return 2
+        if args.per_tensor or args.no_concat_ranges:
+            print("mace quantize: --per_tensor / --no_concat_ranges are not used with --config",
+                  file=sys.stderr)
+            return 2
+
+        def run(cfg, a):
+            if not any(m.quantize for m in cfg.models.values()):
+                raise deploy.ConfigError(f"{cfg.path}: no model has quantize: 1")
+            deploy.convert_all(cfg, a.build_dir, calibration=a.calibration, **kw)
+            return 0
+        return _with_config(run, args, "quantize")
+    if args.model is None:
+        print("mace quantize: give MODEL or --config X.yml", file=sys.stderr)
+        return 2
+    if args.calibration is None and args.range_file is None:
+        print("mace quantize: give --calibration DIR and/or --range_file FILE", file=sys.stderr)
+        return 2
+    out = args.output or os.path.splitext(args.model)[0] + "_int8.pb"
+    exclude = [n for n in (args.exclude or "").split(",") if n]
+    try:
+        q = mace.quantize(args.model, args.calibration, weights=args.weights,
+                          schema=args.schema or "uint8", per_channel=not args.per_tensor,
+                          exclude=exclude, range_file=args.range_file,
+                          save_range_file=args.save_range_file,
+                          change_concat_ranges=not args.no_concat_ranges, **kw)
+        if os.path.dirname(out):
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+        pb, data = q.save(out)
+    except (mace.MaceError, OSError) as e:
+        msg = " ".join(str(e).split("\n"))
+        print(f"mace quantize: {type(e).__name__}: {msg}", file=sys.stderr)
+        return 1
+    types = {}
+    for op in q.graph.ops:
+        types[op.type] = types.get(op.type, 0) + 1
+    print(f"wrote {pb} ({os.path.getsize(pb)} bytes), {data} ({os.path.getsize(data)} bytes): "
+          + ", ".join(f"{n} {t}" for t, n in sorted(types.items())))
+    return 0
+
+
+def add_quantize(sub) -> None:
+    from .calibration import METHODS
+    p = sub.add_parser("quantize", help="int8 post-training quantization (mace.quantize)",
+                       description="Quantizes MODEL to int8 over a calibration folder (one .npy "
+                                   "file per sample, or one subfolder per input) and/or a range "
+                                   "file, and writes OUT.pb and OUT.data. With --config, "
+                                   "converts the deployment file's models as `mace convert` "
+                                   "does, quantizing those with quantize: 1 (DIR may hold one "
+                                   "subfolder per model, named as the model).")
+    p.__class__ = _OneLineParser
+    p.add_argument("model", nargs="?", help="model.onnx, .prototxt (with --weights) or .pb")
+    p.add_argument("--config", default=None, help="deployment YAML (seed 003 format)")
+    p.add_argument("--calibration", default=None, metavar="DIR", help="folder of .npy samples")
+    p.add_argument("-o", "--output", default=None,
+                   help="the int8 model.pb (its .data beside it; default MODEL_int8.pb)")
+    p.add_argument("--weights", default=None, help="weights file (Caffe's .caffemodel)")
+    p.add_argument("--method", choices=METHODS, default="minmax",
+                   help="range statistic (default minmax)")
+    p.add_argument("--percentile", type=float, default=99.99,
+                   help="with --method percentile: the percentile kept (default 99.99)")
+    p.add_argument("--schema", choices=("uint8", "int8"), default=None,
+                   help="activation type (default uint8)")
+    p.add_argument("--per_tensor", action="store_true",
+                   help="one weight scale per tensor (default: per output channel)")
+    p.add_argument("--exclude", default=None, help="comma-separated op names kept f32")
+    p.add_argument("--range_file", default=None, help="ranges to use (name@@min,max)")
+    p.add_argument("--save_range_file", default=None, help="write the ranges used there")
+    p.add_argument("--no_concat_ranges", action="store_true",
+                   help="Concat requantizes its inputs instead of unifying their ranges")
+    p.add_argument("--build_dir", default="build", help="with --config: output root")
+    p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
+    p.add_argument("--no_progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_quantize)
+
+
 def _plugin_options(args: argparse.Namespace) -> dict[str, str]:
     opts = {}
     for item in args.option or []:
@@ -382,7 +473,8 @@ def add_validate(sub) -> None:
     p.set_defaults(func=cmd_validate)
 
 
-SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert, add_calibrate, add_validate]
+SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert, add_calibrate, add_quantize,
+                               add_validate]
 
 
 def build_parser() -> argparse.ArgumentParser:

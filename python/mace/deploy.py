@@ -44,11 +44,16 @@ build does anyway (its neutral value) is accepted. Key by key:
   the model's own layout: output_data_formats other than that layout or NONE fails;
 - data_type: fp32_fp32, and fp16_fp32 / bf16_fp32 (weights stored in fp16 / bf16, widened
   to fp32 at load: mace.convert's data_type); fp16_fp16 (fp16 compute) fails;
-- neutral value only: target_abis [host], runtime cpu, quantize 0,
-  quantize_large_weights 0, change_concat_ranges 0, limit_opencl_kernel_time 0,
+- int8 (mace.quantize, docs/quantization.md): ``quantize: 1`` makes the model int8, its ranges
+  from ``quantize_range_file`` (`mace convert`) or a calibration folder
+  (`mace quantize --config X.yml --calibration DIR`); ``quantize_schema`` uint8 (default) |
+  int8; ``change_concat_ranges`` 0 | 1 (default 1). These three fail without ``quantize: 1``,
+  and ``quantize: 1`` fails with data_type fp16_fp32 / bf16_fp32;
+- quantize_large_weights 0 | 1: weight-only int8 of large FullyConnected/MatMul weights
+  (mace.convert's quantize_large_weights; with quantize: 1, of those left f32);
+- neutral value only: target_abis [host], runtime cpu, limit_opencl_kernel_time 0,
   opencl_queue_window_size 0, build_type proto, embed_model_data 0, linkshared 0;
-- any value fails: target_socs, quantize_schema, quantize_range_file,
-  backend (MACE Micro), cl_mem_type, nnlib_graph_mode.
+- any value fails: target_socs, backend (MACE Micro), cl_mem_type, nnlib_graph_mode.
 
 >>> cfg = load("deploy.yml")                                         # doctest: +SKIP
 >>> [m.name for m in cfg.models.values()], cfg.model_dir("build")    # doctest: +SKIP
@@ -253,6 +258,10 @@ class ModelConfig:
     winograd: int | None = None  # None: Conv2D chooses per layer; 0 off; 2 or 4: F(m, 3)
     obfuscate: int = 0
     quantize: int = 0
+    quantize_large_weights: int = 0
+    quantize_range_file: str | None = None
+    quantize_schema: str = "uint8"
+    change_concat_ranges: int = 1
     input_data_types: list[str] | None = None  # the model-level form (the seeds allow both)
     accuracy_validation_script: str | None = None  # a plugin file (mace/accuracy.py)
     reserved: dict[str, Any] = field(default_factory=dict)  # keys given their neutral value
@@ -292,9 +301,11 @@ class ModelConfig:
                       f"says {want} but mace computes {[int(d) for d in got]} for output "
                       f"'{sg.output_tensors[i]}'")
 
-    def convert(self, outputs: list[str] | None = None):
-        """Converts this model (mace.convert with the YAML's inputs and outputs); obfuscates
-        op and tensor names when `obfuscate: 1` (and no extra outputs were asked for)."""
+    def convert(self, outputs: list[str] | None = None, calibration: Any = None,
+                **quantize_kw: Any):
+        """Converts this model (mace.convert with the YAML's inputs and outputs); quantizes
+        it when `quantize: 1` (`quantized`) and obfuscates op and tensor names when
+        `obfuscate: 1` (both only when no extra outputs were asked for)."""
         from .converters.model import convert
         sg = self.subgraph
         fmts = _formats(sg.input_data_formats, len(sg.input_tensors))
@@ -302,7 +313,8 @@ class ModelConfig:
                   for n, s, f in zip(sg.input_tensors, sg.input_shapes, fmts)}
         model = convert(self.model_file_path, weights=self.weight_file_path, platform=self.platform,
                         inputs=shapes, outputs=outputs or sg.output_tensors,
-                        data_type=(self.data_type or "fp32_fp32").lower())
+                        data_type=(self.data_type or "fp32_fp32").lower(),
+                        quantize_large_weights=bool(self.quantize_large_weights))
         self.check_input_types(model.inputs)
         if outputs is None:
             self.check_output_shapes([t.shape for t in model.outputs], static_only=True)
@@ -311,11 +323,40 @@ class ModelConfig:
                 if op.type == "Conv2D":
                     op.args["winograd"] = self.winograd
             model.invalidate()
+        if self.quantize and outputs is None:
+            model = self.quantized(model, calibration, **quantize_kw)
         if self.obfuscate and outputs is None:
             from .converters import obfuscate
             obfuscate.obfuscate_names(model.graph)
             model.invalidate()
         return model
+
+
+    def quantized(self, model, calibration: Any = None, **kw: Any):
+        """The int8 model (mace.quantize) of the converted fp32 `model`, with the ranges of
+        quantize_range_file and/or of `calibration` (a folder of .npy samples in the YAML's
+        input layout, as calibrate reads one); kw goes to mace.quantize (method=...)."""
+        from .quantize import quantize
+        if calibration is None and self.quantize_range_file is None:
+            _fail(f"models.{self.name}.quantize", "1 needs ranges: give quantize_range_file, or "
+                                                  "run `mace quantize --config X.yml "
+                                                  "--calibration DIR`")
+        if calibration is not None:
+            calibration = self._calibration_samples(model, calibration)
+        return quantize(model, calibration, range_file=self.quantize_range_file,
+                        schema=self.quantize_schema,
+                        change_concat_ranges=bool(self.change_concat_ranges), **kw)
+
+    def _calibration_samples(self, model, folder: str):
+        """`folder`, its NHWC inputs (in the YAML; NCHW in the model) transposed when read."""
+        from .quantize import nhwc_folder_samples
+        sg = self.subgraph
+        fmts = _formats(sg.input_data_formats, len(sg.input_tensors))
+        specs = list(model.inputs)
+        flip = {_input_spec(specs, n, i).name for i, (n, f, s) in
+                enumerate(zip(sg.input_tensors, fmts, sg.input_shapes))
+                if needs_nhwc_transpose(f, self.platform, len(s))}
+        return nhwc_folder_samples(folder, [t.name for t in specs], flip) if flip else folder
 
 
 @dataclass
@@ -367,12 +408,6 @@ _NOT_YET_MODEL = {
     "data_type": (("fp32_fp32", "fp16_fp32", "bf16_fp32"),
                   "fp16 computation is not available in this build (fp16_fp32 and bf16_fp32 "
                   "store the weights in half precision and compute in fp32)"),
-    "quantize": ((0,), "int8 quantization is not available in this build yet"),
-    "quantize_large_weights": ((0,), "8-bit weight storage is not available in this build yet"),
-    "quantize_schema": (None, "int8 quantization is not available in this build yet"),
-    "quantize_range_file": (None, "int8 quantization is not available in this build yet "
-                                  "(mace.calibration reads and writes the file)"),
-    "change_concat_ranges": ((0,), "int8 quantization is not available in this build yet"),
     "backend": (None, "MACE Micro backends are not available in this build"),
     "limit_opencl_kernel_time": ((0,), _NO_GPU),
     "opencl_queue_window_size": ((0,), _NO_GPU),
@@ -552,6 +587,7 @@ def _parse_model(name: str, d: Any, path: str, base: str) -> ModelConfig:
             v = _int(d[key], f"{path}.{key}", (0, 1))
             if hasattr(m, key):
                 setattr(m, key, v)
+    _parse_quantize(m, d, path, base)
     if d.get("input_data_types") is not None:  # the seeds allow it at model level too
         m.input_data_types = _list(d["input_data_types"], f"{path}.input_data_types",
                                    lambda v, p: _choice(v, p, ("float32", "int32")))
@@ -562,6 +598,28 @@ def _parse_model(name: str, d: Any, path: str, base: str) -> ModelConfig:
             d["accuracy_validation_script"], f"{path}.accuracy_validation_script", base)
     m.reserved = _refuse_not_yet(d, path, _NOT_YET_MODEL)
     return m
+
+
+_SCHEMAS = ("uint8", "int8")
+
+
+def _parse_quantize(m: ModelConfig, d: dict, path: str, base: str) -> None:
+    """quantize_range_file, quantize_schema, change_concat_ranges: read with quantize: 1,
+    refused without it (they would be ignored; change_concat_ranges 0 is neutral there);
+    quantize: 1 refuses half-precision weights."""
+    if not m.quantize:
+        for key in ("quantize_range_file", "quantize_schema", "change_concat_ranges"):
+            if d.get(key) is not None and not (key == "change_concat_ranges" and d[key] == 0):
+                _fail(f"{path}.{key}", f"{_short(d[key])}: only used with quantize: 1")
+        return
+    if d.get("quantize_range_file") is not None:
+        m.quantize_range_file = _local_file(d["quantize_range_file"],
+                                            f"{path}.quantize_range_file", base)
+    if d.get("quantize_schema") is not None:
+        m.quantize_schema = _choice(d["quantize_schema"], f"{path}.quantize_schema", _SCHEMAS)
+    if m.data_type not in (None, "fp32_fp32"):
+        _fail(f"{path}.data_type", f"{m.data_type} with quantize: 1: the int8 model keeps its "
+                                   "float weights fp32 (use fp32_fp32)")
 
 
 def parse(data: Any, base_dir: str = ".", path: str = "<config>") -> DeployConfig:
@@ -641,12 +699,14 @@ def _log(msg: str) -> None:
     print(msg, flush=True)
 
 
-def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str], None] = _log
-                ) -> str:
+def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str], None] = _log,
+                calibration: str | None = None, **quantize_kw: Any) -> str:
     """Converts every model into build/<library_name>/model/: <name>.pb, .data, .pb_txt and
     <name>_index.html. Files are written to a temporary folder that replaces the model folder
     only once every model converted, so a failure leaves no half-written output. Returns
-    the model folder."""
+    the model folder. Models with `quantize: 1` are quantized (ModelConfig.quantized) with
+    their quantize_range_file and/or `calibration`: a folder of .npy samples, or of one such
+    folder per model, named as the model; quantize_kw goes to mace.quantize."""
     import shutil
     import tempfile
 
@@ -657,7 +717,15 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
     try:
         for name, m in cfg.models.items():
             log(f"[{name}] converting {m.platform} model {m.model_file_path}")
-            model = m.convert()
+            calib = None
+            if m.quantize and calibration is not None:
+                own = os.path.join(calibration, name)
+                calib = own if os.path.isdir(own) else calibration
+                log(f"[{name}] quantizing ({m.quantize_schema}) with calibration data {calib}"
+                    + (f" and {m.quantize_range_file}" if m.quantize_range_file else ""))
+            elif m.quantize:
+                log(f"[{name}] quantizing ({m.quantize_schema}) with {m.quantize_range_file}")
+            model = m.convert(calibration=calib, **quantize_kw)
             g = model.graph
             if m.obfuscate:
                 log(f"[{name}] obfuscated op and tensor names")

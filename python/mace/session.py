@@ -7,7 +7,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from . import _mace
-from .errors import InvalidArgumentError, InvalidInputError
+from .errors import InvalidArgumentError, InvalidInputError, MaceError
 
 AFFINITY_NAMES = ("none", "big", "little")  # the policies by name (the CLI's choices)
 DEFAULT_AFFINITY = "big"  # what affinity=None means
@@ -35,9 +35,85 @@ def _is_onnx_model(obj: Any) -> bool:
     return isinstance(obj, onnx.ModelProto)
 
 
-def _convert(source: Any, input_shapes: Mapping | None = None):
+def _convert(source: Any, input_shapes: Mapping | None = None,
+             probe_shapes: Mapping | None = None):
     from .converters.model import convert  # lazy: onnx is needed only to convert
-    return convert(source, inputs=input_shapes)
+    return convert(source, inputs=input_shapes, probe_shapes=probe_shapes)
+
+
+def _symbolic_specs(source: Any, input_shapes: Mapping | None):
+    """(inputs, outputs) as (name, shape with -1 per symbolic dim, dtype) of an ONNX model
+    whose inputs have symbolic dims that input_shapes does not fix; None when it has none."""
+    from onnx import helper
+    from .converters.onnx_converter import load_onnx
+    graph = load_onnx(source).graph
+    inits = {t.name for t in graph.initializer}
+
+    def specs(values):
+        out = []
+        for vi in values:
+            tt = vi.type.tensor_type
+            dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tt.shape.dim]
+            out.append((vi.name, tuple(dims), np.dtype(helper.tensor_dtype_to_np_dtype(
+                tt.elem_type or 1))))
+        return out
+    ins = specs(vi for vi in graph.input if vi.name not in inits)
+    fixed = input_shapes or {}
+    symbolic = any(
+        any(d < 0 for d in shape) and
+        (name not in fixed or any(d is None or int(d) < 0 for d in fixed[name]))
+        for name, shape, _ in ins)
+    return (ins, specs(graph.output)) if symbolic else None
+
+
+class _PendingEngine:
+    """Stands in for the engine of an ONNX model that could not be built at the probe sizes
+    of its symbolic dims: the first run converts it at that run's input shapes (the dims stay
+    symbolic) and puts the real engine in the session."""
+
+    def __init__(self, session: "Session", source: Any, input_shapes, kw: dict, specs):
+        self._session, self._source, self._kw = session, source, kw
+        self._input_shapes = input_shapes
+        self._inputs, self._outputs = specs
+        self._profiling = False
+
+    def _start(self, feeds: Mapping):
+        shapes = {k: list(np.shape(v)) for k, v in feeds.items()}
+        s = self._session
+        model = _convert(self._source, self._input_shapes, shapes)
+        s._engine = s._from_converted(model, self._kw)
+        s.model = model
+        if self._profiling:
+            s._engine.set_profiling(True)
+        return s._engine
+
+    def inputs(self):
+        return list(self._inputs)
+
+    def outputs(self):
+        return list(self._outputs)
+
+    def run(self, feeds, data_format=None):
+        return self._start(feeds).run(feeds, data_format)
+
+    def run_with_intermediates(self, feeds, names):
+        return self._start(feeds).run_with_intermediates(feeds, names)
+
+    def set_profiling(self, on):
+        self._profiling = bool(on)
+
+    def op_stats(self):
+        return []
+
+    def memory_stats(self):
+        raise InvalidInputError("the model is built at its first run's input shapes: run it "
+                                "first")
+
+    def release_intermediate_buffers(self):
+        pass
+
+    def close(self):
+        pass
 
 
 def _affinity(value: Any) -> int:
@@ -74,8 +150,15 @@ class Session:
     ``num_threads`` <= 0 uses one thread per core; ``affinity`` is "big" (the default: with
     more than one thread, each on a core of its own among the fastest, the calling thread only
     while a run lasts), "little" or "none" (left to the OS).
-    ``input_shapes`` ({name: shape}) fixes the input shapes of an ONNX model being converted
-    (needed when its inputs have symbolic dims).
+    ``input_shapes`` ({name: shape}) fixes input dims of an ONNX model being converted: an
+    int fixes a dim, None leaves it symbolic. Symbolic dims (an ONNX ``dim_param``, unless
+    fixed here) take the shape of each run: the shape computations that read them (torch's
+    ``x.view(x.size(0), -1)``, ...) stay in the model and the engine evaluates them on each
+    new shape, keeping a memory plan per shape. Fixing dims lets the converter fold those
+    computations to constants; the session then rejects other sizes of those dims where the
+    graph depends on them. Before the first run ``inputs`` shows the sizes the model was
+    converted at (1 for a symbolic batch, ``mace.converters.onnx_dims.PROBE_OTHER`` for other
+    symbolic dims).
 
     Example::
 
@@ -101,8 +184,7 @@ class Session:
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
             if path.lower().endswith(".onnx"):
-                self.model = _convert(path, input_shapes)
-                self._engine = self._from_converted(self.model, kw)
+                self._open_onnx(path, input_shapes, kw)
             else:
                 if weights is None:
                     guess = os.path.splitext(path)[0] + ".data"
@@ -121,14 +203,12 @@ class Session:
                 self._weights = weights
                 self._engine = _mace.Engine(bytes(model), weights, **kw)
             else:  # an ONNX model
-                self.model = _convert(bytes(model), input_shapes)
-                self._engine = self._from_converted(self.model, kw)
+                self._open_onnx(bytes(model), input_shapes, kw)
         elif _is_mace_model(model):
             self.model = model
             self._engine = self._from_model(model, kw)
         elif _is_onnx_model(model):
-            self.model = _convert(model, input_shapes)
-            self._engine = self._from_converted(self.model, kw)
+            self._open_onnx(model, input_shapes, kw)
         else:
             raise TypeError("model must be a path (.onnx or .pb), bytes, an onnx.ModelProto or a "
                             f"converted mace model, not {type(model).__name__}")
@@ -154,6 +234,20 @@ class Session:
         buffer = getattr(model, "weights_buffer", None)
         self._weights = buffer() if callable(buffer) else model.weights_bytes()
         return _mace.Engine(model.graph_bytes(), self._weights or None, **kw)
+
+    def _open_onnx(self, source: Any, input_shapes: Mapping | None, kw: dict) -> None:
+        model = _convert(source, input_shapes)
+        try:
+            self._engine = self._from_converted(model, kw)
+        except MaceError:
+            # Built at the probe sizes of symbolic dims, which the graph may not take (unpadded
+            # convolutions on a small height): build at the first run's shapes instead.
+            specs = _symbolic_specs(source, input_shapes)
+            if specs is None:
+                raise
+            self._engine = _PendingEngine(self, source, input_shapes, kw, specs)
+            return
+        self.model = model
 
     def _from_converted(self, model: Any, kw: dict):
         # The conversion's garbage (parsed tensors, the graph's arrays before the blob took

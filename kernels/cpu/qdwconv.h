@@ -1,0 +1,29 @@
+/* int8 depthwise convolution of one channel plane (QLinearConv2D with one input and one output
+ * channel per group), requantized as docs/int8.md says. */
+#ifndef MACE_KERNELS_CPU_QDWCONV_H_
+#define MACE_KERNELS_CPU_QDWCONV_H_
+
+#include <stdint.h>
+
+#include "kernels/cpu/qgemm.h"
+
+/* One plane's geometry and its channel's parameters. */
+typedef struct mace_q8_dwconv_args {
+  int64_t in_h, in_w, out_h, out_w;
+  int64_t k_h, k_w, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+  int x_signed;      /* x is i8 (else u8) */
+  int32_t x_zp;
+  int32_t bias, mult, shift; /* the channel's i32 bias and requantization (mace_requant_params) */
+  mace_qgemm_out out;
+} mace_q8_dwconv_args;
+
+/* y[oy, ox] = requant(bias + sum over the taps inside x of w[ky, kx] * (x[iy, ix] - x_zp)):
+ * x is the input plane (in_h x in_w), w the channel's k_h x k_w filter, y the output plane. No
+ * allocation (the row accumulators are on the stack). Every variant gives the reference's bits. */
+typedef void mace_q8_dwconv_ukernel(const mace_q8_dwconv_args *a, const uint8_t *x,
+                                    const int8_t *w, uint8_t *y);
+typedef mace_q8_dwconv_ukernel *mace_q8_dwconv_fn;
+
+mace_q8_dwconv_ukernel mace_q8_dwconv__ref;
+
+#endif /* MACE_KERNELS_CPU_QDWCONV_H_ */

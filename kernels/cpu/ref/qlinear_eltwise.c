@@ -1,0 +1,35 @@
+/* Reference (portable C) int8/uint8 QLinearAdd, QLinearMul and the requantizing copy. */
+#include "kernels/cpu/ref/qlinear_eltwise.h"
+
+#include "kernels/cpu/ref/bcast_iter.h"
+
+#define QLINEAR_BINARY(NAME, T, EXPR)                                              \
+  void NAME(const mace_eltwise_shape *shape, const mace_qbinary_params *p, const T *a,       \
+            const T *b, T *y, int64_t begin, int64_t end) {                                  \
+    MACE_BCAST2_FOR(shape, begin, end, {                                                    \
+      const int32_t da = (int32_t)a[ia] - p->a_zp, db = (int32_t)b[ib] - p->b_zp;            \
+      y[o] = (T)mace_requant(EXPR, p->y_mult, p->y_shift, p->y_zp, p->lo, p->hi);            \
+    });                                                                                      \
+  }
+
+#define QADD_ACC                                                                             \
+  (mace_requant_scale((int32_t)((uint32_t)da << MACE_QADD_LEFT_SHIFT), p->a_mult,            \
+                      p->a_shift) +                                                          \
+   mace_requant_scale((int32_t)((uint32_t)db << MACE_QADD_LEFT_SHIFT), p->b_mult, p->b_shift))
+
+QLINEAR_BINARY(mace_u8_qlinear_add__ref, uint8_t, QADD_ACC)
+QLINEAR_BINARY(mace_s8_qlinear_add__ref, int8_t, QADD_ACC)
+QLINEAR_BINARY(mace_u8_qlinear_mul__ref, uint8_t, da * db)
+QLINEAR_BINARY(mace_s8_qlinear_mul__ref, int8_t, da * db)
+
+void mace_u8_requant_copy__ref(const uint8_t *x, int32_t x_zp, int32_t mult, int32_t shift,
+                               int32_t y_zp, uint8_t *y, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i)
+    y[i] = (uint8_t)mace_requant((int32_t)x[i] - x_zp, mult, shift, y_zp, 0, 255);
+}
+
+void mace_s8_requant_copy__ref(const int8_t *x, int32_t x_zp, int32_t mult, int32_t shift,
+                               int32_t y_zp, int8_t *y, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i)
+    y[i] = (int8_t)mace_requant((int32_t)x[i] - x_zp, mult, shift, y_zp, -128, 127);
+}

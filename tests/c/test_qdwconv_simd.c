@@ -1,0 +1,75 @@
+/* Unit test of the per-ISA int8 depthwise kernels (kernels/cpu/qdwconv.h): every variant this
+ * CPU supports against mace_q8_dwconv__ref, bit for bit, over kernel sizes, strides, dilations,
+ * paddings, plane widths past the row chunk, u8 and i8 inputs and outputs, and clamps. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu/ref/requant.h"
+#include "ops/simd_dispatch.h"
+#include "test_util.h"
+
+static long cases = 0;
+
+static void check(const mace_simd_kernels *v, int64_t k, int64_t stride, int64_t dil, int64_t pad,
+                  int64_t h, int64_t w, int x_signed, int out_signed, unsigned seed) {
+  mace_q8_dwconv_args a;
+  memset(&a, 0, sizeof(a));
+  a.in_h = h;
+  a.in_w = w;
+  a.k_h = a.k_w = k;
+  a.stride_h = a.stride_w = stride;
+  a.dilation_h = a.dilation_w = dil;
+  a.pad_top = a.pad_left = pad;
+  a.out_h = (h + 2 * pad - dil * (k - 1) - 1) / stride + 1;
+  a.out_w = (w + 2 * pad - dil * (k - 1) - 1) / stride + 1;
+  if (a.out_h < 1 || a.out_w < 1) return;
+  a.x_signed = x_signed;
+  a.x_zp = x_signed ? -7 : 131;
+  a.bias = (int32_t)(test_rand16(&seed) % 2001) - 1000;
+  mace_requant_params(1.0 / (double)(k * k * 40), &a.mult, &a.shift);
+  a.out.out_signed = out_signed;
+  a.out.zp = out_signed ? 3 : 128;
+  a.out.lo = out_signed ? -128 : 0;
+  a.out.hi = out_signed ? 127 : 250;
+  {
+    const int64_t nout = a.out_h * a.out_w;
+    uint8_t *x = malloc((size_t)(h * w)), *want = malloc((size_t)nout), *got = malloc((size_t)nout);
+    int8_t wt[49];
+    for (int64_t i = 0; i < h * w; ++i) x[i] = (uint8_t)test_rand16(&seed);
+    for (int64_t i = 0; i < k * k; ++i) wt[i] = (int8_t)((int)(test_rand16(&seed) % 255) - 127);
+    mace_q8_dwconv__ref(&a, x, wt, want);
+    memset(got, 0x5A, (size_t)nout);
+    v->q8_dwconv(&a, x, wt, got);
+    ++cases;
+    if (memcmp(got, want, (size_t)nout) != 0)
+      FAIL("%s k=%lld stride=%lld dil=%lld pad=%lld %lldx%lld x_signed=%d out_signed=%d", v->name,
+           (long long)k, (long long)stride, (long long)dil, (long long)pad, (long long)h,
+           (long long)w, x_signed, out_signed);
+    free(x);
+    free(want);
+    free(got);
+  }
+}
+
+int main(void) {
+  const mace_simd_kernels *const *vs;
+  const int nv = mace_simd_variants(&vs);
+  static const int64_t widths[] = {1, 5, 17, 64, 300};
+  unsigned seed = 1;
+  int tested = 0;
+  for (int vi = 0; vi < nv; ++vi) {
+    if (!vs[vi]->q8_dwconv) continue;
+    ++tested;
+    for (int64_t k = 1; k <= 7; k += 2)
+      for (int64_t stride = 1; stride <= 2; ++stride)
+        for (int64_t dil = 1; dil <= 2; ++dil)
+          for (int64_t pad = 0; pad <= k / 2 + 1; ++pad)
+            for (size_t wi = 0; wi < sizeof(widths) / sizeof(widths[0]); ++wi) {
+              const int s = (int)((k + stride + pad + wi) % 4);
+              check(vs[vi], k, stride, dil, pad, 9, widths[wi], s & 1, s >> 1, seed++);
+            }
+  }
+  CHECK(tested == nv, "every variant has an int8 depthwise kernel");
+  return TEST_FINISH("%ld cases over %d variants", cases, tested);
+}

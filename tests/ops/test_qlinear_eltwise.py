@@ -1,0 +1,143 @@
+"""QLinearAdd / QLinearMul (onnxruntime's com.microsoft ops) through mace.
+
+Oracles: the NumPy model of mace's documented fixed-point formulas (tests/qlinear_model.py),
+bit for bit; and onnxruntime, which requantizes in float (round half to even) where mace
+uses fixed point (docs/int8.md), so mace may differ from it by at most one unit, never more.
+The fused RELU (which no ONNX node carries) is checked on hand-built mace ops against the
+NumPy model.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import qlinear_model as qm
+from dm_util import run_mace_ops
+from helpers import run_mace, run_ort
+
+SHAPES = [
+    ((2, 3, 4, 5), (2, 3, 4, 5)),
+    ((2, 3, 4, 5), (1, 3, 1, 1)),   # per-channel
+    ((3, 1, 5), (4, 1)),            # both broadcast
+    ((7,), ()),                     # scalar operand
+    ((1, 8, 40, 41), (1, 8, 40, 41)),  # above the thread grain
+]
+# (a_scale, a_zp, b_scale, b_zp, c_scale, c_zp) as offsets within the dtype's range
+SCALES = [
+    (0.02, 10, 0.03, -20, 0.05, 5),
+    (0.5, 0, 0.004, 3, 0.01, -7),     # very different input scales
+    (0.001, -100, 0.001, 100, 0.2, 0),  # output much coarser: most saturate near zp
+]
+
+
+def qmodel(op, dtype, sa_shape, sb_shape, params):
+    sa, za, sb, zb, sc, zc = params
+    tt = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    inits = [numpy_helper.from_array(np.array(v, np.float32), n)
+             for n, v in (("sa", sa), ("sb", sb), ("sc", sc))]
+    inits += [numpy_helper.from_array(np.array(v, dtype), n)
+              for n, v in (("za", za), ("zb", zb), ("zc", zc))]
+    node = helper.make_node(op, ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["y"],
+                            domain="com.microsoft")
+    g = helper.make_graph([node], "q", [helper.make_tensor_value_info("a", tt, list(sa_shape)),
+                                        helper.make_tensor_value_info("b", tt, list(sb_shape))],
+                          [helper.make_tensor_value_info("y", tt, None)], initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                            helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m
+
+
+def zps(dtype, params):
+    """Zero points given as offsets from the middle of the dtype's range."""
+    mid = 128 if np.dtype(dtype) == np.uint8 else 0
+    sa, za, sb, zb, sc, zc = params
+    return sa, za + mid, sb, zb + mid, sc, zc + mid
+
+
+def data(shape, dtype, seed):
+    info = np.iinfo(dtype)
+    return np.random.default_rng(seed).integers(info.min, info.max + 1, size=shape,
+                                                dtype=np.int64).astype(dtype)
+
+
+@pytest.mark.parametrize("op", ["QLinearAdd", "QLinearMul"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8], ids=["u8", "i8"])
+@pytest.mark.parametrize("shapes", SHAPES, ids=lambda s: f"{s[0]}-{s[1]}".replace(" ", ""))
+@pytest.mark.parametrize("params", SCALES, ids=["s0", "s1", "s2"])
+def test_qlinear_binary(op, dtype, shapes, params):
+    params = zps(dtype, params)
+    a, b = data(shapes[0], dtype, 1), data(shapes[1], dtype, 2)
+    model = qmodel(op, dtype, shapes[0], shapes[1], params)
+    got = run_mace(model, {"a": a, "b": b})[0]
+    f32 = [float(np.float32(p)) for p in params[0::2]]
+    ref = (qm.qadd if op == "QLinearAdd" else qm.qmul)(
+        a, f32[0], params[1], b, f32[1], params[3], f32[2], params[5], dtype)
+    assert got.dtype == np.dtype(dtype) and got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)
+    ort = run_ort(model, {"a": a, "b": b})[0]
+    diff = np.abs(got.astype(np.int32) - ort.astype(np.int32))
+    assert diff.max() <= 1, f"{int(diff.max())} units from onnxruntime"
+
+
+@pytest.mark.parametrize("op", ["QLinearAdd", "QLinearMul"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8], ids=["u8", "i8"])
+def test_qlinear_binary_relu(op, dtype):
+    params = zps(dtype, SCALES[0])
+    a, b = data((2, 3, 9, 11), dtype, 3), data((3, 1, 1), dtype, 4)
+    consts = {"sa": np.float32(params[0]), "za": np.array(params[1], dtype),
+              "sb": np.float32(params[2]), "zb": np.array(params[3], dtype),
+              "sc": np.float32(params[4]), "zc": np.array(params[5], dtype)}
+    got = run_mace_ops([(op, ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["y"],
+                         {"activation": "RELU"})], {"a": a, "b": b}, [("y", np.dtype(dtype))],
+                       consts)[0]
+    f32 = [float(np.float32(p)) for p in params[0::2]]
+    ref = (qm.qadd if op == "QLinearAdd" else qm.qmul)(
+        a, f32[0], params[1], b, f32[1], params[3], f32[2], params[5], dtype, relu=True)
+    np.testing.assert_array_equal(got, ref)
+    assert got.min() >= params[5]
+
+
+def test_qlinear_binary_errors():
+    import mace
+    a = data((4,), np.uint8, 0)
+    consts = {"s": np.float32(0.1), "z": np.array(3, np.uint8), "zi": np.array(3, np.int8)}
+    with pytest.raises(mace.MaceError, match="zero point"):
+        run_mace_ops([("QLinearAdd", ["a", "s", "zi", "a", "s", "z", "s", "z"], ["y"], {})],
+                     {"a": a}, [("y", np.dtype(np.uint8))], consts)
+    with pytest.raises(mace.MaceError, match="activation"):
+        run_mace_ops([("QLinearMul", ["a", "s", "z", "a", "s", "z", "s", "z"], ["y"],
+                       {"activation": "TANH"})], {"a": a}, [("y", np.dtype(np.uint8))], consts)
+    consts["neg"] = np.float32(-1.0)
+    with pytest.raises(mace.MaceError, match="positive"):
+        run_mace_ops([("QLinearMul", ["a", "neg", "z", "a", "s", "z", "s", "z"], ["y"], {})],
+                     {"a": a}, [("y", np.dtype(np.uint8))], consts)
+
+
+def test_optional_zero_points_absent():
+    """com.microsoft's input zero points are optional: absent means 0. onnxruntime refuses
+    the empty inputs at type inference, so its reference is the same node with explicit
+    zeros (equal by the op's definition)."""
+    tt = TensorProto.UINT8
+
+    def model(zps):
+        inits = [numpy_helper.from_array(np.array(v, np.float32), n)
+                 for n, v in (("sa", 0.05), ("sb", 0.07), ("sc", 0.1))]
+        inits += [numpy_helper.from_array(np.array(0, np.uint8), n) for n in ("za", "zb", "zc")]
+        za, zb = ("za", "zb") if zps else ("", "")
+        node = helper.make_node("QLinearAdd", ["a", "sa", za, "b", "sb", zb, "sc", "zc"], ["y"],
+                                domain="com.microsoft")
+        g = helper.make_graph([node], "q", [helper.make_tensor_value_info("a", tt, [3, 4]),
+                                            helper.make_tensor_value_info("b", tt, [3, 4])],
+                              [helper.make_tensor_value_info("y", tt, None)], initializer=inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                                helper.make_opsetid("com.microsoft", 1)])
+        m.ir_version = 8
+        return m
+    a, b = data((3, 4), np.uint8, 5), data((3, 4), np.uint8, 6)
+    got = run_mace(model(False), {"a": a, "b": b})[0]
+    f = [float(np.float32(v)) for v in (0.05, 0.07, 0.1)]
+    np.testing.assert_array_equal(got, qm.qadd(a, f[0], 0, b, f[1], 0, f[2], 0, np.uint8))
+    ref = run_ort(model(True), {"a": a, "b": b})[0]
+    assert np.abs(got.astype(int) - ref.astype(int)).max() <= 1
