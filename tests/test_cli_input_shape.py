@@ -4,6 +4,7 @@ batch of 1; the converter's own message for such an input names Session's `input
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import pytest
 from onnx import helper
 
@@ -89,13 +90,24 @@ def test_input_shape_with_config_is_refused(tmp_path, capsys):
 
 
 def test_converter_message_names_session_keyword():
-    """The symbolic-dim error says how to pass shapes to Session (input_shapes=) and to convert
-    (inputs=)."""
+    """An input with no shape in the model: the error says how to pass one to Session
+    (input_shapes=) and to convert (inputs=)."""
     model = make_model([helper.make_node("Relu", ["x"], ["y"])],
-                       [("x", np.float32, [2, "C"])], [("y", np.float32, [2, "C"])])
+                       [("x", np.float32, [2, 5])], [("y", np.float32, [2, 5])])
+    model.graph.input[0].type.tensor_type.ClearField("shape")
     with pytest.raises(mace.InvalidInputError) as e:
         mace.Session(model)
     msg = str(e.value)
     assert "input_shapes={'x': [...]}" in msg and "mace.convert(..., inputs=" in msg, msg
     sess = mace.Session(model, input_shapes={"x": [2, 5]})
     assert sess.run(np.full((2, 5), -1, np.float32)).max() == 0.0
+
+
+def test_shapeless_input_asks_for_input_shape(tmp_path, capsys):
+    path = _model(tmp_path)
+    m = onnx.load(path)
+    m.graph.input[0].type.tensor_type.ClearField("shape")
+    onnx.save(m, path)
+    assert cli.main(["run", path]) == 2
+    assert "input 'x' has no shape in the model; give it with --input_shape x:" in \
+        capsys.readouterr().err
