@@ -403,6 +403,28 @@ def test_torch_exported(name):
     check_model(onnx.load(path), {"x": rand(1, 4, 10, 10, seed=7, low=-4, high=4)})
 
 
+@pytest.mark.parametrize("name,act,gone", [
+    ("gpt2_ts", "GELU_TANH", 12), ("gpt2_dynamo", "GELU_TANH", 12), ("bert_ts", "GELU", 10),
+    ("vit_ts", "GELU", 10)])
+def test_exported_transformers(name, act, gone):
+    """GPT-2's NewGELU (tanh form) and BERT's / ViT's erf GELU as torch exported them (the
+    models of tests/data/exported, run at four shapes against onnxruntime by
+    test_dynamic_shapes.py): every chain becomes one fused activation, `gone` ops fewer than
+    with the pattern fusions off, and no Tanh or Erf is left."""
+    from test_dynamic_shapes import EXPORTED, _refilled
+    path = os.path.join(EXPORTED, name + ".onnx")
+    if not os.path.exists(path):
+        pytest.skip(f"{path} is absent")
+    model = _refilled(path)
+    ops = convert(model).graph.ops
+    off = [t for t in transforms.TRANSFORMS if t not in PATTERN_FUSIONS]
+    assert len(transforms.optimize(convert(model, optimize=False).graph, off).ops) \
+        - len(ops) == gone
+    assert any(op.args.get("activation") == act for op in ops)
+    assert not any(op.args.get("activation") == "TANH" or op.args.get("type") == "ERF"
+                   for op in ops)
+
+
 # --- the engine's GELU_TANH and MISH against NumPy (float64) ---------------------------------
 
 def _wide_x():
