@@ -253,7 +253,8 @@ static void dw_range(void *ctx, int64_t begin, int64_t end) {
       .in_h = st->h, .in_w = st->w, .out_h = st->oh, .out_w = st->ow, .k_h = st->kh,
       .k_w = st->kw, .stride_h = st->strides[0], .stride_w = st->strides[1],
       .dilation_h = st->dilations[0], .dilation_w = st->dilations[1], .pad_top = st->pad_t,
-      .pad_left = st->pad_l, .x_signed = st->x_signed, .x_zp = st->x_zp, .out = st->out};
+      .pad_left = st->pad_l, .x_signed = st->x_signed, .x_zp = st->x_zp, .out = st->out,
+      .requant = st->f->requant};
   for (int64_t item = begin; item < end; ++item) {
     const int64_t c = item % st->c_out;
     a.bias = bias(st)[c];

@@ -15,6 +15,9 @@ typedef struct mace_q8_dwconv_args {
   int32_t x_zp;
   int32_t bias, mult, shift; /* the channel's i32 bias and requantization (mace_requant_params) */
   mace_qgemm_out out;
+  /* NULL, or an output stage computing the same formula (an int8 GEMM family's vector stage,
+   * kernels/cpu/qgemm.h) used for whole rows */
+  mace_qgemm_requant_fn requant;
 } mace_q8_dwconv_args;
 
 /* y[oy, ox] = requant(bias + sum over the taps inside x of w[ky, kx] * (x[iy, ix] - x_zp)):

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels/cpu/ref/requant.h"
+#include "ops/qgemm_dispatch.h"
 #include "ops/simd_dispatch.h"
 #include "test_util.h"
 
@@ -38,14 +39,22 @@ static void check(const mace_simd_kernels *v, int64_t k, int64_t stride, int64_t
     int8_t wt[49];
     for (int64_t i = 0; i < h * w; ++i) x[i] = (uint8_t)test_rand16(&seed);
     for (int64_t i = 0; i < k * k; ++i) wt[i] = (int8_t)((int)(test_rand16(&seed) % 255) - 127);
+    const mace_qgemm_family *const *fams;
+    const int nf = mace_qgemm_families(&fams);
+    a.requant = NULL;
     mace_q8_dwconv__ref(&a, x, wt, want);
-    memset(got, 0x5A, (size_t)nout);
-    v->q8_dwconv(&a, x, wt, got);
-    ++cases;
-    if (memcmp(got, want, (size_t)nout) != 0)
-      FAIL("%s k=%lld stride=%lld dil=%lld pad=%lld %lldx%lld x_signed=%d out_signed=%d", v->name,
-           (long long)k, (long long)stride, (long long)dil, (long long)pad, (long long)h,
-           (long long)w, x_signed, out_signed);
+    /* the scalar formula, then each int8 GEMM family's output stage */
+    for (int fi = -1; fi < nf; ++fi) {
+      a.requant = fi < 0 ? NULL : fams[fi]->requant;
+      memset(got, 0x5A, (size_t)nout);
+      v->q8_dwconv(&a, x, wt, got);
+      ++cases;
+      if (memcmp(got, want, (size_t)nout) != 0)
+        FAIL("%s (output stage %s) k=%lld stride=%lld dil=%lld pad=%lld %lldx%lld x_signed=%d "
+             "out_signed=%d", v->name, fi < 0 ? "scalar" : fams[fi]->name, (long long)k,
+             (long long)stride, (long long)dil, (long long)pad, (long long)h, (long long)w,
+             x_signed, out_signed);
+    }
     free(x);
     free(want);
     free(got);
