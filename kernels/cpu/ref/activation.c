@@ -23,7 +23,7 @@ static inline float swishf_(float x, float alpha) {
  * where erf(x / sqrt(2)) nears -1. Where erfc underflows (x below about -38), -0. */
 static inline float geluf_(float x) {
   const double t = erfc(-(double)x * 0.70710678118654752440);
-  return t > 0.0 ? (float)(0.5 * (double)x * t) : -0.0f;
+  return t > 0.0 || t != t ? (float)(0.5 * (double)x * t) : -0.0f; /* NaN kept */
 }
 
 static inline float hardsigmoidf_(float x, float alpha, float beta) {
@@ -43,12 +43,12 @@ void mace_f32_activation__ref(const mace_activation *act, const float *in, float
       }
       break;
     case MACE_ACT_RELU:
-      for (i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+      for (i = 0; i < n; ++i) out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN, -0 kept */
       break;
     case MACE_ACT_RELUX:
       for (i = 0; i < n; ++i) {
-        float x = in[i] > 0.0f ? in[i] : 0.0f;
-        out[i] = x < beta ? x : beta;
+        float x = in[i] < 0.0f ? 0.0f : in[i];
+        out[i] = x > beta ? beta : x; /* NaN kept */
       }
       break;
     case MACE_ACT_LEAKYRELU:

@@ -1,0 +1,289 @@
+"""IEEE semantics: NaN, +Inf, -Inf and -0.0 through activations (standalone and fused into
+Conv / Gemm / MatMul / Add), Clip, max / average pooling (plain and the blocked NCHWc path),
+reductions and Softmax, compared with onnxruntime's result: the NaN pattern exactly, the
+infinities and signs of zero exactly, the rest at the project tolerance. Run in-process at the
+detected ISA and, through subprocesses, under each MACE_CPU_ISA the CPU has (the ISA is chosen
+once per process).
+
+Where onnxruntime departs from the ONNX spec the test follows the spec and says so:
+- Relu / Clip(0, 6) on NaN: both give NaN (ONNX: max(0, NaN) is NaN); onnxruntime agrees.
+- MaxPool and ReduceMax / ReduceMin over a window holding a NaN: onnxruntime's result depends
+  on where the NaN sits (its kernels use `a > b ? a : b` over the window), so for those the
+  test only asks mace to be NaN where onnxruntime is, and checks the windows without NaN
+  exactly (see _nan_free_windows_only)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from helpers import cpu_flags, run_mace, run_ort
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], np.float32)
+
+
+def _sweep(shape, seed=0, frac=0.15):
+    """Ordinary values in [-3, 3] with about `frac` of the elements NaN, +Inf, -Inf, -0 or +0,
+    plus a few large and tiny magnitudes (exp overflow / underflow)."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-3, 3, size=shape).astype(np.float32)
+    flat = x.reshape(-1)
+    n = flat.size
+    idx = rng.choice(n, size=max(5, int(frac * n)), replace=False)
+    flat[idx] = SPECIALS[np.arange(idx.size) % SPECIALS.size]
+    extra = rng.choice(np.setdiff1d(np.arange(n), idx), size=min(4, n - idx.size), replace=False)
+    flat[extra] = np.array([100.0, -100.0, 1e-30, -1e-30], np.float32)[:extra.size]
+    return x
+
+
+def assert_same_ieee(got, ref, what="", rtol=1e-4, atol=1e-5, nan_only_where_ref=False):
+    """NaN where ref is NaN (and, unless nan_only_where_ref, nowhere else), the same infinities
+    and signed zeros, the finite rest within atol + rtol |ref| element-wise."""
+    got, ref = np.asarray(got), np.asarray(ref)
+    assert got.dtype == ref.dtype, f"{what}: dtype {got.dtype} != {ref.dtype}"
+    assert got.shape == ref.shape, f"{what}: shape {got.shape} != {ref.shape}"
+    gn, rn = np.isnan(got), np.isnan(ref)
+    if nan_only_where_ref:
+        bad = rn & ~gn
+    else:
+        bad = gn != rn
+    assert not bad.any(), (f"{what}: NaN pattern differs at {np.argwhere(bad)[:8].tolist()}: "
+                           f"mace {got[bad][:8]} onnxruntime {ref[bad][:8]}")
+    both = ~gn & ~rn
+    g, r = got[both], ref[both]
+    inf = np.isinf(r) | np.isinf(g)
+    assert np.array_equal(g[inf], r[inf]), f"{what}: infinities differ: {g[inf]} vs {r[inf]}"
+    fin = ~inf
+    err = np.abs(g[fin].astype(np.float64) - r[fin])
+    lim = atol + rtol * np.abs(r[fin].astype(np.float64))
+    assert (err <= lim).all(), f"{what}: max element error {np.max(err - lim):.3g} over bound"
+    zero = fin & (r == 0) & (g == 0)
+    # The sign of an exact zero result is compared where onnxruntime's kernel is the plain
+    # IEEE operation (activations and Clip); callers pass signed_zero=False otherwise.
+    return zero, g, r
+
+
+def _check(model, feeds, signed_zero=True, **kw):
+    ref = run_ort(model, feeds)
+    got = run_mace(model, feeds, num_threads=1)
+    for i, (g, r) in enumerate(zip(got, ref)):
+        zero, gg, rr = assert_same_ieee(g, r, what=f"output {i}", **kw)
+        if signed_zero:
+            assert np.array_equal(np.signbit(gg[zero]), np.signbit(rr[zero])), \
+                f"output {i}: signs of zero differ"
+    return got, ref
+
+
+def make_model(nodes, inputs, outputs, initializers=(), opset=13):
+    """helpers.make_model with the output shapes left to ONNX shape inference."""
+    graph = helper.make_graph(
+        list(nodes), "nan", [helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
+                             for n, _, s in inputs],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n, _, _ in outputs],
+        initializer=[numpy_helper.from_array(a, n) for n, a in initializers])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = min(model.ir_version, 8)
+    model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    onnx.checker.check_model(model)
+    return model
+
+
+def _unary(op, attrs=None, opset=13, shape=(3, 37), extra_inputs=(), inits=()):
+    node = helper.make_node(op, ["x", *extra_inputs], ["y"], **(attrs or {}))
+    return make_model([node], [("x", np.float32, list(shape))], [("y", np.float32, None)],
+                      initializers=inits, opset=opset)
+
+
+# Standalone activations. Lengths 3 x 37 cover the vector body and the ragged tail of every
+# vector width.
+ACTS = [
+    ("Relu", {}, 13), ("LeakyRelu", {"alpha": 0.1}, 13), ("Sigmoid", {}, 13), ("Tanh", {}, 13),
+    ("HardSigmoid", {"alpha": 0.2, "beta": 0.5}, 13), ("HardSwish", {}, 14), ("Elu", {}, 13),
+    ("Gelu", {}, 20),
+]
+
+
+@pytest.mark.parametrize("op,attrs,opset", ACTS, ids=[a[0] for a in ACTS])
+@pytest.mark.parametrize("n", [5, 37, 300])
+def test_activation(op, attrs, opset, n):
+    _check(_unary(op, attrs, opset, shape=(3, n)), {"x": _sweep((3, n), seed=n)},
+           signed_zero=op in ("Relu", "LeakyRelu"))
+
+
+def test_swish():
+    """x * Sigmoid(x), which the converter fuses into one SWISH activation."""
+    nodes = [helper.make_node("Sigmoid", ["x"], ["s"]), helper.make_node("Mul", ["x", "s"], ["y"])]
+    m = make_model(nodes, [("x", np.float32, [3, 37])], [("y", np.float32, None)])
+    _check(m, {"x": _sweep((3, 37))}, signed_zero=False)
+
+
+CLIPS = [(0.0, 6.0), (0.0, None), (-1.0, 1.0), (None, 2.5), (-np.inf, np.inf)]
+
+
+@pytest.mark.parametrize("lo,hi", CLIPS, ids=[f"{a}_{b}" for a, b in CLIPS])
+def test_clip(lo, hi):
+    inputs, inits = [], []
+    for name, v in (("lo", lo), ("hi", hi)):
+        inputs.append(name if v is not None else "")
+        if v is not None:
+            inits.append((name, np.array(v, np.float32)))
+    while inputs and inputs[-1] == "":
+        inputs.pop()
+    m = _unary("Clip", extra_inputs=inputs, inits=inits, shape=(3, 37))
+    _check(m, {"x": _sweep((3, 37), seed=3)})
+
+
+# Fused activations: NaN / Inf in the input propagate through the product and must survive the
+# clamp in the GEMM tile epilogue (Relu, Clip(0, 6)) and the fused activation of the others.
+FUSED_ACTS = [("Relu", {}, []), ("Clip", {}, [0.0, 6.0]), ("LeakyRelu", {"alpha": 0.1}, []),
+              ("Sigmoid", {}, []), ("Tanh", {}, [])]
+
+
+def _act_node(op, attrs, bounds, src, inits):
+    ins = [src]
+    for k, v in enumerate(bounds):
+        inits.append((f"b{k}", np.array(v, np.float32)))
+        ins.append(f"b{k}")
+    return helper.make_node(op, ins, ["y"], **attrs)
+
+
+@pytest.mark.parametrize("act", FUSED_ACTS, ids=[a[0] for a in FUSED_ACTS])
+@pytest.mark.parametrize("k", [1, 3])
+def test_conv_fused(act, k):
+    rng = np.random.default_rng(k)
+    cin, cout = 8, 24
+    w = rng.uniform(-1, 1, (cout, cin, k, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, cout).astype(np.float32)
+    inits = [("w", w), ("b", b)]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[k, k],
+                              pads=[k // 2] * 4),
+             _act_node(*act, "c", inits)]
+    m = make_model(nodes, [("x", np.float32, [1, cin, 9, 11])], [("y", np.float32, None)],
+                   initializers=inits)
+    x = _sweep((1, cin, 9, 11), seed=k, frac=0.01)
+    _check(m, {"x": x}, signed_zero=False, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("act", FUSED_ACTS, ids=[a[0] for a in FUSED_ACTS])
+@pytest.mark.parametrize("op", ["Gemm", "MatMul"])
+@pytest.mark.parametrize("m_rows", [1, 13])
+def test_gemm_matmul_fused(act, op, m_rows):
+    rng = np.random.default_rng(m_rows)
+    kdim, n = 20, 37
+    w = rng.uniform(-1, 1, (kdim, n)).astype(np.float32)
+    bias = rng.uniform(-1, 1, n).astype(np.float32)
+    inits = [("w", w), ("bias", bias)]
+    if op == "Gemm":
+        first = helper.make_node("Gemm", ["x", "w", "bias"], ["c"])
+    else:
+        first = helper.make_node("MatMul", ["x", "w"], ["c"])
+    nodes = [first, _act_node(*act, "c", inits)]
+    m = make_model(nodes, [("x", np.float32, [m_rows, kdim])], [("y", np.float32, None)],
+                   initializers=inits)
+    x = _sweep((m_rows, kdim), seed=m_rows, frac=0.02)
+    _check(m, {"x": x}, signed_zero=False, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("act", FUSED_ACTS, ids=[a[0] for a in FUSED_ACTS])
+def test_add_fused(act):
+    inits = []
+    nodes = [helper.make_node("Add", ["x", "z"], ["c"]), _act_node(*act, "c", inits)]
+    m = make_model(nodes, [("x", np.float32, [3, 37]), ("z", np.float32, [3, 37])],
+                   [("y", np.float32, None)], initializers=inits)
+    _check(m, {"x": _sweep((3, 37), seed=1), "z": _sweep((3, 37), seed=2)}, signed_zero=False)
+
+
+POOLS = [
+    ("MaxPool", {"kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1]}),
+    ("MaxPool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ("MaxPool", {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1]}),
+    ("AveragePool", {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    ("GlobalMaxPool", {}), ("GlobalAveragePool", {}),
+]
+
+
+def _pool_ids(p):
+    return p[0] + "-" + "-".join(f"{k}{v}" for k, v in p[1].items()).replace(" ", "")
+
+
+@pytest.mark.parametrize("op,attrs", POOLS, ids=[_pool_ids(p) for p in POOLS])
+@pytest.mark.parametrize("c", [3, 16])
+def test_pool(op, attrs, c):
+    shape = (1, c, 10, 11)
+    m = make_model([helper.make_node(op, ["x"], ["y"], **attrs)],
+                   [("x", np.float32, list(shape))], [("y", np.float32, None)])
+    _check(m, {"x": _sweep(shape, seed=c, frac=0.03)}, signed_zero=False)
+
+
+@pytest.mark.parametrize("op", ["MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"])
+def test_pool_nchwc(op):
+    """A 1x1 convolution before the pool puts it on the blocked layout (when the ISA has one);
+    identity weights keep each NaN / Inf in its pixel (0 * Inf is NaN, in both)."""
+    c = 16
+    attrs = ({"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}
+             if not op.startswith("Global") else {})
+    inits = [("w", np.eye(c, dtype=np.float32).reshape(c, c, 1, 1))]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[1, 1]),
+             helper.make_node(op, ["c"], ["y"], **attrs)]
+    shape = (1, c, 9, 10)
+    m = make_model(nodes, [("x", np.float32, list(shape))], [("y", np.float32, None)],
+                   initializers=inits)
+    _check(m, {"x": _sweep(shape, seed=5, frac=0.01)}, signed_zero=False)
+
+
+REDUCES = ["ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean", "ReduceProd", "ReduceL1",
+           "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp"]
+
+
+@pytest.mark.parametrize("op", REDUCES)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_reduce(op, axis):
+    shape = (4, 5, 37)
+    m = make_model([helper.make_node(op, ["x"], ["y"], axes=[axis], keepdims=1)],
+                   [("x", np.float32, list(shape))], [("y", np.float32, None)], opset=13)
+    _check(m, {"x": _sweep(shape, seed=7, frac=0.02)}, signed_zero=False)
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+@pytest.mark.parametrize("axis", [-1, 1])
+@pytest.mark.parametrize("n", [3, 37, 1000])
+def test_softmax(op, axis, n):
+    shape = (4, n) if axis == -1 else (2, n, 5)
+    m = make_model([helper.make_node(op, ["x"], ["y"], axis=axis)],
+                   [("x", np.float32, list(shape))], [("y", np.float32, None)], opset=13)
+    x = _sweep(shape, seed=n, frac=0.0)
+    # Rows with one NaN, one +Inf, two +Inf, one -Inf, all -Inf, none.
+    xt = np.moveaxis(x, axis, -1)
+    xt[0, ..., 1] = np.nan
+    xt[1, ..., 0] = np.inf
+    if xt.shape[0] > 2:
+        xt[2, ..., :] = -np.inf
+        xt[3, ..., 2] = -np.inf
+    _check(m, {"x": x}, signed_zero=False)
+
+
+# Each ISA the machine has, in a subprocess (skipped inside one).
+FLAGS = cpu_flags()
+ISAS = {"ref": True, "avx2": {"avx2", "fma"} <= FLAGS,
+        "avx512": {"avx2", "fma", "avx512f", "avx512bw"} <= FLAGS}
+
+
+@pytest.mark.skipif(os.environ.get("MACE_NAN_SUBPROCESS") == "1", reason="inside a subprocess")
+@pytest.mark.parametrize("isa", list(ISAS))
+def test_under_each_isa(isa):
+    if not ISAS[isa]:
+        pytest.skip(f"this CPU has no {isa}")
+    env = dict(os.environ, MACE_CPU_ISA=isa, MACE_NAN_SUBPROCESS="1")
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                          os.path.join(HERE, "test_nan_semantics.py")], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, f"MACE_CPU_ISA={isa}:\n{res.stdout[-4000:]}\n{res.stderr[-2000:]}"
+    assert " passed" in res.stdout
