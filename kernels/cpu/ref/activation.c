@@ -20,10 +20,11 @@ static inline float swishf_(float x, float alpha) {
 }
 
 /* x * (1 + erf(x / sqrt(2))) / 2 as x * erfc(-x / sqrt(2)) / 2 in double: no cancellation
- * where erf(x / sqrt(2)) nears -1. Where erfc underflows (x below about -38), -0. */
+ * where erf(x / sqrt(2)) nears -1. Where erfc underflows (x below about -38), -0; NaN and -Inf
+ * (-Inf * 0, as onnxruntime) give NaN. */
 static inline float geluf_(float x) {
   const double t = erfc(-(double)x * 0.70710678118654752440);
-  return t > 0.0 || t != t ? (float)(0.5 * (double)x * t) : -0.0f; /* NaN kept */
+  return t > 0.0 || !(x > -INFINITY) ? (float)(0.5 * (double)x * t) : -0.0f;
 }
 
 static inline float hardsigmoidf_(float x, float alpha, float beta) {
