@@ -202,6 +202,14 @@ static void pack_b(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int6
           v ^= f4;
           memcpy(d + j * 4, &v, sizeof(v));
         }
+      } else if (full_k && g->b_rs == 1 && ku == 2) {
+        const uint16_t f2 = (uint16_t)(flip * 0x0101u);
+        for (int64_t j = 0; j < cols; ++j) {
+          uint16_t v;
+          memcpy(&v, b + (col0 + j) * g->b_cs + k0, sizeof(v));
+          v ^= f2;
+          memcpy(d + j * 2, &v, sizeof(v));
+        }
       } else {
         for (int64_t j = 0; j < cols; ++j)
           for (int64_t u = 0; u < ku; ++u)
