@@ -8,7 +8,7 @@ from mace.errors import UnsupportedError
 from . import register
 from .eltwise import emit_eltwise
 
-_FLT_BIG = 3.4e38  # ONNX's pre-11 Clip defaults are +-FLT_MAX: no bound
+_FLT_BIG = 3.4e38  # at least this: +-FLT_MAX (ONNX's Clip defaults)
 
 
 def _fail(node, why: str):
@@ -82,13 +82,20 @@ def prelu(ctx, node):
     ctx.emit("Activation", [x, slope], [node.output[0]], node, activation="PRELU")
 
 
-def _bound(ctx, node, i: int, attr: str, a: dict):
-    """(constant value or None, tensor name or "") of Clip's min (i=1) / max (i=2)."""
+def _bound(ctx, node, i: int, attr: str, a: dict, is_f32: bool):
+    """(constant value or None, tensor name or "") of Clip's min (i=1) / max (i=2). An absent
+    float bound is ONNX's default, -FLT_MAX / +FLT_MAX (so Clip(+Inf) with no max is FLT_MAX, as
+    the spec and onnxruntime say); None only where no clamp changes anything (an infinite bound
+    on its own side, an absent integer bound)."""
+    flt_max = float(np.finfo(np.float32).max)
+    default = (-flt_max if i == 1 else flt_max) if is_f32 else None
     if ctx.opset < 11:
         v = a.get(attr)
-        return (None if v is None or abs(v) >= _FLT_BIG else float(v)), ""
+        if v is None or abs(v) >= _FLT_BIG:
+            return default, ""
+        return float(v), ""
     if not ctx.has_input(node, i):
-        return None, ""
+        return default, ""
     name = ctx.input(node, i)
     c = ctx.const(name)
     if c is None:
@@ -97,8 +104,10 @@ def _bound(ctx, node, i: int, attr: str, a: dict):
     if v.size != 1:
         _fail(node, f"input {i} must be a scalar")
     v = v[0]
-    if v.dtype.kind == "f" and (not np.isfinite(v) or abs(float(v)) >= _FLT_BIG):
-        return None, ""
+    if v.dtype.kind == "f" and not np.isfinite(v) and (v < 0) == (i == 1):
+        return None, ""  # -Inf as min, +Inf as max: no clamp
+    if v.dtype.kind == "f" and np.isfinite(v) and abs(float(v)) >= _FLT_BIG:
+        return (flt_max if v > 0 else -flt_max), ""
     return v, ""
 
 
@@ -109,10 +118,10 @@ def clip(ctx, node):
     dt = ctx.dtype(x)
     if dt is not None and dt not in (np.float32, np.int32, np.int64):
         _fail(node, f"input dtype {dt} is not supported")
-    lo, lo_t = _bound(ctx, node, 1, "min", a)
-    hi, hi_t = _bound(ctx, node, 2, "max", a)
-    out = node.output[0]
     is_f32 = dt is None or dt == np.float32
+    lo, lo_t = _bound(ctx, node, 1, "min", a, is_f32)
+    hi, hi_t = _bound(ctx, node, 2, "max", a, is_f32)
+    out = node.output[0]
     if is_f32 and not lo_t and not hi_t and lo is not None and float(lo) == 0.0:
         if hi is None:
             ctx.emit("Activation", [x], [out], node, activation="RELU")

@@ -7,7 +7,8 @@
 
 /* What a microkernel applies to its tile before storing it (the last K block only): + bias,
  * then a clamp. bias points at the tile's first row's (bias_per_row) or first column's value,
- * NULL for none; clamp 0: none, 1: max(x, 0) (RELU), 2: min(max(x, 0), hi) (RELUX, RELU6).
+ * NULL for none; clamp 0: none, 1: max(x, 0) (RELU), 2: min(max(x, 0), hi) (RELUX, RELU6),
+ * both keeping NaN (ONNX Relu(NaN) is NaN) and -0.
  * In registers, so a separate pass over the tile (which re-read what the masked stores had just
  * written, a stalled store-to-load forward) is not needed: in pointwise convolutions followed
  * by ReLU6 that pass had been a large share of the time. */
@@ -31,8 +32,8 @@ static inline void mace_gemm_store_partial(const float *t, int64_t tile_nr, floa
       if (ep) {
         if (ep->bias) v += ep->bias[ep->bias_per_row ? i : j];
         if (ep->clamp) {
-          v = v > 0.0f ? v : 0.0f;  /* NaN -> 0, as max(x, 0) in the vector code */
-          if (ep->clamp == 2) v = v < ep->hi ? v : ep->hi;
+          v = v < 0.0f ? 0.0f : v;  /* NaN and -0 kept, as max(0, x) in the vector code */
+          if (ep->clamp == 2) v = v > ep->hi ? ep->hi : v;
         }
       }
       c[i * ldc + j] = v;

@@ -60,5 +60,6 @@ int main(void) {
             for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); ++w)
               check(v, k, stride, dil, pad, 3, widths[w], ++seed);
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD variant(s), %ld cases", tested, cases);
 }

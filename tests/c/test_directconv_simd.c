@@ -166,6 +166,7 @@ int main(void) {
     check(v, 3, 32, 3, 9, 224, 2, 1, 1, 1, 1, 1, MACE_ACT_SWISH, 3, ++seed);
     check(v, 3, 64, 3, 9, 224, 2, 0, 0, 0, 0, 1, MACE_ACT_RELU, 0, ++seed);
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD variant(s) of %d, %ld cases, %ld values checked", tested, nv,
                      cases, checked);
 }

@@ -143,6 +143,7 @@ int main(void) {
         }
       }
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD variant(s) of %d, %ld cases, %ld values checked", tested, nv,
                      cases, checked);
 }

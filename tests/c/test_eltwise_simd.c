@@ -134,5 +134,6 @@ int main(void) {
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); ++t)
       for (int rep = 0; rep < 300; ++rep) check_bcast(v, types[t], &seed);
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD variant(s) of %d, %ld values checked", tested, nv, checked);
 }

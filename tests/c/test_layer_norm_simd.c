@@ -201,6 +201,7 @@ int main(void) {
             check_nchwc(v, blocks[bk], 2, chans[ci], 7, rms ? 0.0f : offsets[ci % 2], bm, rms,
                         ++seed);
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD variant(s), %ld values checked, largest error %.3g of "
                      "the bound", tested, checked, worst);
 }

@@ -214,6 +214,7 @@ int main(void) {
     test_binary(v, &seed);
     tested += 3;
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD kernel(s) over %d variant(s), %ld cases, %ld values "
                      "checked", tested, nv, cases, checked);
 }

@@ -651,6 +651,7 @@ int main(void) {
       tested += 2;
     }
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD kernel(s) over %d variant(s), %ld cases, %ld values "
                      "checked", tested, nv, cases, checked);
 }

@@ -141,6 +141,7 @@ int main(void) {
         check(v, hh, widths[wi], 2, 3, 2, 1, 1, 1, 1, 1, 1, 32u);
       }
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD variant(s) of %d, %ld cases, %ld values checked", tested, nv,
                      cases, checked);
 }

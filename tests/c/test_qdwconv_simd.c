@@ -66,10 +66,11 @@ int main(void) {
   const int nv = mace_simd_variants(&vs);
   static const int64_t widths[] = {1, 5, 17, 64, 300};
   unsigned seed = 1;
-  int tested = 0;
+  int tested = 0, simd = 0;
   for (int vi = 0; vi < nv; ++vi) {
     if (!vs[vi]->q8_dwconv) continue;
     ++tested;
+    if (vs[vi]->isa != MACE_ISA_REF) ++simd;
     for (int64_t k = 1; k <= 7; k += 2)
       for (int64_t stride = 1; stride <= 2; ++stride)
         for (int64_t dil = 1; dil <= 2; ++dil)
@@ -80,5 +81,6 @@ int main(void) {
             }
   }
   CHECK(tested == nv, "every variant has an int8 depthwise kernel");
+  TEST_REQUIRE_SIMD_VARIANTS(simd);
   return TEST_FINISH("%ld cases over %d variants", cases, tested);
 }

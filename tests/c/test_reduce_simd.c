@@ -119,6 +119,7 @@ int main(void) {
         for (int64_t outer = 1; outer <= 3; outer += 2)
           for (int sp = 0; sp < 3; ++sp) check_cols(v, outer, counts[ci], inners[ii], sp, ++seed);
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD variant(s), %ld values checked", tested,
                      checked);
 }

@@ -100,6 +100,7 @@ int main(void) {
             check_inner(v, ilens[li] >= 100 ? 1 : 2, ilens[li], inners[ii], lg, ip,
                         7u + (unsigned)ii);
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD variant(s) of %d, %ld values checked, worst softmax "
                      "relative error %.2g", tested, nv, checked, worst_rel);
 }

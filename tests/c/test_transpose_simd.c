@@ -57,6 +57,7 @@ int main(void) {
         for (int64_t batch = 1; batch <= 3; batch += 2) check(v, batch, sizes[a], sizes[b], ++seed);
     check(v, 1, 128, 768, ++seed); /* attention's key */
   }
+  TEST_REQUIRE_SIMD_VARIANTS(tested);
   return TEST_FINISH("%d SIMD variant(s), %ld values checked", tested,
                      checked);
 }

@@ -3,6 +3,8 @@
  *
  *   CHECK(cond, fmt, ...)   counts a failure and reports it when cond is false
  *   FAIL(fmt, ...)          counts a failure and reports it
+ *   TEST_REQUIRE_SIMD_VARIANTS(n)   a SIMD test that checked n = 0 non-reference variants
+ *                           where the CPU has one fails
  *   return TEST_FINISH(fmt, ...);   "test_x: <details>: ok" on stdout, or "test_x: <details>:
  *                           N failure(s)" on stderr; the exit status (0 when nothing failed)
  *
@@ -77,6 +79,25 @@ static inline int test_finish_(const char *file, const char *fmt, ...) {
 }
 
 #define TEST_FINISH(...) test_finish_(__FILE__, __VA_ARGS__)
+
+/* ---- the SIMD tests' guard ------------------------------------------------------------------
+ * A SIMD test passes the number of non-reference variants it checked: on aarch64 (NEON is
+ * baseline) and on an x86-64 CPU with AVX2 + FMA that must be at least one, so a build or a
+ * dispatch table that lost its SIMD kernels fails instead of passing on nothing checked. */
+static inline void test_require_simd_(const char *file, int line, int simd_checked) {
+  int expect = 0;
+#if defined(__aarch64__)
+  expect = 1;
+#elif (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+  __builtin_cpu_init();
+  expect = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  ++test_checks;
+  if (expect && simd_checked <= 0)
+    test_fail_(file, line, NULL, "no SIMD variant was checked on a CPU that has one");
+}
+
+#define TEST_REQUIRE_SIMD_VARIANTS(n) test_require_simd_(__FILE__, __LINE__, (n))
 
 /* ---- seeded random numbers: one LCG, 16 bits a draw ------------------------------------ */
 

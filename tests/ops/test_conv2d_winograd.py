@@ -18,6 +18,15 @@ CASES = [
 ]
 
 
+# Winograd F(4x4, 3x3)'s transforms (constants up to 8 and 1/24) lose a few bits against a direct
+# sum, and an element's error follows the magnitude of its terms, not of the (possibly
+# cancelling) result: the element-wise floor here is half the scale bound, 5e-5 of the output's
+# scale max(1, max |ref|), instead of the float32 default 1e-5 absolute. The scale bound itself
+# (1e-4 of that scale) is the project's as everywhere.
+def _winograd_atol(ref):
+    return 5e-5 * max(1.0, float(np.max(np.abs(ref))))
+
+
 def _model(xs, oc, pads, act=None):
     ic = xs[1]
     inits = [("w", rand(oc, ic, 3, 3, seed=2)), ("b", rand(oc, seed=3))]
@@ -48,7 +57,8 @@ def test_conv_winograd(case, winograd):
     xs, oc, pads = case
     model = _model(xs, oc, pads)
     feeds = {"x": rand(*xs, seed=1)}
-    assert_close(_run(model, feeds, winograd), run_ort(model, feeds)[0])
+    ref = run_ort(model, feeds)[0]
+    assert_close(_run(model, feeds, winograd), ref, atol=_winograd_atol(ref))
 
 
 @pytest.mark.parametrize("winograd", [2, 4])
@@ -59,7 +69,8 @@ def test_conv_winograd_activation_threads(winograd, act, xs):
     # of tiles per thread
     model = _model(xs, 24, [1, 1, 1, 1], act)
     feeds = {"x": rand(*xs, seed=1, low=-4, high=4)}
-    assert_close(_run(model, feeds, winograd, num_threads=2), run_ort(model, feeds)[0])
+    ref = run_ort(model, feeds)[0]
+    assert_close(_run(model, feeds, winograd, num_threads=2), ref, atol=_winograd_atol(ref))
 
 
 def test_conv_winograd_bad_value():

@@ -242,7 +242,9 @@ def test_sqr_diff(sa, sb):
     from helpers import assert_close
     a, b = np.asarray(rand(*sa, seed=1)), np.asarray(rand(*sb, seed=2))
     got = _run_direct({"type": "SQR_DIFF"}, [sa, sb], [a, b])
-    assert_close(np.asarray(got), np.square(a.astype(np.float64) - b), what="SQR_DIFF")
+    # The float64 oracle rounded to the op's float32 output (assert_close compares dtypes).
+    ref = np.square(a.astype(np.float64) - b).astype(np.float32)
+    assert_close(np.asarray(got), ref, what="SQR_DIFF")
 
 
 @pytest.mark.parametrize("act", sorted(_ACT_REF))
@@ -252,7 +254,8 @@ def test_fused_activation(act):
     a, b = np.asarray(rand(*sa, seed=1)) * 4, np.asarray(rand(*sb, seed=2)) * 4
     got = _run_direct({"type": "ADD", "activation": act, **_ACT_ARGS.get(act, {})},
                       [sa, sb], [a, b])
-    assert_close(np.asarray(got), _ACT_REF[act](a.astype(np.float64) + b), what=act)
+    ref = _ACT_REF[act](a.astype(np.float64) + b).astype(np.float32)  # float32 output
+    assert_close(np.asarray(got), ref, what=act)
 
 
 @pytest.mark.parametrize("threads", [1, 3, 4])

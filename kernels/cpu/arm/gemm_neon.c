@@ -26,12 +26,12 @@ static inline void tile_ep_apply_(const mace_gemm_tile_ep *ep, float32x4_t acc[M
     }
   }
   if (ep->clamp) {
-    /* x > 0 ? x : 0 (NaN -> 0, as the reference RELU), then x < hi ? x : hi. */
+    /* x < 0 ? 0 : x, then x > hi ? hi : x: NaN and -0 kept, as the reference RELU. */
     const float32x4_t zero = vdupq_n_f32(0.0f), hi = vdupq_n_f32(ep->hi);
     for (int i = 0; i < MR; ++i)
       for (int h = 0; h < 2; ++h) {
-        float32x4_t v = vbslq_f32(vcgtq_f32(acc[i][h], zero), acc[i][h], zero);
-        if (ep->clamp == 2) v = vbslq_f32(vcltq_f32(v, hi), v, hi);
+        float32x4_t v = vbslq_f32(vcltq_f32(acc[i][h], zero), zero, acc[i][h]);
+        if (ep->clamp == 2) v = vbslq_f32(vcgtq_f32(v, hi), hi, v);
         acc[i][h] = v;
       }
   }

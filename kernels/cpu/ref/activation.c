@@ -20,10 +20,11 @@ static inline float swishf_(float x, float alpha) {
 }
 
 /* x * (1 + erf(x / sqrt(2))) / 2 as x * erfc(-x / sqrt(2)) / 2 in double: no cancellation
- * where erf(x / sqrt(2)) nears -1. Where erfc underflows (x below about -38), -0. */
+ * where erf(x / sqrt(2)) nears -1. Where erfc underflows (x below about -38), -0; NaN and -Inf
+ * (-Inf * 0, as onnxruntime) give NaN. */
 static inline float geluf_(float x) {
   const double t = erfc(-(double)x * 0.70710678118654752440);
-  return t > 0.0 ? (float)(0.5 * (double)x * t) : -0.0f;
+  return t > 0.0 || !(x > -INFINITY) ? (float)(0.5 * (double)x * t) : -0.0f;
 }
 
 /* x * (1 + tanh(u)) / 2 with u = sqrt(2 / pi) * (x + 0.044715 x^3), written as
@@ -57,12 +58,12 @@ void mace_f32_activation__ref(const mace_activation *act, const float *in, float
       }
       break;
     case MACE_ACT_RELU:
-      for (i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+      for (i = 0; i < n; ++i) out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN, -0 kept */
       break;
     case MACE_ACT_RELUX:
       for (i = 0; i < n; ++i) {
-        float x = in[i] > 0.0f ? in[i] : 0.0f;
-        out[i] = x < beta ? x : beta;
+        float x = in[i] < 0.0f ? 0.0f : in[i];
+        out[i] = x > beta ? beta : x; /* NaN kept */
       }
       break;
     case MACE_ACT_LEAKYRELU:

@@ -8,7 +8,7 @@ static float act_apply(const mace_rnn_act *a, float x) {
     case MACE_RNN_ACT_SIGMOID:
       return x >= 0.0f ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
     case MACE_RNN_ACT_TANH: return tanhf(x);
-    case MACE_RNN_ACT_RELU: return x > 0.0f ? x : 0.0f;
+    case MACE_RNN_ACT_RELU: return x < 0.0f ? 0.0f : x; /* NaN kept */
     case MACE_RNN_ACT_SOFTSIGN: return x / (1.0f + fabsf(x));
     case MACE_RNN_ACT_SOFTPLUS: return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
     case MACE_RNN_ACT_AFFINE: return a->alpha * x + a->beta;

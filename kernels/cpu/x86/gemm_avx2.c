@@ -24,8 +24,8 @@ static inline __m256i lanes_below_(int64_t n) {
     if (ep) {                                                                    \
       x_ = _mm256_add_ps(x_, row_bias ? _mm256_broadcast_ss(row_bias + (i)) : (cb)); \
       if (clamp) {                                                                  \
-        x_ = _mm256_max_ps(x_, zero);                                            \
-        if (clamp == 2) x_ = _mm256_min_ps(x_, hi);                              \
+        x_ = _mm256_max_ps(zero, x_); /* x second: maxps keeps it when NaN */    \
+        if (clamp == 2) x_ = _mm256_min_ps(hi, x_);                              \
       }                                                                          \
     }                                                                            \
     if (full)                                                                    \

@@ -28,11 +28,11 @@
         x1_ = _mm512_add_ps(x1_, cb1);                                    \
       }                                                                   \
       if (clamp) {                                                        \
-        x0_ = _mm512_max_ps(x0_, zero);                                   \
-        x1_ = _mm512_max_ps(x1_, zero);                                   \
+        x0_ = _mm512_max_ps(zero, x0_); /* x second: kept when NaN */     \
+        x1_ = _mm512_max_ps(zero, x1_);                                   \
         if (clamp == 2) {                                                 \
-          x0_ = _mm512_min_ps(x0_, hi);                                   \
-          x1_ = _mm512_min_ps(x1_, hi);                                   \
+          x0_ = _mm512_min_ps(hi, x0_);                                   \
+          x1_ = _mm512_min_ps(hi, x1_);                                   \
         }                                                                 \
       }                                                                   \
     }                                                                     \
@@ -142,8 +142,8 @@ void mace_f32_gemm_4x32__avx512(int64_t kc, const float *a, const float *b, floa
     if (ep) {                                                             \
       x0_ = _mm512_add_ps(x0_, row_bias ? _mm512_set1_ps(row_bias[i]) : cb0); \
       if (clamp) {                                                        \
-        x0_ = _mm512_max_ps(x0_, zero);                                   \
-        if (clamp == 2) x0_ = _mm512_min_ps(x0_, hi);                     \
+        x0_ = _mm512_max_ps(zero, x0_); /* x second: kept when NaN */     \
+        if (clamp == 2) x0_ = _mm512_min_ps(hi, x0_);                     \
       }                                                                   \
     }                                                                     \
     _mm512_mask_storeu_ps(row_, m0, x0_);                                 \
