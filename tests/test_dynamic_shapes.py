@@ -9,7 +9,7 @@ import pytest
 from onnx import TensorProto, numpy_helper
 from onnx import helper as h
 
-from helpers import assert_close, make_model, rand, run_ort
+from helpers import assert_close, make_model, rand, run_ort, scale_atol
 
 import mace
 
@@ -415,7 +415,8 @@ def test_a_model_the_probe_sizes_do_not_suit_builds_at_the_first_run():
         sess.memory_stats()
     for shape in ((1, 2, 64, 40), (1, 2, 37, 90), (1, 2, 64, 40)):
         xs = rand(*shape)
-        assert_close(sess.run(xs), run_ort(m, {"x": xs})[0], what=str(shape))
+        ref = run_ort(m, {"x": xs})[0]  # six 7x7 convolutions deep: outputs to +-60 (scale_atol)
+        assert_close(sess.run(xs), ref, what=str(shape), atol=scale_atol(ref))
         assert sess.inputs[0].shape == shape
     assert sess.model is not None
     with pytest.raises(mace.MaceError, match="output size"):

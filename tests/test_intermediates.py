@@ -10,7 +10,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from helpers import ORT_PROVIDERS, assert_close, make_model, nchwc_block, rand
+from helpers import ORT_PROVIDERS, assert_close, make_model, nchwc_block, rand, scale_atol
 
 import mace
 from mace import zoo
@@ -49,7 +49,9 @@ def compare_all(model: onnx.ModelProto, feeds: dict, got: dict) -> set[str]:
     ref = ort_tensors(model, feeds, common)
     for n in common:
         assert got[n].dtype == ref[n].dtype, f"{n}: dtype {got[n].dtype} != {ref[n].dtype}"
-        assert_close(got[n], ref[n], what=n)
+        # Deep in a random-weight network (ReLU6 outputs to 6 after tens of layers): every element
+        # within the project's scale bound, 1e-4 of the tensor's scale (twice scale_atol).
+        assert_close(got[n], ref[n], what=n, atol=2 * scale_atol(ref[n]))
     return set(common)
 
 

@@ -3,7 +3,7 @@ import threading
 
 import numpy as np
 
-from helpers import assert_close, run_ort
+from helpers import assert_close, run_ort, scale_atol
 
 import mace
 from mace import zoo
@@ -19,7 +19,7 @@ def test_two_sessions_running_concurrently_stay_correct():
     def work(sess):
         try:
             for _ in range(10):
-                assert_close(sess.run(x), ref)
+                assert_close(sess.run(x), ref, atol=scale_atol(ref))  # a whole network
         except AssertionError as e:  # collected and re-raised in the main thread
             errors.append(e)
 
