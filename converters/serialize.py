@@ -1,6 +1,9 @@
 """ir.Graph -> (NetDef bytes, weights blob): every constant 64-byte aligned in one blob."""
 from __future__ import annotations
 
+import struct
+import zlib
+
 import numpy as np
 
 from mace import proto
@@ -285,7 +288,21 @@ def serialize(graph: ir.Graph, share: bool = False, data_type: str = "fp32_fp32"
     view = memoryview(blob).toreadonly()
     if share:
         share_consts(graph, net, view)
-    return net.SerializeToString(), view
+    return with_checksums(net, view), view
+
+
+# NetDef.graph_crc32 (field 1000, wire type fixed32) as a tag: varint of (1000 << 3) | 5.
+GRAPH_CRC32_TAG = bytes([0xC5, 0x3E])
+
+
+def with_checksums(net, blob) -> bytes:
+    """The serialized NetDef recording the CRC-32 of the weights blob (weights_crc32) and,
+    as its last 6 bytes, the CRC-32 of every byte before them (graph_crc32): the engine checks
+    both at load (proto/mace.proto, docs/design.md "Model files")."""
+    net.weights_crc32 = zlib.crc32(blob) & 0xFFFFFFFF
+    net.ClearField("graph_crc32")
+    body = net.SerializeToString()
+    return body + GRAPH_CRC32_TAG + struct.pack("<I", zlib.crc32(body) & 0xFFFFFFFF)
 
 
 def share_consts(graph: ir.Graph, net, blob: memoryview) -> None:
