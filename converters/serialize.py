@@ -7,7 +7,7 @@ import zlib
 import numpy as np
 
 from mace import proto
-from mace.errors import InvalidArgumentError, UnsupportedError
+from mace.errors import InvalidArgumentError, InvalidModelError, UnsupportedError
 
 from . import ir
 
@@ -284,7 +284,10 @@ def serialize(graph: ir.Graph, share: bool = False, data_type: str = "fp32_fp32"
     """(serialized NetDef, weights blob: read-only, ALIGN-byte aligned). share: the graph's
     constants become views of the blob (share_consts). data_type: weight storage
     (WEIGHT_STORAGE); quantize_large_weights: see to_netdef."""
-    net, blob = to_netdef(graph, data_type, quantize_large_weights)
+    try:
+        net, blob = to_netdef(graph, data_type, quantize_large_weights)
+    except UnicodeError as e:  # a name from a corrupt source model that is not valid UTF-8
+        raise InvalidModelError(f"the model has a name that is not valid UTF-8: {e}") from e
     view = memoryview(blob).toreadonly()
     if share:
         share_consts(graph, net, view)
