@@ -5,8 +5,8 @@
 # and defines MACE_ENABLE_<ISA>=0|1 for every target (kernels/cpu/isa.h: the tables and
 # prototypes of the ISAs compiled, and no others).
 #
-# Each (unit, isa) of the manifest's MACE_UKERNEL / MACE_GEMM_UKERNEL / MACE_KERNEL_FILE lines is
-# one compilation unit: a template name T gives ${CMAKE_BINARY_DIR}/gen/kernels/T__<isa>.c, which
+# Each (unit, isa) of the manifest's MACE_UKERNEL / MACE_GEMM_UKERNEL / MACE_KERNEL_FILE /
+# MACE_QGEMM_FAMILY lines is one compilation unit: a template name T gives ${CMAKE_BINARY_DIR}/gen/kernels/T__<isa>.c, which
 # includes the prototypes, kernels/cpu/simd/vec_<isa>.h and kernels/cpu/simd/T_impl.inc (written
 # only when its text changes, so a rebuild recompiles what changed); a path x86/F.c or arm/F.c is
 # that hand-written file. Which ISA runs is decided at run time from the CPU's features
@@ -15,10 +15,16 @@
 set(MACE_KERNEL_MANIFEST ${CMAKE_SOURCE_DIR}/kernels/cpu/manifest.inc)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MACE_KERNEL_MANIFEST})
 
-# Each ISA's compile flags (NEON is baseline on aarch64: none).
+# Each ISA's compile flags (NEON is baseline on aarch64: none). The sub-ISAs avx512vnni and
+# neondot are compiled when their parent ISA is (their kernels are dispatched on the extra CPU
+# feature: csrc/ops/qgemm_dispatch.c).
 set(_mace_flags_avx2 -mavx2 -mfma)
 set(_mace_flags_avx512 -mavx512f -mavx512bw -mfma)
 set(_mace_flags_neon)
+set(_mace_flags_avx512vnni -mavx512f -mavx512bw -mavx512vnni -mfma)
+set(_mace_flags_neondot -march=armv8.2-a+dotprod)
+set(_mace_parent_avx512vnni avx512)
+set(_mace_parent_neondot neon)
 
 foreach(isa avx2 avx512 neon)
   string(TOUPPER ${isa} ISA)
@@ -31,7 +37,7 @@ endforeach()
 
 # (unit, isa) pairs of the manifest, in its order, each once.
 file(STRINGS ${MACE_KERNEL_MANIFEST} _mace_lines
-     REGEX "^MACE_(UKERNEL|GEMM_UKERNEL|KERNEL_FILE)\\(")
+     REGEX "^MACE_(UKERNEL|GEMM_UKERNEL|KERNEL_FILE|QGEMM_FAMILY)\\(")
 set(_mace_units)
 foreach(line ${_mace_lines})
   if(NOT line MATCHES "^MACE_[A-Z_]+\\(([a-z0-9]+), *([A-Za-z0-9_./]+)")
@@ -39,7 +45,7 @@ foreach(line ${_mace_lines})
   endif()
   set(isa ${CMAKE_MATCH_1})
   set(unit ${CMAKE_MATCH_2})
-  if(NOT isa MATCHES "^(avx2|avx512|neon)$")
+  if(NOT isa MATCHES "^(avx2|avx512|neon|avx512vnni|neondot)$")
     message(FATAL_ERROR "mace: kernels/cpu/manifest.inc: unknown ISA '${isa}' in '${line}'")
   endif()
   list(APPEND _mace_units "${unit}|${isa}")
@@ -52,7 +58,11 @@ foreach(pair ${_mace_units})
   string(REPLACE "|" ";" pair "${pair}")
   list(GET pair 0 unit)
   list(GET pair 1 isa)
-  if(NOT isa IN_LIST MACE_SIMD_ISAS)
+  set(build_isa ${isa})
+  if(_mace_parent_${isa})
+    set(build_isa ${_mace_parent_${isa}})
+  endif()
+  if(NOT build_isa IN_LIST MACE_SIMD_ISAS)
     continue()
   endif()
   if(unit MATCHES "\\.c$")

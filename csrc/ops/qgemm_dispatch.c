@@ -4,12 +4,44 @@
 #include <pthread.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
+#include "kernels/cpu/ukernels.h"
+
 /* A thread's share should hold at least this many multiply-adds. */
 #define QGEMM_MIN_MACS_PER_JOB 65536
 #define QGEMM_TILE_MAX (64 * 64) /* MR * NR of any family: the accumulator tile is on the stack */
 
-/* Best first; the reference family last (always there). */
+#if MACE_ENABLE_AVX512
+static int has_vnni(void) { return mace_cpu_features_get()->avx512vnni; }
+#endif
+#if MACE_ENABLE_NEON
+static int has_dotprod(void) { return mace_cpu_features_get()->dotprod; }
+#endif
+
+/* A manifest ISA's level and extra feature (kernels/cpu/manifest.inc, MACE_QGEMM_FAMILY). */
+#define QGEMM_ISA_avx512vnni MACE_ISA_AVX512
+#define QGEMM_ISA_avx2 MACE_ISA_AVX2
+#define QGEMM_ISA_neondot MACE_ISA_NEON
+#define QGEMM_ISA_neon MACE_ISA_NEON
+#define QGEMM_SUPPORTED_avx512vnni has_vnni
+#define QGEMM_SUPPORTED_avx2 NULL
+#define QGEMM_SUPPORTED_neondot has_dotprod
+#define QGEMM_SUPPORTED_neon NULL
+
+/* Best first (the manifest's order, for the ISAs this build compiles); the reference family
+ * last (always there). */
 static const mace_qgemm_family g_all[] = {
+#define MACE_QGEMM_FAMILY(isa_, unit, function, mr_, nr_, ku_, b_signed_, requant_)         \
+  MACE_IF_##isa_({.name = #mr_ "x" #nr_ "__" #isa_, .isa = QGEMM_ISA_##isa_,                \
+                  .supported = QGEMM_SUPPORTED_##isa_, .mr = mr_, .nr = nr_, .ku = ku_,     \
+                  .b_signed = b_signed_, .ukernel = MACE_UKERNEL_NAME(function, isa_),      \
+                  .requant = requant_}, )
+#include "kernels/cpu/manifest.inc"
     {.name = "4x8__ref", .isa = MACE_ISA_REF, .mr = MACE_QGEMM_REF_MR, .nr = MACE_QGEMM_REF_NR,
      .ku = MACE_QGEMM_REF_KU, .b_signed = 0, .ukernel = mace_qgemm_4x8__ref,
      .requant = mace_qgemm_requant__ref},
@@ -72,23 +104,112 @@ void mace_qgemm_pack_a(const mace_qgemm_family *f, int64_t m, int64_t k, const i
   }
 }
 
+/* One k-group of a panel whose KU rows of B are contiguous (b_cs 1): rows[u] + j is B[k0 + u,
+ * col0 + j]; writes d[j * ku + u] = rows[u][j] ^ flip for j < cols. Baseline SIMD of the
+ * architecture (SSE2, NEON) interleaves 16 (NEON: and 8) columns at a time; byte moves and
+ * xors only, so exact. */
+static void interleave_rows(const uint8_t *const *rows, int64_t ku, int64_t cols, uint8_t flip,
+                            uint8_t *d) {
+  int64_t j = 0;
+#if defined(__SSE2__)
+  const __m128i vf = _mm_set1_epi8((char)flip);
+  if (ku == 4) {
+    for (; j + 16 <= cols; j += 16) {
+      const __m128i r0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[0] + j)), vf);
+      const __m128i r1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[1] + j)), vf);
+      const __m128i r2 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[2] + j)), vf);
+      const __m128i r3 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[3] + j)), vf);
+      const __m128i l01 = _mm_unpacklo_epi8(r0, r1), h01 = _mm_unpackhi_epi8(r0, r1);
+      const __m128i l23 = _mm_unpacklo_epi8(r2, r3), h23 = _mm_unpackhi_epi8(r2, r3);
+      _mm_storeu_si128((__m128i *)(d + j * 4), _mm_unpacklo_epi16(l01, l23));
+      _mm_storeu_si128((__m128i *)(d + j * 4 + 16), _mm_unpackhi_epi16(l01, l23));
+      _mm_storeu_si128((__m128i *)(d + j * 4 + 32), _mm_unpacklo_epi16(h01, h23));
+      _mm_storeu_si128((__m128i *)(d + j * 4 + 48), _mm_unpackhi_epi16(h01, h23));
+    }
+  } else if (ku == 2) {
+    for (; j + 16 <= cols; j += 16) {
+      const __m128i r0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[0] + j)), vf);
+      const __m128i r1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[1] + j)), vf);
+      _mm_storeu_si128((__m128i *)(d + j * 2), _mm_unpacklo_epi8(r0, r1));
+      _mm_storeu_si128((__m128i *)(d + j * 2 + 16), _mm_unpackhi_epi8(r0, r1));
+    }
+  }
+#elif defined(__ARM_NEON)
+  const uint8x16_t vf = vdupq_n_u8(flip);
+  if (ku == 4) {
+    for (; j + 16 <= cols; j += 16) {
+      uint8x16x4_t v;
+      v.val[0] = veorq_u8(vld1q_u8(rows[0] + j), vf);
+      v.val[1] = veorq_u8(vld1q_u8(rows[1] + j), vf);
+      v.val[2] = veorq_u8(vld1q_u8(rows[2] + j), vf);
+      v.val[3] = veorq_u8(vld1q_u8(rows[3] + j), vf);
+      vst4q_u8(d + j * 4, v);
+    }
+    for (; j + 8 <= cols; j += 8) {
+      uint8x8x4_t v;
+      v.val[0] = veor_u8(vld1_u8(rows[0] + j), vget_low_u8(vf));
+      v.val[1] = veor_u8(vld1_u8(rows[1] + j), vget_low_u8(vf));
+      v.val[2] = veor_u8(vld1_u8(rows[2] + j), vget_low_u8(vf));
+      v.val[3] = veor_u8(vld1_u8(rows[3] + j), vget_low_u8(vf));
+      vst4_u8(d + j * 4, v);
+    }
+  } else if (ku == 2) {
+    for (; j + 16 <= cols; j += 16) {
+      uint8x16x2_t v;
+      v.val[0] = veorq_u8(vld1q_u8(rows[0] + j), vf);
+      v.val[1] = veorq_u8(vld1q_u8(rows[1] + j), vf);
+      vst2q_u8(d + j * 2, v);
+    }
+    for (; j + 8 <= cols; j += 8) {
+      uint8x8x2_t v;
+      v.val[0] = veor_u8(vld1_u8(rows[0] + j), vget_low_u8(vf));
+      v.val[1] = veor_u8(vld1_u8(rows[1] + j), vget_low_u8(vf));
+      vst2_u8(d + j * 2, v);
+    }
+  }
+#endif
+  for (; j < cols; ++j)
+    for (int64_t u = 0; u < ku; ++u) d[j * ku + u] = (uint8_t)(rows[u][j] ^ flip);
+}
+
 /* B's panels [p_begin, p_end) packed at dst (panel p at dst + p * NR * kp), each element flipped
- * with ^ 0x80 where the stored signedness is not the family's. */
+ * with ^ 0x80 where the stored signedness is not the family's; columns past N and k past K are
+ * the zero point (a K pad row meets A's zero pad; a column pad is never stored). Row-contiguous
+ * B (b_cs 1, Conv2D) interleaves KU rows at a time; column-contiguous B (b_rs 1, MatMul) copies
+ * each column's KU adjacent k; anything else, and K's last partial group, goes element by
+ * element. */
+#define QGEMM_MAX_KU 16
 static void pack_b(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end) {
   const mace_qgemm_family *f = g->f;
   const int64_t nr = f->nr, ku = f->ku, kp = round_up(g->k, ku);
   const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
-  const uint8_t pad = (uint8_t)((uint8_t)g->b_zp ^ flip); /* a K pad row times A's zero pad */
+  const uint8_t pad = (uint8_t)((uint8_t)g->b_zp ^ flip);
   const uint8_t *b = (const uint8_t *)g->b;
   for (int64_t p = p_begin; p < p_end; ++p) {
-    uint8_t *d = dst + p * nr * kp;
-    for (int64_t j = 0; j < nr; ++j) {
-      const int64_t col = p * nr + j;
-      for (int64_t kk = 0; kk < kp; ++kk) {
-        const uint8_t v = (col < g->n && kk < g->k) ? (uint8_t)(b[kk * g->b_rs + col * g->b_cs] ^ flip)
-                                                    : pad;
-        d[(kk / ku) * nr * ku + j * ku + kk % ku] = v;
+    const int64_t col0 = p * nr, cols = g->n - col0 < nr ? g->n - col0 : nr;
+    for (int64_t k0 = 0; k0 < kp; k0 += ku) {
+      uint8_t *d = dst + p * nr * kp + k0 * nr;
+      const int full_k = k0 + ku <= g->k;
+      if (full_k && g->b_cs == 1 && ku <= QGEMM_MAX_KU) {
+        const uint8_t *rows[QGEMM_MAX_KU];
+        for (int64_t u = 0; u < ku; ++u) rows[u] = b + (k0 + u) * g->b_rs + col0;
+        interleave_rows(rows, ku, cols, flip, d);
+      } else if (full_k && g->b_rs == 1 && ku == 4) {
+        const uint32_t f4 = flip * 0x01010101u;
+        for (int64_t j = 0; j < cols; ++j) {
+          uint32_t v;
+          memcpy(&v, b + (col0 + j) * g->b_cs + k0, sizeof(v));
+          v ^= f4;
+          memcpy(d + j * 4, &v, sizeof(v));
+        }
+      } else {
+        for (int64_t j = 0; j < cols; ++j)
+          for (int64_t u = 0; u < ku; ++u)
+            d[j * ku + u] = k0 + u < g->k
+                                ? (uint8_t)(b[(k0 + u) * g->b_rs + (col0 + j) * g->b_cs] ^ flip)
+                                : pad;
       }
+      if (cols < nr) memset(d + cols * ku, pad, (size_t)((nr - cols) * ku));
     }
   }
 }

@@ -1,5 +1,5 @@
-/* The kernel-level interface the micro-benchmarks (mace_bench_gemm, mace_bench_simd,
- * mace_bench_winograd) time directly, below the public API: the dispatch tables and the GEMM
+/* The kernel-level interface the micro-benchmarks (mace_bench_gemm, mace_bench_qgemm,
+ * mace_bench_simd, mace_bench_winograd) time directly, below the public API: the dispatch tables and the GEMM
  * driver, the Winograd driver, the reference kernels they compare against, the CPU features,
  * the thread pool and aligned buffers. Internal and unstable (not installed, no ABI): tools
  * that need more than mace/mace.h include this header and nothing from csrc/core or csrc/ops,
@@ -15,8 +15,10 @@
 #include "kernels/cpu/ref/conv2d.h"
 #include "kernels/cpu/ref/eltwise.h"
 #include "kernels/cpu/ref/gemm.h"
+#include "kernels/cpu/ref/requant.h"
 #include "kernels/cpu/ref/softmax.h"
 #include "ops/gemm_dispatch.h"     /* mace_gemm_families, mace_gemm_run, packing */
+#include "ops/qgemm_dispatch.h"    /* mace_qgemm_families, mace_qgemm_run, packing (int8) */
 #include "ops/simd_dispatch.h"     /* mace_simd_variants / mace_simd_active */
 #include "ops/winograd_conv.h"     /* mace_winograd_conv_plan / _run / _free */
 

@@ -41,6 +41,10 @@
 #else
 #define MACE_IF_neon(...)
 #endif
+/* Sub-ISAs (units compiled with extra flags, dispatched on an extra CPU feature): built with
+ * their parent ISA. */
+#define MACE_IF_avx512vnni MACE_IF_avx512
+#define MACE_IF_neondot MACE_IF_neon
 
 /* MACE_ISA_SELECT(isa, want)(x...): x when isa and want name the same ISA, else nothing (to
  * pick one ISA's lines out of the manifest; want may be a macro naming the ISA). */

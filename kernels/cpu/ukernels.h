@@ -18,6 +18,7 @@
 #include "kernels/cpu/nchwc_winograd.h"
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/qdwconv.h"
+#include "kernels/cpu/qgemm.h"
 #include "kernels/cpu/reduce.h"
 #include "kernels/cpu/softmax.h"
 #include "kernels/cpu/transpose.h"
@@ -26,6 +27,9 @@
   MACE_IF_##isa(function##_ukernel MACE_UKERNEL_NAME(function, isa);)
 #define MACE_GEMM_UKERNEL(isa, unit, field, function, type) \
   MACE_IF_##isa(type MACE_UKERNEL_NAME(function, isa);)
+#define MACE_QGEMM_FAMILY(isa, unit, function, mr, nr, ku, b_signed, requant) \
+  MACE_IF_##isa(mace_qgemm_ukernel MACE_UKERNEL_NAME(function, isa);            \
+                mace_qgemm_requant requant;)
 #include "kernels/cpu/manifest.inc"
 
 #endif /* MACE_KERNELS_CPU_UKERNELS_H_ */

@@ -1,7 +1,10 @@
 /* Unit test of the int8 GEMM (csrc/ops/qgemm_dispatch.h): every family this CPU supports, the
  * reference one included, against a direct integer product with mace_requant, bit for bit:
- * shapes around the tiles' edges, both B signednesses, row/column strides of B and C, per-row
- * multipliers with right and left shifts, zero points, clamps, and 1 and 2 threads. */
+ * shapes around the tiles' edges (and K past the AVX2 kernel's 256-k chunks), both B
+ * signednesses, B with contiguous rows, contiguous columns or neither, row/column strides of
+ * C, per-row multipliers with right shifts up to 31 and left shifts that wrap the accumulator,
+ * weights over the whole i8 range, zero points, clamps, and 1 and 2 threads. Also that
+ * MACE_CPU_ISA picks the family. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +16,15 @@
 static long cases = 0;
 
 static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, int64_t n,
-                  int64_t k, int b_signed, int out_signed, int transposed_c, unsigned seed) {
+                  int64_t k, int b_signed, int out_signed, int transposed_c, int b_layout,
+                  unsigned seed) {
+  /* B[k, j] = b[k * b_rs + j * b_cs]: rows with a gap (Conv2D), row-major packed, columns
+   * contiguous (MatMul's transposed operand), or both strides above 1. */
+  const int64_t b_rs = b_layout == 0 ? n + 5 : b_layout == 1 ? n : b_layout == 2 ? 1 : 2 * n;
+  const int64_t b_cs = b_layout == 2 ? k : b_layout == 3 ? 2 : 1;
+  const int64_t b_size = 2 * k * (n + 5);
   int8_t *a = malloc((size_t)(m * k));
-  uint8_t *b = malloc((size_t)(k * n));
+  uint8_t *b = malloc((size_t)b_size);
   int32_t *bias = malloc(sizeof(int32_t) * (size_t)m), *sums = malloc(sizeof(int32_t) * (size_t)m);
   int32_t *mult = malloc(sizeof(int32_t) * (size_t)m), *shift = malloc(sizeof(int32_t) * (size_t)m);
   uint8_t *want = malloc((size_t)(m * n)), *got = malloc((size_t)(m * n));
@@ -25,13 +34,16 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
                                 : (int32_t)(test_rand16(&seed) % 256);
   mace_qgemm_args g;
   memset(&g, 0, sizeof(g));
-  for (int64_t i = 0; i < m * k; ++i) a[i] = (int8_t)((int)(test_rand16(&seed) % 255) - 127);
-  for (int64_t i = 0; i < k * n; ++i) b[i] = (uint8_t)test_rand16(&seed);
+  for (int64_t i = 0; i < m * k; ++i) a[i] = (int8_t)((int)(test_rand16(&seed) % 256) - 128);
+  for (int64_t i = 0; i < b_size; ++i) b[i] = (uint8_t)test_rand16(&seed);
   for (int64_t i = 0; i < m; ++i) {
     /* Multipliers around 1 / (K * 128): outputs spread over the whole range; every 7th row
-     * above 1 (a left shift). */
-    const double real = (i % 7 == 3 ? 1.7 : 0.5 + (double)(test_rand16(&seed) % 1000) / 1000.0) /
-                        (i % 7 == 3 ? 1.0 : (double)(k * 64));
+     * above 1 (a left shift), every 11th far above (a left shift that wraps large
+     * accumulators), every 13th tiny (right shifts near 31). */
+    double real = (i % 7 == 3 ? 1.7 : 0.5 + (double)(test_rand16(&seed) % 1000) / 1000.0) /
+                  (i % 7 == 3 ? 1.0 : (double)(k * 64));
+    if (i % 11 == 5) real = 3000.0 + (double)(test_rand16(&seed) % 1000);
+    if (i % 13 == 6) real = 2.5e-10 * (1.0 + (double)(test_rand16(&seed) % 6000) / 1000.0);
     mace_requant_params(real, &mult[i], &shift[i]);
     bias[i] = (int32_t)(test_rand16(&seed) % 20001) - 10000;
   }
@@ -43,7 +55,8 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
     for (int64_t j = 0; j < n; ++j) {
       int64_t acc = bias[i];
       for (int64_t kk = 0; kk < k; ++kk) {
-        const int32_t bv = b_signed ? (int32_t)(int8_t)b[kk * n + j] : (int32_t)b[kk * n + j];
+        const uint8_t braw = b[kk * b_rs + j * b_cs];
+        const int32_t bv = b_signed ? (int32_t)(int8_t)braw : (int32_t)braw;
         acc += (int64_t)a[i * k + kk] * (bv - b_zp);
       }
       const int32_t y = mace_requant((int32_t)acc, mult[i], shift[i], g.out.zp, g.out.lo, g.out.hi);
@@ -58,8 +71,8 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   g.a_packed = pa;
   g.a_row_sums = sums;
   g.b = b;
-  g.b_rs = n;
-  g.b_cs = 1;
+  g.b_rs = b_rs;
+  g.b_cs = b_cs;
   g.b_signed = b_signed;
   g.b_zp = b_zp;
   g.c = got;
@@ -73,9 +86,9 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   if (memcmp(got, want, (size_t)(m * n)) != 0) {
     int64_t first = 0;
     while (got[first] == want[first]) ++first;
-    FAIL("%s m=%lld n=%lld k=%lld b_signed=%d out_signed=%d transposed=%d: element %lld is %d, "
-         "want %d", f->name, (long long)m, (long long)n, (long long)k, b_signed, out_signed,
-         transposed_c, (long long)first, got[first], want[first]);
+    FAIL("%s m=%lld n=%lld k=%lld b_signed=%d out_signed=%d transposed=%d b_layout=%d: element "
+         "%lld is %d, want %d", f->name, (long long)m, (long long)n, (long long)k, b_signed,
+         out_signed, transposed_c, b_layout, (long long)first, got[first], want[first]);
   }
   free(a);
   free(b);
@@ -89,15 +102,34 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   free(scratch);
 }
 
+/* The family ops use under the active ISA (MACE_CPU_ISA lowers it): the best one it allows. */
+static const char *expected_active(void) {
+  const mace_cpu_features *feat = mace_cpu_features_get();
+  switch (mace_cpu_isa_active()) {
+    case MACE_ISA_AVX512:
+      return feat->avx512vnni ? "16x16__avx512vnni" : "6x16__avx2";
+    case MACE_ISA_AVX2:
+      return "6x16__avx2";
+    case MACE_ISA_NEON:
+      return feat->dotprod ? "8x12__neondot" : "8x8__neon";
+    default:
+      return "4x8__ref";
+  }
+}
+
 int main(void) {
   const mace_qgemm_family *const *fams;
   const int nf = mace_qgemm_families(&fams);
-  static const int64_t ms[] = {1, 3, 4, 7, 16, 33, 64};
-  static const int64_t ns[] = {1, 2, 8, 15, 17, 64, 100};
-  static const int64_t ks[] = {1, 3, 4, 5, 27, 64, 300};
+  static const int64_t ms[] = {1, 3, 4, 6, 7, 12, 16, 33, 64};
+  static const int64_t ns[] = {1, 2, 8, 12, 15, 17, 64, 100};
+  static const int64_t ks[] = {1, 3, 4, 5, 27, 64, 300, 530};
   mace_threadpool *pool2 = NULL;
   unsigned seed = 7;
   CHECK(nf >= 1 && strcmp(fams[nf - 1]->name, "4x8__ref") == 0, "the reference family is last");
+  CHECK(strcmp(mace_qgemm_family_active()->name, expected_active()) == 0,
+        "active family %s under MACE_CPU_ISA=%s, want %s", mace_qgemm_family_active()->name,
+        mace_cpu_isa_name(mace_cpu_isa_active()), expected_active());
+  for (int fi = 0; fi < nf; ++fi) printf("family %s\n", fams[fi]->name);
   CHECK(mace_threadpool_create(2, MACE_AFFINITY_NONE, &pool2) == MACE_OK, "pool");
   for (int fi = 0; fi < nf; ++fi)
     for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); ++mi)
@@ -105,7 +137,7 @@ int main(void) {
         for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ++ki) {
           const int variant = (int)((mi + ni + ki) % 8);
           check(fams[fi], (ni % 2) ? pool2 : NULL, ms[mi], ns[ni], ks[ki], variant & 1,
-                (variant >> 1) & 1, (variant >> 2) & 1, seed++);
+                (variant >> 1) & 1, (variant >> 2) & 1, (int)((mi + 2 * ni + 3 * ki) % 4), seed++);
         }
   mace_threadpool_destroy(pool2);
   return TEST_FINISH("%ld cases over %d families", cases, nf);

@@ -1,0 +1,108 @@
+/* AVX-512 VNNI int8 GEMM family: the 16x16 micro-kernel (vpdpbusd, B u8, KU 4) and the
+ * requantizing output stage (bit-identical to kernels/cpu/ref/qgemm.c). */
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/cpu/ref/requant.h"
+#include "kernels/cpu/qgemm_strided.h"
+#include "kernels/cpu/ukernels.h"
+
+/* Row i's four k of the group, broadcast to every 32-bit lane (folds into vpdpbusd's {1to16}). */
+static inline __m512i bcast_a(const int8_t *a, int i) {
+  int32_t v;
+  memcpy(&v, a + 4 * i, sizeof(v));
+  return _mm512_set1_epi32(v);
+}
+
+/* acc[i, 0..16) = sum over k of A[i, k] * B[k, 0..16): B's group is one 64-byte vector (16
+ * columns x 4 k, u8), A's is 16 rows x 4 k (i8); each row is one vpdpbusd. */
+void mace_qgemm_16x16__avx512vnni(int64_t kp, const int8_t *a, const void *b, int32_t *acc) {
+  const uint8_t *bp = (const uint8_t *)b;
+  __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,
+          c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0, c12 = c0, c13 = c0, c14 = c0, c15 = c0;
+  for (int64_t k = 0; k < kp; k += 4) {
+    const __m512i vb = _mm512_loadu_si512((const void *)bp);
+    c0 = _mm512_dpbusd_epi32(c0, vb, bcast_a(a, 0));
+    c1 = _mm512_dpbusd_epi32(c1, vb, bcast_a(a, 1));
+    c2 = _mm512_dpbusd_epi32(c2, vb, bcast_a(a, 2));
+    c3 = _mm512_dpbusd_epi32(c3, vb, bcast_a(a, 3));
+    c4 = _mm512_dpbusd_epi32(c4, vb, bcast_a(a, 4));
+    c5 = _mm512_dpbusd_epi32(c5, vb, bcast_a(a, 5));
+    c6 = _mm512_dpbusd_epi32(c6, vb, bcast_a(a, 6));
+    c7 = _mm512_dpbusd_epi32(c7, vb, bcast_a(a, 7));
+    c8 = _mm512_dpbusd_epi32(c8, vb, bcast_a(a, 8));
+    c9 = _mm512_dpbusd_epi32(c9, vb, bcast_a(a, 9));
+    c10 = _mm512_dpbusd_epi32(c10, vb, bcast_a(a, 10));
+    c11 = _mm512_dpbusd_epi32(c11, vb, bcast_a(a, 11));
+    c12 = _mm512_dpbusd_epi32(c12, vb, bcast_a(a, 12));
+    c13 = _mm512_dpbusd_epi32(c13, vb, bcast_a(a, 13));
+    c14 = _mm512_dpbusd_epi32(c14, vb, bcast_a(a, 14));
+    c15 = _mm512_dpbusd_epi32(c15, vb, bcast_a(a, 15));
+    a += 64;
+    bp += 64;
+  }
+  _mm512_storeu_si512((void *)(acc + 0 * 16), c0);
+  _mm512_storeu_si512((void *)(acc + 1 * 16), c1);
+  _mm512_storeu_si512((void *)(acc + 2 * 16), c2);
+  _mm512_storeu_si512((void *)(acc + 3 * 16), c3);
+  _mm512_storeu_si512((void *)(acc + 4 * 16), c4);
+  _mm512_storeu_si512((void *)(acc + 5 * 16), c5);
+  _mm512_storeu_si512((void *)(acc + 6 * 16), c6);
+  _mm512_storeu_si512((void *)(acc + 7 * 16), c7);
+  _mm512_storeu_si512((void *)(acc + 8 * 16), c8);
+  _mm512_storeu_si512((void *)(acc + 9 * 16), c9);
+  _mm512_storeu_si512((void *)(acc + 10 * 16), c10);
+  _mm512_storeu_si512((void *)(acc + 11 * 16), c11);
+  _mm512_storeu_si512((void *)(acc + 12 * 16), c12);
+  _mm512_storeu_si512((void *)(acc + 13 * 16), c13);
+  _mm512_storeu_si512((void *)(acc + 14 * 16), c14);
+  _mm512_storeu_si512((void *)(acc + 15 * 16), c15);
+}
+
+/* The output stage, 16 columns of a row per vector (docs/int8.md, "Requantization"). The
+ * two roundings fold into one: with a = x * mult + 2^30 (64-bit, vpmuldq on the even and the
+ * odd lanes), t = ((a >> 31) + 2^(r-1)) >> r = (a + 2^(30+r)) >> (31 + r) exactly, for r =
+ * right > 0 taken as the high 32 bits of a + 2^(30+r) (an arithmetic >> 32, no overflow:
+ * |a| < 2^62) shifted right by r - 1; for r = 0 the bits 31..62 of a (|t| < 2^31). The clamps
+ * to +-2^16 and to [lo, hi] after adding zp are one clamp to [lo - zp, hi - zp] before it
+ * ([lo, hi] is within a byte's range). vpmovdb truncates: the value is in range already.
+ * Strided columns (c_cs != 1) go through a buffer (kernels/cpu/qgemm_strided.h). */
+void mace_qgemm_requant__avx512vnni(const int32_t *acc, int64_t acc_ld, int64_t mr, int64_t nr,
+                                    const int32_t *bias, const int32_t *mult,
+                                    const int32_t *shift, const mace_qgemm_out *q, void *c,
+                                    int64_t c_rs, int64_t c_cs) {
+  if (c_cs != 1) {
+    mace_qgemm_requant_strided(mace_qgemm_requant__avx512vnni, acc, acc_ld, mr, nr, bias, mult,
+                               shift, q, c, c_rs, c_cs);
+    return;
+  }
+  const __m512i zp = _mm512_set1_epi32(q->zp);
+  const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
+  for (int64_t i = 0; i < mr; ++i) {
+    const int left = shift[i] < 0 ? -shift[i] : 0, right = shift[i] > 0 ? shift[i] : 0;
+    const __m128i lcnt = _mm_cvtsi32_si128(left);
+    const __m128i r1cnt = _mm_cvtsi32_si128(right > 0 ? right - 1 : 0);
+    const __m512i round =
+        _mm512_set1_epi64(((int64_t)1 << 30) + (right > 0 ? (int64_t)1 << (30 + right) : 0));
+    const __m512i m = _mm512_set1_epi32(mult[i]), vbias = _mm512_set1_epi32(bias[i]);
+    const int32_t *ar = acc + i * acc_ld;
+    int8_t *cr = (int8_t *)c + i * c_rs;
+    for (int64_t j = 0; j < nr; j += 16) {
+      const __mmask16 mask = nr - j >= 16 ? (__mmask16)0xFFFF
+                                          : (__mmask16)((1u << (unsigned)(nr - j)) - 1u);
+      __m512i x = _mm512_maskz_loadu_epi32(mask, ar + j), t;
+      x = _mm512_sll_epi32(_mm512_add_epi32(x, vbias), lcnt);
+      const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
+      const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), round);
+      if (right > 0) {
+        t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 32), po);
+        t = _mm512_sra_epi32(t, r1cnt);
+      } else {
+        t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 31),
+                                    _mm512_slli_epi64(po, 1));
+      }
+      t = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(t, lo), hi), zp);
+      _mm512_mask_cvtepi32_storeu_epi8(cr + j, mask, t);
+    }
+  }
+}
