@@ -252,7 +252,7 @@ class CaffeConverter:
             shape = self.input_shapes.get(name, shape)
             if not shape:
                 raise InvalidInputError(f"input '{name}' has no shape in the prototxt; give "
-                                        f"it with inputs={{'{name}': [...]}}")
+                                        f"it with {ir.shape_hint(name)}")
             b.add_input(name, shape)
             self.cur[name] = name
             self.rank[name] = len(shape)

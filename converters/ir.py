@@ -11,6 +11,12 @@ from typing import Any
 import numpy as np
 
 
+# The arguments of an activation fused into an op (Conv2D, FullyConnected, MatMul, Eltwise, ...)
+# or of an Activation op; csrc/ops/fused_activation.h reads them.
+ACTIVATION_ARGS = ("activation", "max_limit", "activation_coefficient",
+                   "hardsigmoid_alpha", "hardsigmoid_beta")
+
+
 @dataclass
 class Op:
     """One mace operator: `type` is a mace op type ("Conv2D"), args are mace arguments.
@@ -61,3 +67,10 @@ class Graph:
         used = {name for op in self.ops for name in op.inputs}
         used |= {t.name for t in self.outputs}
         self.consts = {k: v for k, v in self.consts.items() if k in used}
+
+
+def shape_hint(name: str) -> str:
+    """How a user gives input `name` a shape, for error messages: the keyword differs between
+    mace.Session and mace.convert."""
+    return (f"mace.Session(..., input_shapes={{'{name}': [...]}}) or "
+            f"mace.convert(..., inputs={{'{name}': [...]}}) (mace run: --input_shape {name}:...)")

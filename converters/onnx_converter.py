@@ -356,7 +356,8 @@ class OnnxConverter:
         for name in self.input_shapes:
             if name not in declared:
                 raise InvalidInputError(
-                    f"inputs= names '{name}', which is not an input of the ONNX graph "
+                    f"an input shape is given for '{name}', which is not an input of the ONNX "
+                    f"graph "
                     f"(inputs: {[vi.name for vi in g.input if vi.name not in self.consts]})")
         for vi in g.input:
             if vi.name in self.consts:

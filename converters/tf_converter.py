@@ -224,7 +224,7 @@ class TfConverter:
                     else:
                         raise InvalidInputError(
                             f"input '{t}' has an unknown shape {shape}; give it with "
-                            f"inputs={{'{t}': [...]}}")
+                            f"{ir.shape_hint(t)}")
                 dt = _DTYPES.get(_attr(n, "dtype", tf_pb.DT_FLOAT), np.float32)
                 self.b.add_input(t, shape, dt)
                 self.put(n, t, rank=len(shape))

@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from . import ir
+from .pattern_fusions import PATTERN_FUSIONS  # x * Sigmoid(x), Erf/Tanh GELUs, HardSwish forms
 
-ACTIVATION_ARGS = ("activation", "max_limit", "activation_coefficient",
-                   "hardsigmoid_alpha", "hardsigmoid_beta")
+ACTIVATION_ARGS = ir.ACTIVATION_ARGS
 # SWISH (x * sigmoid(alpha x)) fuses like the others now that the C ops apply it over each
 # finished run of outputs while it is in cache (ops/fused_activation.h). EfficientNet-B0 ran
 # faster with it fused into its 1x1s, depthwise and stem convolutions (benchmarks/HISTORY.md).
 FUSABLE_ACTIVATIONS = {"RELU", "RELUX", "LEAKYRELU", "SIGMOID", "TANH", "HARDSIGMOID",
-                       "HARDSWISH", "ELU", "SWISH", "GELU"}
+                       "HARDSWISH", "ELU", "SWISH", "GELU", "GELU_TANH", "MISH"}
 CONV_TYPES = ("Conv2D", "Deconv2D")
 
 
@@ -229,47 +229,6 @@ def fuse_bias(graph: ir.Graph) -> bool:
     return False
 
 
-def fuse_swish(graph: ir.Graph) -> bool:
-    """Eltwise PROD(a, Activation SIGMOID(a)) (either order; the Sigmoid's only consumer)
-    becomes Activation SWISH(a) (EfficientNet's x * sigmoid(x) after its convolutions: one pass
-    instead of two); PROD(a, HARDSIGMOID(a), alpha 1/6, beta 1/2) becomes HARDSWISH(a) (torch
-    exports Hardswish so before opset 14: MobileNetV3's 21 of them ran as two ops each); an f32
-    UnaryMath SWISH (ONNX Swish, x * sigmoid(alpha x)) becomes the same Activation. Runs
-    before fuse_activation, which moves it into a's producer when "SWISH" is in
-    FUSABLE_ACTIVATIONS."""
-    m = _Matcher(graph)
-    for op in graph.ops:
-        if (op.type == "UnaryMath" and op.args.get("type") == "SWISH" and len(op.inputs) == 1
-                and set(op.args) <= {"type", "alpha"}
-                and graph.dtypes.get(op.inputs[0]) == np.float32):
-            alpha = float(op.args.get("alpha", 1.0))
-            args = {"activation": "SWISH"}
-            if alpha != 1.0:
-                args["activation_coefficient"] = alpha
-            sw = ir.Op("Activation", op.name, list(op.inputs), list(op.outputs), args)
-            graph.ops = [sw if o is op else o for o in graph.ops]
-            return True
-        if (op.type != "Activation" or op.args.get("activation") not in ("SIGMOID", "HARDSIGMOID")
-                or not set(op.args) <= set(ACTIVATION_ARGS) or len(op.inputs) != 1):
-            continue
-        hard = op.args["activation"] == "HARDSIGMOID"
-        if hard and not (abs(float(op.args.get("hardsigmoid_alpha", 0.2)) * 6 - 1) < 1e-6
-                         and float(op.args.get("hardsigmoid_beta", 0.5)) == 0.5):
-            continue  # x * HardSigmoid(x) is Hardswish only for alpha 1/6, beta 1/2
-        a, sig = op.inputs[0], op.outputs[0]
-        if graph.dtypes.get(a) != np.float32 or a == sig:
-            continue
-        mul = m.sole_consumer(op)
-        if (mul is None or mul.type != "Eltwise" or mul.args != {"type": "PROD"}
-                or len(mul.inputs) != 2 or sorted(mul.inputs) != sorted([a, sig])):
-            continue
-        sw = ir.Op("Activation", mul.name, [a], list(mul.outputs),
-                   {"activation": "HARDSWISH" if hard else "SWISH"})
-        graph.ops = [sw if o is mul else o for o in graph.ops if o is not op]
-        return True
-    return False
-
-
 def _scalar_const(graph: ir.Graph, name: str, value: float, rtol: float = 0.0) -> bool:
     """name is a constant f32 of one element within rtol of value."""
     c = _float_const(graph, name)
@@ -290,61 +249,6 @@ def _eltwise_with_const(graph: ir.Graph, op: ir.Op | None, kind: str, value: flo
     if commutes and _scalar_const(graph, x, value, rtol) and c not in graph.consts:
         return c
     return None
-
-
-def _other_input(op: ir.Op | None, known: str) -> str | None:
-    """The other input of a two-input Eltwise PROD that has `known` as one input."""
-    if (op is None or op.type != "Eltwise" or op.args != {"type": "PROD"} or len(op.inputs) != 2
-            or known not in op.inputs or op.inputs[0] == op.inputs[1]):
-        return None
-    return op.inputs[1] if op.inputs[0] == known else op.inputs[0]
-
-
-def fuse_gelu(graph: ir.Graph) -> bool:
-    """GELU written out as ONNX exporters write it, x * (1 + erf(x / sqrt(2))) / 2:
-    Div(x, sqrt 2) or Mul(x, 1 / sqrt 2), Erf, Add 1, then Mul by x and by 0.5 in either order
-    (or x * 0.5 first), each intermediate used once, becomes one Activation GELU(x), as ONNX
-    Gelu converts. Runs before fuse_activation, which moves it into x's producer (a MatMul's
-    output write)."""
-    m = _Matcher(graph)
-    producers = graph.producers()
-    for op in graph.ops:
-        if op.type != "Eltwise" or op.args != {"type": "ERF"} or len(op.inputs) != 1:
-            continue
-        scale = producers.get(op.inputs[0])
-        x = (_eltwise_with_const(graph, scale, "DIV", float(np.sqrt(2.0)), 1e-6, commutes=False)
-             or _eltwise_with_const(graph, scale, "PROD", float(np.sqrt(0.5)), 1e-6))
-        if x is None or graph.dtypes.get(x) != np.float32 or m.sole_consumer(scale) is not op:
-            continue
-        add = m.sole_consumer(op)
-        if _eltwise_with_const(graph, add, "ADD", 1.0) != op.outputs[0]:
-            continue
-        onep = add.outputs[0]
-        first = m.sole_consumer(add)
-        chain = None
-        other = _other_input(first, onep)
-        if _eltwise_with_const(graph, first, "PROD", 0.5) == onep:
-            last = m.sole_consumer(first)  # x * ((1 + erf) * 0.5)
-            if _other_input(last, first.outputs[0]) == x:
-                chain = [first, last]
-        elif other == x:  # (x * (1 + erf)) * 0.5
-            last = m.sole_consumer(first)
-            if _eltwise_with_const(graph, last, "PROD", 0.5) == first.outputs[0]:
-                chain = [first, last]
-        elif other is not None:  # (x * 0.5) * (1 + erf)
-            half = producers.get(other)
-            if (_eltwise_with_const(graph, half, "PROD", 0.5) == x
-                    and m.sole_consumer(half) is first):
-                chain = [half, first]
-                last = first
-        if chain is None:
-            continue
-        gone = {id(scale), id(op), id(add)} | {id(o) for o in chain}
-        act = ir.Op("Activation", last.name, [x], list(last.outputs), {"activation": "GELU"})
-        graph.ops = [act if o is last else o for o in graph.ops
-                     if o is last or id(o) not in gone]
-        return True
-    return False
 
 
 def _trailing_mean_axes(graph: ir.Graph, op: ir.Op | None) -> int | None:
@@ -751,7 +655,7 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
 
 
 TRANSFORMS = [fuse_layer_norm, matmul_add_to_fc, matmul_add_bias, fold_batchnorm,
-              batchnorm_to_depthwise, fuse_bias, fuse_swish, fuse_gelu, fuse_activation,
+              batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,
               rewrite_channels_last, fold_channel_scale, fuse_residual_add, remove_dead_ops]
 
 

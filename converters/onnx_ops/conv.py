@@ -1,4 +1,7 @@
-"""ONNX Conv and ConvTranspose -> mace Conv2D / Deconv2D (2-D only, NCHW, OIHW filters)."""
+"""ONNX Conv and ConvTranspose -> mace Conv2D / Deconv2D (NCHW, OIHW filters). 1-D ones
+(N, C, L) run as the 2-D ops with H = 1: the input gets a unit H by a view (ExpandDims), the
+filter is reshaped, the window attributes get a leading 1 (kernel, stride, dilation) or 0
+(pads, output_padding), and the result drops H again (Squeeze)."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,12 +28,64 @@ def _spatial_rank(ctx, node) -> int:
     return len(ks) if ks is not None else 2
 
 
-def conv_geometry(ctx, node) -> dict:
-    """Common Conv/ConvTranspose/pooling arguments: strides, dilations, padding_values, padding.
+def lift_1d_attrs(a: dict) -> dict:
+    """A 1-D window's attributes as the 2-D ops' with H = 1 (kernel 1, stride 1, dilation 1,
+    no padding along H). Lengths other than 1-D's are left for conv_geometry to refuse."""
+    b = dict(a)
+    for key, first in (("kernel_shape", 1), ("strides", 1), ("dilations", 1),
+                       ("output_padding", 0)):
+        if key in a and len(a[key]) == 1:
+            b[key] = [first] + list(a[key])
+    if "pads" in a and len(a["pads"]) == 2:
+        b["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
+    if "output_shape" in a and len(a["output_shape"]) in (1, 3):
+        b["output_shape"] = [1, list(a["output_shape"])[-1]]
+    return b
+
+
+def _tag(node) -> str:
+    return node.name or f"{node.op_type}_{node.output[0]}"
+
+
+def to_h1(ctx, node, name: str) -> str:
+    """Tensor `name` of rank 3 (N, C, L) as rank 4 (N, C, 1, L): a constant is reshaped, anything
+    else goes through a view op."""
+    c = ctx.const(name)
+    if c is not None:
+        return ctx.add_const(np.asarray(c)[:, :, None, :], name + "_h1")
+    out = ctx.unique(name + "_h1")
+    ctx.emit("ExpandDims", [name], [out], ctx.unique(f"{_tag(node)}_{name}_h1"), axes=[2])
+    shape, dt = ctx.shape(name), ctx.dtype(name)
+    if shape is not None and all(d is not None for d in shape):
+        ctx.graph.shapes[out] = list(shape[:2]) + [1] + list(shape[2:])
+    if dt is not None:
+        ctx.graph.dtypes[out] = dt
+    return out
+
+
+def h1_output(ctx, node) -> str:
+    """The rank-4 tensor a lifted 1-D op writes (from_h1 turns it into the node's output)."""
+    out = node.output[0]
+    y4 = ctx.unique(out + "_h1")
+    shape, dt = ctx.shape(out), ctx.dtype(out)
+    if shape is not None and all(d is not None for d in shape):
+        ctx.graph.shapes[y4] = list(shape[:2]) + [1] + list(shape[2:])
+    if dt is not None:
+        ctx.graph.dtypes[y4] = dt
+    return y4
+
+
+def from_h1(ctx, node, y4: str) -> None:
+    ctx.emit("Squeeze", [y4], [node.output[0]], node, axes=[2])
+
+
+def conv_geometry(ctx, node, a: dict | None = None) -> dict:
+    """Common Conv/ConvTranspose/pooling arguments: strides, dilations, padding_values, padding,
+    from the node's attributes (or `a`, e.g. lift_1d_attrs's).
 
     ONNX pads [x1_begin, x2_begin, x1_end, x2_end] are mace's [top, left, bottom, right].
     """
-    a = ctx.attrs(node)
+    a = ctx.attrs(node) if a is None else a
     auto_pad = a.get("auto_pad", "NOTSET")
     if auto_pad not in _AUTO_PAD:
         raise _fail(node, f"auto_pad '{auto_pad}' is not supported")
@@ -53,31 +108,41 @@ def _check_float(ctx, node, name: str) -> None:
 
 @register("Conv")
 def conv(ctx, node):
-    if _spatial_rank(ctx, node) != 2:
-        raise _fail(node, "only 2-D convolution (4-D NCHW input) is supported")
+    rank = _spatial_rank(ctx, node)
+    if rank not in (1, 2):
+        raise _fail(node, "only 1-D and 2-D convolution (3-D NCL or 4-D NCHW input) are supported")
     x = ctx.input(node, 0)
     _check_float(ctx, node, x)
-    group = int(ctx.attrs(node).get("group", 1))
+    a = ctx.attrs(node) if rank == 2 else lift_1d_attrs(ctx.attrs(node))
+    group = int(a.get("group", 1))
     if group < 1:
         raise _fail(node, f"group {group} must be >= 1")
+    geometry = conv_geometry(ctx, node, a)
     inputs = [x, ctx.input(node, 1)]
     if ctx.has_input(node, 2):
         inputs.append(ctx.input(node, 2))
-    ctx.emit("Conv2D", inputs, [node.output[0]], node, group=group,
-             **conv_geometry(ctx, node))
+    if rank == 2:
+        ctx.emit("Conv2D", inputs, [node.output[0]], node, group=group, **geometry)
+        return
+    inputs[:2] = [to_h1(ctx, node, inputs[0]), to_h1(ctx, node, inputs[1])]
+    y4 = h1_output(ctx, node)
+    ctx.emit("Conv2D", inputs, [y4], ctx.unique(_tag(node) + "_2d"), group=group, **geometry)
+    from_h1(ctx, node, y4)
 
 
 @register("ConvTranspose")
 def conv_transpose(ctx, node):
-    if _spatial_rank(ctx, node) != 2:
-        raise _fail(node, "only 2-D transposed convolution (4-D NCHW input) is supported")
+    rank = _spatial_rank(ctx, node)
+    if rank not in (1, 2):
+        raise _fail(node, "only 1-D and 2-D transposed convolution (3-D NCL or 4-D NCHW input) "
+                          "are supported")
     x = ctx.input(node, 0)
     _check_float(ctx, node, x)
-    a = ctx.attrs(node)
+    a = ctx.attrs(node) if rank == 2 else lift_1d_attrs(ctx.attrs(node))
     group = int(a.get("group", 1))
     if group < 1:
         raise _fail(node, f"group {group} must be >= 1")
-    args = conv_geometry(ctx, node)
+    args = conv_geometry(ctx, node, a)
     out_pad = list(a.get("output_padding", [0, 0]))
     if len(out_pad) != 2 or min(out_pad) < 0:
         raise _fail(node, f"output_padding {out_pad} is not supported")
@@ -90,4 +155,10 @@ def conv_transpose(ctx, node):
     inputs = [x, ctx.input(node, 1)]
     if ctx.has_input(node, 2):
         inputs.append(ctx.input(node, 2))
-    ctx.emit("Deconv2D", inputs, [node.output[0]], node, group=group, **args)
+    if rank == 2:
+        ctx.emit("Deconv2D", inputs, [node.output[0]], node, group=group, **args)
+        return
+    inputs[:2] = [to_h1(ctx, node, inputs[0]), to_h1(ctx, node, inputs[1])]
+    y4 = h1_output(ctx, node)
+    ctx.emit("Deconv2D", inputs, [y4], ctx.unique(_tag(node) + "_2d"), group=group, **args)
+    from_h1(ctx, node, y4)

@@ -1,5 +1,6 @@
-"""ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool -> mace Pooling (2-D, NCHW;
-float32, and uint8 / int8 for the max poolings)."""
+"""ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool -> mace Pooling (NCHW; float32,
+and uint8 / int8 for the max poolings); 1-D pooling (N, C, L) runs as 2-D with H = 1 (conv.py's
+lifting)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,22 +8,23 @@ import numpy as np
 from mace.errors import UnsupportedError
 
 from . import register
-from .conv import conv_geometry
+from .conv import conv_geometry, from_h1, h1_output, lift_1d_attrs, to_h1
 
 
 def _fail(node, why: str) -> UnsupportedError:
     return UnsupportedError(f"ONNX op '{node.op_type}' (node '{node.name}'): {why}")
 
 
-def _check_input(ctx, node) -> str:
+def _check_input(ctx, node) -> tuple[str, int]:
+    """(input, its spatial rank: 1 or 2)."""
     x = ctx.input(node, 0)
     shape = ctx.shape(x)
     rank = len(shape) if shape is not None else None
     if rank is None:
         ks = ctx.attrs(node).get("kernel_shape")
         rank = len(ks) + 2 if ks is not None else 4
-    if rank != 4:
-        raise _fail(node, "only 2-D pooling (4-D NCHW input) is supported")
+    if rank not in (3, 4):
+        raise _fail(node, "only 1-D and 2-D pooling (3-D NCL or 4-D NCHW input) are supported")
     dt = ctx.dtype(x)
     # max pooling moves bytes: uint8 / int8 keep their scale and zero point (docs/int8.md)
     ok = (np.float32, np.uint8, np.int8) if "Max" in node.op_type else (np.float32,)
@@ -31,16 +33,16 @@ def _check_input(ctx, node) -> str:
                           f"({', '.join(np.dtype(t).name for t in ok)})")
     if len(node.output) > 1 and node.output[1]:
         raise _fail(node, "the Indices output is not supported")
-    return x
+    return x, rank - 2
 
 
 @register("MaxPool", "AveragePool")
 def pool(ctx, node):
-    x = _check_input(ctx, node)
-    a = ctx.attrs(node)
+    x, rank = _check_input(ctx, node)
+    a = ctx.attrs(node) if rank == 2 else lift_1d_attrs(ctx.attrs(node))
     if "kernel_shape" not in a or len(a["kernel_shape"]) != 2:
-        raise _fail(node, "kernel_shape must name 2 dims")
-    args = conv_geometry(ctx, node)
+        raise _fail(node, f"kernel_shape must name {rank} dims")
+    args = conv_geometry(ctx, node, a)
     if node.op_type == "MaxPool":
         args["pooling_type"] = "MAX"
     else:
@@ -49,9 +51,17 @@ def pool(ctx, node):
         if args["dilations"] != [1, 1] and ctx.opset < 19:
             raise _fail(node, "dilations need opset 19")
     ceil_mode = int(a.get("ceil_mode", 0))
-    ctx.emit("Pooling", [x], [node.output[0]], node, kernels=list(a["kernel_shape"]),
-             ceil_mode=ceil_mode, **args)
     shape = ctx.shape(x)
+    if rank == 1:
+        x, y = to_h1(ctx, node, x), h1_output(ctx, node)
+        shape = ctx.graph.shapes.get(x)
+        ctx.emit("Pooling", [x], [y], ctx.unique((node.name or node.output[0]) + "_2d"),
+                 kernels=list(a["kernel_shape"]), ceil_mode=ceil_mode, **args)
+        from_h1(ctx, node, y)
+    else:
+        y = node.output[0]
+        ctx.emit("Pooling", [x], [y], node, kernels=list(a["kernel_shape"]),
+                 ceil_mode=ceil_mode, **args)
     if ceil_mode and args["padding"] == "EXPLICIT" and shape is not None:
         # ONNX shape inference (onnx 1.23) keeps a last window that starts in the end
         # padding; ONNX Runtime and onnx.reference drop it, and so does the runtime.
@@ -63,14 +73,23 @@ def pool(ctx, node):
             if (n - 1) * s >= shape[i + 2] + pb:
                 n -= 1
             out.append(n)
-        if ctx.graph.shapes.get(node.output[0]) not in (None, out):
+        final = out if rank == 2 else out[:2] + out[3:]
+        if ctx.graph.shapes.get(node.output[0]) not in (None, final):
             # the shapes ONNX inferred downstream of this op are off too
             ctx.graph.declare_shapes = False
-        ctx.graph.shapes[node.output[0]] = out
+        ctx.graph.shapes[node.output[0]] = final
+        if rank == 1:
+            ctx.graph.shapes[y] = out
 
 
 @register("GlobalMaxPool", "GlobalAveragePool")
 def global_pool(ctx, node):
-    x = _check_input(ctx, node)
-    ctx.emit("Pooling", [x], [node.output[0]], node,
-             pooling_type="MAX" if node.op_type == "GlobalMaxPool" else "AVG", **{"global": 1})
+    x, rank = _check_input(ctx, node)
+    kind = "MAX" if node.op_type == "GlobalMaxPool" else "AVG"
+    if rank == 2:
+        ctx.emit("Pooling", [x], [node.output[0]], node, pooling_type=kind, **{"global": 1})
+        return
+    x, y = to_h1(ctx, node, x), h1_output(ctx, node)
+    ctx.emit("Pooling", [x], [y], ctx.unique((node.name or node.output[0]) + "_2d"),
+             pooling_type=kind, **{"global": 1})
+    from_h1(ctx, node, y)

@@ -15,9 +15,14 @@ mace_status mace_error(mace_status status, const char *fmt, ...)
 mace_status mace_error_wrap(mace_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Logging: MACE_CPP_MIN_LOG_LEVEL (0 info, 1 warning, 2 error, 3 fatal-only; default 1)
- * filters LOG; MACE_CPP_MIN_VLOG_LEVEL (default 0) enables VLOG(n) for n <= level. */
+/* Logging: MACE_CPP_MIN_LOG_LEVEL (0 info, 1 warning, 2 error, 3 fatal-only; default 1; or
+ * the names INFO, WARNING/WARN, ERROR, FATAL in any case) filters LOG; MACE_CPP_MIN_VLOG_LEVEL
+ * (default 0) enables VLOG(n) for n <= level. */
 enum { MACE_LOG_INFO = 0, MACE_LOG_WARNING = 1, MACE_LOG_ERROR = 2 };
+
+/* *level = the level `text` names (a number, clamped to 0..3, or a name above); 0 when text is
+ * neither (level untouched). */
+int mace_log_level_parse(const char *text, int *level);
 void mace_log(int level, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int mace_vlog_on(int level);

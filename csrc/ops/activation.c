@@ -5,9 +5,10 @@
  * Output:  0 Y, shape and dtype of X.
  * Arguments:
  *   activation              "RELU" | "RELUX" | "LEAKYRELU" | "SIGMOID" | "TANH" |
- *                           "HARDSIGMOID" | "HARDSWISH" | "ELU" | "SWISH" | "GELU" | "PRELU" |
- *                           "NOOP" (SWISH: x * sigmoid(alpha * x); GELU: x * (1 + erf(x /
- *                           sqrt(2))) / 2)
+ *                           "HARDSIGMOID" | "HARDSWISH" | "ELU" | "SWISH" | "GELU" |
+ *                           "GELU_TANH" | "MISH" | "PRELU" | "NOOP" (SWISH: x * sigmoid(alpha
+ *                           * x); GELU: x * (1 + erf(x / sqrt(2))) / 2; GELU_TANH and MISH as
+ *                           in ops/fused_activation.h)
  *   max_limit               RELUX upper bound (default 6)
  *   activation_coefficient  LEAKYRELU slope (default 0.01), ELU alpha (default 1),
  *                           SWISH alpha (default 1)

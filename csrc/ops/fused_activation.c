@@ -14,7 +14,8 @@ static const act_name kActNames[] = {
     {"SIGMOID", MACE_ACT_SIGMOID},     {"TANH", MACE_ACT_TANH},
     {"HARDSIGMOID", MACE_ACT_HARDSIGMOID}, {"HARDSWISH", MACE_ACT_HARDSWISH},
     {"ELU", MACE_ACT_ELU},             {"SWISH", MACE_ACT_SWISH},
-    {"GELU", MACE_ACT_GELU},
+    {"GELU", MACE_ACT_GELU},           {"GELU_TANH", MACE_ACT_GELU_TANH},
+    {"MISH", MACE_ACT_MISH},
 };
 
 mace_status mace_fused_activation_parse(const mace_op *op, mace_activation *act) {

@@ -124,7 +124,8 @@ int main(void) {
       {MACE_ACT_RELU, "relu"}, {MACE_ACT_RELUX, "relux (relu6)"},
       {MACE_ACT_LEAKYRELU, "leakyrelu"}, {MACE_ACT_SIGMOID, "sigmoid"}, {MACE_ACT_TANH, "tanh"},
       {MACE_ACT_HARDSIGMOID, "hardsigmoid"}, {MACE_ACT_HARDSWISH, "hardswish"},
-      {MACE_ACT_ELU, "elu"}, {MACE_ACT_SWISH, "swish"}, {MACE_ACT_GELU, "gelu"}};
+      {MACE_ACT_ELU, "elu"}, {MACE_ACT_SWISH, "swish"}, {MACE_ACT_GELU, "gelu"},
+      {MACE_ACT_GELU_TANH, "gelu_tanh"}, {MACE_ACT_MISH, "mish"}};
   for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); ++i) {
     bench_case c = {.family = "activation", .what = acts[i].name, .x = x, .y = y, .n = n,
                     .act = {acts[i].kind, 0.2f, 6.0f}};

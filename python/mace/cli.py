@@ -1,4 +1,5 @@
-"""The `mace` command line: `mace run MODEL [--round N] [--num_threads T]` (more subcommands plug in).
+"""The `mace` command line: `mace run MODEL [--round N] [--num_threads T] [--input_shape NAME:D,..]`
+(more subcommands plug in).
 
 With a deployment YAML (seed 003; mace/deploy.py): `mace convert --config X.yml`,
 `mace run --config X.yml [--round N] [--validate] [--layers] [--model NAME]`,
@@ -57,9 +58,57 @@ def add_convert(sub) -> None:
     p.set_defaults(func=cmd_convert)
 
 
+def _parse_input_shapes(specs: Sequence[str] | None) -> dict[str, list[int]]:
+    """{name: shape} from `--input_shape name:1,3,640,640` flags; ValueError names a bad one."""
+    shapes: dict[str, list[int]] = {}
+    for spec in specs or []:
+        name, sep, dims = spec.rpartition(":")
+        try:
+            shape = [int(d) for d in dims.split(",")] if dims.strip() else []
+        except ValueError:
+            shape = None
+        if not sep or not name or shape is None or any(d <= 0 for d in shape):
+            raise ValueError(f"--input_shape {spec!r}: expected NAME:D1,D2,... with positive "
+                             "dims, e.g. images:1,3,640,640")
+        if name in shapes:
+            raise ValueError(f"--input_shape names '{name}' twice")
+        shapes[name] = shape
+    return shapes
+
+
+def _onnx_shape_problem(path: str, given: dict[str, list[int]]) -> str | None:
+    """Why the ONNX model's inputs cannot be fed as given: a name that is not an input, or an
+    input with an unknown (symbolic) dim and no --input_shape; None when they can."""
+    import onnx
+    graph = onnx.load(path, load_external_data=False).graph
+    consts = {t.name for t in graph.initializer}
+    inputs = [vi for vi in graph.input if vi.name not in consts]
+    names = [vi.name for vi in inputs]
+    for name in given:
+        if name not in names:
+            return f"--input_shape names '{name}', which is not an input of the model {names}"
+    for vi in inputs:
+        if vi.name in given or not vi.type.HasField("tensor_type"):
+            continue
+        t = vi.type.tensor_type
+        if not t.HasField("shape"):
+            return (f"input '{vi.name}' has no shape in the model; give it with "
+                    f"--input_shape {vi.name}:D1,D2,...")
+        for k, d in enumerate(t.shape.dim):
+            if not d.HasField("dim_value") or d.dim_value <= 0:
+                what = d.dim_param or "?"
+                return (f"input '{vi.name}' has unknown dimension {k} ({what}); give its shape "
+                        f"with --input_shape {vi.name}:D1,D2,... (mace run does not guess it)")
+    return None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import mace
     if args.config:
+        if args.input_shape:
+            print("mace run: --input_shape is for MODEL; with --config the YAML's input_shapes "
+                  "apply", file=sys.stderr)
+            return 2
         from mace import deploy
         return _with_config(lambda cfg, a: deploy.run_all(
             cfg, a.build_dir, a.round, a.validate, a.layers, a.model_name, a.num_threads,
@@ -68,12 +117,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("mace run: give MODEL or --config X.yml", file=sys.stderr)
         return 2
     try:
+        shapes = _parse_input_shapes(args.input_shape)
+    except ValueError as e:
+        print(f"mace run: {e}", file=sys.stderr)
+        return 2
+    is_onnx = str(args.model).lower().endswith(".onnx")
+    if is_onnx:
+        try:
+            problem = _onnx_shape_problem(args.model, shapes)
+        except Exception:  # noqa: BLE001 - an unreadable file: Session says why below
+            problem = None
+        if problem:
+            print(f"mace run: {problem}", file=sys.stderr)
+            return 2
+    try:
         sess = mace.Session(args.model, args.weights, num_threads=args.num_threads,
-                            affinity=args.affinity)
+                            affinity=args.affinity, input_shapes=shapes if is_onnx else None)
     except mace.MaceError as e:
         print(f"mace run: cannot load {args.model}: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    feeds = random_feeds(sess, args.seed)
+    names = [i.name for i in sess.inputs]
+    unknown = [n for n in shapes if n not in names]
+    if unknown:
+        print(f"mace run: --input_shape names '{unknown[0]}', which is not an input of the "
+              f"model {names}", file=sys.stderr)
+        return 2
+    feeds = random_feeds(sess, args.seed, shapes)
     for i in sess.inputs:
         print(f"input  {i.name}: {list(i.shape)} {i.dtype}")
     try:
@@ -123,6 +192,9 @@ def add_run(sub) -> None:
     p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
     add_affinity_arg(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--input_shape", action="append", default=None, metavar="NAME:D1,D2,...",
+                   help="shape of input NAME (repeatable), e.g. images:1,3,640,640; needed for "
+                        "inputs with unknown dims, which mace run never guesses")
     p.add_argument("--profile", action="store_true", help="also print per-op times")
     p.set_defaults(func=cmd_run)
 

@@ -31,7 +31,9 @@ def random_input(shape: tuple, dtype: np.dtype, rng: np.random.Generator) -> np.
     return np.zeros(shape, dtype)  # indices and shape-like inputs: 0 is always in range
 
 
-def random_feeds(sess, seed: int) -> dict[str, np.ndarray]:
-    """{input name: random_input(...)} for every input of a mace.Session, from one seed."""
+def random_feeds(sess, seed: int, shapes: dict | None = None) -> dict[str, np.ndarray]:
+    """{input name: random_input(...)} for every input of a mace.Session, from one seed; shapes
+    ({name: shape}) overrides the session's input shapes."""
     rng = np.random.default_rng(seed)
-    return {i.name: random_input(i.shape, i.dtype, rng) for i in sess.inputs}
+    shapes = shapes or {}
+    return {i.name: random_input(shapes.get(i.name, i.shape), i.dtype, rng) for i in sess.inputs}

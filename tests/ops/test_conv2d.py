@@ -166,11 +166,12 @@ def test_conv_bn_relu_folded():
     check_model(model, {"x": rand(*xs, seed=1)})
 
 
-def test_conv1d_unsupported():
+def test_conv3d_unsupported():
+    """3-D convolution is not converted (1-D is: tests/ops/test_conv1d.py)."""
     import mace
     model = make_model([helper.make_node("Conv", ["x", "w"], ["y"])],
-                       [("x", np.float32, [1, 3, 8])], [("y", np.float32, [None] * 3)],
-                       [("w", rand(4, 3, 3, seed=2))])
+                       [("x", np.float32, [1, 3, 5, 5, 5])], [("y", np.float32, [None] * 5)],
+                       [("w", rand(4, 3, 3, 3, 3, seed=2))])
     with pytest.raises(mace.errors.UnsupportedError, match="Conv"):
         mace.Session(model)
 

@@ -26,6 +26,20 @@ static inline float geluf_(float x) {
   return t > 0.0 ? (float)(0.5 * (double)x * t) : -0.0f;
 }
 
+/* x * (1 + tanh(u)) / 2 with u = sqrt(2 / pi) * (x + 0.044715 x^3), written as
+ * x / (1 + exp(-2u)) in double: no cancellation where tanh(u) nears -1. */
+static inline float gelu_tanhf_(float x) {
+  const double d = (double)x;
+  const double u = 0.79788456080286535588 * (d + 0.044715 * d * d * d);
+  return (float)(d / (1.0 + exp(-2.0 * u)));
+}
+
+/* x * tanh(log(1 + exp(x))) in double; exp overflowing to inf gives tanh(inf) = 1. */
+static inline float mishf_(float x) {
+  const double d = (double)x;
+  return (float)(d * tanh(log1p(exp(d))));
+}
+
 static inline float hardsigmoidf_(float x, float alpha, float beta) {
   float y = alpha * x + beta;
   return y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y);
@@ -74,6 +88,12 @@ void mace_f32_activation__ref(const mace_activation *act, const float *in, float
       break;
     case MACE_ACT_GELU:
       for (i = 0; i < n; ++i) out[i] = geluf_(in[i]);
+      break;
+    case MACE_ACT_GELU_TANH:
+      for (i = 0; i < n; ++i) out[i] = gelu_tanhf_(in[i]);
+      break;
+    case MACE_ACT_MISH:
+      for (i = 0; i < n; ++i) out[i] = mishf_(in[i]);
       break;
   }
 }

@@ -15,7 +15,9 @@ typedef enum mace_activation_kind {
   MACE_ACT_HARDSWISH,   /* x * hardsigmoid(x) with alpha = 1/6, beta = 0.5 */
   MACE_ACT_ELU,         /* x >= 0 ? x : alpha * (exp(x) - 1) */
   MACE_ACT_SWISH,       /* x * sigmoid(alpha * x) (SiLU at alpha = 1) */
-  MACE_ACT_GELU         /* x * (1 + erf(x / sqrt(2))) / 2 */
+  MACE_ACT_GELU,        /* x * (1 + erf(x / sqrt(2))) / 2 */
+  MACE_ACT_GELU_TANH,   /* x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2 */
+  MACE_ACT_MISH         /* x * tanh(softplus(x)), softplus(x) = log(1 + exp(x)) */
 } mace_activation_kind;
 
 typedef struct mace_activation {
