@@ -20,7 +20,7 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, external_data_helper, helper, numpy_helper
 
-from mace.errors import InvalidInputError, InvalidModelError, UnsupportedError
+from mace.errors import InvalidInputError, InvalidModelError, MaceError, UnsupportedError
 
 from . import ir, onnx_dims, onnx_fold, onnx_ops
 
@@ -623,7 +623,13 @@ class OnnxConverter:
             if fn is None:
                 raise UnsupportedError(
                     f"ONNX op '{n.op_type}' (node '{_label(n)}') is not supported")
-            fn(ctx, n)
+            try:
+                fn(ctx, n)
+            except MaceError:
+                raise
+            except Exception as e:  # noqa: BLE001 - what a corrupt node makes onnx/numpy raise
+                raise InvalidModelError(f"ONNX op '{n.op_type}' (node '{_label(n)}'): "
+                                        f"{type(e).__name__}: {e}") from e
 
         graph.inputs = self.inputs
         produced = {o for op in graph.ops for o in op.outputs}
@@ -678,4 +684,16 @@ def convert_onnx(source: Any, *, weights: Any = None, inputs: dict | None = None
     """ONNX model (path, bytes or ModelProto) -> ir.Graph of mace ops (before transforms).
     `probes`: {input: shape} sizes for its symbolic dims to be converted at."""
     del weights  # ONNX keeps weights in the model (external data is loaded by onnx.load)
-    return OnnxConverter(source, inputs=inputs, outputs=outputs, probes=probes).convert()
+    try:
+        return OnnxConverter(source, inputs=inputs, outputs=outputs, probes=probes).convert()
+    except MaceError:
+        raise
+    except FileNotFoundError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        # A corrupt file that still parses makes onnx, protobuf and NumPy raise ValueError,
+        # TypeError, KeyError, UnicodeDecodeError, DecodeError, ... from wherever its fields
+        # are first read: each becomes InvalidModelError naming the file.
+        what = f" '{os.fspath(source)}'" if isinstance(source, (str, os.PathLike)) else ""
+        raise InvalidModelError(f"cannot convert the ONNX model{what}: "
+                                f"{type(e).__name__}: {e}") from e

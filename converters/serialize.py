@@ -1,10 +1,13 @@
 """ir.Graph -> (NetDef bytes, weights blob): every constant 64-byte aligned in one blob."""
 from __future__ import annotations
 
+import struct
+import zlib
+
 import numpy as np
 
 from mace import proto
-from mace.errors import InvalidArgumentError, UnsupportedError
+from mace.errors import InvalidArgumentError, InvalidModelError, UnsupportedError
 
 from . import ir
 
@@ -281,11 +284,28 @@ def serialize(graph: ir.Graph, share: bool = False, data_type: str = "fp32_fp32"
     """(serialized NetDef, weights blob: read-only, ALIGN-byte aligned). share: the graph's
     constants become views of the blob (share_consts). data_type: weight storage
     (WEIGHT_STORAGE); quantize_large_weights: see to_netdef."""
-    net, blob = to_netdef(graph, data_type, quantize_large_weights)
+    try:
+        net, blob = to_netdef(graph, data_type, quantize_large_weights)
+    except UnicodeError as e:  # a name from a corrupt source model that is not valid UTF-8
+        raise InvalidModelError(f"the model has a name that is not valid UTF-8: {e}") from e
     view = memoryview(blob).toreadonly()
     if share:
         share_consts(graph, net, view)
-    return net.SerializeToString(), view
+    return with_checksums(net, view), view
+
+
+# NetDef.graph_crc32 (field 1000, wire type fixed32) as a tag: varint of (1000 << 3) | 5.
+GRAPH_CRC32_TAG = bytes([0xC5, 0x3E])
+
+
+def with_checksums(net, blob) -> bytes:
+    """The serialized NetDef recording the CRC-32 of the weights blob (weights_crc32) and,
+    as its last 6 bytes, the CRC-32 of every byte before them (graph_crc32): the engine checks
+    both at load (proto/mace.proto, docs/design.md "Model files")."""
+    net.weights_crc32 = zlib.crc32(blob) & 0xFFFFFFFF
+    net.ClearField("graph_crc32")
+    body = net.SerializeToString()
+    return body + GRAPH_CRC32_TAG + struct.pack("<I", zlib.crc32(body) & 0xFFFFFFFF)
 
 
 def share_consts(graph: ir.Graph, net, blob: memoryview) -> None:

@@ -1,15 +1,14 @@
 /* The public C API (mace/mace.h): engines over a net, a thread pool and the model's memory. */
-#define _DEFAULT_SOURCE /* MADV_DONTNEED */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/checksum.h"
 #include "core/net.h"
 #include "core/status.h"
 #include "mace/mace.h"
@@ -28,9 +27,9 @@ typedef struct kept_tensor {
 struct mace_engine {
   mace_net *net;             /* owned */
   mace_threadpool *pool;     /* shared, reference held (mace_threadpool_release) */
-  void *map;                 /* owned: mmap of the weights file, map_size bytes */
-  size_t map_size;
-  uint8_t *weights_copy;     /* owned: aligned copy of caller weights when not borrowed */
+  /* owned: aligned copy of the weights (the weights file's bytes, or the caller's buffer
+   * when not borrowed), read by the ops for as long as the engine lives */
+  uint8_t *weights_copy;
   /* The inputs of the next mace_engine_run_bound, one per model input in the model's order:
    * copies of the caller's descriptions, whose buffers stay the caller's. */
   mace_io *bound;            /* owned */
@@ -49,9 +48,10 @@ void mace_config_init(mace_config *config) {
   config->affinity = MACE_AFFINITY_BIG_ONLY;
 }
 
+/* graph_name names the model in checksum errors (a path, or NULL). */
 static mace_status engine_build(mace_engine *eng, const void *graph, size_t graph_size,
                                 const uint8_t *weights, size_t weights_size,
-                                const mace_config *config) {
+                                const mace_config *config, const char *graph_name) {
   mace_config dflt;
   if (!config) {
     mace_config_init(&dflt);
@@ -60,6 +60,9 @@ static mace_status engine_build(mace_engine *eng, const void *graph, size_t grap
   if (config->device != MACE_DEVICE_CPU)
     return mace_error(MACE_UNSUPPORTED, "device %d is not available in this build",
                       (int)config->device);
+  if (!config->skip_checksum)
+    MACE_RETURN_IF_ERROR(
+        mace_model_verify_checksums(graph, graph_size, weights, weights_size, graph_name));
   MACE_RETURN_IF_ERROR(mace_threadpool_acquire(config->num_threads, config->affinity, &eng->pool));
   MACE_RETURN_IF_ERROR(
       mace_net_create(graph, graph_size, weights, weights_size, eng->pool, &eng->net));
@@ -91,7 +94,7 @@ mace_status mace_engine_create_from_buffers(const void *graph, size_t graph_size
     memcpy(eng->weights_copy, weights, weights_size);
     w = eng->weights_copy;
   }
-  mace_status st = engine_build(eng, graph, graph_size, w, weights_size, config);
+  mace_status st = engine_build(eng, graph, graph_size, w, weights_size, config, NULL);
   if (st != MACE_OK) {
     mace_engine_destroy(eng);
     return st;
@@ -106,6 +109,11 @@ static mace_status read_file(const char *path, void **data, size_t *size) {
   FILE *f = fopen(path, "rb");
   if (!f) return mace_error(MACE_INVALID_ARGS, "cannot open '%s': %s", path, strerror(errno));
   mace_status st = MACE_OK;
+  struct stat sb;
+  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    st = mace_error(MACE_INVALID_ARGS, "'%s' is not a regular file", path);
+    goto done;
+  }
   if (fseek(f, 0, SEEK_END) != 0) {
     st = mace_error(MACE_INVALID_ARGS, "cannot read '%s'", path);
     goto done;
@@ -143,6 +151,7 @@ mace_status mace_engine_create_from_files(const char *graph_path, const char *we
   mace_engine *eng = calloc(1, sizeof(*eng));
   mace_status st = MACE_OK;
   int fd = -1;
+  size_t weights_size = 0;
   if (!eng) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
     goto done;
@@ -154,27 +163,38 @@ mace_status mace_engine_create_from_files(const char *graph_path, const char *we
       st = mace_error(MACE_INVALID_ARGS, "cannot open '%s': %s", weights_path, strerror(errno));
       goto done;
     }
-    eng->map_size = (size_t)sb.st_size;
-    if (eng->map_size) {
-      eng->map = mmap(NULL, eng->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (eng->map == MAP_FAILED) {
-        eng->map = NULL;
-        st = mace_error(MACE_OUT_OF_RESOURCES, "cannot mmap '%s': %s", weights_path,
-                        strerror(errno));
+    if (!S_ISREG(sb.st_mode)) {
+      st = mace_error(MACE_INVALID_ARGS, "weights '%s' is not a regular file", weights_path);
+      goto done;
+    }
+    /* The weights are read into memory of the engine's own, not mapped: a mapping of the
+     * file would fault its pages back from the file whenever the ops read them, so a file
+     * truncated or rewritten under a live engine would kill the process (SIGBUS) or change
+     * its results. A copy cannot change: replacing the file affects only later loads
+     * (docs/design.md, "Model files"). */
+    weights_size = (size_t)sb.st_size;
+    if (weights_size) {
+      eng->weights_copy = mace_filter_alloc(weights_size);
+      if (!eng->weights_copy) {
+        st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory reading %zu weight bytes of '%s'",
+                        weights_size, weights_path);
         goto done;
+      }
+      size_t got = 0;
+      while (got < weights_size) {
+        ssize_t n = read(fd, eng->weights_copy + got, weights_size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          st = mace_error(MACE_INVALID_ARGS, "cannot read '%s': %s", weights_path,
+                          n < 0 ? strerror(errno) : "the file shrank while being read");
+          goto done;
+        }
+        got += (size_t)n;
       }
     }
   }
-  st = engine_build(eng, graph, graph_size, eng->map, eng->map_size, config);
+  st = engine_build(eng, graph, graph_size, eng->weights_copy, weights_size, config, graph_path);
   if (st != MACE_OK) mace_error_wrap(st, "loading '%s'", graph_path);
-#if defined(MADV_DONTNEED)
-  /* The build packed most weights into buffers of its own, so the pages of the map it read
-   * for that are let go: a read-only file mapping faults them back from the file (the page
-   * cache) if they are read again, as the weights that ops read in place (biases, say) are at
-   * the first run; so a loaded model does not hold both the file's pages and their packed
-   * copies in memory. */
-  if (st == MACE_OK && eng->map) (void)madvise(eng->map, eng->map_size, MADV_DONTNEED);
-#endif
 done:
   if (fd >= 0) close(fd);
   free(graph);
@@ -197,7 +217,6 @@ void mace_engine_destroy(mace_engine *eng) {
   free(eng->bound);
   mace_net_destroy(eng->net);
   mace_threadpool_release(eng->pool);
-  if (eng->map) munmap(eng->map, eng->map_size);
   mace_aligned_free(eng->weights_copy);
   free(eng);
 }

@@ -46,20 +46,22 @@ static int path_converter(PyObject *obj, void *out) {
 
 static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"graph", "weights", "graph_path", "weights_path",
-                           "num_threads", "affinity", "device", NULL};
+                           "num_threads", "affinity", "device", "verify_checksum", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
   int num_threads = -1, affinity = MACE_AFFINITY_BIG_ONLY;
   const char *device = "cpu";
+  int verify_checksum = 1;
   Py_buffer graph_buf;
   int has_graph_buf = 0;
   mace_engine *engine = NULL;
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iis:Engine", kwlist, &graph, &weights,
-                                   path_converter, &graph_path, path_converter, &weights_path,
-                                   &num_threads, &affinity, &device)) {
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iisp:Engine", kwlist, &graph,
+                                   &weights, path_converter, &graph_path, path_converter,
+                                   &weights_path, &num_threads, &affinity, &device,
+                                   &verify_checksum)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -69,6 +71,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   mace_config cfg;
   mace_config_init(&cfg);
   cfg.num_threads = num_threads;
+  cfg.skip_checksum = !verify_checksum;
   if (strcmp(device, "cpu") == 0 || strcmp(device, "CPU") == 0) {
     cfg.device = MACE_DEVICE_CPU;
   } else if (strcmp(device, "gpu") == 0 || strcmp(device, "GPU") == 0) {
@@ -867,11 +870,12 @@ static PyMethodDef Engine_methods[] = {
 
 PyDoc_STRVAR(Engine_doc,
              "Engine(graph=None, weights=None, graph_path=None, weights_path=None, "
-             "num_threads=-1, affinity=1, device='cpu')\n\n"
+             "num_threads=-1, affinity=1, device='cpu', verify_checksum=True)\n\n"
              "A loaded mace model. Give the graph (.pb contents) and weights (.data contents) as\n"
              "bytes-like objects (the weights are used in place, not copied) or as file paths\n"
-             "(the weights file is mmap'd). num_threads <= 0 uses one thread per core; affinity\n"
-             "is 0 (none), 1 (big cores) or 2 (little cores).");
+             "(the weights file is read into memory). num_threads <= 0 uses one thread per core;\n"
+             "affinity is 0 (none), 1 (big cores) or 2 (little cores). verify_checksum=False\n"
+             "skips the check of the checksums the graph records.");
 
 static PyTypeObject EngineType = {
     PyVarObject_HEAD_INIT(NULL, 0)

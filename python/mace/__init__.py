@@ -7,7 +7,7 @@ Usage (mace.Session's docstring has a self-contained runnable example)::
     y = sess.run(np.random.rand(1, 3, 224, 224).astype(np.float32))
     model = mace.convert("mobilenet_v2.onnx")
     model.save("mnv2.pb", "mnv2.data")
-    sess = mace.Session("mnv2.pb", "mnv2.data")                   # weights file is mmap'd
+    sess = mace.Session("mnv2.pb", "mnv2.data")                   # weights read and verified
 
 `import mace` needs only NumPy and protobuf; onnx is imported when something is converted.
 """

@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from . import errors as mace_errors
 from .cli_common import add_affinity_arg, random_feeds
 
 
@@ -480,13 +481,32 @@ SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert, add_calibrat
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mace", description="mace deep-learning inference engine")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--debug", action="store_true",
+                        help="on a failure, print the Python traceback (anywhere on the line)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in SUBCOMMANDS:
         add(sub)
     return parser
 
 
+def _failure_line(e: BaseException) -> str:
+    """`<why>` of the one-line report of a failure: the message, on one line; the exception
+    type where it is not a mace error or an OS error (whose message says what failed)."""
+    if isinstance(e, OSError) and e.strerror:
+        why = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+    else:
+        why = str(e) or type(e).__name__
+        if not isinstance(e, (mace_errors.MaceError, OSError)):
+            why = f"{type(e).__name__}: {why}"
+    return " ".join(why.split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The `mace` command. Every failure is one line on stderr (`mace: <what>: <why>`) and a
+    non-zero exit status; `--debug` (anywhere on the line) prints the traceback instead."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
@@ -498,7 +518,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if getattr(args, "round", 1) < 1:
         parser.error("--round must be >= 1")
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        print(f"mace: {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - the command line reports every failure as a line
+        if debug:
+            raise
+        print(f"mace: {args.command}: {_failure_line(e)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

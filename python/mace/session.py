@@ -142,7 +142,8 @@ class Session:
     `model` is one of:
       * a path to an ONNX model (``.onnx``; converted in memory),
       * a path to a mace graph (``.pb``) with its weights (``weights``, by default the
-        same path with ``.data``; the weights file is mmap'd),
+        same path with ``.data``; the weights file is read into memory, so replacing it
+        later does not affect the session),
       * an ``onnx.ModelProto`` or the serialized bytes of an ONNX model,
       * mace graph bytes together with ``weights`` bytes,
       * a converted model (what ``mace.convert`` returns).
@@ -150,6 +151,9 @@ class Session:
     ``num_threads`` <= 0 uses one thread per core; ``affinity`` is "big" (the default: with
     more than one thread, each on a core of its own among the fastest, the calling thread only
     while a run lasts), "little" or "none" (left to the OS).
+    ``verify_checksum`` (default True): a mace graph that records checksums of itself and of
+    its weights is verified at load, a mismatch raising InvalidModelError naming the file;
+    False skips the check (a model without checksums loads either way).
     ``input_shapes`` ({name: shape}) fixes input dims of an ONNX model being converted: an
     int fixes a dim, None leaves it symbolic. Symbolic dims (an ONNX ``dim_param``, unless
     fixed here) take the shape of each run: the shape computations that read them (torch's
@@ -177,9 +181,10 @@ class Session:
 
     def __init__(self, model: Any, weights: Any = None, *, num_threads: int = -1,
                  device: str = "cpu", affinity: Any = None,
-                 input_shapes: Mapping[str, Sequence[int]] | None = None) -> None:
+                 input_shapes: Mapping[str, Sequence[int]] | None = None,
+                 verify_checksum: bool = True) -> None:
         kw = dict(num_threads=_num_threads(num_threads), affinity=_affinity(affinity),
-                  device=device)
+                  device=device, verify_checksum=bool(verify_checksum))
         self.model = None  # the converted model when this session converted one
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
@@ -252,7 +257,8 @@ class Session:
     def _from_converted(self, model: Any, kw: dict):
         # The conversion's garbage (parsed tensors, the graph's arrays before the blob took
         # their place) is freed by now, but stays resident in the C heap unless handed back.
-        engine = self._from_model(model, kw)
+        # Converted here and never written to a file: there is nothing to verify.
+        engine = self._from_model(model, dict(kw, verify_checksum=False))
         _mace.release_free_heap()
         return engine
 

@@ -103,6 +103,9 @@ typedef struct mace_config {
                              * fastest (the caller's only during a run); NONE leaves it to
                              * the OS */
   int borrow_weights;       /* create_from_buffers: use the weights buffer in place */
+  int skip_checksum;        /* default 0: a model that records checksums of its graph and
+                             * weights (NetDef.weights_crc32, graph_crc32) is verified at
+                             * load, a mismatch failing with MACE_INVALID_MODEL; 1 skips it */
 } mace_config;
 
 typedef struct mace_tensor_info {
@@ -154,7 +157,8 @@ size_t mace_dtype_size(mace_dtype dtype);
 mace_status mace_engine_create_from_buffers(const void *graph, size_t graph_size,
                                             const void *weights, size_t weights_size,
                                             const mace_config *config, mace_engine **out);
-/* The weights file is mmap'd and used in place (read only). */
+/* The weights file is read into memory the engine owns (a file replaced or truncated later
+ * does not affect it); both files are verified against the checksums the graph records. */
 mace_status mace_engine_create_from_files(const char *graph_path, const char *weights_path,
                                           const mace_config *config, mace_engine **out);
 void mace_engine_destroy(mace_engine *engine);
