@@ -106,6 +106,18 @@ def _check_float(ctx, node, name: str) -> None:
         raise _fail(node, f"dtype {np.dtype(dt).name} is not supported (float32 only)")
 
 
+def _emit_2d(ctx, node, op_type, inputs, rank, **args):
+    """Emits the 2-D op; a 1-D one (rank 1) runs on it with H = 1: x and the filter lifted to
+    4-D, the output squeezed back."""
+    if rank == 2:
+        ctx.emit(op_type, inputs, [node.output[0]], node, **args)
+        return
+    inputs = [to_h1(ctx, node, inputs[0]), to_h1(ctx, node, inputs[1])] + inputs[2:]
+    y4 = h1_output(ctx, node)
+    ctx.emit(op_type, inputs, [y4], ctx.unique(_tag(node) + "_2d"), **args)
+    from_h1(ctx, node, y4)
+
+
 @register("Conv")
 def conv(ctx, node):
     rank = _spatial_rank(ctx, node)
@@ -121,13 +133,7 @@ def conv(ctx, node):
     inputs = [x, ctx.input(node, 1)]
     if ctx.has_input(node, 2):
         inputs.append(ctx.input(node, 2))
-    if rank == 2:
-        ctx.emit("Conv2D", inputs, [node.output[0]], node, group=group, **geometry)
-        return
-    inputs[:2] = [to_h1(ctx, node, inputs[0]), to_h1(ctx, node, inputs[1])]
-    y4 = h1_output(ctx, node)
-    ctx.emit("Conv2D", inputs, [y4], ctx.unique(_tag(node) + "_2d"), group=group, **geometry)
-    from_h1(ctx, node, y4)
+    _emit_2d(ctx, node, "Conv2D", inputs, rank, group=group, **geometry)
 
 
 @register("ConvTranspose")
@@ -155,10 +161,4 @@ def conv_transpose(ctx, node):
     inputs = [x, ctx.input(node, 1)]
     if ctx.has_input(node, 2):
         inputs.append(ctx.input(node, 2))
-    if rank == 2:
-        ctx.emit("Deconv2D", inputs, [node.output[0]], node, group=group, **args)
-        return
-    inputs[:2] = [to_h1(ctx, node, inputs[0]), to_h1(ctx, node, inputs[1])]
-    y4 = h1_output(ctx, node)
-    ctx.emit("Deconv2D", inputs, [y4], ctx.unique(_tag(node) + "_2d"), group=group, **args)
-    from_h1(ctx, node, y4)
+    _emit_2d(ctx, node, "Deconv2D", inputs, rank, group=group, **args)

@@ -11,6 +11,7 @@
 #include "core/planner.h"
 #include "core/status.h"
 #include "kernels/cpu/ref/half.h"
+#include "kernels/cpu/ref/quantize.h"
 #include "mace.pb-c.h"
 
 struct mace_net {
@@ -173,28 +174,24 @@ static mace_status set_dims(mace_tensor *t, const int64_t *dims, size_t n, const
   return MACE_OK;
 }
 
-/* Weight-only int8 (ConstTensor.channel_scales): wide[i] = q[i] * scale of i's channel along
- * channel_axis, one f32 product each. */
+/* Weight-only int8 (ConstTensor.channel_scales): wide = q * the scale of q's channel along
+ * channel_axis, Dequantize's reference kernel with zero points 0. */
 static mace_status widen_int8(const Mace__ConstTensor *ct, const mace_tensor *t, float *wide,
                               int64_t n) {
-  const int8_t *q = (const int8_t *)t->data;
   const int64_t axis = ct->has_channel_axis ? ct->channel_axis : 0;
-  const int64_t channels = (int64_t)ct->n_channel_scales;
-  int64_t inner = 1;
-  if (channels == 0)
+  mace_quant_params q = {.scale = ct->channel_scales, .zero_point = NULL,
+                         .channels = (int64_t)ct->n_channel_scales, .inner = 1};
+  if (q.channels == 0)
     return mace_error(MACE_INVALID_MODEL, "constant '%s': int8 weights to widen have no "
                       "channel_scales", t->name);
-  if (channels > 1) {
-    if (axis < 0 || axis >= t->ndim || t->dims[axis] != channels)
+  if (q.channels > 1) {
+    if (axis < 0 || axis >= t->ndim || t->dims[axis] != q.channels)
       return mace_error(MACE_INVALID_MODEL, "constant '%s': %lld channel scales do not match "
-                        "dims[%lld] of a rank-%d tensor", t->name, (long long)channels,
+                        "dims[%lld] of a rank-%d tensor", t->name, (long long)q.channels,
                         (long long)axis, t->ndim);
-    for (int d = (int)axis + 1; d < t->ndim; ++d) inner *= t->dims[d];
+    for (int d = (int)axis + 1; d < t->ndim; ++d) q.inner *= t->dims[d];
   }
-  for (int64_t i = 0; i < n; ++i) {
-    const float s = ct->channel_scales[channels == 1 ? 0 : (i / inner) % channels];
-    wide[i] = (float)q[i] * s;
-  }
+  mace_s8_dequantize_f32__ref((const int8_t *)t->data, wide, &q, 0, n);
   return MACE_OK;
 }
 

@@ -11,28 +11,31 @@
 #include "kernels/cpu/qgemm.h"
 #include "kernels/cpu/ref/activation.h"
 #include "kernels/cpu/ref/requant.h"
+#include "ops/q8_scalar.h"
 
-/* Input k's one value as a number: a constant f32 scale or u8/i8 zero point. `what` names it. */
-static inline mace_status mace_qlinear_scalar(const mace_op *op, int k, const char *what,
-                                              double *out) {
+/* Input k, a constant of one value: a scale (f32, positive and finite) or a zero point (of
+ * dtype zp_dtype). The values are read once at infer (ops/q8_scalar.h reads them per run for
+ * the ops that take computed scales). */
+static inline mace_status mace_qlinear_const(const mace_op *op, int k, const char *what) {
   const mace_tensor *t = op->inputs[k];
   if (t->role != MACE_TENSOR_CONST || !t->data)
     return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): %s (input %d) must be a constant",
                       op->name, op->type, what, k);
-  if (mace_tensor_numel(t) != 1)
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): %s (input %d) must have one value, "
-                      "has %lld", op->name, op->type, what, k, (long long)mace_tensor_numel(t));
-  switch (t->dtype) {
-    case MACE_DT_F32: *out = *(const float *)t->data; break;
-    case MACE_DT_U8: *out = *(const uint8_t *)t->data; break;
-    case MACE_DT_I8: *out = *(const int8_t *)t->data; break;
-    default:
-      return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): %s (input %d) has dtype %s",
-                        op->name, op->type, what, k, mace_dtype_name(t->dtype));
-  }
-  if (t->dtype == MACE_DT_F32 && !(*out > 0.0 && isfinite(*out)))
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): %s (input %d) is %g, must be a "
-                      "positive finite scale", op->name, op->type, what, k, *out);
+  return MACE_OK;
+}
+
+static inline mace_status mace_qlinear_scale(const mace_op *op, int k, const char *what,
+                                             double *out) {
+  MACE_RETURN_IF_ERROR(mace_qlinear_const(op, k, what));
+  MACE_RETURN_IF_ERROR(mace_q8_check_scale(op, op->type, k));
+  return mace_q8_scale(op, op->type, k, out);
+}
+
+static inline mace_status mace_qlinear_zp(const mace_op *op, int k, const char *what,
+                                          mace_dtype zp_dtype, int32_t *out) {
+  MACE_RETURN_IF_ERROR(mace_qlinear_const(op, k, what));
+  MACE_RETURN_IF_ERROR(mace_q8_check_zp(op, op->type, k, zp_dtype));
+  *out = mace_q8_zp(op, k);
   return MACE_OK;
 }
 
@@ -74,13 +77,10 @@ static inline mace_status mace_qlinear_out(const mace_op *op, const mace_activat
                                            mace_qgemm_out *q) {
   q->out_signed = y_dtype == MACE_DT_I8;
   q->zp = y_zp;
-  q->lo = q->out_signed ? -128 : 0;
-  q->hi = q->out_signed ? 127 : 255;
-  if (act->kind == MACE_ACT_NONE) return MACE_OK;
-  if (act->kind != MACE_ACT_RELU && act->kind != MACE_ACT_RELUX)
+  if (act->kind != MACE_ACT_NONE && act->kind != MACE_ACT_RELU && act->kind != MACE_ACT_RELUX)
     return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): fused activation %d is not supported on "
                       "int8 (NOOP, RELU or RELUX)", op->name, op->type, (int)act->kind);
-  if (y_zp > q->lo) q->lo = y_zp;
+  mace_q8_range(y_dtype, act->kind != MACE_ACT_NONE, y_zp, &q->lo, &q->hi);
   if (act->kind == MACE_ACT_RELUX) {
     const double top = (double)y_zp + nearbyint((double)act->beta / y_scale);
     if (top < q->hi) q->hi = (int32_t)(top < q->lo ? q->lo : top);

@@ -74,15 +74,15 @@ static int32_t *shift(qconv_state *st) { return st->params + 3 * st->c_out; }
 /* Packs the constant filter and computes the per-channel parameters (once: constants). */
 static mace_status qconv_prepare(mace_op *op, qconv_state *st) {
   const mace_tensor *w = op->inputs[3];
-  double x_scale = 0, y_scale = 0, x_zp = 0, y_zp = 0;
+  double x_scale = 0, y_scale = 0;
+  int32_t y_zp = 0;
   double *w_scales;
   mace_status s = MACE_OK;
-  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 1, "x_scale", &x_scale));
-  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 2, "x_zero_point", &x_zp));
-  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 6, "y_scale", &y_scale));
-  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 7, "y_zero_point", &y_zp));
-  st->x_zp = (int32_t)x_zp;
-  MACE_RETURN_IF_ERROR(mace_qlinear_out(op, &st->act, op->inputs[7]->dtype, y_scale, (int32_t)y_zp,
+  MACE_RETURN_IF_ERROR(mace_qlinear_scale(op, 1, "x_scale", &x_scale));
+  MACE_RETURN_IF_ERROR(mace_qlinear_zp(op, 2, "x_zero_point", op->inputs[0]->dtype, &st->x_zp));
+  MACE_RETURN_IF_ERROR(mace_qlinear_scale(op, 6, "y_scale", &y_scale));
+  MACE_RETURN_IF_ERROR(mace_qlinear_zp(op, 7, "y_zero_point", op->inputs[7]->dtype, &y_zp));
+  MACE_RETURN_IF_ERROR(mace_qlinear_out(op, &st->act, op->inputs[7]->dtype, y_scale, y_zp,
                                         &st->out));
   if (st->params) return MACE_OK;
   st->params = mace_aligned_alloc(sizeof(int32_t) * 4 * (size_t)st->c_out);
@@ -134,9 +134,6 @@ static mace_status qconv_infer(mace_op *op) {
   if (x->dtype != MACE_DT_U8 && x->dtype != MACE_DT_I8)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): x is %s, must be u8 or i8",
                       op->name, mace_dtype_name(x->dtype));
-  if (op->inputs[2]->dtype != x->dtype)
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): x_zero_point is %s, x is %s",
-                      op->name, mace_dtype_name(op->inputs[2]->dtype), mace_dtype_name(x->dtype));
   if (x->ndim != 4 || w->ndim != 4)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): x and w must be 4-D, are "
                       "%d-D and %d-D", op->name, x->ndim, w->ndim);

@@ -43,16 +43,16 @@ static mace_status qmatmul_init(mace_op *op) {
 }
 
 static mace_status qmatmul_prepare(mace_op *op, qmatmul_state *st) {
-  double a_scale = 0, y_scale = 0, a_zp = 0, y_zp = 0;
+  double a_scale = 0, y_scale = 0;
+  int32_t y_zp = 0;
   double *b_scales;
   mace_status s = MACE_OK;
   const int64_t n = st->n;
-  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 1, "a_scale", &a_scale));
-  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 2, "a_zero_point", &a_zp));
-  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 6, "y_scale", &y_scale));
-  MACE_RETURN_IF_ERROR(mace_qlinear_scalar(op, 7, "y_zero_point", &y_zp));
-  st->a_zp = (int32_t)a_zp;
-  MACE_RETURN_IF_ERROR(mace_qlinear_out(op, &st->act, op->inputs[7]->dtype, y_scale, (int32_t)y_zp,
+  MACE_RETURN_IF_ERROR(mace_qlinear_scale(op, 1, "a_scale", &a_scale));
+  MACE_RETURN_IF_ERROR(mace_qlinear_zp(op, 2, "a_zero_point", op->inputs[0]->dtype, &st->a_zp));
+  MACE_RETURN_IF_ERROR(mace_qlinear_scale(op, 6, "y_scale", &y_scale));
+  MACE_RETURN_IF_ERROR(mace_qlinear_zp(op, 7, "y_zero_point", op->inputs[7]->dtype, &y_zp));
+  MACE_RETURN_IF_ERROR(mace_qlinear_out(op, &st->act, op->inputs[7]->dtype, y_scale, y_zp,
                                         &st->out));
   if (st->params) return MACE_OK;
   st->params = mace_aligned_alloc(sizeof(int32_t) * 4 * (size_t)n);
@@ -88,9 +88,6 @@ static mace_status qmatmul_infer(mace_op *op) {
   if (a->dtype != MACE_DT_U8 && a->dtype != MACE_DT_I8)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearMatMul): a is %s, must be u8 or i8",
                       op->name, mace_dtype_name(a->dtype));
-  if (op->inputs[2]->dtype != a->dtype)
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearMatMul): a_zero_point is %s, a is %s",
-                      op->name, mace_dtype_name(op->inputs[2]->dtype), mace_dtype_name(a->dtype));
   if (b->dtype != MACE_DT_I8 || b->role != MACE_TENSOR_CONST || b->ndim != 2)
     return mace_error(MACE_UNSUPPORTED, "op '%s' (QLinearMatMul): b must be a 2-D i8 constant "
                       "(is %s, %d-D%s)", op->name, mace_dtype_name(b->dtype), b->ndim,

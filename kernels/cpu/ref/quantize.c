@@ -28,62 +28,35 @@ static int32_t quantize_one(float x, float scale, int32_t zp, int32_t lo, int32_
   return (int32_t)v + zp;
 }
 
-void mace_f32_quantize_s8__ref(const float *x, int8_t *y, const mace_quant_params *q,
-                               int64_t begin, int64_t end) {
-  const int8_t *zp = (const int8_t *)q->zero_point;
-  for (int64_t i = begin; i < end;) {
-    int64_t c;
-    const int64_t stop = channel_run(q, i, end, &c);
-    const float scale = q->scale[c];
-    const int32_t z = zp ? zp[c] : 0;
-    for (; i < stop; ++i) y[i] = (int8_t)quantize_one(x[i], scale, z, -128, 127);
+/* y = quantize_one(x) per channel run, in [LO, HI] of the type T. */
+#define QUANTIZE(NAME, T, LO, HI)                                                           \
+  void NAME(const float *x, T *y, const mace_quant_params *q, int64_t begin, int64_t end) { \
+    const T *zp = (const T *)q->zero_point;                                                 \
+    for (int64_t i = begin; i < end;) {                                                     \
+      int64_t c;                                                                            \
+      const int64_t stop = channel_run(q, i, end, &c);                                      \
+      const float scale = q->scale[c];                                                      \
+      const int32_t z = zp ? zp[c] : 0;                                                     \
+      for (; i < stop; ++i) y[i] = (T)quantize_one(x[i], scale, z, LO, HI);                 \
+    }                                                                                       \
   }
-}
 
-void mace_f32_quantize_u8__ref(const float *x, uint8_t *y, const mace_quant_params *q,
-                               int64_t begin, int64_t end) {
-  const uint8_t *zp = (const uint8_t *)q->zero_point;
-  for (int64_t i = begin; i < end;) {
-    int64_t c;
-    const int64_t stop = channel_run(q, i, end, &c);
-    const float scale = q->scale[c];
-    const int32_t z = zp ? zp[c] : 0;
-    for (; i < stop; ++i) y[i] = (uint8_t)quantize_one(x[i], scale, z, 0, 255);
-  }
-}
+QUANTIZE(mace_f32_quantize_s8__ref, int8_t, -128, 127)
+QUANTIZE(mace_f32_quantize_u8__ref, uint8_t, 0, 255)
 
-void mace_s8_dequantize_f32__ref(const int8_t *x, float *y, const mace_quant_params *q,
-                                 int64_t begin, int64_t end) {
-  const int8_t *zp = (const int8_t *)q->zero_point;
-  for (int64_t i = begin; i < end;) {
-    int64_t c;
-    const int64_t stop = channel_run(q, i, end, &c);
-    const float scale = q->scale[c];
-    const int32_t z = zp ? zp[c] : 0;
-    for (; i < stop; ++i) y[i] = (float)((int32_t)x[i] - z) * scale;
+/* y = (x - zp) * scale, the difference in 64 bits (exact for every source type). */
+#define DEQUANTIZE(NAME, T)                                                                 \
+  void NAME(const T *x, float *y, const mace_quant_params *q, int64_t begin, int64_t end) { \
+    const T *zp = (const T *)q->zero_point;                                                 \
+    for (int64_t i = begin; i < end;) {                                                     \
+      int64_t c;                                                                            \
+      const int64_t stop = channel_run(q, i, end, &c);                                      \
+      const float scale = q->scale[c];                                                      \
+      const int64_t z = zp ? zp[c] : 0;                                                     \
+      for (; i < stop; ++i) y[i] = (float)((int64_t)x[i] - z) * scale;                      \
+    }                                                                                       \
   }
-}
 
-void mace_u8_dequantize_f32__ref(const uint8_t *x, float *y, const mace_quant_params *q,
-                                 int64_t begin, int64_t end) {
-  const uint8_t *zp = (const uint8_t *)q->zero_point;
-  for (int64_t i = begin; i < end;) {
-    int64_t c;
-    const int64_t stop = channel_run(q, i, end, &c);
-    const float scale = q->scale[c];
-    const int32_t z = zp ? zp[c] : 0;
-    for (; i < stop; ++i) y[i] = (float)((int32_t)x[i] - z) * scale;
-  }
-}
-
-void mace_s32_dequantize_f32__ref(const int32_t *x, float *y, const mace_quant_params *q,
-                                  int64_t begin, int64_t end) {
-  const int32_t *zp = (const int32_t *)q->zero_point;
-  for (int64_t i = begin; i < end;) {
-    int64_t c;
-    const int64_t stop = channel_run(q, i, end, &c);
-    const float scale = q->scale[c];
-    const int32_t z = zp ? zp[c] : 0;
-    for (; i < stop; ++i) y[i] = (float)((int64_t)x[i] - z) * scale;
-  }
-}
+DEQUANTIZE(mace_s8_dequantize_f32__ref, int8_t)
+DEQUANTIZE(mace_u8_dequantize_f32__ref, uint8_t)
+DEQUANTIZE(mace_s32_dequantize_f32__ref, int32_t)
