@@ -102,6 +102,7 @@ struct mace_op {
   size_t scratch_bytes;      /* set by infer; the planner places it in the arena */
   void *scratch;             /* valid during run only */
   mace_threadpool *pool;     /* borrowed from the engine */
+  struct mace_cl_runtime *cl; /* borrowed from the engine: set for kinds of MACE_DEVICE_GPU */
 };
 
 /* Argument lookup; a missing argument gives the default. */

@@ -54,6 +54,10 @@ typedef struct mace_tensor {
   /* data is the caller's buffer for the current run (mace_net_borrow), not the arena. Where
    * each tensor lives in the arena, and for how long, is the planner's (core/planner.h). */
   int borrowed;
+  /* storage MACE_STORAGE_CL_BUFFER: the device buffer (an opaque cl_mem, borrowed from the
+   * net's device arena) and the tensor's byte offset in it (runtime/opencl/cl_runtime.h). */
+  void *cl_mem;
+  size_t cl_offset;
 } mace_tensor;
 
 size_t mace_dtype_size(mace_dtype dtype);

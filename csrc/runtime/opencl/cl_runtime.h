@@ -1,0 +1,94 @@
+/* The OpenCL runtime: the ICD loader opened at run time, one context and in-order queue per
+ * engine, programs built from kernels/opencl/ sources (binaries cached on disk), device memory
+ * and kernel launches. The contract between GPU op kinds (csrc/ops/opencl/) and the net.
+ *
+ * Nothing here includes <CL/cl.h>: handles are opaque, so core and ops build (and the CPU path
+ * runs) on machines with no OpenCL at all. libOpenCL.so.1 is dlopen'ed by
+ * mace_cl_runtime_create / mace_cl_list_devices; when it or a device is missing they return
+ * MACE_UNSUPPORTED with a message saying so.
+ *
+ * Memory: a GPU tensor (mace_tensor.storage == MACE_STORAGE_CL_BUFFER) lives in a device
+ * buffer, t->cl_mem, from byte t->cl_offset on (the net plans one device arena like the host
+ * one); t->data is NULL. Elements are stored as the runtime's precision says: fp32, or fp16
+ * when the runtime was created with MACE_CL_FP16 and the device has cl_khr_fp16. Every
+ * kernel source is compiled with -DDATA_T=float|half (and -DDATA4_T, -DREAD4/-DWRITE4 helpers
+ * given by the runtime), so one source serves both precisions; accumulation is in float. */
+#ifndef MACE_RUNTIME_OPENCL_CL_RUNTIME_H_
+#define MACE_RUNTIME_OPENCL_CL_RUNTIME_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+
+typedef struct mace_cl_runtime mace_cl_runtime;
+typedef struct mace_cl_kernel mace_cl_kernel;   /* a built cl_kernel, owned by the runtime */
+
+typedef enum mace_cl_precision { MACE_CL_FP32 = 0, MACE_CL_FP16 = 1 } mace_cl_precision;
+
+typedef struct mace_cl_device_info {
+  int platform_index, device_index;
+  char platform[128];
+  char name[128];
+  char vendor[128];
+  char version[64];          /* CL_DEVICE_VERSION */
+  char driver[64];           /* CL_DRIVER_VERSION */
+  int is_gpu;                /* CL_DEVICE_TYPE_GPU (PoCL's CPU device is not) */
+  int has_fp16;              /* cl_khr_fp16 */
+  int compute_units;
+  int64_t global_mem_bytes;
+  int64_t max_alloc_bytes;
+  size_t max_work_group_size;
+  char extensions[1024];     /* truncated CL_DEVICE_EXTENSIONS */
+} mace_cl_device_info;
+
+typedef struct mace_cl_config {
+  int platform_index;        /* -1: the first platform with a GPU device, else the first */
+  int device_index;          /* -1: the first GPU device of that platform, else the first */
+  mace_cl_precision precision;
+  const char *binary_cache;  /* NULL: no cache; else a file (seed 003's opencl_binary_file) */
+  const char *tuning_file;   /* NULL: default work sizes; else seed 003's opencl_parameter_file */
+  int profiling;             /* queue with CL_QUEUE_PROFILING_ENABLE; events timed per launch */
+} mace_cl_config;
+
+/* Every OpenCL device on every platform (n set to how many; at most max written). */
+mace_status mace_cl_list_devices(mace_cl_device_info *out, int max, int *n);
+
+mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime **out);
+void mace_cl_runtime_destroy(mace_cl_runtime *rt);
+const mace_cl_device_info *mace_cl_runtime_device(const mace_cl_runtime *rt);
+mace_cl_precision mace_cl_runtime_precision(const mace_cl_runtime *rt);
+/* Bytes of one stored element of a float tensor: 4, or 2 in fp16. */
+size_t mace_cl_runtime_elem_size(const mace_cl_runtime *rt);
+
+/* Device buffers (cl_mem, opaque). */
+mace_status mace_cl_alloc(mace_cl_runtime *rt, size_t bytes, void **mem);
+void mace_cl_free(mace_cl_runtime *rt, void *mem);
+/* Blocking copies between host memory and a buffer, converting float <-> the stored
+ * precision when `as_float` is set (float tensors), byte for byte otherwise. `count` is in
+ * elements of the stored type when as_float, in bytes otherwise; offsets in bytes. */
+mace_status mace_cl_write(mace_cl_runtime *rt, void *mem, size_t offset, const void *src,
+                          size_t count, int as_float);
+mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, void *dst,
+                         size_t count, int as_float);
+mace_status mace_cl_finish(mace_cl_runtime *rt);
+
+/* The kernel `name` of program `program` (kernels/opencl/<program>.cl) built with extra
+ * `options` (e.g. "-DACT=1 -DKSIZE=3"); built once per (program, options) and cached. */
+mace_status mace_cl_get_kernel(mace_cl_runtime *rt, const char *program, const char *name,
+                               const char *options, mace_cl_kernel **out);
+/* Arguments: a buffer (an opaque cl_mem), a plain value of `size` bytes (int32, float, ...),
+ * or local memory of `size` bytes. */
+mace_status mace_cl_arg_mem(mace_cl_kernel *k, int index, const void *mem);
+mace_status mace_cl_arg(mace_cl_kernel *k, int index, const void *value, size_t size);
+mace_status mace_cl_arg_local(mace_cl_kernel *k, int index, size_t size);
+/* Enqueues the kernel over `gws` (dims 1..3); lws NULL lets the tuner's file or the driver
+ * choose. `tag` names the launch in profiles (the op's name). Never blocks. */
+mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, const size_t *gws,
+                           const size_t *lws, const char *tag);
+/* With profiling on: device milliseconds of the launches tagged `tag` since the last
+ * mace_cl_profile_reset (waits for them). */
+double mace_cl_profile_ms(mace_cl_runtime *rt, const char *tag);
+void mace_cl_profile_reset(mace_cl_runtime *rt);
+
+#endif /* MACE_RUNTIME_OPENCL_CL_RUNTIME_H_ */
