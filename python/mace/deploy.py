@@ -643,8 +643,12 @@ def _parse_gpu(m: ModelConfig, d: dict, path: str, base: str) -> None:
             "opencl_queue_window_size")
     if m.device != "gpu":
         for key in keys:
-            if d.get(key) is not None and not (key == "opencl_queue_window_size" and d[key] == 0):
-                _fail(f"{path}.{key}", f"{_short(d[key])}: only used with runtime gpu or cpu+gpu")
+            if d.get(key) is None:
+                continue
+            if key == "opencl_queue_window_size" and d[key] == 0:  # neutral
+                m.reserved[key] = 0
+                continue
+            _fail(f"{path}.{key}", f"{_short(d[key])}: only used with runtime gpu or cpu+gpu")
         return
     if d.get("gpu_data_type") is not None:
         m.gpu_data_type = _choice(d["gpu_data_type"], f"{path}.gpu_data_type",
