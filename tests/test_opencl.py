@@ -486,3 +486,18 @@ def test_without_opencl_gpu_is_unsupported_and_cpu_works(tmp_path):
     assert "UNSUPPORTED:" in r.stdout and "CPU OK" in r.stdout
     msg = r.stdout.split("UNSUPPORTED:", 1)[1].lower()
     assert "opencl" in msg and ("platform" in msg or "device" in msg or "library" in msg), msg
+
+
+def test_mace_benchmark_on_gpu(tmp_path):
+    """`mace benchmark MODEL --device gpu` profiles on the GPU: op types of GPU ops marked."""
+    import onnx
+    model, _ = _conv("bench", 4, 6, 3, pad=1, act="Relu")
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    r = subprocess.run([sys.executable, "-m", "mace", "benchmark", str(path), "--round", "2",
+                        "--num_threads", "1", "--device", "gpu", "--gpu_precision", "fp32"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    if "Conv2D" in gpu_kind_types():
+        assert "Conv2D(GPU)" in r.stdout, r.stdout
+    assert "Transfer" in r.stdout, r.stdout  # the input's upload, at least
