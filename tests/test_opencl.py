@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from helpers import assert_close, make_model, rand
+from helpers import assert_close, rand
 
 import mace
 from mace import zoo
@@ -44,6 +44,27 @@ def _opencl_device(request):
         if REQUIRE:
             pytest.fail(msg + " and MACE_REQUIRE_OPENCL=1")
         pytest.skip(msg)
+
+
+def make_model(nodes, inputs, outputs, initializers=(), opset=13, name="test"):
+    """helpers.make_model, with the outputs' shapes (given as None) from ONNX shape inference."""
+    import onnx
+    g = helper.make_graph(
+        list(nodes), name,
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(np.dtype(t)), s)
+         for n, t, s in inputs],
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(np.dtype(t)), s)
+         for n, t, s in outputs],
+        initializer=[onnx.numpy_helper.from_array(a, n) for n, a in initializers])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = min(m.ir_version, 8)
+    m = onnx.shape_inference.infer_shapes(m, strict_mode=True)
+    inferred = {v.name: v for v in m.graph.value_info}
+    for out in m.graph.output:
+        if not out.type.tensor_type.HasField("shape") and out.name in inferred:
+            out.type.CopyFrom(inferred[out.name].type)
+    onnx.checker.check_model(m)
+    return m
 
 
 def gpu_kind_types() -> set[str]:
@@ -352,6 +373,43 @@ def test_new_shapes_reinfer_and_replan_on_gpu():
         assert gpu.outputs[0].shape == cpu.outputs[0].shape
 
 
+def test_shape_computations_on_gpu_tensors():
+    """A torch-style flatten (x.view(x.size(0), -1)) of a GPU tensor: Shape reads only its dims
+    and Reshape only views it, so nothing but the input crosses devices when Conv and Gemm run
+    on the GPU; new batch sizes re-evaluate the shape."""
+    w = rand(4, 3, 3, 3, seed=1)
+    fc = rand(10, 4 * 6 * 6, seed=2)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[3, 3], pads=[1] * 4),
+             helper.make_node("Shape", ["c"], ["s"]),
+             helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+             helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+             helper.make_node("Concat", ["n1", "minus1"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["c", "shape"], ["f"]),
+             helper.make_node("Gemm", ["f", "fc"], ["y"], transB=1)]
+    inits = [helper.make_tensor(n, TensorProto.FLOAT if a.dtype == np.float32 else
+                                TensorProto.INT64, a.shape, a.flatten().tolist())
+             for n, a in [("w", w), ("fc", fc), ("zero", np.array(0, np.int64)),
+                          ("axes", np.array([0], np.int64)),
+                          ("minus1", np.array([-1], np.int64))]]
+    g = helper.make_graph(nodes, "flatten",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 6, 6])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          initializer=inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = min(model.ir_version, 8)
+    cpu, gpu = mace.Session(model, num_threads=1), gpu_session(model)
+    for n in (1, 3, 2):
+        x = rand(n, 3, 6, 6, seed=n)
+        want = cpu.run(x)
+        assert_close(gpu.run(x), want, 1e-4, what=f"batch {n}",
+                     atol=5e-5 * max(1.0, float(np.abs(want).max())))
+    stats = gpu.profile(x, rounds=1, warmup=0)
+    on_gpu = {s["type"] for s in stats if s["device"] == "gpu"}
+    if {"Conv2D", "FullyConnected"} <= gpu_kind_types() | on_gpu:
+        transfers = [s["name"] for s in stats if s["type"] == "Transfer"]
+        assert transfers == ["x:to_gpu"], [(s["name"], s["type"], s["device"]) for s in stats]
+
+
 def test_intermediates_on_gpu_match_cpu():
     model, feeds = _conv("inter", 4, 6, 3, pad=1, act="Relu")
     cpu, gpu = mace.Session(model, num_threads=1), gpu_session(model)
@@ -364,6 +422,7 @@ def test_intermediates_on_gpu_match_cpu():
 
 def test_repeated_runs_and_release():
     model, feeds = _conv("again", 4, 4, 3, pad=1)
+    feeds = feeds["x"]
     gpu = gpu_session(model)
     first = gpu.run(feeds)
     for _ in range(3):
@@ -384,6 +443,7 @@ def test_nhwc_inputs_and_outputs_on_gpu():
 def test_binary_cache_file(tmp_path):
     model, feeds = _conv("cache", 4, 4, 3, pad=1, act="Relu")
     cache = tmp_path / "programs.bin"
+    feeds = feeds["x"]
     with gpu_session(model, opencl_binary_file=cache) as s:
         first = s.run(feeds)
     assert cache.exists() and cache.stat().st_size > 0
@@ -405,6 +465,7 @@ def test_gpu_options_are_checked():
 
 def test_queue_window_runs_the_same():
     model, feeds = _conv("window", 4, 4, 3, pad=1, act="Relu")
+    feeds = feeds["x"]
     want = gpu_session(model).run(feeds)
     np.testing.assert_array_equal(gpu_session(model, opencl_queue_window_size=1).run(feeds), want)
 

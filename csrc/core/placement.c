@@ -110,7 +110,7 @@ mace_status mace_placement_create(mace_net *net) {
   if (!pl->twin || !pl->copy_first || !pl->copy_last || !pl->op_gpu || !pl->steps ||
       !pl->step_ms || !pl->sched)
     return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
-  for (int i = 0; i < cap; ++i) pl->twin[i] = -1;
+  for (int i = 0; i < cap; ++i) pl->twin[i] = pl->copy_first[i] = pl->copy_last[i] = -1;
   return mace_planner_create(cap, n_ops, &pl->planner);
 }
 
@@ -269,7 +269,7 @@ static mace_status place_inputs(mace_net *net, int i, int gpu) {
     if (t->role == MACE_TENSOR_CONST || is_mask_bit(op->kind->value_inputs, k) ||
         is_mask_bit(op->kind->dims_only_inputs, k) || on_gpu(t) == gpu)
       continue;
-    int c;
+    int c = -1;
     MACE_RETURN_IF_ERROR(get_copy(net, (int)(t - net->tensors), &c));
     if (pl->copy_first[c] < 0) {
       transfer_step *s = &pl->steps[pl->n_steps++];
@@ -297,7 +297,7 @@ static mace_status place_inputs(mace_net *net, int i, int gpu) {
 mace_status mace_placement_apply(mace_net *net) {
   mace_placement *pl = net->placement;
   if (pl->n_base < 0) pl->n_base = net->n_tensors;
-  for (int i = 0; i < net->n_tensors; ++i) pl->copy_first[i] = pl->copy_last[i] = -1;
+  for (int i = 0; i < net->tensor_capacity; ++i) pl->copy_first[i] = pl->copy_last[i] = -1;
   pl->n_steps = 0;
   for (int i = 0; i < pl->n_base; ++i) {
     mace_tensor *t = &net->tensors[i];
