@@ -594,6 +594,7 @@ mace_status mace_engine_op_stat(const mace_engine *eng, int index, mace_op_stat 
 mace_status mace_engine_memory_stat(const mace_engine *eng, mace_memory_stat *stat) {
   if (!eng || !stat) return mace_error(MACE_INVALID_ARGS, "NULL argument");
   mace_net_memory(eng->net, &stat->arena_bytes, &stat->naive_bytes, &stat->weights_bytes);
+  stat->device_arena_bytes = mace_net_device_arena_bytes(eng->net);
   return MACE_OK;
 }
 

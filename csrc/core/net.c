@@ -711,6 +711,10 @@ mace_status mace_net_read_tensor(const mace_net *net, int index, void *dst) {
   return MACE_OK;
 }
 
+int64_t mace_net_device_arena_bytes(const mace_net *net) {
+  return mace_placement_arena_bytes(net);
+}
+
 void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
                      int64_t *weights_bytes) {
   *arena_bytes = mace_planner_arena_bytes(net->planner);

@@ -92,5 +92,7 @@ const mace_op *mace_net_op(const mace_net *net, int i);
 double mace_net_op_ms(const mace_net *net, int i);
 void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
                      int64_t *weights_bytes);
+/* With a GPU: the planned device arena's bytes; else 0. */
+int64_t mace_net_device_arena_bytes(const mace_net *net);
 
 #endif /* MACE_CORE_NET_H_ */

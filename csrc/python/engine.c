@@ -843,6 +843,11 @@ static PyObject *Engine_memory_stats(EngineObject *self, PyObject *unused) {
   mace_status st = mace_engine_memory_stat(self->engine, &stat);
   engine_unlock(self);
   if (st != MACE_OK) return mace_py_raise(st);
+  if (stat.device_arena_bytes)  /* GPU engines only: CPU sessions keep their three keys */
+    return Py_BuildValue("{s:L,s:L,s:L,s:L}", "arena_bytes", (long long)stat.arena_bytes,
+                         "naive_bytes", (long long)stat.naive_bytes, "weights_bytes",
+                         (long long)stat.weights_bytes, "device_arena_bytes",
+                         (long long)stat.device_arena_bytes);
   return Py_BuildValue("{s:L,s:L,s:L}", "arena_bytes", (long long)stat.arena_bytes,
                        "naive_bytes", (long long)stat.naive_bytes, "weights_bytes",
                        (long long)stat.weights_bytes);

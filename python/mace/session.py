@@ -432,7 +432,8 @@ class Session:
     # ---- memory and lifetime -------------------------------------------------------------
 
     def memory_stats(self) -> dict:
-        """dict(arena_bytes, naive_bytes, weights_bytes): planned vs. unplanned intermediates."""
+        """dict(arena_bytes, naive_bytes, weights_bytes): planned vs. unplanned intermediates
+        (host memory); on the GPU also device_arena_bytes, the planned device buffer."""
         return self._engine.memory_stats()
 
     def release_intermediate_buffers(self) -> None:

@@ -167,6 +167,7 @@ typedef struct mace_memory_stat {
   int64_t arena_bytes;          /* peak bytes of intermediates with the planned arena */
   int64_t naive_bytes;          /* sum of all intermediates' bytes, no reuse */
   int64_t weights_bytes;
+  int64_t device_arena_bytes;   /* GPU engines: bytes of the planned device arena; else 0 */
 } mace_memory_stat;
 
 /* One OpenCL device (mace_gpu_list_devices). */
