@@ -333,7 +333,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
     op->state = calloc(1, op->kind->state_size);
     if (!op->state) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   }
-  if (net->cl) MACE_RETURN_IF_ERROR(mace_placement_prepare_op(net, op));
+  if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, op));
   mace_status st = op->kind->init ? op->kind->init(op) : MACE_OK;
   if (st != MACE_OK && net->placement && mace_placement_can_fall_back(net, index))
     st = mace_placement_fall_back(net, index); /* arguments the GPU kernel does not take */
@@ -438,7 +438,7 @@ static mace_status build(mace_net *net) {
       MACE_RETURN_IF_ERROR(create_op(net, i, args));
       net->n_created = i + 1;
     }
-    if (net->placement) mace_placement_restore_inputs(net, &net->ops[i]);
+    if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, &net->ops[i]));
     if (!values_ready(&net->ops[i])) return MACE_OK;
     mace_status st = infer_op(net, i, !net->reshaped);
     if (st != MACE_OK && net->placement && mace_placement_can_fall_back(net, i)) {

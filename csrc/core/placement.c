@@ -24,8 +24,9 @@ typedef struct sched_entry {
 } sched_entry;
 
 struct mace_placement {
-  int n_base;               /* tensors [0, n_base) are the model's, the rest copies (-1: unset) */
-  int *twin;                /* owned, per tensor (capacity): its copy on the other device, -1 */
+  unsigned char *is_copy;   /* owned, per tensor (capacity): made by placement (a copy) */
+  int *twin;                /* owned, per tensor: its copy on the other device (or, for a copy,
+                             * its original), -1 */
   int *copy_first;          /* owned, per tensor: first / last op reading the copy (this plan) */
   int *copy_last;
   unsigned char *op_gpu;    /* owned, per op: runs on the GPU */
@@ -99,7 +100,7 @@ mace_status mace_placement_create(mace_net *net) {
   mace_placement *pl = calloc(1, sizeof(*pl));
   if (!pl) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   net->placement = pl;
-  pl->n_base = -1;
+  pl->is_copy = calloc(cap ? (size_t)cap : 1, 1);
   pl->twin = malloc((size_t)(cap ? cap : 1) * sizeof(int));
   pl->copy_first = malloc((size_t)(cap ? cap : 1) * sizeof(int));
   pl->copy_last = malloc((size_t)(cap ? cap : 1) * sizeof(int));
@@ -107,7 +108,7 @@ mace_status mace_placement_create(mace_net *net) {
   pl->steps = calloc(cap ? (size_t)cap : 1, sizeof(transfer_step));
   pl->step_ms = calloc(cap ? (size_t)cap : 1, sizeof(double));
   pl->sched = calloc((size_t)(n_ops + cap + 1), sizeof(sched_entry));
-  if (!pl->twin || !pl->copy_first || !pl->copy_last || !pl->op_gpu || !pl->steps ||
+  if (!pl->is_copy || !pl->twin || !pl->copy_first || !pl->copy_last || !pl->op_gpu || !pl->steps ||
       !pl->step_ms || !pl->sched)
     return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   for (int i = 0; i < cap; ++i) pl->twin[i] = pl->copy_first[i] = pl->copy_last[i] = -1;
@@ -130,6 +131,7 @@ void mace_placement_destroy(mace_net *net) {
   mace_placement_release(net);
   for (int i = 0; i < pl->n_consts; ++i) mace_cl_free(net->cl, pl->consts[i]);
   free(pl->consts);
+  free(pl->is_copy);
   free(pl->twin);
   free(pl->copy_first);
   free(pl->copy_last);
@@ -144,9 +146,36 @@ void mace_placement_destroy(mace_net *net) {
 
 /* ---- build ----------------------------------------------------------------------------- */
 
-static mace_status upload_const(mace_net *net, mace_tensor *t) {
+/* A new tensor named "<name>:<suffix>", the copy of tensor `idx` (twin of each other). */
+static mace_status add_copy(mace_net *net, int idx, const char *suffix, mace_tensor_role role,
+                            int *out) {
   mace_placement *pl = net->placement;
-  if (t->cl_mem) return MACE_OK;
+  const mace_tensor *t = &net->tensors[idx];
+  if (net->n_tensors >= net->tensor_capacity)
+    return mace_error(MACE_RUNTIME_ERROR, "no room for a copy of '%s'", t->name);
+  size_t len = strlen(t->name) + strlen(suffix) + 2;
+  char *name = malloc(len);
+  if (!name) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  snprintf(name, len, "%s:%s", t->name, suffix);
+  int c;
+  mace_status st = mace_net_add_tensor(net, name, role, &c);
+  free(name);
+  MACE_RETURN_IF_ERROR(st);
+  pl->is_copy[c] = 1;
+  pl->twin[idx] = c;
+  pl->twin[c] = idx;
+  *out = c;
+  return MACE_OK;
+}
+
+/* The device copy of constant `idx`, uploaded at its first use: a constant tensor with no host
+ * data (so the CPU kinds GPU kinds infer with pack nothing) and its own cl_mem. */
+static mace_status const_copy(mace_net *net, int idx, mace_tensor **out) {
+  mace_placement *pl = net->placement;
+  if (pl->twin[idx] >= 0) {
+    *out = &net->tensors[pl->twin[idx]];
+    return MACE_OK;
+  }
   if (pl->n_consts == pl->cap_consts) {
     int cap = pl->cap_consts ? 2 * pl->cap_consts : 64;
     void **grown = realloc(pl->consts, (size_t)cap * sizeof(void *));
@@ -154,6 +183,7 @@ static mace_status upload_const(mace_net *net, mace_tensor *t) {
     pl->consts = grown;
     pl->cap_consts = cap;
   }
+  const mace_tensor *t = &net->tensors[idx];
   size_t bytes = device_bytes(net, t);
   void *mem = NULL;
   mace_status st = mace_cl_alloc(net->cl, bytes ? bytes : 64, &mem);
@@ -161,32 +191,36 @@ static mace_status upload_const(mace_net *net, mace_tensor *t) {
   pl->consts[pl->n_consts++] = mem;
   if (bytes && (st = mace_cl_write(net->cl, mem, 0, t->data, device_count(t), is_f32(t))) != MACE_OK)
     return mace_error_wrap(st, "uploading constant '%s'", t->name);
-  t->cl_mem = mem;
-  t->cl_offset = 0;
-  t->storage = MACE_STORAGE_CL_BUFFER;
+  int c;
+  MACE_RETURN_IF_ERROR(add_copy(net, idx, "gpu", MACE_TENSOR_CONST, &c));
+  mace_tensor *copy = &net->tensors[c];
+  t = &net->tensors[idx];
+  copy->dtype = t->dtype;
+  copy->ndim = t->ndim;
+  memcpy(copy->dims, t->dims, sizeof(copy->dims));
+  copy->scale = t->scale;
+  copy->zero_point = t->zero_point;
+  copy->storage = MACE_STORAGE_CL_BUFFER;
+  copy->cl_mem = mem;
+  copy->cl_offset = 0;
+  *out = copy;
   return MACE_OK;
 }
 
 static int is_mask_bit(unsigned mask, int k) { return k < 32 && (mask >> k) & 1u; }
 
-mace_status mace_placement_prepare_op(mace_net *net, mace_op *op) {
-  op->cl = net->cl;
-  if (op->kind->device != MACE_DEVICE_GPU) return MACE_OK;
-  for (int k = 0; k < op->n_inputs; ++k) {
-    mace_tensor *t = op->inputs[k];
-    if (t->role == MACE_TENSOR_CONST && !is_mask_bit(op->kind->value_inputs, k))
-      MACE_RETURN_IF_ERROR(upload_const(net, t));
-  }
-  return MACE_OK;
-}
-
-void mace_placement_restore_inputs(mace_net *net, mace_op *op) {
+mace_status mace_placement_bind_inputs(mace_net *net, mace_op *op) {
   const mace_placement *pl = net->placement;
-  if (pl->n_base < 0) return;
+  op->cl = net->cl;
   for (int k = 0; k < op->n_inputs; ++k) {
     int idx = (int)(op->inputs[k] - net->tensors);
-    if (idx >= pl->n_base) op->inputs[k] = &net->tensors[pl->twin[idx]];
+    if (pl->is_copy[idx]) op->inputs[k] = &net->tensors[pl->twin[idx]];
   }
+  if (op->kind->device != MACE_DEVICE_GPU) return MACE_OK;
+  for (int k = 0; k < op->n_inputs; ++k)
+    if (op->inputs[k]->role == MACE_TENSOR_CONST && !is_mask_bit(op->kind->value_inputs, k))
+      MACE_RETURN_IF_ERROR(const_copy(net, (int)(op->inputs[k] - net->tensors), &op->inputs[k]));
+  return MACE_OK;
 }
 
 static const mace_op_kind *cpu_kind(const mace_op *op) {
@@ -209,6 +243,7 @@ mace_status mace_placement_fall_back(mace_net *net, int index) {
   free(op->state);
   op->state = NULL;
   op->kind = cpu;
+  MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, op)); /* the host constants again */
   if (cpu->state_size) {
     op->state = calloc(1, cpu->state_size);
     if (!op->state) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
@@ -223,18 +258,10 @@ static mace_status get_copy(mace_net *net, int idx, int *out) {
   mace_tensor *t = &net->tensors[idx];
   const int to_gpu = !on_gpu(t);
   if (pl->twin[idx] < 0) {
-    if (net->n_tensors >= net->tensor_capacity)
-      return mace_error(MACE_RUNTIME_ERROR, "no room for a copy of '%s'", t->name);
-    size_t len = strlen(t->name) + 16;
-    char *name = malloc(len);
-    if (!name) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
-    snprintf(name, len, "%s:%s", t->name, to_gpu ? "to_gpu" : "to_host");
-    int c;
-    mace_status st = mace_net_add_tensor(net, name, MACE_TENSOR_INTERMEDIATE, &c);
-    free(name);
-    MACE_RETURN_IF_ERROR(st);
-    pl->twin[idx] = c;
-    pl->twin[c] = idx;
+    int made;
+    MACE_RETURN_IF_ERROR(
+        add_copy(net, idx, to_gpu ? "to_gpu" : "to_host", MACE_TENSOR_INTERMEDIATE, &made));
+    t = &net->tensors[idx];
   }
   const int c = pl->twin[idx];
   mace_tensor *copy = &net->tensors[c];
@@ -296,16 +323,15 @@ static mace_status place_inputs(mace_net *net, int i, int gpu) {
 
 mace_status mace_placement_apply(mace_net *net) {
   mace_placement *pl = net->placement;
-  if (pl->n_base < 0) pl->n_base = net->n_tensors;
   for (int i = 0; i < net->tensor_capacity; ++i) pl->copy_first[i] = pl->copy_last[i] = -1;
   pl->n_steps = 0;
-  for (int i = 0; i < pl->n_base; ++i) {
+  for (int i = 0; i < net->n_tensors; ++i) {
     mace_tensor *t = &net->tensors[i];
-    if (t->role != MACE_TENSOR_CONST) t->storage = MACE_STORAGE_HOST;
+    if (!pl->is_copy[i] && t->role != MACE_TENSOR_CONST) t->storage = MACE_STORAGE_HOST;
   }
   for (int i = 0; i < net->n_ops; ++i) {
     mace_op *op = &net->ops[i];
-    mace_placement_restore_inputs(net, op);
+    MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, op));
     const int gpu = !net->evaluated[i] && runs_on_gpu(net, op);
     pl->op_gpu[i] = (unsigned char)gpu;
     if (!net->evaluated[i]) MACE_RETURN_IF_ERROR(place_inputs(net, i, gpu));
@@ -325,7 +351,8 @@ mace_status mace_placement_apply(mace_net *net) {
     }
   }
   /* Copies' lifetimes; copies not used in this plan take no memory. */
-  for (int c = pl->n_base; c < net->n_tensors; ++c) {
+  for (int c = 0; c < net->n_tensors; ++c) {
+    if (!pl->is_copy[c] || net->tensors[c].role == MACE_TENSOR_CONST) continue;
     mace_plan_tensor *pt = mace_planner_tensor(net->planner, c);
     pt->first = pl->copy_first[c];
     pt->last = pl->copy_last[c];
@@ -351,7 +378,7 @@ void mace_placement_describe(mace_net *net) {
     const mace_tensor *t = &net->tensors[i];
     mace_plan_tensor *host = mace_planner_tensor(net->planner, i);
     mace_plan_tensor *dev = mace_planner_tensor(pl->planner, i);
-    const int unused_copy = i >= pl->n_base && pl->n_base >= 0 && pl->copy_first[i] < 0;
+    const int unused_copy = pl->is_copy[i] && pl->copy_first[i] < 0;
     if (on_gpu(t) && !unused_copy) {
       host->flags |= MACE_PLAN_OUTSIDE;
       *dev = *host;
@@ -468,5 +495,5 @@ mace_status mace_placement_read(const mace_net *net, const mace_tensor *t, void 
 
 int mace_placement_is_copy(const mace_net *net, int index) {
   const mace_placement *pl = net->placement;
-  return pl && pl->n_base >= 0 && index >= pl->n_base;
+  return pl && pl->is_copy[index];
 }

@@ -13,9 +13,11 @@
  * a tensor named "<name>:to_gpu" or "<name>:to_host", written by a transfer step that runs
  * right before the first op that reads it and shows in the profile as an op of type
  * "Transfer". Constants read by GPU ops are uploaded once, when the op is created (before its
- * init): they keep their host `data` (infer and CPU ops read it) and gain their own cl_mem at
- * offset 0 (storage MACE_STORAGE_CL_BUFFER). Inputs a kind reads only the values of
- * (value_inputs) or only the dims of (dims_only_inputs) are never copied. Model inputs stay on
+ * init): a GPU kind sees a constant "<name>:gpu" (role MACE_TENSOR_CONST, storage
+ * MACE_STORAGE_CL_BUFFER, its own cl_mem at offset 0, data NULL: the CPU kinds GPU kinds infer
+ * with pack nothing), except for the inputs whose values its infer reads (value_inputs),
+ * which stay the host constants. Inputs a kind reads only the values of (value_inputs) or only
+ * the dims of (dims_only_inputs) are never copied. Model inputs stay on
  * the host (a transfer step uploads them); model outputs computed on the GPU stay there and
  * the engine reads them back (mace_net_read_tensor). Float (f32) tensors are stored on the
  * device in the runtime's precision (mace_cl_runtime_elem_size bytes an element).
@@ -39,11 +41,10 @@ void mace_placement_destroy(mace_net *net);
 
 /* ---- build (core/net.c, in op order) ---- */
 
-/* After op->kind is chosen, before its init: sets op->cl and, for a GPU kind, uploads the
- * constants it reads. */
-mace_status mace_placement_prepare_op(mace_net *net, mace_op *op);
-/* Before infer: points op's inputs back at the tensors the model names (not their copies). */
-void mace_placement_restore_inputs(mace_net *net, mace_op *op);
+/* Before init and before each infer: sets op->cl and points op's inputs at the tensors the
+ * model names, but for a GPU kind its constants at their device copies (uploaded at the first
+ * use). */
+mace_status mace_placement_bind_inputs(mace_net *net, mace_op *op);
 /* The GPU kind of op `index` refused its shapes: whether a CPU kind exists, and the switch to
  * it (release, new state, init). */
 int mace_placement_can_fall_back(const mace_net *net, int index);
