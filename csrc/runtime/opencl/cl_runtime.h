@@ -49,6 +49,7 @@ typedef struct mace_cl_config {
   const char *binary_cache;  /* NULL: no cache; else a file (seed 003's opencl_binary_file) */
   const char *tuning_file;   /* NULL: default work sizes; else seed 003's opencl_parameter_file */
   int profiling;             /* queue with CL_QUEUE_PROFILING_ENABLE; events timed per launch */
+  const char *library;       /* NULL: $MACE_OPENCL_LIBRARY, else libOpenCL.so.1, else libOpenCL.so */
 } mace_cl_config;
 
 /* Every OpenCL device on every platform (n set to how many; at most max written). */
