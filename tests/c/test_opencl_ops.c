@@ -16,7 +16,7 @@
 #include "runtime/opencl/cl_runtime.h"
 #include "test_util.h"
 
-#define MAX_IN 4
+#define MAX_IN 6
 #define MAX_ARGS 12
 
 typedef struct op_case {
@@ -116,7 +116,11 @@ static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime 
   if (device == MACE_DEVICE_CPU) {
     for (int k = 0; k < c->n_in; ++k) tin[k].data = host_in[k];
   } else {
-    for (int k = 0; k < c->n_in; ++k) tin[k].storage = MACE_STORAGE_CL_BUFFER;
+    /* As the net places them: on the device, constants keeping their host copy too. */
+    for (int k = 0; k < c->n_in; ++k) {
+      tin[k].storage = MACE_STORAGE_CL_BUFFER;
+      if (c->is_const[k]) tin[k].data = host_in[k];
+    }
     tout.storage = MACE_STORAGE_CL_BUFFER;
   }
   tout.name = "out";
@@ -475,6 +479,34 @@ static void sweep_layout(mace_cl_runtime *rt, float tol, const char *prec) {
   }
 }
 
+static void sweep_channel(mace_cl_runtime *rt, float tol, const char *prec) {
+  static const int64_t xs[][4] = {{2, 5, 4, 3}, {1, 7, 1, 1}, {3, 4, 6, 0}};
+  for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); ++i) {
+    const int nd = xs[i][3] ? 4 : 3;
+    const int64_t c1[1] = {xs[i][1]};
+    for (int form = 0; form < 3; ++form) {  /* BatchNorm 3 inputs, 5 inputs, BiasAdd */
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = form == 2 ? "BiasAdd" : "BatchNorm";
+      case_input(&c, nd, xs[i], 0);
+      const int params = form == 0 ? 2 : (form == 1 ? 4 : 1);
+      for (int p = 0; p < params; ++p) {
+        case_input(&c, 1, c1, 1);
+        if (form == 1 && p == 3) {  /* a variance */
+          c.lo[4] = 0.1f;
+          c.hi[4] = 2.0f;
+        }
+      }
+      if (form == 1) case_float(&c, "epsilon", 1e-3f);
+      if (form != 2 && i == 0) case_str(&c, "activation", "RELU");
+      char label[96];
+      snprintf(label, sizeof(label), "%s %s #%zu%s", c.type, prec, i,
+               form == 1 ? " (statistics)" : "");
+      compare_case(rt, &c, tol, label, (unsigned)(i * 3 + (size_t)form + 70));
+    }
+  }
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void test_runtime_errors(void) {
@@ -589,7 +621,7 @@ int main(void) {
   } sweeps[] = {{"Conv2D", sweep_conv2d}, {"Eltwise", sweep_eltwise},
                 {"Activation", sweep_activation}, {"Pooling", sweep_pooling},
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
-                {"Concat Transpose", sweep_layout}};
+                {"Concat Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;
     const int before = n_case_failures, cases = n_cases;
