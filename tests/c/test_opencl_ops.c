@@ -507,6 +507,33 @@ static void sweep_channel(mace_cl_runtime *rt, float tol, const char *prec) {
   }
 }
 
+static void sweep_reduce(mace_cl_runtime *rt, float tol, const char *prec) {
+  static const char *types[] = {"MEAN", "MAX", "MIN", "SUM", "PROD", "SUM_SQUARE", "L1", "L2",
+                                "LOG_SUM", "LOG_SUM_EXP"};
+  static const int64_t axes[][3] = {{2, 3, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 2, 0}, {0, 0, 0}};
+  static const int n_axes[] = {2, 1, 1, 2, 0};
+  for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); ++t) {
+    for (size_t a = 0; a < sizeof(n_axes) / sizeof(n_axes[0]); ++a) {
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = "Reduce";
+      const int64_t x[4] = {2, 3, 5, 7};
+      case_input(&c, 4, x, 0);
+      if (strcmp(types[t], "PROD") == 0 || strcmp(types[t], "LOG_SUM") == 0) {
+        c.lo[0] = 0.8f;  /* products that stay finite, sums that stay positive */
+        c.hi[0] = 1.2f;
+      }
+      case_str(&c, "reduce_type", types[t]);
+      if (n_axes[a]) case_ints(&c, "axis", n_axes[a], axes[a]);
+      case_int(&c, "keepdims", (int64_t)(a & 1));
+      char label[96];
+      snprintf(label, sizeof(label), "Reduce %s %s axes #%zu keepdims %d", prec, types[t], a,
+               (int)(a & 1));
+      compare_case(rt, &c, tol, label, (unsigned)(t * 5 + a + 80));
+    }
+  }
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void test_runtime_errors(void) {
@@ -621,7 +648,8 @@ int main(void) {
   } sweeps[] = {{"Conv2D", sweep_conv2d}, {"Eltwise", sweep_eltwise},
                 {"Activation", sweep_activation}, {"Pooling", sweep_pooling},
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
-                {"Concat Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel}};
+                {"Concat Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
+                {"Reduce", sweep_reduce}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;
     const int before = n_case_failures, cases = n_cases;
