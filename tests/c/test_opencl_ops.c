@@ -28,7 +28,10 @@ typedef struct op_case {
   int64_t dims[MAX_IN][MACE_MAX_DIMS];
   int is_const[MAX_IN];
   float lo[MAX_IN], hi[MAX_IN];  /* input value range; 0, 0: [-1, 1] */
+  int n_out;                     /* 0: 1 */
 } op_case;
+
+#define MAX_OUT 3
 
 static void case_input(op_case *c, int nd, const int64_t *dims, int is_const) {
   const int k = c->n_in++;
@@ -72,19 +75,19 @@ static int64_t numel(int nd, const int64_t *dims) {
   return n;
 }
 
-/* Runs one op: init, infer, run; outputs' data allocated here (host) or in `arena` (device).
- * Returns the status; out_dims/out_nd get output 0's shape. */
+/* Runs one op: init, infer, run; outputs' data allocated here (host) or in one device buffer
+ * with the inputs. out[i] (allocated) gets output i's values, od/ond its shape. */
 static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime *rt,
-                          float **host_in, float **out, int64_t *out_dims, int *out_nd) {
-  mace_tensor tin[MAX_IN], tout;
-  mace_tensor *pin[MAX_IN], *pout = &tout;
+                          float **host_in, float **out, int64_t od[][MACE_MAX_DIMS], int *ond) {
+  mace_tensor tin[MAX_IN], tout[MAX_OUT];
+  mace_tensor *pin[MAX_IN], *pout[MAX_OUT];
   void *arena = NULL, *state = NULL, *scratch = NULL;
-  *out = NULL;
+  const int n_out = c->n_out ? c->n_out : 1;
+  for (int i = 0; i < MAX_OUT; ++i) out[i] = NULL;
   const mace_op_kind *kind = mace_registry_find(c->type, device, MACE_DT_F32);
   if (!kind) return mace_error(MACE_UNSUPPORTED, "no kind for %s on device %d", c->type, device);
   const size_t es = rt ? mace_cl_runtime_elem_size(rt) : 4;
-  size_t offs[MAX_IN + 1], total = 0;
-  memset(&tout, 0, sizeof(tout));
+  size_t offs[MAX_IN], ooffs[MAX_OUT], total = 0;
   for (int k = 0; k < c->n_in; ++k) {
     mace_tensor *t = &tin[k];
     memset(t, 0, sizeof(*t));
@@ -98,6 +101,11 @@ static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime 
     offs[k] = total + 3 * es;
     total = offs[k] + (size_t)numel(t->ndim, t->dims) * es + 64;
   }
+  for (int i = 0; i < n_out; ++i) {
+    memset(&tout[i], 0, sizeof(tout[i]));
+    tout[i].name = "out";
+    pout[i] = &tout[i];
+  }
   mace_op op;
   memset(&op, 0, sizeof(op));
   op.kind = kind;
@@ -107,8 +115,8 @@ static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime 
   op.n_args = c->n_args;
   op.inputs = pin;
   op.n_inputs = c->n_in;
-  op.outputs = &pout;
-  op.n_outputs = 1;
+  op.outputs = pout;
+  op.n_outputs = n_out;
   op.cl = device == MACE_DEVICE_GPU ? rt : NULL;
   mace_status st = MACE_OK;
   state = calloc(1, kind->state_size ? kind->state_size : 1);
@@ -121,24 +129,25 @@ static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime 
       tin[k].storage = MACE_STORAGE_CL_BUFFER;
       if (c->is_const[k]) tin[k].data = host_in[k];
     }
-    tout.storage = MACE_STORAGE_CL_BUFFER;
+    for (int i = 0; i < n_out; ++i) tout[i].storage = MACE_STORAGE_CL_BUFFER;
   }
-  tout.name = "out";
   if (kind->init && (st = kind->init(&op)) != MACE_OK) goto done;
   if ((st = kind->infer(&op)) != MACE_OK) goto done;
-  const int64_t on = mace_tensor_numel(&tout);
-  *out_nd = tout.ndim;
-  memcpy(out_dims, tout.dims, sizeof(tout.dims));
-  *out = malloc((size_t)(on ? on : 1) * sizeof(float));
+  for (int i = 0; i < n_out; ++i) {
+    const int64_t on = mace_tensor_numel(&tout[i]);
+    ond[i] = tout[i].ndim;
+    memcpy(od[i], tout[i].dims, sizeof(tout[i].dims));
+    out[i] = malloc((size_t)(on ? on : 1) * sizeof(float));
+    ooffs[i] = total + 5 * es;
+    total = ooffs[i] + (size_t)on * es + 64;
+    if (device == MACE_DEVICE_CPU) tout[i].data = out[i];
+  }
   if (device == MACE_DEVICE_CPU) {
-    tout.data = *out;
     if (op.scratch_bytes) scratch = mace_aligned_alloc(op.scratch_bytes);
     op.scratch = scratch;
     st = kind->run(&op);
     goto done;
   }
-  offs[MAX_IN] = total + 5 * es;
-  total = offs[MAX_IN] + (size_t)on * es + 64;
   if ((st = mace_cl_alloc(rt, total, &arena)) != MACE_OK) goto done;
   for (int k = 0; k < c->n_in; ++k) {
     tin[k].cl_mem = arena;
@@ -146,11 +155,14 @@ static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime 
     st = mace_cl_write(rt, arena, offs[k], host_in[k], (size_t)mace_tensor_numel(&tin[k]), 1);
     if (st != MACE_OK) goto done;
   }
-  tout.cl_mem = arena;
-  tout.cl_offset = offs[MAX_IN];
+  for (int i = 0; i < n_out; ++i) {
+    tout[i].cl_mem = arena;
+    tout[i].cl_offset = ooffs[i];
+  }
   if ((st = kind->run(&op)) != MACE_OK) goto done;
   if ((st = mace_cl_finish(rt)) != MACE_OK) goto done;
-  st = mace_cl_read(rt, arena, offs[MAX_IN], *out, (size_t)on, 1);
+  for (int i = 0; i < n_out && st == MACE_OK; ++i)
+    st = mace_cl_read(rt, arena, ooffs[i], out[i], (size_t)mace_tensor_numel(&tout[i]), 1);
 done:
   if (kind->release) kind->release(&op);
   free(state);
@@ -161,12 +173,12 @@ done:
 
 static int n_cases, n_case_failures;
 
-/* CPU and GPU kinds on the same inputs; tol relative to the CPU output's largest magnitude. */
+/* CPU and GPU kinds on the same inputs; tol relative to each CPU output's largest magnitude. */
 static void compare_case(mace_cl_runtime *rt, const op_case *c, float tol, const char *label,
                          unsigned seed) {
-  float *in[MAX_IN] = {0}, *cpu = NULL, *gpu = NULL;
-  int64_t cd[MACE_MAX_DIMS], gd[MACE_MAX_DIMS];
-  int cn = 0, gn = 0;
+  float *in[MAX_IN] = {0}, *cpu[MAX_OUT] = {0}, *gpu[MAX_OUT] = {0};
+  int64_t cd[MAX_OUT][MACE_MAX_DIMS], gd[MAX_OUT][MACE_MAX_DIMS];
+  int cn[MAX_OUT] = {0}, gn[MAX_OUT] = {0}, bad = 0;
   ++n_cases;
   for (int k = 0; k < c->n_in; ++k) {
     const int64_t n = numel(c->nd[k], c->dims[k]);
@@ -181,44 +193,49 @@ static void compare_case(mace_cl_runtime *rt, const op_case *c, float tol, const
       free(h);
     }
   }
-  mace_status st = run_op(c, MACE_DEVICE_CPU, NULL, in, &cpu, cd, &cn);
+  mace_status st = run_op(c, MACE_DEVICE_CPU, NULL, in, cpu, cd, cn);
   if (st != MACE_OK) {
     FAIL("%s: CPU kind failed: %s", label, mace_last_error());
     goto done;
   }
-  st = run_op(c, MACE_DEVICE_GPU, rt, in, &gpu, gd, &gn);
+  st = run_op(c, MACE_DEVICE_GPU, rt, in, gpu, gd, gn);
   if (st != MACE_OK) {
     FAIL("%s: GPU kind failed: %s", label, mace_last_error());
     ++n_case_failures;
     goto done;
   }
-  if (!mace_dims_equal(cd, cn, gd, gn)) {
-    FAIL("%s: GPU output shape differs from the CPU's", label);
-    ++n_case_failures;
-    goto done;
-  }
-  const int64_t n = numel(cn, cd);
-  double scale = 0.0, err = 0.0;
-  int64_t worst = 0;
-  for (int64_t i = 0; i < n; ++i)
-    if (fabs(cpu[i]) > scale) scale = fabs(cpu[i]);
-  for (int64_t i = 0; i < n; ++i) {
-    const double e = fabs((double)gpu[i] - cpu[i]);
-    if (e > err || e != e) {
-      err = e != e ? INFINITY : e;
-      worst = i;
+  for (int o = 0; o < (c->n_out ? c->n_out : 1); ++o) {
+    if (!mace_dims_equal(cd[o], cn[o], gd[o], gn[o])) {
+      FAIL("%s: GPU output %d's shape differs from the CPU's", label, o);
+      bad = 1;
+      continue;
     }
+    const int64_t n = numel(cn[o], cd[o]);
+    double scale = 0.0, err = 0.0;
+    int64_t worst = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (fabs(cpu[o][i]) > scale) scale = fabs(cpu[o][i]);
+    for (int64_t i = 0; i < n; ++i) {
+      const double e = fabs((double)gpu[o][i] - cpu[o][i]);
+      if (e > err || e != e) {
+        err = e != e ? INFINITY : e;
+        worst = i;
+      }
+    }
+    if (scale < 1e-6) scale = 1e-6;
+    const int ok = err <= tol * scale;
+    CHECK(ok, "%s: output %d: max error %.3g at %lld (gpu %g, cpu %g) over %lld values, scale "
+          "%.3g, tol %g", label, o, err, (long long)worst, n ? gpu[o][worst] : 0.0,
+          n ? cpu[o][worst] : 0.0, (long long)n, scale, tol);
+    if (!ok) bad = 1;
   }
-  if (scale < 1e-6) scale = 1e-6;
-  const int ok = err <= tol * scale;
-  CHECK(ok, "%s: max error %.3g at %lld (gpu %g, cpu %g) over %lld outputs, scale %.3g, tol %g",
-        label, err, (long long)worst, n ? gpu[worst] : 0.0, n ? cpu[worst] : 0.0, (long long)n,
-        scale, tol);
-  if (!ok) ++n_case_failures;
+  if (bad) ++n_case_failures;
 done:
   for (int k = 0; k < c->n_in; ++k) free(in[k]);
-  free(cpu);
-  free(gpu);
+  for (int o = 0; o < MAX_OUT; ++o) {
+    free(cpu[o]);
+    free(gpu[o]);
+  }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -265,15 +282,15 @@ static void sweep_conv2d(mace_cl_runtime *rt, float tol, const char *prec) {
       if (strcmp(act, "RELUX") == 0) case_float(&c, "max_limit", 0.5f);
       if (variant == 2) {  /* a fused residual: its shape is the output's, from the CPU kind */
         op_case probe = c;
-        float *in[MAX_IN] = {0}, *out = NULL;
-        int64_t od[MACE_MAX_DIMS];
-        int ond = 0;
+        float *in[MAX_IN] = {0}, *out[MAX_OUT];
+        int64_t od[MAX_OUT][MACE_MAX_DIMS];
+        int ond[MAX_OUT];
         for (int k = 0; k < c.n_in; ++k)
           in[k] = calloc((size_t)numel(c.nd[k], c.dims[k]), sizeof(float));
-        if (run_op(&probe, MACE_DEVICE_CPU, NULL, in, &out, od, &ond) == MACE_OK)
-          case_input(&c, ond, od, 0);
+        if (run_op(&probe, MACE_DEVICE_CPU, NULL, in, out, od, ond) == MACE_OK)
+          case_input(&c, ond[0], od[0], 0);
         for (int k = 0; k < probe.n_in; ++k) free(in[k]);
-        free(out);
+        for (int o = 0; o < MAX_OUT; ++o) free(out[o]);
       }
       char label[160];
       snprintf(label, sizeof(label), "Conv2D %s x[%lld,%lld,%lld,%lld] oc %lld k %lldx%lld s %lld "
@@ -534,6 +551,39 @@ static void sweep_reduce(mace_cl_runtime *rt, float tol, const char *prec) {
   }
 }
 
+static void sweep_layer_norm(mace_cl_runtime *rt, float tol, const char *prec) {
+  /* x dims, axis, norm_dims, rms, per-element params, bias, outputs */
+  static const struct {
+    int64_t x[4];
+    int axis, norm_dims, rms, per_elem, bias, n_out;
+  } ln[] = {
+      {{2, 3, 4, 16}, -1, 0, 0, 1, 1, 1}, {{2, 3, 4, 16}, 2, 0, 0, 1, 1, 3},
+      {{2, 3, 4, 16}, -1, 0, 1, 1, 0, 1}, {{2, 6, 5, 7}, 1, 1, 0, 1, 1, 1},
+      {{1, 5, 3, 9}, 1, 1, 1, 0, 1, 1},   {{3, 2, 8, 5}, -1, 0, 0, 0, 0, 2},
+  };
+  for (size_t i = 0; i < sizeof(ln) / sizeof(ln[0]); ++i) {
+    op_case c;
+    memset(&c, 0, sizeof(c));
+    c.type = "LayerNorm";
+    case_input(&c, 4, ln[i].x, 0);
+    const int a = ln[i].axis < 0 ? ln[i].axis + 4 : ln[i].axis;
+    const int stop = ln[i].norm_dims ? a + ln[i].norm_dims : 4;
+    int64_t len = 1;
+    for (int d = a; d < stop; ++d) len *= ln[i].x[d];
+    const int64_t p[1] = {ln[i].per_elem ? len : 1};
+    case_input(&c, 1, p, 1);
+    if (ln[i].bias) case_input(&c, 1, p, 1);
+    case_int(&c, "axis", ln[i].axis);
+    if (ln[i].norm_dims) case_int(&c, "norm_dims", ln[i].norm_dims);
+    case_int(&c, "rms", ln[i].rms);
+    case_float(&c, "epsilon", 1e-4f);
+    c.n_out = ln[i].n_out;
+    char label[96];
+    snprintf(label, sizeof(label), "LayerNorm %s #%zu", prec, i);
+    compare_case(rt, &c, tol, label, (unsigned)(i + 90));
+  }
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void test_runtime_errors(void) {
@@ -649,7 +699,7 @@ int main(void) {
                 {"Activation", sweep_activation}, {"Pooling", sweep_pooling},
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
                 {"Concat Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
-                {"Reduce", sweep_reduce}};
+                {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;
     const int before = n_case_failures, cases = n_cases;
