@@ -3,6 +3,7 @@
  * largest magnitude) and fp16 storage (1e-2). Also: the runtime's errors without a library or
  * a device, fp16 transfers, and the on-disk binary cache (a corrupt file is rebuilt).
  * Without an OpenCL device it prints why and passes, unless MACE_REQUIRE_OPENCL is set. */
+#define _POSIX_C_SOURCE 200809L  /* setenv, getpid */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -671,6 +672,52 @@ static void test_runtime_device(mace_cl_runtime *rt32) {
   remove(path);
 }
 
+/* MACE_TUNING=1 tunes each launch and writes the parameter file; a later runtime reads it (a
+ * damaged line is skipped); results stay right under tuned work sizes; profiling times them. */
+static void test_tuning_and_profile(void) {
+  char path[64];
+  snprintf(path, sizeof(path), "/tmp/mace_test_cltune_%d.txt", (int)getpid());
+  remove(path);
+  op_case c;
+  memset(&c, 0, sizeof(c));
+  c.type = "Conv2D";
+  const int64_t x[4] = {1, 8, 13, 11}, w[4] = {6, 8, 3, 3};
+  static const int64_t pads[4] = {1, 1, 1, 1};
+  case_input(&c, 4, x, 0);
+  case_input(&c, 4, w, 1);
+  case_ints(&c, "padding_values", 4, pads);
+  for (int round = 0; round < 2; ++round) {
+    if (round == 0) setenv("MACE_TUNING", "1", 1);
+    mace_cl_config cfg = {.platform_index = -1, .device_index = -1, .tuning_file = path,
+                          .profiling = 1};
+    mace_cl_runtime *rt = NULL;
+    mace_status st = mace_cl_runtime_create(&cfg, &rt);
+    unsetenv("MACE_TUNING");
+    CHECK(st == MACE_OK, "tuning round %d: %s", round, mace_last_error());
+    if (st != MACE_OK) return;
+    compare_case(rt, &c, 1e-4f, round ? "Conv2D with tuned work sizes" : "Conv2D while tuning",
+                 7);
+    CHECK(mace_cl_profile_ms(rt, "op") > 0.0, "profiling: no device time for tag 'op'");
+    mace_cl_profile_reset(rt);
+    CHECK(mace_cl_profile_ms(rt, "op") == 0.0, "profiling: reset left time");
+    mace_cl_runtime_destroy(rt);
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int lines = 0, tuned = 0;
+    while (f && fgets(line, sizeof(line), f)) {
+      ++lines;
+      tuned += strstr(line, "conv2d_direct") != NULL;
+    }
+    if (f) fclose(f);
+    CHECK(tuned == 1, "tuning round %d: %d conv2d_direct lines in %d of %s", round, tuned, lines,
+          path);
+    f = fopen(path, "a");
+    if (f && round == 0) fputs("this line is not a tuned launch\n", f);
+    if (f) fclose(f);
+  }
+  remove(path);
+}
+
 int main(void) {
   test_runtime_errors();
   mace_cl_runtime *rt = NULL, *rt16 = NULL;
@@ -688,6 +735,7 @@ int main(void) {
   printf("device: %s (%s, %s)\n", mace_cl_runtime_device(rt)->name,
          mace_cl_runtime_device(rt)->platform, mace_cl_runtime_device(rt)->version);
   test_runtime_device(rt);
+  test_tuning_and_profile();
   cfg.precision = MACE_CL_FP16;
   st = mace_cl_runtime_create(&cfg, &rt16);
   CHECK(st == MACE_OK, "fp16 runtime: %s", mace_last_error());
