@@ -585,6 +585,26 @@ static void sweep_layer_norm(mace_cl_runtime *rt, float tol, const char *prec) {
   }
 }
 
+static void sweep_pad(mace_cl_runtime *rt, float tol, const char *prec) {
+  static const int64_t pads[][8] = {{0, 0, 0, 0, 1, 2, 3, 1}, {0, 0, 1, 1, 2, 0, 0, 2},
+                                    {0, 0, 0, 0, -1, 2, 1, -2}, {1, 0, 0, 2, 0, 0, 1, 1}};
+  for (int mode = 0; mode <= 4; ++mode) {
+    for (size_t i = 0; i < sizeof(pads) / sizeof(pads[0]); ++i) {
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = "Pad";
+      const int64_t x[4] = {2, 3, 4, 5};
+      case_input(&c, 4, x, 0);
+      case_ints(&c, "paddings", 8, pads[i]);
+      case_int(&c, "pad_type", mode);
+      if (mode == 0) case_float(&c, "constant_value", 0.75f);
+      char label[64];
+      snprintf(label, sizeof(label), "Pad %s mode %d #%zu", prec, mode, i);
+      compare_case(rt, &c, tol, label, (unsigned)(mode * 5 + (int)i + 110));
+    }
+  }
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void test_runtime_errors(void) {
@@ -747,7 +767,8 @@ int main(void) {
                 {"Activation", sweep_activation}, {"Pooling", sweep_pooling},
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
                 {"Concat Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
-                {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm}};
+                {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm},
+                {"Pad", sweep_pad}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;
     const int before = n_case_failures, cases = n_cases;
