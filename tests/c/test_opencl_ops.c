@@ -62,6 +62,13 @@ static void case_float(op_case *c, const char *name, float v) {
   a->has_f = 1;
   a->f = v;
 }
+static void case_floats(op_case *c, const char *name, int n, const float *vals) {
+  mace_arg *a = &c->args[c->n_args++];
+  memset(a, 0, sizeof(*a));
+  a->name = name;
+  a->n_floats = n;
+  a->floats = vals;
+}
 static void case_str(op_case *c, const char *name, const char *v) {
   mace_arg *a = &c->args[c->n_args++];
   memset(a, 0, sizeof(*a));
@@ -605,6 +612,34 @@ static void sweep_pad(mace_cl_runtime *rt, float tol, const char *prec) {
   }
 }
 
+static void sweep_resize(mace_cl_runtime *rt, float tol, const char *prec) {
+  static const char *modes[] = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
+                                "tf_half_pixel_for_nn", "half_pixel_symmetric"};
+  static const char *nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  static const int64_t sizes[][4] = {{2, 3, 11, 7}, {2, 3, 3, 4}, {2, 3, 5, 5}};
+  static const float scales[][4] = {{1.0f, 1.0f, 2.0f, 3.0f}, {1.0f, 1.0f, 0.5f, 0.75f}};
+  for (int bil = 0; bil < 2; ++bil) {
+    for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); ++m) {
+      for (size_t z = 0; z < 5; ++z) {
+        if (bil && m == 4) continue;  /* tf_half_pixel_for_nn is a nearest mode */
+        op_case c;
+        memset(&c, 0, sizeof(c));
+        c.type = bil ? "ResizeBilinear" : "ResizeNearestNeighbor";
+        const int64_t x[4] = {2, 3, 5, 5};
+        case_input(&c, 4, x, 0);
+        if (z < 3) case_ints(&c, "sizes", 4, sizes[z]);
+        else case_floats(&c, "scales", 4, scales[z - 3]);
+        case_str(&c, "coordinate_transformation_mode", modes[m]);
+        if (!bil) case_str(&c, "nearest_mode", nearest[(m + z) % 4]);
+        char label[128];
+        snprintf(label, sizeof(label), "%s %s %s%s%s #%zu", c.type, prec, modes[m],
+                 bil ? "" : " ", bil ? "" : nearest[(m + z) % 4], z);
+        compare_case(rt, &c, tol, label, (unsigned)(m * 5 + z + 130));
+      }
+    }
+  }
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void test_runtime_errors(void) {
@@ -768,7 +803,7 @@ int main(void) {
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
                 {"Concat Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
                 {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm},
-                {"Pad", sweep_pad}};
+                {"Pad", sweep_pad}, {"Resize", sweep_resize}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;
     const int before = n_case_failures, cases = n_cases;
