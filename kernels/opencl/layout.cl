@@ -1,5 +1,5 @@
-/* Data movement on NCHW buffers: Concat's slice copy (ops/opencl/concat.c), Transpose
- * (ops/opencl/transpose.c) and Pad (ops/opencl/pad.c). */
+/* Data movement on NCHW buffers: Concat's and Split's slice copies (ops/opencl/concat.c,
+ * split.c), Transpose (ops/opencl/transpose.c) and Pad (ops/opencl/pad.c). */
 
 /* x viewed as [outer, inner_x] into y's [outer, inner_y] from column `start`. */
 __kernel void copy_slice(__global const DATA_T *x, int x_off, __global DATA_T *y, int y_off,
@@ -8,6 +8,15 @@ __kernel void copy_slice(__global const DATA_T *x, int x_off, __global DATA_T *y
   if (i >= outer * inner_x) return;
   const int o = i / inner_x, j = i % inner_x;
   STORE(y, y_off + o * inner_y + start + j, LOAD(x, x_off + i));
+}
+
+/* x's [outer, inner_x] from column `start`, inner_y columns of it, into y's [outer, inner_y]. */
+__kernel void copy_slice_from(__global const DATA_T *x, int x_off, __global DATA_T *y,
+                              int y_off, int outer, int inner_x, int inner_y, int start) {
+  const int i = get_global_id(0);
+  if (i >= outer * inner_y) return;
+  const int o = i / inner_y, j = i % inner_y;
+  STORE(y, y_off + i, LOAD(x, x_off + o * inner_x + start + j));
 }
 
 /* y[i] = x[sum_d idx_d(i) * x_strides[d]]: output dims `dims` (rank <= 8, unused dims 1,

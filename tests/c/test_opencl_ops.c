@@ -489,6 +489,24 @@ static void sweep_layout(mace_cl_runtime *rt, float tol, const char *prec) {
     snprintf(label, sizeof(label), "Concat %s axis %d", prec, axis);
     compare_case(rt, &c, tol, label, (unsigned)(axis + 50));
   }
+  static const int64_t split3[3] = {1, 3, 2};
+  for (int axis = -4; axis < 4; ++axis) {  /* Split into 3 outputs: sizes 1, 3, 2, or equal */
+    for (int equal = 0; equal < 2; ++equal) {
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = "Split";
+      const int a = axis < 0 ? axis + 4 : axis;
+      int64_t d[4] = {3, 4, 5, 6};
+      d[a] = 6;
+      case_input(&c, 4, d, 0);
+      case_int(&c, "axis", axis);
+      if (!equal) case_ints(&c, "split", 3, split3);
+      c.n_out = 3;
+      char label[64];
+      snprintf(label, sizeof(label), "Split %s axis %d%s", prec, axis, equal ? " equal" : "");
+      compare_case(rt, &c, tol, label, (unsigned)(axis + 150 + 10 * equal));
+    }
+  }
   static const int64_t perms[][4] = {{0, 2, 3, 1}, {0, 3, 1, 2}, {3, 2, 1, 0}, {1, 0, 2, 3},
                                      {-1, 0, 1, 2}};
   for (size_t i = 0; i <= sizeof(perms) / sizeof(perms[0]); ++i) {
@@ -801,7 +819,7 @@ int main(void) {
   } sweeps[] = {{"Conv2D", sweep_conv2d}, {"Eltwise", sweep_eltwise},
                 {"Activation", sweep_activation}, {"Pooling", sweep_pooling},
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
-                {"Concat Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
+                {"Concat Split Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
                 {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm},
                 {"Pad", sweep_pad}, {"Resize", sweep_resize}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
