@@ -3,6 +3,7 @@
  * largest magnitude) and fp16 storage (1e-2). Also: the runtime's errors without a library or
  * a device, fp16 transfers, and the on-disk binary cache (a corrupt file is rebuilt).
  * Without an OpenCL device it prints why and passes, unless MACE_REQUIRE_OPENCL is set. */
+#define _POSIX_C_SOURCE 200809L  /* setenv, getpid */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 #include "runtime/opencl/cl_runtime.h"
 #include "test_util.h"
 
-#define MAX_IN 4
+#define MAX_IN 6
 #define MAX_ARGS 12
 
 typedef struct op_case {
@@ -28,7 +29,10 @@ typedef struct op_case {
   int64_t dims[MAX_IN][MACE_MAX_DIMS];
   int is_const[MAX_IN];
   float lo[MAX_IN], hi[MAX_IN];  /* input value range; 0, 0: [-1, 1] */
+  int n_out;                     /* 0: 1 */
 } op_case;
+
+#define MAX_OUT 3
 
 static void case_input(op_case *c, int nd, const int64_t *dims, int is_const) {
   const int k = c->n_in++;
@@ -58,6 +62,13 @@ static void case_float(op_case *c, const char *name, float v) {
   a->has_f = 1;
   a->f = v;
 }
+static void case_floats(op_case *c, const char *name, int n, const float *vals) {
+  mace_arg *a = &c->args[c->n_args++];
+  memset(a, 0, sizeof(*a));
+  a->name = name;
+  a->n_floats = n;
+  a->floats = vals;
+}
 static void case_str(op_case *c, const char *name, const char *v) {
   mace_arg *a = &c->args[c->n_args++];
   memset(a, 0, sizeof(*a));
@@ -72,19 +83,19 @@ static int64_t numel(int nd, const int64_t *dims) {
   return n;
 }
 
-/* Runs one op: init, infer, run; outputs' data allocated here (host) or in `arena` (device).
- * Returns the status; out_dims/out_nd get output 0's shape. */
+/* Runs one op: init, infer, run; outputs' data allocated here (host) or in one device buffer
+ * with the inputs. out[i] (allocated) gets output i's values, od/ond its shape. */
 static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime *rt,
-                          float **host_in, float **out, int64_t *out_dims, int *out_nd) {
-  mace_tensor tin[MAX_IN], tout;
-  mace_tensor *pin[MAX_IN], *pout = &tout;
+                          float **host_in, float **out, int64_t od[][MACE_MAX_DIMS], int *ond) {
+  mace_tensor tin[MAX_IN], tout[MAX_OUT];
+  mace_tensor *pin[MAX_IN], *pout[MAX_OUT];
   void *arena = NULL, *state = NULL, *scratch = NULL;
-  *out = NULL;
+  const int n_out = c->n_out ? c->n_out : 1;
+  for (int i = 0; i < MAX_OUT; ++i) out[i] = NULL;
   const mace_op_kind *kind = mace_registry_find(c->type, device, MACE_DT_F32);
   if (!kind) return mace_error(MACE_UNSUPPORTED, "no kind for %s on device %d", c->type, device);
   const size_t es = rt ? mace_cl_runtime_elem_size(rt) : 4;
-  size_t offs[MAX_IN + 1], total = 0;
-  memset(&tout, 0, sizeof(tout));
+  size_t offs[MAX_IN], ooffs[MAX_OUT], total = 0;
   for (int k = 0; k < c->n_in; ++k) {
     mace_tensor *t = &tin[k];
     memset(t, 0, sizeof(*t));
@@ -98,6 +109,11 @@ static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime 
     offs[k] = total + 3 * es;
     total = offs[k] + (size_t)numel(t->ndim, t->dims) * es + 64;
   }
+  for (int i = 0; i < n_out; ++i) {
+    memset(&tout[i], 0, sizeof(tout[i]));
+    tout[i].name = "out";
+    pout[i] = &tout[i];
+  }
   mace_op op;
   memset(&op, 0, sizeof(op));
   op.kind = kind;
@@ -107,8 +123,8 @@ static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime 
   op.n_args = c->n_args;
   op.inputs = pin;
   op.n_inputs = c->n_in;
-  op.outputs = &pout;
-  op.n_outputs = 1;
+  op.outputs = pout;
+  op.n_outputs = n_out;
   op.cl = device == MACE_DEVICE_GPU ? rt : NULL;
   mace_status st = MACE_OK;
   state = calloc(1, kind->state_size ? kind->state_size : 1);
@@ -116,25 +132,30 @@ static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime 
   if (device == MACE_DEVICE_CPU) {
     for (int k = 0; k < c->n_in; ++k) tin[k].data = host_in[k];
   } else {
-    for (int k = 0; k < c->n_in; ++k) tin[k].storage = MACE_STORAGE_CL_BUFFER;
-    tout.storage = MACE_STORAGE_CL_BUFFER;
+    /* As the net places them: on the device, constants keeping their host copy too. */
+    for (int k = 0; k < c->n_in; ++k) {
+      tin[k].storage = MACE_STORAGE_CL_BUFFER;
+      if (c->is_const[k]) tin[k].data = host_in[k];
+    }
+    for (int i = 0; i < n_out; ++i) tout[i].storage = MACE_STORAGE_CL_BUFFER;
   }
-  tout.name = "out";
   if (kind->init && (st = kind->init(&op)) != MACE_OK) goto done;
   if ((st = kind->infer(&op)) != MACE_OK) goto done;
-  const int64_t on = mace_tensor_numel(&tout);
-  *out_nd = tout.ndim;
-  memcpy(out_dims, tout.dims, sizeof(tout.dims));
-  *out = malloc((size_t)(on ? on : 1) * sizeof(float));
+  for (int i = 0; i < n_out; ++i) {
+    const int64_t on = mace_tensor_numel(&tout[i]);
+    ond[i] = tout[i].ndim;
+    memcpy(od[i], tout[i].dims, sizeof(tout[i].dims));
+    out[i] = malloc((size_t)(on ? on : 1) * sizeof(float));
+    ooffs[i] = total + 5 * es;
+    total = ooffs[i] + (size_t)on * es + 64;
+    if (device == MACE_DEVICE_CPU) tout[i].data = out[i];
+  }
   if (device == MACE_DEVICE_CPU) {
-    tout.data = *out;
     if (op.scratch_bytes) scratch = mace_aligned_alloc(op.scratch_bytes);
     op.scratch = scratch;
     st = kind->run(&op);
     goto done;
   }
-  offs[MAX_IN] = total + 5 * es;
-  total = offs[MAX_IN] + (size_t)on * es + 64;
   if ((st = mace_cl_alloc(rt, total, &arena)) != MACE_OK) goto done;
   for (int k = 0; k < c->n_in; ++k) {
     tin[k].cl_mem = arena;
@@ -142,11 +163,14 @@ static mace_status run_op(const op_case *c, mace_device device, mace_cl_runtime 
     st = mace_cl_write(rt, arena, offs[k], host_in[k], (size_t)mace_tensor_numel(&tin[k]), 1);
     if (st != MACE_OK) goto done;
   }
-  tout.cl_mem = arena;
-  tout.cl_offset = offs[MAX_IN];
+  for (int i = 0; i < n_out; ++i) {
+    tout[i].cl_mem = arena;
+    tout[i].cl_offset = ooffs[i];
+  }
   if ((st = kind->run(&op)) != MACE_OK) goto done;
   if ((st = mace_cl_finish(rt)) != MACE_OK) goto done;
-  st = mace_cl_read(rt, arena, offs[MAX_IN], *out, (size_t)on, 1);
+  for (int i = 0; i < n_out && st == MACE_OK; ++i)
+    st = mace_cl_read(rt, arena, ooffs[i], out[i], (size_t)mace_tensor_numel(&tout[i]), 1);
 done:
   if (kind->release) kind->release(&op);
   free(state);
@@ -157,12 +181,12 @@ done:
 
 static int n_cases, n_case_failures;
 
-/* CPU and GPU kinds on the same inputs; tol relative to the CPU output's largest magnitude. */
+/* CPU and GPU kinds on the same inputs; tol relative to each CPU output's largest magnitude. */
 static void compare_case(mace_cl_runtime *rt, const op_case *c, float tol, const char *label,
                          unsigned seed) {
-  float *in[MAX_IN] = {0}, *cpu = NULL, *gpu = NULL;
-  int64_t cd[MACE_MAX_DIMS], gd[MACE_MAX_DIMS];
-  int cn = 0, gn = 0;
+  float *in[MAX_IN] = {0}, *cpu[MAX_OUT] = {0}, *gpu[MAX_OUT] = {0};
+  int64_t cd[MAX_OUT][MACE_MAX_DIMS], gd[MAX_OUT][MACE_MAX_DIMS];
+  int cn[MAX_OUT] = {0}, gn[MAX_OUT] = {0}, bad = 0;
   ++n_cases;
   for (int k = 0; k < c->n_in; ++k) {
     const int64_t n = numel(c->nd[k], c->dims[k]);
@@ -177,44 +201,49 @@ static void compare_case(mace_cl_runtime *rt, const op_case *c, float tol, const
       free(h);
     }
   }
-  mace_status st = run_op(c, MACE_DEVICE_CPU, NULL, in, &cpu, cd, &cn);
+  mace_status st = run_op(c, MACE_DEVICE_CPU, NULL, in, cpu, cd, cn);
   if (st != MACE_OK) {
     FAIL("%s: CPU kind failed: %s", label, mace_last_error());
     goto done;
   }
-  st = run_op(c, MACE_DEVICE_GPU, rt, in, &gpu, gd, &gn);
+  st = run_op(c, MACE_DEVICE_GPU, rt, in, gpu, gd, gn);
   if (st != MACE_OK) {
     FAIL("%s: GPU kind failed: %s", label, mace_last_error());
     ++n_case_failures;
     goto done;
   }
-  if (!mace_dims_equal(cd, cn, gd, gn)) {
-    FAIL("%s: GPU output shape differs from the CPU's", label);
-    ++n_case_failures;
-    goto done;
-  }
-  const int64_t n = numel(cn, cd);
-  double scale = 0.0, err = 0.0;
-  int64_t worst = 0;
-  for (int64_t i = 0; i < n; ++i)
-    if (fabs(cpu[i]) > scale) scale = fabs(cpu[i]);
-  for (int64_t i = 0; i < n; ++i) {
-    const double e = fabs((double)gpu[i] - cpu[i]);
-    if (e > err || e != e) {
-      err = e != e ? INFINITY : e;
-      worst = i;
+  for (int o = 0; o < (c->n_out ? c->n_out : 1); ++o) {
+    if (!mace_dims_equal(cd[o], cn[o], gd[o], gn[o])) {
+      FAIL("%s: GPU output %d's shape differs from the CPU's", label, o);
+      bad = 1;
+      continue;
     }
+    const int64_t n = numel(cn[o], cd[o]);
+    double scale = 0.0, err = 0.0;
+    int64_t worst = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (fabs(cpu[o][i]) > scale) scale = fabs(cpu[o][i]);
+    for (int64_t i = 0; i < n; ++i) {
+      const double e = fabs((double)gpu[o][i] - cpu[o][i]);
+      if (e > err || e != e) {
+        err = e != e ? INFINITY : e;
+        worst = i;
+      }
+    }
+    if (scale < 1e-6) scale = 1e-6;
+    const int ok = err <= tol * scale;
+    CHECK(ok, "%s: output %d: max error %.3g at %lld (gpu %g, cpu %g) over %lld values, scale "
+          "%.3g, tol %g", label, o, err, (long long)worst, n ? gpu[o][worst] : 0.0,
+          n ? cpu[o][worst] : 0.0, (long long)n, scale, tol);
+    if (!ok) bad = 1;
   }
-  if (scale < 1e-6) scale = 1e-6;
-  const int ok = err <= tol * scale;
-  CHECK(ok, "%s: max error %.3g at %lld (gpu %g, cpu %g) over %lld outputs, scale %.3g, tol %g",
-        label, err, (long long)worst, n ? gpu[worst] : 0.0, n ? cpu[worst] : 0.0, (long long)n,
-        scale, tol);
-  if (!ok) ++n_case_failures;
+  if (bad) ++n_case_failures;
 done:
   for (int k = 0; k < c->n_in; ++k) free(in[k]);
-  free(cpu);
-  free(gpu);
+  for (int o = 0; o < MAX_OUT; ++o) {
+    free(cpu[o]);
+    free(gpu[o]);
+  }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -261,15 +290,15 @@ static void sweep_conv2d(mace_cl_runtime *rt, float tol, const char *prec) {
       if (strcmp(act, "RELUX") == 0) case_float(&c, "max_limit", 0.5f);
       if (variant == 2) {  /* a fused residual: its shape is the output's, from the CPU kind */
         op_case probe = c;
-        float *in[MAX_IN] = {0}, *out = NULL;
-        int64_t od[MACE_MAX_DIMS];
-        int ond = 0;
+        float *in[MAX_IN] = {0}, *out[MAX_OUT];
+        int64_t od[MAX_OUT][MACE_MAX_DIMS];
+        int ond[MAX_OUT];
         for (int k = 0; k < c.n_in; ++k)
           in[k] = calloc((size_t)numel(c.nd[k], c.dims[k]), sizeof(float));
-        if (run_op(&probe, MACE_DEVICE_CPU, NULL, in, &out, od, &ond) == MACE_OK)
-          case_input(&c, ond, od, 0);
+        if (run_op(&probe, MACE_DEVICE_CPU, NULL, in, out, od, ond) == MACE_OK)
+          case_input(&c, ond[0], od[0], 0);
         for (int k = 0; k < probe.n_in; ++k) free(in[k]);
-        free(out);
+        for (int o = 0; o < MAX_OUT; ++o) free(out[o]);
       }
       char label[160];
       snprintf(label, sizeof(label), "Conv2D %s x[%lld,%lld,%lld,%lld] oc %lld k %lldx%lld s %lld "
@@ -460,6 +489,24 @@ static void sweep_layout(mace_cl_runtime *rt, float tol, const char *prec) {
     snprintf(label, sizeof(label), "Concat %s axis %d", prec, axis);
     compare_case(rt, &c, tol, label, (unsigned)(axis + 50));
   }
+  static const int64_t split3[3] = {1, 3, 2};
+  for (int axis = -4; axis < 4; ++axis) {  /* Split into 3 outputs: sizes 1, 3, 2, or equal */
+    for (int equal = 0; equal < 2; ++equal) {
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = "Split";
+      const int a = axis < 0 ? axis + 4 : axis;
+      int64_t d[4] = {3, 4, 5, 6};
+      d[a] = 6;
+      case_input(&c, 4, d, 0);
+      case_int(&c, "axis", axis);
+      if (!equal) case_ints(&c, "split", 3, split3);
+      c.n_out = 3;
+      char label[64];
+      snprintf(label, sizeof(label), "Split %s axis %d%s", prec, axis, equal ? " equal" : "");
+      compare_case(rt, &c, tol, label, (unsigned)(axis + 150 + 10 * equal));
+    }
+  }
   static const int64_t perms[][4] = {{0, 2, 3, 1}, {0, 3, 1, 2}, {3, 2, 1, 0}, {1, 0, 2, 3},
                                      {-1, 0, 1, 2}};
   for (size_t i = 0; i <= sizeof(perms) / sizeof(perms[0]); ++i) {
@@ -472,6 +519,142 @@ static void sweep_layout(mace_cl_runtime *rt, float tol, const char *prec) {
     char label[64];
     snprintf(label, sizeof(label), "Transpose %s #%zu", prec, i);
     compare_case(rt, &c, tol, label, (unsigned)(i + 60));
+  }
+}
+
+static void sweep_channel(mace_cl_runtime *rt, float tol, const char *prec) {
+  static const int64_t xs[][4] = {{2, 5, 4, 3}, {1, 7, 1, 1}, {3, 4, 6, 0}};
+  for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); ++i) {
+    const int nd = xs[i][3] ? 4 : 3;
+    const int64_t c1[1] = {xs[i][1]};
+    for (int form = 0; form < 3; ++form) {  /* BatchNorm 3 inputs, 5 inputs, BiasAdd */
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = form == 2 ? "BiasAdd" : "BatchNorm";
+      case_input(&c, nd, xs[i], 0);
+      const int params = form == 0 ? 2 : (form == 1 ? 4 : 1);
+      for (int p = 0; p < params; ++p) {
+        case_input(&c, 1, c1, 1);
+        if (form == 1 && p == 3) {  /* a variance */
+          c.lo[4] = 0.1f;
+          c.hi[4] = 2.0f;
+        }
+      }
+      if (form == 1) case_float(&c, "epsilon", 1e-3f);
+      if (form != 2 && i == 0) case_str(&c, "activation", "RELU");
+      char label[96];
+      snprintf(label, sizeof(label), "%s %s #%zu%s", c.type, prec, i,
+               form == 1 ? " (statistics)" : "");
+      compare_case(rt, &c, tol, label, (unsigned)(i * 3 + (size_t)form + 70));
+    }
+  }
+}
+
+static void sweep_reduce(mace_cl_runtime *rt, float tol, const char *prec) {
+  static const char *types[] = {"MEAN", "MAX", "MIN", "SUM", "PROD", "SUM_SQUARE", "L1", "L2",
+                                "LOG_SUM", "LOG_SUM_EXP"};
+  static const int64_t axes[][3] = {{2, 3, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 2, 0}, {0, 0, 0}};
+  static const int n_axes[] = {2, 1, 1, 2, 0};
+  for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); ++t) {
+    for (size_t a = 0; a < sizeof(n_axes) / sizeof(n_axes[0]); ++a) {
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = "Reduce";
+      const int64_t x[4] = {2, 3, 5, 7};
+      case_input(&c, 4, x, 0);
+      if (strcmp(types[t], "PROD") == 0 || strcmp(types[t], "LOG_SUM") == 0) {
+        c.lo[0] = 0.8f;  /* products that stay finite, sums that stay positive */
+        c.hi[0] = 1.2f;
+      }
+      case_str(&c, "reduce_type", types[t]);
+      if (n_axes[a]) case_ints(&c, "axis", n_axes[a], axes[a]);
+      case_int(&c, "keepdims", (int64_t)(a & 1));
+      char label[96];
+      snprintf(label, sizeof(label), "Reduce %s %s axes #%zu keepdims %d", prec, types[t], a,
+               (int)(a & 1));
+      compare_case(rt, &c, tol, label, (unsigned)(t * 5 + a + 80));
+    }
+  }
+}
+
+static void sweep_layer_norm(mace_cl_runtime *rt, float tol, const char *prec) {
+  /* x dims, axis, norm_dims, rms, per-element params, bias, outputs */
+  static const struct {
+    int64_t x[4];
+    int axis, norm_dims, rms, per_elem, bias, n_out;
+  } ln[] = {
+      {{2, 3, 4, 16}, -1, 0, 0, 1, 1, 1}, {{2, 3, 4, 16}, 2, 0, 0, 1, 1, 3},
+      {{2, 3, 4, 16}, -1, 0, 1, 1, 0, 1}, {{2, 6, 5, 7}, 1, 1, 0, 1, 1, 1},
+      {{1, 5, 3, 9}, 1, 1, 1, 0, 1, 1},   {{3, 2, 8, 5}, -1, 0, 0, 0, 0, 2},
+  };
+  for (size_t i = 0; i < sizeof(ln) / sizeof(ln[0]); ++i) {
+    op_case c;
+    memset(&c, 0, sizeof(c));
+    c.type = "LayerNorm";
+    case_input(&c, 4, ln[i].x, 0);
+    const int a = ln[i].axis < 0 ? ln[i].axis + 4 : ln[i].axis;
+    const int stop = ln[i].norm_dims ? a + ln[i].norm_dims : 4;
+    int64_t len = 1;
+    for (int d = a; d < stop; ++d) len *= ln[i].x[d];
+    const int64_t p[1] = {ln[i].per_elem ? len : 1};
+    case_input(&c, 1, p, 1);
+    if (ln[i].bias) case_input(&c, 1, p, 1);
+    case_int(&c, "axis", ln[i].axis);
+    if (ln[i].norm_dims) case_int(&c, "norm_dims", ln[i].norm_dims);
+    case_int(&c, "rms", ln[i].rms);
+    case_float(&c, "epsilon", 1e-4f);
+    c.n_out = ln[i].n_out;
+    char label[96];
+    snprintf(label, sizeof(label), "LayerNorm %s #%zu", prec, i);
+    compare_case(rt, &c, tol, label, (unsigned)(i + 90));
+  }
+}
+
+static void sweep_pad(mace_cl_runtime *rt, float tol, const char *prec) {
+  static const int64_t pads[][8] = {{0, 0, 0, 0, 1, 2, 3, 1}, {0, 0, 1, 1, 2, 0, 0, 2},
+                                    {0, 0, 0, 0, -1, 2, 1, -2}, {1, 0, 0, 2, 0, 0, 1, 1}};
+  for (int mode = 0; mode <= 4; ++mode) {
+    for (size_t i = 0; i < sizeof(pads) / sizeof(pads[0]); ++i) {
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = "Pad";
+      const int64_t x[4] = {2, 3, 4, 5};
+      case_input(&c, 4, x, 0);
+      case_ints(&c, "paddings", 8, pads[i]);
+      case_int(&c, "pad_type", mode);
+      if (mode == 0) case_float(&c, "constant_value", 0.75f);
+      char label[64];
+      snprintf(label, sizeof(label), "Pad %s mode %d #%zu", prec, mode, i);
+      compare_case(rt, &c, tol, label, (unsigned)(mode * 5 + (int)i + 110));
+    }
+  }
+}
+
+static void sweep_resize(mace_cl_runtime *rt, float tol, const char *prec) {
+  static const char *modes[] = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
+                                "tf_half_pixel_for_nn", "half_pixel_symmetric"};
+  static const char *nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  static const int64_t sizes[][4] = {{2, 3, 11, 7}, {2, 3, 3, 4}, {2, 3, 5, 5}};
+  static const float scales[][4] = {{1.0f, 1.0f, 2.0f, 3.0f}, {1.0f, 1.0f, 0.5f, 0.75f}};
+  for (int bil = 0; bil < 2; ++bil) {
+    for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); ++m) {
+      for (size_t z = 0; z < 5; ++z) {
+        if (bil && m == 4) continue;  /* tf_half_pixel_for_nn is a nearest mode */
+        op_case c;
+        memset(&c, 0, sizeof(c));
+        c.type = bil ? "ResizeBilinear" : "ResizeNearestNeighbor";
+        const int64_t x[4] = {2, 3, 5, 5};
+        case_input(&c, 4, x, 0);
+        if (z < 3) case_ints(&c, "sizes", 4, sizes[z]);
+        else case_floats(&c, "scales", 4, scales[z - 3]);
+        case_str(&c, "coordinate_transformation_mode", modes[m]);
+        if (!bil) case_str(&c, "nearest_mode", nearest[(m + z) % 4]);
+        char label[128];
+        snprintf(label, sizeof(label), "%s %s %s%s%s #%zu", c.type, prec, modes[m],
+                 bil ? "" : " ", bil ? "" : nearest[(m + z) % 4], z);
+        compare_case(rt, &c, tol, label, (unsigned)(m * 5 + z + 130));
+      }
+    }
   }
 }
 
@@ -562,6 +745,52 @@ static void test_runtime_device(mace_cl_runtime *rt32) {
   remove(path);
 }
 
+/* MACE_TUNING=1 tunes each launch and writes the parameter file; a later runtime reads it (a
+ * damaged line is skipped); results stay right under tuned work sizes; profiling times them. */
+static void test_tuning_and_profile(void) {
+  char path[64];
+  snprintf(path, sizeof(path), "/tmp/mace_test_cltune_%d.txt", (int)getpid());
+  remove(path);
+  op_case c;
+  memset(&c, 0, sizeof(c));
+  c.type = "Conv2D";
+  const int64_t x[4] = {1, 8, 13, 11}, w[4] = {6, 8, 3, 3};
+  static const int64_t pads[4] = {1, 1, 1, 1};
+  case_input(&c, 4, x, 0);
+  case_input(&c, 4, w, 1);
+  case_ints(&c, "padding_values", 4, pads);
+  for (int round = 0; round < 2; ++round) {
+    if (round == 0) setenv("MACE_TUNING", "1", 1);
+    mace_cl_config cfg = {.platform_index = -1, .device_index = -1, .tuning_file = path,
+                          .profiling = 1};
+    mace_cl_runtime *rt = NULL;
+    mace_status st = mace_cl_runtime_create(&cfg, &rt);
+    unsetenv("MACE_TUNING");
+    CHECK(st == MACE_OK, "tuning round %d: %s", round, mace_last_error());
+    if (st != MACE_OK) return;
+    compare_case(rt, &c, 1e-4f, round ? "Conv2D with tuned work sizes" : "Conv2D while tuning",
+                 7);
+    CHECK(mace_cl_profile_ms(rt, "op") > 0.0, "profiling: no device time for tag 'op'");
+    mace_cl_profile_reset(rt);
+    CHECK(mace_cl_profile_ms(rt, "op") == 0.0, "profiling: reset left time");
+    mace_cl_runtime_destroy(rt);
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int lines = 0, tuned = 0;
+    while (f && fgets(line, sizeof(line), f)) {
+      ++lines;
+      tuned += strstr(line, "conv2d_direct") != NULL;
+    }
+    if (f) fclose(f);
+    CHECK(tuned == 1, "tuning round %d: %d conv2d_direct lines in %d of %s", round, tuned, lines,
+          path);
+    f = fopen(path, "a");
+    if (f && round == 0) fputs("this line is not a tuned launch\n", f);
+    if (f) fclose(f);
+  }
+  remove(path);
+}
+
 int main(void) {
   test_runtime_errors();
   mace_cl_runtime *rt = NULL, *rt16 = NULL;
@@ -579,6 +808,7 @@ int main(void) {
   printf("device: %s (%s, %s)\n", mace_cl_runtime_device(rt)->name,
          mace_cl_runtime_device(rt)->platform, mace_cl_runtime_device(rt)->version);
   test_runtime_device(rt);
+  test_tuning_and_profile();
   cfg.precision = MACE_CL_FP16;
   st = mace_cl_runtime_create(&cfg, &rt16);
   CHECK(st == MACE_OK, "fp16 runtime: %s", mace_last_error());
@@ -589,7 +819,9 @@ int main(void) {
   } sweeps[] = {{"Conv2D", sweep_conv2d}, {"Eltwise", sweep_eltwise},
                 {"Activation", sweep_activation}, {"Pooling", sweep_pooling},
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
-                {"Concat Transpose", sweep_layout}};
+                {"Concat Split Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
+                {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm},
+                {"Pad", sweep_pad}, {"Resize", sweep_resize}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;
     const int before = n_case_failures, cases = n_cases;

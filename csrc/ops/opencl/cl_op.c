@@ -24,9 +24,33 @@ mace_status mace_cl_shadow_init(mace_op *op, mace_cl_shadow *sh) {
   return sh->cpu->init(&s);
 }
 
+/* The CPU kind's infer sees the inputs without their host data (value inputs excepted): the
+ * net keeps a constant's host copy beside its upload, and a CPU infer that finds a constant
+ * filter's data packs it (or plans Winograd) for a CPU run that never comes. */
 mace_status mace_cl_shadow_infer(mace_op *op, mace_cl_shadow *sh) {
   mace_op s = shadow_op(op, sh);
-  MACE_RETURN_IF_ERROR(sh->cpu->infer(&s));
+  const int n = op->n_inputs;
+  mace_tensor *copies = malloc((size_t)(n ? n : 1) * sizeof(mace_tensor));
+  mace_tensor **ptrs = malloc((size_t)(n ? n : 1) * sizeof(mace_tensor *));
+  if (!copies || !ptrs) {
+    free(copies);
+    free(ptrs);
+    return mace_error(MACE_OUT_OF_RESOURCES, "op '%s': no memory", op->name);
+  }
+  for (int i = 0; i < n; ++i) {
+    const int value = i < 32 && ((sh->cpu->value_inputs | op->kind->value_inputs) >> i) & 1u;
+    ptrs[i] = op->inputs[i];
+    if (op->inputs[i] && !value) {
+      copies[i] = *op->inputs[i];
+      copies[i].data = NULL;
+      ptrs[i] = &copies[i];
+    }
+  }
+  s.inputs = ptrs;
+  const mace_status st = sh->cpu->infer(&s);
+  free(copies);
+  free(ptrs);
+  MACE_RETURN_IF_ERROR(st);
   op->macs = s.macs;
   op->scratch_bytes = 0;
   for (int i = 0; i < op->n_inputs; ++i)

@@ -1,5 +1,6 @@
 /* The OpenCL runtime (runtime/opencl/cl_runtime.h): devices, context and queue, buffers, programs
  * built from the embedded kernels/opencl sources with an on-disk binary cache, launches, profiling. */
+#define _POSIX_C_SOURCE 200809L  /* getpid */
 #include "runtime/opencl/cl_runtime.h"
 
 #ifdef MACE_HAVE_OPENCL_HEADERS
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/checksum.h"
 #include "kernels/cpu/ref/half.h"
@@ -313,10 +315,10 @@ static void load_binary_cache(mace_cl_runtime *rt) {
 
 /* Rewrites the whole file through a temporary and a rename, so a reader never sees half. */
 static void save_binary_cache(mace_cl_runtime *rt) {
-  const size_t n = strlen(rt->binary_cache) + 16;
+  const size_t n = strlen(rt->binary_cache) + 32;
   char *tmp = malloc(n);
   if (!tmp) return;
-  snprintf(tmp, n, "%s.tmp%d", rt->binary_cache, (int)(rand() % 100000));
+  snprintf(tmp, n, "%s.tmp%d", rt->binary_cache, (int)getpid());
   FILE *f = fopen(tmp, "wb");
   int ok = f != NULL;
   const uint32_t count = (uint32_t)rt->n_binaries;

@@ -146,11 +146,11 @@ mace_status mace_cl_tuning_run(mace_cl_tuning *t, mace_cl_runtime *rt, mace_cl_k
   const size_t max_wg = mace_cl_kernel_max_work_group(k);
   /* Candidates: work-groups of 16 to 256 items, spread as the default does, plus shapes that
    * put all of them in one dimension. */
-  size_t cand[16][3];
+  size_t cand[24][3];  /* 5 sizes, each spread and along each of up to 3 dims */
   int nc = 0;
   for (size_t total = 16; total <= 256 && total <= max_wg; total *= 2) {
     mace_cl_default_lws(dims, gws, total, cand[nc++]);
-    for (int d = 0; d < dims && nc < 16; ++d) {
+    for (int d = 0; d < dims; ++d) {
       for (int i = 0; i < 3; ++i) cand[nc][i] = 1;
       cand[nc][d] = total;
       if (cand[nc][d] <= gws[d] * 2) ++nc;
