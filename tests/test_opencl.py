@@ -226,6 +226,48 @@ def _deconv():
     return model, {"x": rand(1, 4, 5, 5, seed=3)}
 
 
+def _batchnorm_3d():
+    """A BatchNorm the converter keeps as one (rank 3: not a 1x1 depthwise Conv2D)."""
+    c = 5
+    inits = [("s", rand(c, seed=1, low=0.5, high=1.5)), ("bb", rand(c, seed=2)),
+             ("m", rand(c, seed=3)), ("v", rand(c, seed=4, low=0.5, high=2.0))]
+    model = make_model([helper.make_node("BatchNormalization", ["x", "s", "bb", "m", "v"], ["y"])],
+                       [("x", np.float32, [2, c, 7])], [("y", np.float32, None)], inits,
+                       name="batchnorm_3d")
+    return model, {"x": rand(2, c, 7, seed=5)}
+
+
+def _bias_add():
+    """BiasAdd (no ONNX op converts to it: the TensorFlow front end's op), made by retyping a
+    converted per-channel Add."""
+    c = 4
+    model = make_model([helper.make_node("Add", ["x", "b"], ["y"])],
+                       [("x", np.float32, [2, c, 3, 5])], [("y", np.float32, None)],
+                       [("b", rand(c, 1, 1, seed=1))], name="bias_add")
+    m = mace.convert(model)
+    (op,) = m.graph.ops
+    const = next(t for t in op.inputs if t in m.graph.consts)
+    m.graph.consts[const] = np.ascontiguousarray(m.graph.consts[const].reshape(c))
+    op.type, op.args, op.inputs = "BiasAdd", {}, ["x", const]
+    m.invalidate()
+    return m, {"x": rand(2, c, 3, 5, seed=2)}
+
+
+def _split():
+    model = make_model([helper.make_node("Split", ["x", "sizes"], ["a", "b"], axis=1)],
+                       [("x", np.float32, [1, 7, 3, 4])],
+                       [("a", np.float32, None), ("b", np.float32, None)],
+                       [("sizes", np.array([3, 4], np.int64))], name="split")
+    return model, {"x": rand(1, 7, 3, 4, seed=3)}
+
+
+def _reduce(op, axes, keepdims):
+    model = make_model([helper.make_node(op, ["x"], ["y"], axes=axes, keepdims=keepdims)],
+                       [("x", np.float32, [2, 5, 6])], [("y", np.float32, None)],
+                       name=op.lower())
+    return model, {"x": rand(2, 5, 6, seed=6)}
+
+
 # name -> (builder, outputs are sums of many terms)
 CASES = {
     "conv3x3": (lambda: _conv("conv3x3", 6, 8, 3, pad=1), True),
@@ -268,6 +310,11 @@ CASES = {
     "pad": (_pad, False),
     "reshape_transpose": (_reshape_transpose, False),
     "reduce_mean": (_reduce_mean, False),
+    "reduce_max": (lambda: _reduce("ReduceMax", [1], 0), False),
+    "reduce_min": (lambda: _reduce("ReduceMin", [2], 1), False),
+    "batchnorm_3d": (_batchnorm_3d, False),
+    "bias_add": (_bias_add, False),
+    "split": (_split, False),
     "layernorm": (_layernorm, False),
 }
 
