@@ -178,8 +178,8 @@ class Session:
     ``device="gpu"`` runs the model on an OpenCL device (``mace.devices()`` lists them): ops
     with a GPU kernel run there, the others on the CPU with copies between the two (MACE's
     cpu+gpu; ``profile`` shows each op's device and the copies, named ``<tensor>:to_gpu`` /
-    ``:to_host``). ``gpu_precision`` "fp16" (the default, as MACE's fp16_fp32; fp32 where the
-    device lacks cl_khr_fp16) or "fp32"; ``opencl_binary_file`` caches compiled programs in
+    ``:to_host``). ``gpu_precision`` "fp16" (the default, as MACE's fp16_fp32: tensors stored
+    in half precision, computed in float) or "fp32"; ``opencl_binary_file`` caches compiled programs in
     that file, ``opencl_parameter_file`` reads tuned work-group sizes from it;
     ``gpu_platform`` / ``gpu_device`` pick a device by index (-1: the first GPU);
     ``opencl_queue_window_size`` > 0 waits for the GPU every that many kernels. Without an

@@ -118,8 +118,8 @@ typedef struct mace_config {
                              * else the first */
   int gpu_device;           /* device index in that platform; default -1: its first GPU, else
                              * its first device */
-  mace_gpu_precision gpu_precision;  /* default MACE_GPU_FP16 (as MACE's fp16_fp32); fp32 where
-                                      * the device lacks cl_khr_fp16 */
+  mace_gpu_precision gpu_precision;  /* default MACE_GPU_FP16 (as MACE's fp16_fp32): float
+                                      * tensors stored in half, computed in float */
   const char *opencl_binary_file;    /* NULL (default): programs built from source each time;
                                       * else compiled programs are cached in this file */
   const char *opencl_parameter_file; /* NULL (default): default work-group sizes; else the
