@@ -625,3 +625,33 @@ def test_mace_benchmark_on_gpu(tmp_path):
     if "Conv2D" in gpu_kind_types():
         assert "Conv2D(GPU)" in r.stdout, r.stdout
     assert "Transfer" in r.stdout, r.stdout  # the input's upload, at least
+
+
+def test_deploy_yaml_runtime_gpu_runs_on_gpu(tmp_path):
+    """`mace run/benchmark --config` with runtime cpu+gpu: the session runs on the GPU (its
+    profile shows GPU ops), validates against onnxruntime at the GPU threshold."""
+    import hashlib
+
+    import onnx
+    from mace import deploy
+    model, _ = _conv("yaml", 3, 4, 3, pad=1, act="Relu")
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    d = {"library_name": "g", "models": {"m": {
+        "platform": "onnx", "model_file_path": str(path), "model_sha256_checksum": sha,
+        "runtime": "cpu+gpu", "data_type": "fp32_fp32",
+        "subgraphs": [{"input_tensors": ["x"], "input_shapes": ["1,3,9,9"],
+                       "output_tensors": ["y"], "validation_threshold": {"GPU": 0.999}}]}}}
+    cfg = deploy.parse(d, str(tmp_path))
+    build = str(tmp_path / "build")
+    deploy.convert_all(cfg, build)
+    lines: list[str] = []
+    assert deploy.run_all(cfg, build, validate=True, log=lines.append) == 0, lines
+    assert any("validate: PASSED (threshold 0.999)" in ln for ln in lines), lines
+    sess = deploy._session(cfg, cfg.models["m"], build, 1)
+    stats = sess.profile(deploy.make_inputs(cfg.models["m"], sess), rounds=1, warmup=0)
+    assert any(s["device"] == "gpu" and s["type"] != "Transfer" for s in stats), stats
+    lines.clear()
+    assert deploy.benchmark_all(cfg, build, rounds=2, log=lines.append) == 0
+    assert any("(GPU)" in ln for ln in lines), lines
