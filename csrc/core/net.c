@@ -316,6 +316,8 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
   op->args = args;
   op->n_args = (int)od->n_arg;
   op->pool = net->pool;
+  op->weights = net->weights;
+  op->weights_size = net->weights_size;
   if (!valid_utf8(op->name) || !valid_utf8(op->type))
     return mace_error(MACE_INVALID_MODEL, "op %d: name or type is not valid UTF-8 (corrupt model?)",
                       index);
