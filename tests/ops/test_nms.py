@@ -1,8 +1,11 @@
 """NonMaxSuppression against onnxruntime: batches and classes, both box formats (corners in
 either order, center-point), with and without a score threshold, output limits, ties, and a
 detection-style tail (the selected box indices gather their boxes) run on new data in one
-session."""
+session, and a torch-exported detector with torchvision's NMS inside."""
+import os
+
 import numpy as np
+import onnx
 import pytest
 from onnx import helper
 
@@ -103,3 +106,18 @@ def test_nms_detection_tail_in_one_session():
         assert_close(got["sel"], ref[1], what="sel")
         counts.add(len(got["sel"]))
     assert len(counts) >= 2
+
+
+def test_torch_exported_detector_with_nms():
+    # A tiny detector (convolutions -> decoded boxes and scores -> torchvision.ops.nms -> the
+    # kept boxes) exported by torch.onnx.export(dynamo=False): tests/data/control_flow/export.py.
+    path = os.path.join(os.path.dirname(__file__), "..", "data", "control_flow",
+                        "tiny_detector_nms.onnx")
+    model = onnx.load(path)
+    sess = mace.Session(model)
+    for seed in range(4):
+        x = np.random.default_rng(seed).standard_normal((1, 3, 32, 32)).astype(np.float32)
+        got = sess.run({"image": x})
+        ref = run_ort(model, {"image": x})
+        assert_close(got["boxes"], ref[0], what="boxes")
+        assert_close(got["scores"], ref[1], what="scores")
