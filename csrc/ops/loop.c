@@ -61,6 +61,9 @@ static mace_status loop_init(mace_op *op) {
                       "n_carried %d and %d outer inputs", op->name, op->type, op->n_inputs,
                       op->n_outputs, s->n_carried, s->n_outer);
   s->n_scan = op->n_outputs - s->n_carried;
+  if (s->eager && op->n_inputs > 32)  /* value_inputs has a bit for the first 32 inputs only */
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (WhileLoop): %d inputs; at most 32 (loop-carried "
+                      "values and outer tensors together)", op->name, op->n_inputs);
   for (int i = 0; i < s->n_outer; ++i)
     if (s->outer[i] < 2 + s->n_carried || s->outer[i] >= op->n_inputs)
       return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): body_outer[%d] = %lld is not an outer "
