@@ -326,3 +326,24 @@ def test_obfuscated_bodies_run():
     assert not {"v_in", "cond_out", "limit", "v2"} & set(names)
     feeds = {"v0": np.array([1, 2], np.float32), "limit": np.array(50, np.float32)}
     compare(mace.Session(m), model, feeds)
+
+
+def test_if_branches_follow_a_symbolic_batch():
+    # x has a symbolic batch: the lifted tensor keeps it symbolic in the bodies, whose shape
+    # computations (Shape -> ReduceProd -> Reshape) stay in them and run on each batch size.
+    then_g = helper.make_graph([helper.make_node("Shape", ["x"], ["s"]),
+                                helper.make_node("ReduceProd", ["s"], ["n"], keepdims=1),
+                                helper.make_node("Reshape", ["x", "n"], ["t_out"])], "then", [],
+                               [vi("t_out", F, None)])
+    z = numpy_helper.from_array(np.array([0], np.int64), "z")
+    else_g = helper.make_graph([helper.make_node("Flatten", ["x"], ["f"], axis=0),
+                                helper.make_node("Squeeze", ["f", "z"], ["e_out"])], "else", [],
+                               [vi("e_out", F, None)], initializer=[z])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)]
+    model = model_of(nodes, [vi("c", B, []), vi("x", F, ["batch", 3])], [vi("y", F, None)],
+                     opset=13)
+    sess = mace.Session(model)
+    for batch, c in ((1, True), (4, True), (2, False), (5, False), (3, True)):
+        x = np.random.default_rng(batch).standard_normal((batch, 3)).astype(np.float32)
+        got = compare(sess, model, {"c": np.array(c), "x": x})
+        assert got["y"].shape == (batch * 3,)
