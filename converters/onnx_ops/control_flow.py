@@ -105,27 +105,40 @@ def loop(ctx, node):
 
 @register("Scan")
 def scan(ctx, node):
-    if ctx.opset < 9:
-        raise UnsupportedError(f"ONNX op 'Scan' (node '{node.name}'): opset {ctx.opset}'s Scan "
-                               "(batch axis, sequence_lens) is not supported; opset 9 and later")
     a = ctx.attrs(node)
     body = _graph_attr(ctx, node, "body")
+    batch = ctx.opset < 9  # opset 8: sequence_lens first, a leading batch axis everywhere
+    first = 1 if batch else 0
+    if batch and ctx.has_input(node, 0):
+        lens = ctx.const(ctx.input(node, 0))
+        x_shape = ctx.shape(ctx.input(node, len(node.input) - 1))
+        if lens is None or x_shape is None or len(x_shape) < 2 or \
+                np.any(np.asarray(lens) != x_shape[1]):
+            raise UnsupportedError(f"ONNX op 'Scan' (node '{node.name}'): sequence_lens other "
+                                   "than every sequence's full length is not supported")
     n_scan = int(a.get("num_scan_inputs", 0))
-    n_state = len(node.input) - n_scan
+    n_state = len(node.input) - first - n_scan
     n_out = len(node.output) - n_state
     if n_scan < 1 or n_state < 0 or n_out < 0:
         raise InvalidModelError(f"ONNX op 'Scan' (node '{node.name}'): num_scan_inputs {n_scan} "
                                 f"does not fit {len(node.input)} inputs, "
                                 f"{len(node.output)} outputs")
-    in_axes = [int(x) for x in a.get("scan_input_axes", [0] * n_scan)]
-    in_dirs = [int(x) for x in a.get("scan_input_directions", [0] * n_scan)]
-    out_axes = [int(x) for x in a.get("scan_output_axes", [0] * n_out)]
-    out_dirs = [int(x) for x in a.get("scan_output_directions", [0] * n_out)]
-    ins = [ctx.input(node, i) for i in range(len(node.input))]
+    if batch:  # the axes below count without the batch axis: the scan axis is then 0
+        in_axes, out_axes = [0] * n_scan, [0] * n_out
+        in_dirs = [int(x) for x in a.get("directions", [0] * n_scan)]
+        out_dirs = [0] * n_out
+    else:
+        in_axes = [int(x) for x in a.get("scan_input_axes", [0] * n_scan)]
+        in_dirs = [int(x) for x in a.get("scan_input_directions", [0] * n_scan)]
+        out_axes = [int(x) for x in a.get("scan_output_axes", [0] * n_out)]
+        out_dirs = [int(x) for x in a.get("scan_output_directions", [0] * n_out)]
+    ins = [ctx.input(node, i) for i in range(first, len(node.input))]
     formals = []
     for j, name in enumerate(ins):
         shape, dtype = _tensor_shape(ctx, node, name, "input")
         dyn = _dynamic(ctx, name, len(shape))
+        if batch:
+            shape, dyn = shape[1:], dyn[1:]
         if j >= n_state:
             ax = in_axes[j - n_state] if j - n_state < len(in_axes) else 0
             ax = ax + len(shape) if ax < 0 else ax
@@ -139,4 +152,4 @@ def scan(ctx, node):
     ctx.emit("Scan", ins + [ctx.resolve(n) for n in outer], list(node.output), node, body=sub,
              n_state=n_state, scan_input_axes=in_axes, scan_input_directions=in_dirs,
              scan_output_axes=out_axes, scan_output_directions=out_dirs,
-             body_outer=[len(ins) + k for k in range(len(outer))])
+             body_outer=[len(ins) + k for k in range(len(outer))], batch=int(batch) or None)

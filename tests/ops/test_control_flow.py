@@ -347,3 +347,20 @@ def test_if_branches_follow_a_symbolic_batch():
         x = np.random.default_rng(batch).standard_normal((batch, 3)).astype(np.float32)
         got = compare(sess, model, {"c": np.array(c), "x": x})
         assert got["y"].shape == (batch * 3,)
+
+
+@pytest.mark.parametrize("direction", [0, 1])
+def test_scan_opset8_batch(direction):
+    # Opset 8: a leading batch axis on states, scan inputs and outputs; the scan runs per entry.
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "xi"], ["s_out"]),
+         helper.make_node("Mul", ["s_out", "xi"], ["y_i"])],
+        "body", [vi("s_in", F, [2]), vi("xi", F, [2])], [vi("s_out", F, [2]), vi("y_i", F, [2])])
+    nodes = [helper.make_node("Scan", ["", "s0", "x"], ["s", "y"], body=body, num_scan_inputs=1,
+                              directions=[direction])]
+    model = model_of(nodes, [vi("s0", F, [3, 2]), vi("x", F, [3, 4, 2])],
+                     [vi("s", F, None), vi("y", F, None)], opset=8)
+    rng = np.random.default_rng(12 + direction)
+    feeds = {"s0": rng.standard_normal((3, 2)).astype(np.float32),
+             "x": rng.standard_normal((3, 4, 2)).astype(np.float32)}
+    compare(mace.Session(model), model, feeds)
