@@ -149,7 +149,10 @@ static void scan_args(mace_op *op, scan_state *s, int64_t b, int first, int at_r
     a[j].dtype = v.dtype;
     a[j].ndim = v.ndim;
     memcpy(a[j].dims, v.dims, sizeof(v.dims));
-    a[j].data = first ? (known ? v.data : NULL) : (at_run ? (char *)op->scratch + s->slot[j] : NULL);
+    if (first)
+      a[j].data = known ? v.data : NULL;
+    else
+      a[j].data = at_run ? (char *)op->scratch + s->slot[j] : NULL;
   }
   for (int i = 0; i < s->n_in; ++i) {
     const scan_view v = scan_view_of(op->inputs[s->n_state + i], s->batch, b);
