@@ -50,3 +50,14 @@ def test_nonzero_computed_input_then_gather_nd():
         assert_close(got["idx"], ref[1], what="idx")
         counts.add(got["y"].shape[0])
     assert len(counts) >= 3
+
+
+def test_nonzero_of_one_split_output_the_other_feeding_ordinary_ops():
+    # The Split runs during infer (NonZero reads half of it); its other half, an ordinary
+    # tensor's input, is a value too, read from host memory by the Relu.
+    nodes = [helper.make_node("Split", ["x"], ["a", "b"], axis=0, num_outputs=2),
+             helper.make_node("NonZero", ["a"], ["nz"]),
+             helper.make_node("Relu", ["b"], ["r"])]
+    x = np.random.default_rng(0).integers(-1, 2, (4, 3)).astype(np.float32)
+    check(nodes, [("x", np.float32, x.shape)], [("nz", np.int64), ("r", np.float32)], {"x": x},
+          opset=18)
