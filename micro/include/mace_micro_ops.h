@@ -36,7 +36,8 @@ typedef struct mace_micro_window {
   int32_t group; /* conv: C_in and C_out divisible by it; pooling: 1 */
 } mace_micro_window;
 
-/* Conv2D / DepthwiseConv2D f32: y = act(conv(x, w) + bias); w [out_c, in_c / group, kH, kW]. */
+/* Conv2D / DepthwiseConv2D f32: y = act(conv(x, w) + bias [+ residual]); w [out_c, in_c / group,
+ * kH, kW]; the op's second input, when given, is a residual of y's shape (a fused Add). */
 typedef struct mace_micro_conv2d {
   mace_micro_window g;
   const float *w;
@@ -138,6 +139,16 @@ typedef struct mace_micro_qavgpool {
   int32_t count_include_pad, x_zp;
   int32_t mult, shift, y_zp;
 } mace_micro_qavgpool;
+
+/* QLinearAdd i8 with broadcasting over 4 dims, the full engine's fixed-point formula
+ * (kernels/cpu/ref/qlinear_eltwise.h): each input's (q - zp) << 20 brought onto the common scale
+ * 2 * max(a_scale, b_scale), the sum requantized; lo/hi narrowed by a fused RELU. */
+typedef struct mace_micro_qadd {
+  int32_t dims[4];
+  int32_t a_strides[4], b_strides[4];
+  int32_t a_zp, b_zp, y_zp, lo, hi;
+  int32_t a_mult, a_shift, b_mult, b_shift, y_mult, y_shift;
+} mace_micro_qadd;
 
 /* Every kernel, from the one op list. */
 #define MACE_MICRO_OP(name)                                                               \

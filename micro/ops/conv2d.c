@@ -11,7 +11,7 @@ mace_micro_status mace_micro_op_conv2d_f32(const void *params, const void *x0, c
   float *out = (float *)y;
   int32_t b, oc, oh, ow, ic, kh, kw;
   int32_t cin_g, cout_g;
-  (void)x1;
+  const float *res = (const float *)x1; /* a fused residual, or NULL */
   if (!mace_micro_window_ok(g) || p->w == 0) return MACE_MICRO_INVALID_MODEL;
   cin_g = g->in_c / g->group;
   cout_g = g->out_c / g->group;
@@ -40,7 +40,9 @@ mace_micro_status mace_micro_op_conv2d_f32(const void *params, const void *x0, c
               for (kw = kw0; kw < kw1; ++kw) acc += row[kw * g->dil_w] * wr[kw];
             }
           }
-          *out++ = mace_micro_act_apply(&p->act, acc + b0);
+          acc += b0;
+          if (res) acc += *res++;
+          *out++ = mace_micro_act_apply(&p->act, acc);
         }
       }
     }

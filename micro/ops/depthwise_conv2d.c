@@ -10,7 +10,7 @@ mace_micro_status mace_micro_op_depthwise_conv2d_f32(const void *params, const v
   const float *x = (const float *)x0;
   float *out = (float *)y;
   int32_t b, oc, oh, ow, kh, kw, mult;
-  (void)x1;
+  const float *res = (const float *)x1; /* a fused residual, or NULL */
   if (!mace_micro_window_ok(g) || g->group != g->in_c || p->w == 0)
     return MACE_MICRO_INVALID_MODEL;
   mult = g->out_c / g->in_c;
@@ -33,7 +33,9 @@ mace_micro_status mace_micro_op_depthwise_conv2d_f32(const void *params, const v
             const float *wr = wk + kh * g->k_w;
             for (kw = kw0; kw < kw1; ++kw) acc += row[kw * g->dil_w] * wr[kw];
           }
-          *out++ = mace_micro_act_apply(&p->act, acc + b0);
+          acc += b0;
+          if (res) acc += *res++;
+          *out++ = mace_micro_act_apply(&p->act, acc);
         }
       }
     }

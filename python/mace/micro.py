@@ -217,11 +217,10 @@ def _plan(b: _Builder, inputs: list[str], outputs: list[str]) -> tuple[dict, int
             storage[op.y] = ("OUTPUT", outputs.index(op.y))
             continue
         root = b.root(op.x0)
-        if (op.inplace and root not in storage or storage.get(root, ("", 0))[0] == "ARENA") \
-                and op.inplace and root not in b.consts and last_use.get(root) == i \
-                and root not in inputs and storage.get(root, ("ARENA",))[0] == "ARENA" \
-                and _bytes(b, op.x0) == _bytes(b, op.y):
-            b.alias_of[op.y] = root
+        if (op.inplace and root in first and last_use.get(root) == i
+                and _bytes(b, op.x0) == _bytes(b, op.y)):
+            b.alias_of[op.y] = root  # written over its input, which dies here
+            last_use[root] = max(last_use[root], last_use.get(op.y, i))
             continue
         first[op.y] = i
         last_use.setdefault(op.y, i)

@@ -269,8 +269,6 @@ def requant_c(g, op, x_scale: float, w_scales: list[float], y_scale: float, y_zp
 
 
 def h_conv2d(g, op) -> None:
-    if len(op.input) > 3 and op.input[3]:
-        raise unsupported(op, "a fused residual input")
     x = g.value(op, 0, "f32")
     w = g.const(op, 1, "filter", np.float32)
     if w.ndim != 4:
@@ -290,9 +288,15 @@ def h_conv2d(g, op) -> None:
         bias = g.const_array(b.reshape(-1), f"{op.name}_bias")
     wc = g.const_array(w, f"{op.name}_filter")
     fn = "depthwise_conv2d_f32" if group == c and cin_g == 1 and group > 1 else "conv2d_f32"
-    y = g.define(op, 0, (win["batch"], cout, win["out_h"], win["out_w"]), "f32")
+    yshape = (win["batch"], cout, win["out_h"], win["out_w"])
+    res = None
+    if len(op.input) > 3 and op.input[3]:  # y = act(conv + bias + residual)
+        res = g.value(op, 3, "f32")
+        if g.shape(res) != yshape:
+            raise unsupported(op, f"a residual of shape {list(g.shape(res))} (output {yshape})")
+    y = g.define(op, 0, yshape, "f32")
     g.emit(op, fn, "mace_micro_conv2d",
-           f"{{{window_c(win)}, {wc}, {bias}, {act_c(op)}}}", x, None, y)
+           f"{{{window_c(win)}, {wc}, {bias}, {act_c(op)}}}", x, res, y)
 
 
 def _fc(g, op, x: str, w: np.ndarray, bias: np.ndarray | None) -> None:
@@ -588,6 +592,30 @@ def h_qavgpool(g, op) -> None:
            f"{{{window_c(win)}, {cip}, {xz}, {mult}, {shift}, {yz}}}", x, None, y)
 
 
+def h_qadd(g, op) -> None:
+    a, b = g.value(op, 0, "i8"), g.value(op, 3, "i8")
+    sa, za = q_scalar(g, op, 1, "a_scale"), q_zp(g, op, 2, "a_zero_point")
+    sb, zb = q_scalar(g, op, 4, "b_scale"), q_zp(g, op, 5, "b_zero_point")
+    sy, zy = q_scalar(g, op, 6, "c_scale"), q_zp(g, op, 7, "c_zero_point")
+    kind = arg_str(op, "activation", "NOOP") or "NOOP"
+    if kind not in ("NOOP", "RELU"):
+        raise unsupported(op, f"fused activation {kind} on int8 Add")
+    lo = max(-128, zy) if kind == "RELU" else -128
+    # mace_qbinary_params_init (kernels/cpu/ref/qlinear_eltwise.h), in double
+    s = 2.0 * max(sa, sb)
+    am, ash = requant_params(sa / s)
+    bm, bsh = requant_params(sb / s)
+    ym, ysh = requant_params(s / (float(1 << 20) * sy))
+    dims, st_a, st_b = _broadcast4(op, g.shape(a), g.shape(b))
+    rank = max(len(g.shape(a)), len(g.shape(b)))
+    y = g.define(op, 0, tuple(dims[4 - rank:]), "i8")
+    ints = lambda v: "{" + ", ".join(str(int(i)) for i in v) + "}"  # noqa: E731
+    g.emit(op, "qadd_i8", "mace_micro_qadd",
+           f"{{{ints(dims)}, {ints(st_a)}, {ints(st_b)}, {za}, {zb}, {zy}, {lo}, 127, "
+           f"{am}, {ash}, {bm}, {bsh}, {ym}, {ysh}}}", a, b, y,
+           inplace=g.shape(a) == tuple(dims[4 - rank:]))
+
+
 # mace op type -> handler. The one list of what mace micro converts.
 HANDLERS: dict[str, Callable] = {
     "Conv2D": h_conv2d, "FullyConnected": h_fully_connected, "MatMul": h_matmul,
@@ -595,5 +623,5 @@ HANDLERS: dict[str, Callable] = {
     "Eltwise": h_eltwise, "BiasAdd": h_bias_add, "Reshape": h_reshape, "Squeeze": h_reshape,
     "ExpandDims": h_reshape, "Identity": h_reshape, "Quantize": h_quantize,
     "Dequantize": h_dequantize, "QLinearConv2D": h_qconv2d, "QLinearMatMul": h_qmatmul,
-    "QLinearAveragePool": h_qavgpool,
+    "QLinearAveragePool": h_qavgpool, "QLinearAdd": h_qadd,
 }
