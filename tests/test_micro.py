@@ -1,0 +1,241 @@
+"""mace micro (micro/, python/mace/micro.py): the generated C model on the host against the full
+engine (fp32 within 1e-5 of the output's magnitude, int8 bit for bit), and the Cortex-M4F/M7
+builds under qemu-system-arm against the host build. The qemu tests skip when
+arm-none-eabi-gcc or qemu-system-arm is missing (MACE_MICRO_REQUIRE_QEMU=1 makes that a failure,
+as .ci/micro sets it)."""
+from __future__ import annotations
+
+import ctypes
+import glob
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mace
+import mace.micro as micro
+from mace.micro_ops import requant_params
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import micro_models  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+MICRO = os.path.join(REPO, "micro")
+CC = shutil.which("cc") or shutil.which("gcc")
+RTOL = 1e-5  # fp32: |micro - engine| <= RTOL * max|engine|
+MODELS = ["mnist", "mnist_int8", "kws", "kws_int8"]
+
+_cache: dict = {}
+
+
+def _model(kind: str):
+    if kind.startswith("mnist") and not micro_models.mnist_available():
+        pytest.skip(f"MNIST model not found in {micro_models.MNIST_DIR} (../shared/testdata)")
+    if kind not in _cache:
+        _cache[kind] = micro_models.build(kind)
+    return _cache[kind]
+
+
+def _host_lib(gen: str, name: str):
+    """The generated model and the runtime as a shared library, for ctypes."""
+    lib = os.path.join(gen, f"lib{name}.so")
+    srcs = [os.path.join(gen, f"{name}.c"), os.path.join(MICRO, "runtime", "graph.c")]
+    srcs += sorted(glob.glob(os.path.join(MICRO, "ops", "*.c")))
+    subprocess.run([CC, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter",
+                    "-ffp-contract=off", "-fPIC", "-shared", "-I", os.path.join(MICRO, "include"),
+                    "-I", REPO, "-I", gen, "-o", lib] + srcs + ["-lm"], check=True)
+    dll = ctypes.CDLL(lib)
+    fn = getattr(dll, f"mace_micro_{name}_run")
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def _run_lib(fn, x: np.ndarray, n_out: int) -> np.ndarray:
+    x = np.ascontiguousarray(x, np.float32)
+    y = np.zeros(n_out, np.float32)
+    status = fn(x.ctypes.data, y.ctypes.data)
+    assert status == 0
+    return y
+
+
+def _close(y: np.ndarray, ref: np.ndarray) -> float:
+    """The largest difference relative to the reference's magnitude."""
+    ref = ref.reshape(-1)
+    return float(np.abs(y - ref).max() / max(np.abs(ref).max(), 1e-30))
+
+
+@pytest.mark.skipif(CC is None, reason="no host C compiler")
+@pytest.mark.parametrize("kind", MODELS)
+def test_host_build_matches_engine(kind, tmp_path):
+    model, xs = _model(kind)
+    info = micro.generate(model, tmp_path, name=kind)
+    fn = _host_lib(str(tmp_path), kind)
+    sess = mace.Session(model)
+    for x in xs:
+        y, ref = _run_lib(fn, x, info.output_size), sess.run(x).reshape(-1)
+        if kind == "mnist_int8":  # int8 up to the output's Dequantize: every bit
+            np.testing.assert_array_equal(y.view(np.uint32), ref.view(np.uint32))
+        else:  # fp32, or int8 followed by an f32 Softmax island
+            assert _close(y, ref) <= RTOL, kind
+
+
+@pytest.mark.skipif(CC is None, reason="no host C compiler")
+def test_kws_int8_logits_bit_exact(tmp_path):
+    """The int8 keyword spotter up to its logits (before the f32 Softmax) equals the engine's."""
+    model, xs = _model("kws_int8")
+    net = model.netdef()
+    assert net.op[-1].type == "Softmax"
+    logits = net.op[-1].input[0]
+    del net.op[-1]
+    net.output_info[0].name = logits
+    net.output_info[0].ClearField("dims")
+    net.output_info[0].dims.extend([1, 12])
+
+    class Cut:  # what generate() reads of a MaceModel
+        def netdef(self):
+            return net
+
+        def weights_buffer(self):
+            return model.weights_buffer()
+
+    info = micro.generate(Cut(), tmp_path, name="kws_logits")
+    assert info.ops[-1] == "dequantize_i8"
+    fn = _host_lib(str(tmp_path), "kws_logits")
+    sess = mace.Session(model)
+    for x in xs:
+        ref = sess.run_with_intermediates(x)[logits].reshape(-1).astype(np.float32)
+        y = _run_lib(fn, x, info.output_size)
+        np.testing.assert_array_equal(y.view(np.uint32), ref.view(np.uint32))
+
+
+def _requant_lib(tmp_path):
+    src = tmp_path / "rp.c"
+    src.write_text('#include "kernels/cpu/ref/requant.h"\n'
+                   "void rp(double m, int32_t *mult, int32_t *shift) "
+                   "{ mace_requant_params(m, mult, shift); }\n")
+    lib = tmp_path / "librp.so"
+    subprocess.run([CC, "-std=c99", "-O2", "-fPIC", "-shared", "-I", REPO, "-o", str(lib),
+                    str(src), "-lm"], check=True)
+    fn = ctypes.CDLL(str(lib)).rp
+    fn.argtypes = [ctypes.c_double, ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32)]
+    return fn
+
+
+@pytest.mark.skipif(CC is None, reason="no host C compiler")
+def test_requant_params_match_the_c_reference(tmp_path):
+    """micro_ops.requant_params (conversion time) gives kernels/cpu/ref/requant.h's bits."""
+    fn = _requant_lib(tmp_path)
+    rng = np.random.default_rng(0)
+    ms = list(2.0 ** rng.uniform(-45, 33, 4000)) + [0.0, -1.0, 1.0, 0.5, 2.0 ** -31, 2.0 ** -32,
+                                                    2.0 ** 30, 2.0 ** 29 * 1.999, math.nextafter(
+                                                        1.0, 0.0), 0.999999999767]
+    mult, shift = ctypes.c_int32(), ctypes.c_int32()
+    for m in ms:
+        fn(float(m), ctypes.byref(mult), ctypes.byref(shift))
+        assert requant_params(float(m)) == (mult.value, shift.value), m
+
+
+def _onnx_model(nodes, shape):
+    from onnx import TensorProto, helper
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    return mace.convert(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+def test_unsupported_op_is_named(tmp_path):
+    from onnx import helper
+    m = _onnx_model([helper.make_node("Relu", ["x"], ["r"]),
+                     helper.make_node("LRN", ["r"], ["y"], size=3, name="norm")], [1, 4, 2, 2])
+    with pytest.raises(mace.UnsupportedError, match=r"LocalResponseNorm \(ops 'norm'"):
+        micro.generate(m, tmp_path, name="bad")
+    # a type micro has, with an argument its kernel lacks: the op and the argument are named
+    m = _onnx_model([helper.make_node("Sin", ["x"], ["y"], name="the_sine")], [1, 4])
+    with pytest.raises(mace.UnsupportedError, match=r"'the_sine'.*SIN"):
+        micro.generate(m, tmp_path, name="bad")
+    assert not (tmp_path / "bad.c").exists()
+
+
+def test_bad_name_and_uint8_model_are_errors(tmp_path):
+    model, xs = _model("kws")
+    with pytest.raises(mace.InvalidArgumentError, match="C identifier"):
+        micro.generate(model, tmp_path, name="Not-C")
+    q = mace.quantize(micro_models.kws_onnx(), xs[:2], progress=False)  # uint8 activations
+    with pytest.raises(mace.UnsupportedError, match="schema='int8'"):
+        micro.generate(q, tmp_path, name="kws_u8")
+
+
+@pytest.mark.skipif(CC is None, reason="no host C compiler")
+def test_cli_and_runtime_errors(tmp_path):
+    model, xs = _model("kws")
+    model.save(tmp_path / "kws.pb", tmp_path / "kws.data")
+    np.save(tmp_path / "x.npy", xs[0])
+    from mace.cli import main
+    out = tmp_path / "gen"
+    assert main(["micro", "--model", str(tmp_path / "kws.pb"), "--weights",
+                 str(tmp_path / "kws.data"), "--out", str(out), "--name", "kws",
+                 "--input_data", str(tmp_path / "x.npy")]) == 0
+    assert sorted(os.listdir(out)) == ["kws.c", "kws.h", "kws_input.c"]
+    header = (out / "kws.h").read_text()
+    assert "#define MACE_MICRO_KWS_ARENA_BYTES" in header and "MACE_MICRO_KWS_INPUT_SIZE 490" in header
+    assert main(["micro", "--model", str(tmp_path / "kws.pb"), "--weights",
+                 str(tmp_path / "kws.data"), "--out", str(out), "--name", "9x"]) == 1
+    fn = _host_lib(str(out), "kws")
+    y = np.zeros(12, np.float32)
+    assert fn(None, y.ctypes.data) == 1  # MACE_MICRO_INVALID_ARGUMENT, no crash
+
+
+# ----------------------------------------------------------------------------- Cortex-M, qemu
+
+ARM_TOOLS = [shutil.which(t) for t in ("arm-none-eabi-gcc", "qemu-system-arm", "make")]
+_REQUIRE = os.environ.get("MACE_MICRO_REQUIRE_QEMU") == "1"
+
+
+def _need_arm():
+    if not all(ARM_TOOLS):
+        msg = "arm-none-eabi-gcc, qemu-system-arm or make missing (bash .ci/micro installs them)"
+        if _REQUIRE:
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
+def _parse(out: str) -> tuple[int, np.ndarray]:
+    lines = out.split("\n")
+    status = int(next(line for line in lines if line.startswith("status ")).split()[1])
+    vals = [struct.unpack(">f", bytes.fromhex(line.split()[1]))[0]
+            for line in lines if line.startswith("y ")]
+    assert "done" in lines
+    return status, np.array(vals, np.float32)
+
+
+def _make(gen: str, name: str, *targets: str, timeout: int = 300) -> str:
+    r = subprocess.run(["make", "-s", "-C", MICRO, f"GEN={gen}", f"NAME={name}", *targets],
+                       capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("kind,cpu", [("mnist", "m4"), ("mnist_int8", "m4"), ("kws", "m4"),
+                                      ("kws_int8", "m4"), ("mnist", "m7"), ("kws_int8", "m7")])
+def test_cortex_m_under_qemu_matches_host(kind, cpu, tmp_path):
+    _need_arm()
+    model, xs = _model(kind)
+    gen = str(tmp_path)
+    micro.generate(model, gen, name=kind, input_data=xs[0])
+    status, host = _parse(_make(gen, kind, "run-host"))
+    assert status == 0
+    status, dev = _parse(_make(gen, kind, f"run-{cpu}", "QEMU_TIMEOUT=120"))
+    assert status == 0 and dev.size == host.size
+    ref = mace.Session(model).run(xs[0]).reshape(-1)
+    if kind == "mnist_int8":
+        np.testing.assert_array_equal(dev.view(np.uint32), ref.view(np.uint32))
+        np.testing.assert_array_equal(dev.view(np.uint32), host.view(np.uint32))
+    else:
+        assert _close(dev, host) <= RTOL and _close(dev, ref) <= RTOL
+    size = _make(gen, kind, f"size-{cpu}")
+    assert ".text" in size and ".bss" in size
