@@ -114,6 +114,48 @@ def test_kws_int8_logits_bit_exact(tmp_path):
         np.testing.assert_array_equal(y.view(np.uint32), ref.view(np.uint32))
 
 
+@pytest.mark.skipif(CC is None, reason="no host C compiler")
+def test_residual_conv_and_small_ops_match_engine(tmp_path):
+    """A Conv2D with a fused residual (ResNet's shortcut), a strided dilated conv, relu6,
+    sigmoid, average pooling with padding, a standalone activation (in place), a per-channel BiasAdd-like broadcast add, softmax over
+    channels: the host build against the engine."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(3)
+
+    def c(name, shape):
+        return numpy_helper.from_array(rng.normal(0, 0.3, shape).astype(np.float32), name)
+    inits = [c("w1", (4, 2, 3, 3)), c("w2", (4, 4, 3, 3)), c("b2", (4,)), c("w3", (6, 4, 3, 3)),
+             c("cb", (1, 6, 1, 1))]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+             helper.make_node("Add", ["c2", "r1"], ["s"]),
+             helper.make_node("Clip", ["s", "lo", "hi"], ["r6"]),
+             helper.make_node("Conv", ["r6", "w3"], ["c3"], pads=[2, 2, 2, 2], strides=[2, 2],
+                              dilations=[2, 2]),
+             helper.make_node("Sigmoid", ["c3"], ["sg"]),
+             helper.make_node("AveragePool", ["sg"], ["ap"], kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1]),
+             helper.make_node("LeakyRelu", ["ap"], ["al"], alpha=0.2),
+             helper.make_node("Add", ["al", "cb"], ["ab"]),
+             helper.make_node("Softmax", ["ab"], ["y"], axis=1)]
+    inits += [numpy_helper.from_array(np.array(0, np.float32), "lo"),
+              numpy_helper.from_array(np.array(6, np.float32), "hi")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                     [1, 2, 9, 9])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 5, 5])],
+                          inits)
+    m = mace.convert(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+    assert any(len(op.input) == 4 and op.type == "Conv2D" for op in m.netdef().op)
+    info = micro.generate(m, tmp_path, name="mix")
+    assert "activation_f32" in info.ops and "eltwise_f32" in info.ops
+    fn = _host_lib(str(tmp_path), "mix")
+    sess = mace.Session(m)
+    for _ in range(4):
+        x = rng.normal(0, 2, (1, 2, 9, 9)).astype(np.float32)
+        assert _close(_run_lib(fn, x, info.output_size), sess.run(x)) <= RTOL
+
+
 def _requant_lib(tmp_path):
     src = tmp_path / "rp.c"
     src.write_text('#include "kernels/cpu/ref/requant.h"\n'
