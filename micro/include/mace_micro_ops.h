@@ -22,10 +22,24 @@ typedef enum mace_micro_act_kind {
   MACE_MICRO_ACT_ELU          /* x >= 0 ? x : alpha * (exp(x) - 1) */
 } mace_micro_act_kind;
 
-typedef struct mace_micro_act {
+typedef struct mace_micro_act mace_micro_act;
+
+/* An activation that needs libm (SIGMOID, TANH, ELU) or more than a clamp: the generated code
+ * names the function, so a model that uses none of them links no libm for activations. */
+typedef float (*mace_micro_act_fn)(const mace_micro_act *act, float x);
+
+struct mace_micro_act {
   int32_t kind; /* mace_micro_act_kind */
   float alpha, beta;
-} mace_micro_act;
+  mace_micro_act_fn fn; /* kinds other than NONE, RELU, RELUX: mace_micro_act_<kind> */
+};
+
+float mace_micro_act_leakyrelu(const mace_micro_act *act, float x);
+float mace_micro_act_sigmoid(const mace_micro_act *act, float x);
+float mace_micro_act_tanh(const mace_micro_act *act, float x);
+float mace_micro_act_hardsigmoid(const mace_micro_act *act, float x);
+float mace_micro_act_hardswish(const mace_micro_act *act, float x);
+float mace_micro_act_elu(const mace_micro_act *act, float x);
 
 /* Sliding-window geometry on NCHW (conv and pooling); pads are explicit (resolved at
  * conversion) and the output size is the converter's. */

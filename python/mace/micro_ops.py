@@ -110,8 +110,11 @@ def act_parse(op) -> tuple[str, float, float]:
 
 
 def act_c(op) -> str:
+    """The mace_micro_act initializer: the clamps inline, the rest through their function
+    (micro/ops/act_math.c), so a model links only the libm its activations need."""
     kind, alpha, beta = act_parse(op)
-    return f"{{{ACT_KINDS[kind]}, {c_float(alpha)}, {c_float(beta)}}}"
+    fn = "0" if kind in ("NOOP", "RELU", "RELUX") else f"mace_micro_act_{kind.lower()}"
+    return f"{{{ACT_KINDS[kind]}, {c_float(alpha)}, {c_float(beta)}, {fn}}}"
 
 
 # ---------------------------------------------------------------------------------------------
