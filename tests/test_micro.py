@@ -156,6 +156,53 @@ def test_residual_conv_and_small_ops_match_engine(tmp_path):
         assert _close(_run_lib(fn, x, info.output_size), sess.run(x)) <= RTOL
 
 
+def _netdef(tmp_path, ops, consts, in_shape, out_name, out_shape):
+    """A hand-written mace model (.pb + .data) of `ops` [(type, inputs, output, args)]."""
+    from mace.proto import NetDef
+    net, blob = NetDef(), b""
+    for name, arr in consts.items():
+        t = net.tensors.add(name=name, dims=list(arr.shape), data_type=1, offset=len(blob),
+                            data_size=arr.nbytes)
+        blob += arr.astype(np.float32).tobytes()
+        blob += b"\0" * (-len(blob) % 64)
+        assert t.offset % 64 == 0
+    for k, (typ, ins, out, args) in enumerate(ops):
+        op = net.op.add(type=typ, name=f"op{k}", input=ins, output=[out])
+        for a, v in args.items():
+            if isinstance(v, str):
+                op.arg.add(name=a, s=v.encode())
+            else:
+                op.arg.add(name=a, ints=v)
+    net.input_info.add(name="x", dims=in_shape, data_type=1)
+    net.output_info.add(name=out_name, dims=out_shape, data_type=1)
+    net.weights_size = len(blob)
+    (tmp_path / "m.pb").write_bytes(net.SerializeToString())
+    (tmp_path / "m.data").write_bytes(blob)
+    return str(tmp_path / "m.pb"), str(tmp_path / "m.data")
+
+
+@pytest.mark.skipif(CC is None, reason="no host C compiler")
+@pytest.mark.parametrize("case", ["bias_tanh_reshape", "reshape_only"])
+def test_aliases_copies_and_bias_add(case, tmp_path):
+    """Reshape into the output (a copy), the input straight to the output (a copy), BiasAdd,
+    an in-place activation: the host build against the engine."""
+    b = np.array([0.5, -1.0, 2.0], np.float32)
+    if case == "bias_tanh_reshape":
+        ops = [("BiasAdd", ["x", "b"], "s", {}), ("Activation", ["s"], "t", {"activation": "TANH"}),
+               ("Reshape", ["t"], "y", {"shape": [1, 12]})]
+        want = ["eltwise_f32", "activation_f32", "copy"]
+    else:
+        ops = [("Reshape", ["x"], "y", {"shape": [1, 12]})]
+        want = ["copy"]
+    pb, data = _netdef(tmp_path, ops, {"b": b}, [1, 3, 2, 2], "y", [1, 12])
+    info = micro.generate(pb, tmp_path / "gen", name="m", weights=data)
+    assert info.ops == want
+    fn = _host_lib(str(tmp_path / "gen"), "m")
+    sess = mace.Session(pb, data)
+    x = np.random.default_rng(5).normal(0, 1, (1, 3, 2, 2)).astype(np.float32)
+    assert _close(_run_lib(fn, x, 12), sess.run(x)) <= RTOL
+
+
 def _requant_lib(tmp_path):
     src = tmp_path / "rp.c"
     src.write_text('#include "kernels/cpu/ref/requant.h"\n'

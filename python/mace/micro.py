@@ -113,7 +113,9 @@ class _Builder:
         return arr
 
     def add_const(self, name: str, arr: np.ndarray) -> str:
-        self.consts[name] = arr
+        """A constant the converter derives (an f32 bias broadcast to rank 4, ...)."""
+        self.consts[name] = np.ascontiguousarray(arr, np.float32)
+        self.shapes[name], self.dtypes[name] = tuple(arr.shape), "f32"
         return name
 
     def shape(self, name: str) -> tuple:
