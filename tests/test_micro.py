@@ -117,8 +117,8 @@ def test_kws_int8_logits_bit_exact(tmp_path):
 @pytest.mark.skipif(CC is None, reason="no host C compiler")
 def test_residual_conv_and_small_ops_match_engine(tmp_path):
     """A Conv2D with a fused residual (ResNet's shortcut), a strided dilated conv, relu6,
-    sigmoid, average pooling with padding, a standalone activation (in place), a per-channel BiasAdd-like broadcast add, softmax over
-    channels: the host build against the engine."""
+    sigmoid, average pooling with padding, a standalone activation (in place), a per-channel
+    broadcast add, softmax over channels: the host build against the engine."""
     from onnx import TensorProto, helper, numpy_helper
     rng = np.random.default_rng(3)
 
@@ -232,7 +232,8 @@ def test_requant_params_match_the_c_reference(tmp_path):
 
 def _onnx_model(nodes, shape):
     from onnx import TensorProto, helper
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+    g = helper.make_graph(nodes, "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
     return mace.convert(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
 
@@ -271,7 +272,8 @@ def test_cli_and_runtime_errors(tmp_path):
                  "--input_data", str(tmp_path / "x.npy")]) == 0
     assert sorted(os.listdir(out)) == ["kws.c", "kws.h", "kws_input.c"]
     header = (out / "kws.h").read_text()
-    assert "#define MACE_MICRO_KWS_ARENA_BYTES" in header and "MACE_MICRO_KWS_INPUT_SIZE 490" in header
+    assert "#define MACE_MICRO_KWS_ARENA_BYTES" in header
+    assert "MACE_MICRO_KWS_INPUT_SIZE 490" in header
     assert main(["micro", "--model", str(tmp_path / "kws.pb"), "--weights",
                  str(tmp_path / "kws.data"), "--out", str(out), "--name", "9x"]) == 1
     fn = _host_lib(str(out), "kws")
