@@ -79,39 +79,60 @@ def test_host_build_matches_engine(kind, tmp_path):
     sess = mace.Session(model)
     for x in xs:
         y, ref = _run_lib(fn, x, info.output_size), sess.run(x).reshape(-1)
-        if kind == "mnist_int8":  # int8 up to the output's Dequantize: every bit
+        if kind in BIT_EXACT:  # int8 up to the output's Dequantize: every bit
             np.testing.assert_array_equal(y.view(np.uint32), ref.view(np.uint32))
         else:  # fp32, or int8 followed by an f32 Softmax island
             assert _close(y, ref) <= RTOL, kind
 
 
+class _Cut:
+    """The int8 keyword spotter without its final f32 Softmax: its output is the dequantized
+    int8 logits (what generate() reads of a MaceModel: netdef() and weights_buffer())."""
+
+    def __init__(self, model):
+        self.model, self.net = model, model.netdef()
+        assert self.net.op[-1].type == "Softmax"
+        self.logits = self.net.op[-1].input[0]
+        del self.net.op[-1]
+        info = self.net.output_info[0]
+        info.name = self.logits
+        info.ClearField("dims")
+        info.dims.extend([1, 12])
+        self.sess = mace.Session(model)
+
+    def netdef(self):
+        return self.net
+
+    def weights_buffer(self):
+        return self.model.weights_buffer()
+
+    def run(self, x):
+        return self.sess.run_with_intermediates(x)[self.logits].astype(np.float32)
+
+
+def _model_and_ref(kind: str):
+    """(model for generate(), inputs, x -> the engine's output)."""
+    if kind == "kws_int8_logits":
+        model, xs = _model("kws_int8")
+        cut = _Cut(model)
+        return cut, xs, cut.run
+    model, xs = _model(kind)
+    return model, xs, mace.Session(model).run
+
+
+BIT_EXACT = {"mnist_int8", "kws_int8_logits"}  # int8 up to a Dequantize output
+
+
 @pytest.mark.skipif(CC is None, reason="no host C compiler")
 def test_kws_int8_logits_bit_exact(tmp_path):
     """The int8 keyword spotter up to its logits (before the f32 Softmax) equals the engine's."""
-    model, xs = _model("kws_int8")
-    net = model.netdef()
-    assert net.op[-1].type == "Softmax"
-    logits = net.op[-1].input[0]
-    del net.op[-1]
-    net.output_info[0].name = logits
-    net.output_info[0].ClearField("dims")
-    net.output_info[0].dims.extend([1, 12])
-
-    class Cut:  # what generate() reads of a MaceModel
-        def netdef(self):
-            return net
-
-        def weights_buffer(self):
-            return model.weights_buffer()
-
-    info = micro.generate(Cut(), tmp_path, name="kws_logits")
+    cut, xs, ref = _model_and_ref("kws_int8_logits")
+    info = micro.generate(cut, tmp_path, name="kws_logits")
     assert info.ops[-1] == "dequantize_i8"
     fn = _host_lib(str(tmp_path), "kws_logits")
-    sess = mace.Session(model)
     for x in xs:
-        ref = sess.run_with_intermediates(x)[logits].reshape(-1).astype(np.float32)
         y = _run_lib(fn, x, info.output_size)
-        np.testing.assert_array_equal(y.view(np.uint32), ref.view(np.uint32))
+        np.testing.assert_array_equal(y.view(np.uint32), ref(x).reshape(-1).view(np.uint32))
 
 
 @pytest.mark.skipif(CC is None, reason="no host C compiler")
@@ -312,21 +333,22 @@ def _make(gen: str, name: str, *targets: str, timeout: int = 300) -> str:
 
 
 @pytest.mark.parametrize("kind,cpu", [("mnist", "m4"), ("mnist_int8", "m4"), ("kws", "m4"),
-                                      ("kws_int8", "m4"), ("mnist", "m7"), ("kws_int8", "m7")])
+                                      ("kws_int8", "m4"), ("kws_int8_logits", "m4"),
+                                      ("mnist", "m7"), ("kws_int8_logits", "m7")])
 def test_cortex_m_under_qemu_matches_host(kind, cpu, tmp_path):
     _need_arm()
-    model, xs = _model(kind)
-    gen = str(tmp_path)
-    micro.generate(model, gen, name=kind, input_data=xs[0])
-    status, host = _parse(_make(gen, kind, "run-host"))
+    model, xs, ref_fn = _model_and_ref(kind)
+    gen, name = str(tmp_path), kind
+    micro.generate(model, gen, name=name, input_data=xs[0])
+    status, host = _parse(_make(gen, name, "run-host"))
     assert status == 0
-    status, dev = _parse(_make(gen, kind, f"run-{cpu}", "QEMU_TIMEOUT=120"))
+    status, dev = _parse(_make(gen, name, f"run-{cpu}", "QEMU_TIMEOUT=120"))
     assert status == 0 and dev.size == host.size
-    ref = mace.Session(model).run(xs[0]).reshape(-1)
-    if kind == "mnist_int8":
+    ref = ref_fn(xs[0]).reshape(-1)
+    if kind in BIT_EXACT:
         np.testing.assert_array_equal(dev.view(np.uint32), ref.view(np.uint32))
         np.testing.assert_array_equal(dev.view(np.uint32), host.view(np.uint32))
     else:
         assert _close(dev, host) <= RTOL and _close(dev, ref) <= RTOL
-    size = _make(gen, kind, f"size-{cpu}")
+    size = _make(gen, name, f"size-{cpu}")
     assert ".text" in size and ".bss" in size
