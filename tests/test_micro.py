@@ -300,6 +300,13 @@ def test_cli_and_runtime_errors(tmp_path):
     fn = _host_lib(str(out), "kws")
     y = np.zeros(12, np.float32)
     assert fn(None, y.ctypes.data) == 1  # MACE_MICRO_INVALID_ARGUMENT, no crash
+    # straight from ONNX (converted with mace.convert first): the same code
+    import onnx
+    onnx.save(micro_models.kws_onnx(), str(tmp_path / "kws.onnx"))
+    assert main(["micro", "--model", str(tmp_path / "kws.onnx"), "--out", str(tmp_path / "g2"),
+                 "--name", "kws"]) == 0
+    strip = lambda t: t.split("\n", 1)[1]  # noqa: E731  (line 1 names the source file)
+    assert strip((tmp_path / "g2" / "kws.c").read_text()) == strip((out / "kws.c").read_text())
 
 
 # ----------------------------------------------------------------------------- Cortex-M, qemu
