@@ -198,6 +198,13 @@ def _static(shape) -> bool:
     return shape is not None and all(isinstance(d, (int, np.integer)) and d >= 0 for d in shape)
 
 
+def const_alignment(data: np.ndarray) -> int:
+    """Where a constant may start in the blob: ALIGN bytes, or its element size when it is
+    smaller than ALIGN (scales, zero points, short biases: a 64-byte slot each would make a
+    small quantized model's blob mostly padding). The engine checks the same rule."""
+    return ALIGN if data.nbytes >= ALIGN else max(1, data.itemsize)
+
+
 def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32",
               quantize_large_weights: bool = False):
     """(NetDef message, weights blob: a uint8 array whose data is ALIGN-byte aligned).
@@ -225,7 +232,6 @@ def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32",
     for name in used:
         arr = np.asarray(graph.consts[name])
         data = _half_stored(arr, half) if name in halved and name not in int8_axes else None
-        offset += (-offset) % ALIGN
         t = net.tensors.add()
         t.name = name
         t.dims.extend(int(d) for d in arr.shape)
@@ -241,6 +247,7 @@ def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32",
         else:
             data = stored_array(arr)
             t.data_type = _dtype_number(arr.dtype)
+        offset += (-offset) % const_alignment(data)
         t.offset = offset
         t.data_size = data.nbytes
         placed.append((offset, data))

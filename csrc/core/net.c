@@ -244,9 +244,12 @@ static mace_status load_consts(mace_net *net) {
       return mace_error(MACE_INVALID_MODEL,
                         "constant '%s': data_size %lld does not match dims and dtype (%lld bytes)",
                         t->name, (long long)ct->data_size, (long long)need);
-    if (ct->offset < 0 || ct->offset % MACE_ALIGN != 0)
-      return mace_error(MACE_INVALID_MODEL, "constant '%s': offset %lld is not 64-byte aligned",
-                        t->name, (long long)ct->offset);
+    /* 64-byte aligned, or only to the element size when smaller than 64 bytes (a scale, a
+     * short bias: converters/serialize.py's const_alignment). */
+    const int64_t align = need >= MACE_ALIGN ? MACE_ALIGN : (int64_t)mace_dtype_size(t->dtype);
+    if (ct->offset < 0 || ct->offset % align != 0)
+      return mace_error(MACE_INVALID_MODEL, "constant '%s': offset %lld is not %lld-byte aligned",
+                        t->name, (long long)ct->offset, (long long)align);
     if ((uint64_t)ct->offset > net->weights_size ||
         (uint64_t)need > net->weights_size - (uint64_t)ct->offset)
       return mace_error(MACE_INVALID_MODEL,
