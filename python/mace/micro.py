@@ -302,6 +302,9 @@ def _emit(b: _Builder, name: str, source: str, inputs: list[str], outputs: list[
         x0, x1, y = tensor(op.x0), tensor(op.x1), tensor(op.y)
         params_c.append(f"/* {_cmt(op.name)} */\nstatic const {op.ptype} p{i} = {op.init};\n")
         ops_c.append(f"  {{mace_micro_op_{op.fn}, &p{i}, {x0}, {x1}, {y}}}, /* {_cmt(op.name)} */")
+    if len(tensors) >= 0xFFFF or len(ops_c) > 0xFFFF or arena >= 1 << 32:
+        raise UnsupportedError(f"{len(ops_c)} ops, {len(tensors)} tensors, a {arena}-byte arena: "
+                               "more than mace micro's 16-bit indices / 32-bit offsets hold")
     arrays = "".join(_array_c(c, a) for c, a in b.arrays.values())
     n_in, n_out = b.numel(inputs[0]), b.numel(outputs[0])
     source, in_name, out_name = _cmt(source), _cmt(inputs[0]), _cmt(outputs[0].split("#")[0])
