@@ -67,8 +67,10 @@ mace_status mace_subnet_shape(const mace_op *op, mace_subnet *sn, const mace_sub
     sn->ndims[i] = args[i].ndim;
     memcpy(sn->dims[i], args[i].dims, sizeof(sn->dims[i]));
     sn->values[i] = args[i].data;
-    if (!mace_dims_equal(args[i].dims, args[i].ndim, t->dims, t->ndim)) reshape = 1;
-    if (t->is_value && !mace_net_input_values_equal(net, i, args[i].data)) reshape = 1;
+    /* values compared only at equal dims: the tensor's byte count is the old shape's */
+    if (!mace_dims_equal(args[i].dims, args[i].ndim, t->dims, t->ndim) ||
+        (t->is_value && !mace_net_input_values_equal(net, i, args[i].data)))
+      reshape = 1;
   }
   if (reshape) {
     mace_status st = mace_net_reshape(net, (const int64_t(*)[MACE_MAX_DIMS])sn->dims, sn->ndims,
