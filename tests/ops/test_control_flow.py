@@ -364,3 +364,32 @@ def test_scan_opset8_batch(direction):
     feeds = {"s0": rng.standard_normal((3, 2)).astype(np.float32),
              "x": rng.standard_normal((3, 4, 2)).astype(np.float32)}
     compare(mace.Session(model), model, feeds)
+
+
+def test_if_with_convolution_chains_between_convolutions():
+    # A convolution chain in a branch (the blocked-layout pass runs inside the body's net too)
+    # between convolutions outside; two threads.
+    rng = np.random.default_rng(0)
+
+    def w(name, *shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) * 0.1).astype(np.float32), name)
+    then_g = helper.make_graph(
+        [helper.make_node("Conv", ["h", "w1"], ["c1"], pads=[1] * 4),
+         helper.make_node("Relu", ["c1"], ["c2"]),
+         helper.make_node("Conv", ["c2", "w2"], ["t_out"], pads=[1] * 4)],
+        "then", [], [vi("t_out", F, None)],
+        initializer=[w("w1", 16, 16, 3, 3), w("w2", 16, 16, 3, 3)])
+    else_g = helper.make_graph([helper.make_node("Relu", ["h"], ["e_out"])], "else", [],
+                               [vi("e_out", F, None)])
+    nodes = [helper.make_node("Conv", ["x", "wi"], ["h"], pads=[1] * 4),
+             helper.make_node("If", ["c"], ["y0"], then_branch=then_g, else_branch=else_g),
+             helper.make_node("Conv", ["y0", "wo"], ["y"], pads=[1] * 4)]
+    g = helper.make_graph(nodes, "m", [vi("c", B, []), vi("x", F, [1, 8, 16, 16])],
+                          [vi("y", F, None)],
+                          initializer=[w("wi", 16, 8, 3, 3), w("wo", 4, 16, 3, 3)])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    sess = mace.Session(model, num_threads=2)
+    for c in (True, False, True):
+        x = rng.standard_normal((1, 8, 16, 16)).astype(np.float32)
+        compare(sess, model, {"c": np.array(c), "x": x})
