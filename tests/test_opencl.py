@@ -523,7 +523,13 @@ NETWORKS = [("mobilenet_v2", dict(width=0.35, size=64)),
             ("squeezenet1_1", dict(width=0.5, size=64)),
             ("resnet18", dict(width=0.25, size=64)),
             ("efficientnet_b0", dict(width=0.25, size=64)),
-            ("shufflenet_v2", dict(width=0.5, size=64))]
+            ("shufflenet_v2", dict(width=0.5, size=64)),
+            ("resnet50", dict(width=0.25, size=64)),
+            ("densenet121", dict(width=0.25, size=64)),
+            ("deeplabv3_resnet50", dict(width=0.125, size=64)),
+            ("convnext_tiny", dict(width=0.25, size=64)),
+            ("mobilenet_v3_large", dict(width=0.35, size=64)),
+            ("bert_encoder", dict(layers=2, seq=16, hidden=64, heads=4, ffn=128))]
 
 
 # Random-weight MobileNetV2 amplifies half-precision rounding past 1e-2 of its output scale
@@ -540,9 +546,11 @@ def test_zoo_network_on_gpu_matches_cpu(name, kw, precision, request):
         request.applymarker(pytest.mark.xfail(strict=True, reason="fp16 rounding amplified by "
                                               "the random weights (see _FP16_AMPLIFIED)"))
     model = zoo.build(name, **kw)
-    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    inp = model.graph.input[0]
+    shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
     x = np.random.default_rng(1).uniform(0, 1, shape).astype(np.float32)
-    compare(model, {"input": x}, precision, atol_scale=True, what=name)
+    stats = compare(model, {inp.name: x}, precision, atol_scale=True, what=name)
+    assert any(s["device"] == "gpu" and s["type"] != "Transfer" for s in stats)
 
 
 def test_mnist_on_gpu_matches_cpu():
