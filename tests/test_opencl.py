@@ -342,7 +342,7 @@ def test_every_gpu_kind_is_tested():
 
 # ---- fallback, transfers, profile ------------------------------------------------------
 
-FALLBACK_CANDIDATES = ["Sin", "Erf", "Floor", "Sign", "Cos", "Atan"]
+FALLBACK_CANDIDATES = ["Atan", "Acos", "Sinh", "Asinh", "Sin", "Erf", "Floor", "Sign"]
 
 
 def _fallback_model(op):
