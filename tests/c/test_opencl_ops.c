@@ -658,6 +658,37 @@ static void sweep_resize(mace_cl_runtime *rt, float tol, const char *prec) {
   }
 }
 
+static void sweep_permute(mace_cl_runtime *rt, float tol, const char *prec) {
+  for (int g = 1; g <= 4; g *= 2) {  /* ChannelShuffle of 8 channels, rank 4 and 3 */
+    for (int rank = 3; rank <= 4; ++rank) {
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = "ChannelShuffle";
+      const int64_t x[4] = {2, 8, 3, 5};
+      case_input(&c, rank, x, 0);
+      case_int(&c, "group", g);
+      char label[64];
+      snprintf(label, sizeof(label), "ChannelShuffle %s group %d rank %d", prec, g, rank);
+      compare_case(rt, &c, tol, label, (unsigned)(g * 3 + rank + 170));
+    }
+  }
+  for (int b = 2; b <= 3; ++b) {
+    for (int mode = 0; mode < 3; ++mode) {  /* DepthToSpace DCR, CRD; SpaceToDepth */
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = mode == 2 ? "SpaceToDepth" : "DepthToSpace";
+      const int64_t d2s[4] = {2, 3 * b * b, 4, 5}, s2d[4] = {2, 3, 4 * b, 5 * b};
+      case_input(&c, 4, mode == 2 ? s2d : d2s, 0);
+      case_int(&c, "block_size", b);
+      if (mode < 2) case_str(&c, "mode", mode ? "CRD" : "DCR");
+      char label[64];
+      snprintf(label, sizeof(label), "%s %s b %d%s", c.type, prec, b,
+               mode == 2 ? "" : (mode ? " CRD" : " DCR"));
+      compare_case(rt, &c, tol, label, (unsigned)(b * 3 + mode + 180));
+    }
+  }
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void test_runtime_errors(void) {
@@ -821,7 +852,8 @@ int main(void) {
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
                 {"Concat Split Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
                 {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm},
-                {"Pad", sweep_pad}, {"Resize", sweep_resize}};
+                {"Pad", sweep_pad}, {"Resize", sweep_resize},
+                {"ChannelShuffle DepthToSpace SpaceToDepth", sweep_permute}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;
     const int before = n_case_failures, cases = n_cases;
