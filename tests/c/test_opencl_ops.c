@@ -5,6 +5,7 @@
  * Without an OpenCL device it prints why and passes, unless MACE_REQUIRE_OPENCL is set. */
 #define _POSIX_C_SOURCE 200809L  /* setenv, getpid */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,6 +508,28 @@ static void sweep_layout(mace_cl_runtime *rt, float tol, const char *prec) {
       compare_case(rt, &c, tol, label, (unsigned)(axis + 150 + 10 * equal));
     }
   }
+  /* Slice: starts, ends, axes, steps (negative steps, clamping, INT64_MAX ends). */
+  static const int64_t sl[][4][3] = {
+      {{1, 0, 0}, {3, 4, 0}, {1, 3, 0}, {1, 2, 0}},
+      {{-1, 4, 0}, {-100, 0, 0}, {2, 3, 0}, {-1, -2, 0}},
+      {{0, 1, 2}, {INT64_MAX, 3, 100}, {0, 1, -1}, {2, 1, 3}},
+      {{3, 0, 0}, {1, 0, 0}, {3, 0, 0}, {-1, 0, 0}},
+  };
+  static const int nsl[] = {2, 2, 3, 1};
+  for (size_t i = 0; i < sizeof(nsl) / sizeof(nsl[0]); ++i) {
+    op_case c;
+    memset(&c, 0, sizeof(c));
+    c.type = "Slice";
+    const int64_t x[4] = {2, 5, 4, 7};
+    case_input(&c, 4, x, 0);
+    case_ints(&c, "starts", nsl[i], sl[i][0]);
+    case_ints(&c, "ends", nsl[i], sl[i][1]);
+    case_ints(&c, "axes", nsl[i], sl[i][2]);
+    case_ints(&c, "steps", nsl[i], sl[i][3]);
+    char label[64];
+    snprintf(label, sizeof(label), "Slice %s #%zu", prec, i);
+    compare_case(rt, &c, tol, label, (unsigned)(i + 190));
+  }
   static const int64_t perms[][4] = {{0, 2, 3, 1}, {0, 3, 1, 2}, {3, 2, 1, 0}, {1, 0, 2, 3},
                                      {-1, 0, 1, 2}};
   for (size_t i = 0; i <= sizeof(perms) / sizeof(perms[0]); ++i) {
@@ -850,7 +873,7 @@ int main(void) {
   } sweeps[] = {{"Conv2D", sweep_conv2d}, {"Eltwise", sweep_eltwise},
                 {"Activation", sweep_activation}, {"Pooling", sweep_pooling},
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
-                {"Concat Split Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
+                {"Concat Split Slice Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
                 {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm},
                 {"Pad", sweep_pad}, {"Resize", sweep_resize},
                 {"ChannelShuffle DepthToSpace SpaceToDepth", sweep_permute}};

@@ -34,7 +34,7 @@ static mace_status channel_shuffle_cl_infer(mace_op *op) {
 
 static mace_status channel_shuffle_cl_run(mace_op *op) {
   channel_shuffle_cl_state *st = op->state;
-  return mace_cl_permute_launch(op, 4, st->dims, st->strides);
+  return mace_cl_permute_launch(op, 4, st->dims, st->strides, 0);
 }
 
 static void channel_shuffle_cl_release(mace_op *op) {

@@ -2,7 +2,7 @@
 #include "ops/opencl/cl_permute.h"
 
 mace_status mace_cl_permute_launch(mace_op *op, int nd, const int64_t *dims,
-                                   const int64_t *strides) {
+                                   const int64_t *strides, int64_t base) {
   mace_cl_runtime *rt;
   MACE_RETURN_IF_ERROR(mace_cl_op_runtime(op, &rt));
   if (nd > 8)
@@ -19,6 +19,10 @@ mace_status mace_cl_permute_launch(mace_op *op, int nd, const int64_t *dims,
   mace_cl_kernel *k;
   MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "layout", "transpose", "", &k));
   MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, op->inputs[0]));
+  if (base) {  /* the input's offset moved to the first element read */
+    const int64_t off = (int64_t)(op->inputs[0]->cl_offset / mace_cl_runtime_elem_size(rt));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 1, off + base));
+  }
   MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, op->outputs[0]));
   MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 4, n));
   MACE_RETURN_IF_ERROR(mace_cl_arg(k, 5, d, sizeof(d)));

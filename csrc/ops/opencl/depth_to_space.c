@@ -40,7 +40,7 @@ static mace_status depth_to_space_cl_infer(mace_op *op) {
 
 static mace_status depth_to_space_cl_run(mace_op *op) {
   depth_to_space_cl_state *st = op->state;
-  return mace_cl_permute_launch(op, 6, st->dims, st->strides);
+  return mace_cl_permute_launch(op, 6, st->dims, st->strides, 0);
 }
 
 static void depth_to_space_cl_release(mace_op *op) {

@@ -34,7 +34,7 @@ static mace_status space_to_depth_cl_infer(mace_op *op) {
 
 static mace_status space_to_depth_cl_run(mace_op *op) {
   space_to_depth_cl_state *st = op->state;
-  return mace_cl_permute_launch(op, 6, st->dims, st->strides);
+  return mace_cl_permute_launch(op, 6, st->dims, st->strides, 0);
 }
 
 static void space_to_depth_cl_release(mace_op *op) {

@@ -41,7 +41,7 @@ static mace_status transpose_cl_infer(mace_op *op) {
 
 static mace_status transpose_cl_run(mace_op *op) {
   transpose_cl_state *st = op->state;
-  return mace_cl_permute_launch(op, st->nd, st->dims, st->strides);
+  return mace_cl_permute_launch(op, st->nd, st->dims, st->strides, 0);
 }
 
 static void transpose_cl_release(mace_op *op) {
