@@ -5,6 +5,7 @@
  * Without an OpenCL device it prints why and passes, unless MACE_REQUIRE_OPENCL is set. */
 #define _POSIX_C_SOURCE 200809L  /* setenv, getpid */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,6 +508,28 @@ static void sweep_layout(mace_cl_runtime *rt, float tol, const char *prec) {
       compare_case(rt, &c, tol, label, (unsigned)(axis + 150 + 10 * equal));
     }
   }
+  /* Slice: starts, ends, axes, steps (negative steps, clamping, INT64_MAX ends). */
+  static const int64_t sl[][4][3] = {
+      {{1, 0, 0}, {3, 4, 0}, {1, 3, 0}, {1, 2, 0}},
+      {{-1, 4, 0}, {-100, 0, 0}, {2, 3, 0}, {-1, -2, 0}},
+      {{0, 1, 2}, {INT64_MAX, 3, 100}, {0, 1, -1}, {2, 1, 3}},
+      {{3, 0, 0}, {1, 0, 0}, {3, 0, 0}, {-1, 0, 0}},
+  };
+  static const int nsl[] = {2, 2, 3, 1};
+  for (size_t i = 0; i < sizeof(nsl) / sizeof(nsl[0]); ++i) {
+    op_case c;
+    memset(&c, 0, sizeof(c));
+    c.type = "Slice";
+    const int64_t x[4] = {2, 5, 4, 7};
+    case_input(&c, 4, x, 0);
+    case_ints(&c, "starts", nsl[i], sl[i][0]);
+    case_ints(&c, "ends", nsl[i], sl[i][1]);
+    case_ints(&c, "axes", nsl[i], sl[i][2]);
+    case_ints(&c, "steps", nsl[i], sl[i][3]);
+    char label[64];
+    snprintf(label, sizeof(label), "Slice %s #%zu", prec, i);
+    compare_case(rt, &c, tol, label, (unsigned)(i + 190));
+  }
   static const int64_t perms[][4] = {{0, 2, 3, 1}, {0, 3, 1, 2}, {3, 2, 1, 0}, {1, 0, 2, 3},
                                      {-1, 0, 1, 2}};
   for (size_t i = 0; i <= sizeof(perms) / sizeof(perms[0]); ++i) {
@@ -654,6 +677,37 @@ static void sweep_resize(mace_cl_runtime *rt, float tol, const char *prec) {
                  bil ? "" : " ", bil ? "" : nearest[(m + z) % 4], z);
         compare_case(rt, &c, tol, label, (unsigned)(m * 5 + z + 130));
       }
+    }
+  }
+}
+
+static void sweep_permute(mace_cl_runtime *rt, float tol, const char *prec) {
+  for (int g = 1; g <= 4; g *= 2) {  /* ChannelShuffle of 8 channels, rank 4 and 3 */
+    for (int rank = 3; rank <= 4; ++rank) {
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = "ChannelShuffle";
+      const int64_t x[4] = {2, 8, 3, 5};
+      case_input(&c, rank, x, 0);
+      case_int(&c, "group", g);
+      char label[64];
+      snprintf(label, sizeof(label), "ChannelShuffle %s group %d rank %d", prec, g, rank);
+      compare_case(rt, &c, tol, label, (unsigned)(g * 3 + rank + 170));
+    }
+  }
+  for (int b = 2; b <= 3; ++b) {
+    for (int mode = 0; mode < 3; ++mode) {  /* DepthToSpace DCR, CRD; SpaceToDepth */
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = mode == 2 ? "SpaceToDepth" : "DepthToSpace";
+      const int64_t d2s[4] = {2, 3 * b * b, 4, 5}, s2d[4] = {2, 3, 4 * b, 5 * b};
+      case_input(&c, 4, mode == 2 ? s2d : d2s, 0);
+      case_int(&c, "block_size", b);
+      if (mode < 2) case_str(&c, "mode", mode ? "CRD" : "DCR");
+      char label[64];
+      snprintf(label, sizeof(label), "%s %s b %d%s", c.type, prec, b,
+               mode == 2 ? "" : (mode ? " CRD" : " DCR"));
+      compare_case(rt, &c, tol, label, (unsigned)(b * 3 + mode + 180));
     }
   }
 }
@@ -819,9 +873,10 @@ int main(void) {
   } sweeps[] = {{"Conv2D", sweep_conv2d}, {"Eltwise", sweep_eltwise},
                 {"Activation", sweep_activation}, {"Pooling", sweep_pooling},
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
-                {"Concat Split Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
+                {"Concat Split Slice Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
                 {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm},
-                {"Pad", sweep_pad}, {"Resize", sweep_resize}};
+                {"Pad", sweep_pad}, {"Resize", sweep_resize},
+                {"ChannelShuffle DepthToSpace SpaceToDepth", sweep_permute}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;
     const int before = n_case_failures, cases = n_cases;

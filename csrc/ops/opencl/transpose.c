@@ -1,11 +1,12 @@
 /* Transpose on the GPU (OpenCL, f32): any permutation of up to 8 dims, as the CPU kind
- * (ops/transpose.c); kernels/opencl/layout.cl. */
+ * (ops/transpose.c); the gather of ops/opencl/cl_permute.h. */
 #include "core/op.h"
-#include "ops/opencl/cl_op.h"
+#include "ops/opencl/cl_permute.h"
 
 typedef struct transpose_cl_state {
   mace_cl_shadow shadow;
-  int32_t dims[8], x_strides[8];  /* the output's dims, the input's strides in that order */
+  int nd;
+  int64_t dims[MACE_MAX_DIMS], strides[MACE_MAX_DIMS];  /* output dims, input strides */
 } transpose_cl_state;
 
 static mace_status transpose_cl_init(mace_op *op) {
@@ -28,34 +29,19 @@ static mace_status transpose_cl_infer(mace_op *op) {
     stride[d] = s;
     s *= x->dims[d];
   }
-  const int pad = 8 - x->ndim;
-  for (int k = 0; k < 8; ++k) {
-    st->dims[k] = 1;
-    st->x_strides[k] = 0;
-  }
+  st->nd = x->ndim;
   for (int k = 0; k < x->ndim; ++k) {
-    int64_t src = np > 0 ? p[k] : x->ndim - 1 - k;
+    int64_t src = np > 0 ? p[k] : x->ndim - 1 - k;  /* absent or empty: reversed */
     if (src < 0) src += x->ndim;
-    st->dims[pad + k] = (int32_t)x->dims[src];
-    st->x_strides[pad + k] = (int32_t)stride[src];
+    st->dims[k] = x->dims[src];
+    st->strides[k] = stride[src];
   }
   return MACE_OK;
 }
 
 static mace_status transpose_cl_run(mace_op *op) {
   transpose_cl_state *st = op->state;
-  mace_cl_runtime *rt;
-  MACE_RETURN_IF_ERROR(mace_cl_op_runtime(op, &rt));
-  const int64_t n = mace_tensor_numel(op->outputs[0]);
-  mace_cl_kernel *k;
-  MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "layout", "transpose", "", &k));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, op->inputs[0]));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, op->outputs[0]));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 4, n));
-  MACE_RETURN_IF_ERROR(mace_cl_arg(k, 5, st->dims, sizeof(st->dims)));
-  MACE_RETURN_IF_ERROR(mace_cl_arg(k, 6, st->x_strides, sizeof(st->x_strides)));
-  const size_t gws[1] = {(size_t)n};
-  return mace_cl_launch(rt, k, 1, gws, NULL, op->name);
+  return mace_cl_permute_launch(op, st->nd, st->dims, st->strides, 0);
 }
 
 static void transpose_cl_release(mace_op *op) {
