@@ -5,6 +5,8 @@
     python benchmarks/compare.py --out /tmp/RESULTS.md --size 160
     python benchmarks/compare.py --models bert_encoder --out /tmp/bert.md   # 2 BERT-base layers
     python benchmarks/compare.py --int8 --models mobilenet_v2     # int8: benchmarks/compare_int8.py
+    python benchmarks/compare.py --contention --peers onnxruntime   # beside a CPU-bound process
+    python benchmarks/compare.py --interleaved --models mnasnet     # mace and onnxruntime in one process
 
 Each zoo model (random weights, 1x3xSIZExSIZE; bert_encoder [1, 128, 768]) is exported to .onnx under a temporary folder and
 loaded by mace (mace.Session, converted in memory) and by every peer that imports here:
@@ -25,6 +27,12 @@ over the best peer's. mace's per-op profile (1 thread) says which layer type dom
 Writes a Markdown report (default benchmarks/RESULTS.md), keeping the hand-written sections of
 one already there after the new tables (--fresh: the tables alone). Needs: pip install openvino
 MNN ncnn pnnx (not part of mace's dependencies). No assertion on timings anywhere.
+
+Busy machines (issue 36): --contention runs a CPU-bound process (a Python busy loop, free to run
+on any core) beside the engines for the whole measurement, as a build or a browser tab would;
+--interleaved loads mace and onnxruntime at the same thread count in one process and, in each
+round, alternates their runs with no pause for WARM_S, then times one run of each, back to back,
+as a pipeline mixing the two libraries would (onnxruntime is the only peer there).
 """
 from __future__ import annotations
 
@@ -376,6 +384,59 @@ def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> 
         conn.send((time.perf_counter() - t0) * 1e3)
 
 
+def _busy_main() -> None:
+    """A CPU-bound process for --contention: spins until terminated."""
+    x = 0
+    while True:
+        x = (x * 1103515245 + 12345) & 0xffffffff
+
+
+def start_contention(ctx, n: int) -> list:
+    """n busy processes, not pinned (the scheduler places them), stopped by stop_contention."""
+    procs = [ctx.Process(target=_busy_main, daemon=True) for _ in range(n)]
+    for p in procs:
+        p.start()
+    return procs
+
+
+def stop_contention(procs: list) -> None:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.join(10)
+
+
+def _interleaved_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> None:
+    """mace and onnxruntime in this one process at `threads` threads: load, warm up, send both
+    outputs; then per "run": wait GAP_S (the other processes' pools go idle), alternate mace and
+    onnxruntime runs with no pause for WARM_S (at least once each), then time one mace run and
+    at once one onnxruntime run, and send both times."""
+    try:
+        pin_to_cores(threads)
+        fm = make_mace(path, wd, shape, threads)
+        fo = make_onnxruntime(path, wd, shape, threads)
+        for _ in range(WARMUP):
+            ym, yo = fm(x), fo(x)
+        conn.send(("ok", (np.asarray(ym), np.asarray(yo))))
+    except Exception as e:
+        conn.send(("error", f"{type(e).__name__}: {str(e).strip()[:160]}"))
+        return
+    while conn.recv() == "run":
+        time.sleep(GAP_S)
+        warm_end = time.perf_counter() + WARM_S
+        fm(x)
+        fo(x)
+        while time.perf_counter() < warm_end:
+            fm(x)
+            fo(x)
+        t0 = time.perf_counter()
+        fm(x)
+        t1 = time.perf_counter()
+        fo(x)
+        t2 = time.perf_counter()
+        conn.send(((t1 - t0) * 1e3, (t2 - t1) * 1e3))
+
+
 class EngineProcess:
     """An engine loaded in a child process (_engine_main). Engines sharing one process disturb
     each other: with OpenVINO and MNN loaded beside it, mace's SqueezeNet at 2 threads took 4.2
@@ -386,7 +447,8 @@ class EngineProcess:
     def __init__(self, ctx, eng, path, wd, shape, threads, x):
         self.eng = eng
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_engine_main, args=(child, eng, path, wd, shape, threads, x),
+        target = _interleaved_main if eng == "interleaved" else _engine_main
+        self.proc = ctx.Process(target=target, args=(child, eng, path, wd, shape, threads, x),
                                 daemon=True)
         saved = {k: os.environ.get(k) for k in BLAS_THREAD_VARS}
         if eng == "host":  # one BLAS thread: set before the spawned child imports numpy
@@ -429,7 +491,7 @@ class EngineProcess:
 
 
 def compare_model(name: str, size: int, threads_list: list[int], rounds: int, peers: list[str],
-                  tmp: str, log) -> dict:
+                  tmp: str, log, interleaved: bool = False) -> dict:
     model = mace.zoo.build(name, size=size) if name in mace.zoo.MODELS else mace.zoo.build(name)
     wd = os.path.join(tmp, name)
     os.makedirs(wd, exist_ok=True)
@@ -449,16 +511,19 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
     # speedup read 1.82x and then 1.74x in a rerun 20 minutes later.)
     runners: dict[tuple[str, int], EngineProcess] = {}
     try:
-        host = ["host"] if len(threads_list) > 1 else []
+        host = ["host"] if len(threads_list) > 1 and not interleaved else []
         for t in threads_list:
-            for eng in ["mace"] + peers + host:
+            for eng in ["interleaved"] if interleaved else ["mace"] + peers + host:
                 if result["status"].get(eng, "ok") != "ok":
                     continue
                 try:
                     if eng in MODULES and importlib.util.find_spec(MODULES[eng]) is None:
                         raise PeerError("not installed")
                     proc = EngineProcess(ctx, eng, path, wd, shape, t, x)
-                    if eng != "host":
+                    if eng == "interleaved":  # mace's and onnxruntime's outputs
+                        for e, y in zip(("mace", "onnxruntime"), proc.y):
+                            result["err"][e] = max(result["err"].get(e, 0.0), rel_err(y, ref))
+                    elif eng != "host":
                         result["err"][eng] = max(result["err"].get(eng, 0.0),
                                                  rel_err(proc.y, ref))
                     runners[(eng, t)] = proc
@@ -474,7 +539,7 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
                 if key not in runners:
                     continue
                 try:
-                    times[key].append(proc.time_run())
+                    times[key].append(proc.time_run())  # interleaved: (mace, onnxruntime)
                 except Exception as e:  # a peer that dies mid-run is reported
                     eng = key[0]
                     result["status"][eng] = f"{type(e).__name__}: {str(e).strip()[:160]}"
@@ -485,6 +550,14 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
     finally:
         for proc in runners.values():
             proc.close()
+    if interleaved:  # the pair's (mace, onnxruntime) times and status, as two engines'
+        status = result["status"].pop("interleaved", "not run")
+        for i, e in enumerate(("mace", "onnxruntime")):
+            result["status"][e] = status
+            for t in threads_list:
+                if ("interleaved", t) in times:
+                    times[(e, t)] = [p[i] for p in times[("interleaved", t)]]
+        times = {k: v for k, v in times.items() if k[0] != "interleaved"}
     result["rounds"] = times  # per round, for the thread-scaling ratios
     for key, ts in times.items():
         result["lat"][key] = statistics.median(ts)
@@ -493,6 +566,19 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
                                                    for (e, tt), ts in times.items() if tt == t))
     result["profile"] = profile_mace(path, x, rounds=max(2, min(rounds, 5)))
     return result
+
+
+def mode_note(args) -> str:
+    """What --contention / --interleaved changed in the timing, for the report's header."""
+    note = ""
+    if args.contention:
+        note += (f" **Contention:** {args.contention} CPU-bound process(es) (a Python busy loop, "
+                 "not pinned) ran beside the engines for the whole measurement.")
+    if args.interleaved:
+        note += (" **Interleaved:** mace and onnxruntime at the same thread count share one "
+                 f"process; each round alternates their runs with no pause for {WARM_S * 1e3:.0f}"
+                 " ms, then times one mace run and at once one onnxruntime run.")
+    return note
 
 
 def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
@@ -509,7 +595,8 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
          f"every thread count, in turn, waits {GAP_S * 1e3:.0f} ms for the previous engine's "
          f"polling workers to go idle, "
          f"runs untimed for {WARM_S * 1e3:.0f} ms (at least once), then once timed) after "
-         f"{WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower).",
+         f"{WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower)."
+         + mode_note(args),
          "",
          "**Noise warning:** this machine is shared (other jobs, builds and tests run on it at the "
          "same time) and virtualised; the load average below says how busy it was. Interleaving "
@@ -651,6 +738,12 @@ def main(argv=None) -> int:
                     help="mace int8 (mace.quantize) against onnxruntime and OpenVINO running "
                          "onnxruntime's QDQ model of the same calibration (benchmarks/"
                          "compare_int8.py); --out defaults to benchmarks/RESULTS_int8.md")
+    ap.add_argument("--contention", type=int, nargs="?", const=1, default=0, metavar="N",
+                    help="run N CPU-bound processes (default 1) beside the engines for the whole "
+                         "measurement")
+    ap.add_argument("--interleaved", action="store_true",
+                    help="mace and onnxruntime in one process, their runs alternating with no "
+                         "pause (onnxruntime is the only peer)")
     ap.add_argument("--fresh", action="store_true",
                     help="write the generated tables alone; by default the sections of an "
                          "existing report at --out that are not generated here (hand-written "
@@ -664,6 +757,12 @@ def main(argv=None) -> int:
           [p for p in args.peers if p not in PEERS]
     if bad or args.rounds < 1:
         ap.error(f"unknown model/peer {bad} or --rounds < 1")
+    if args.contention < 0:
+        ap.error("--contention N needs N >= 0")
+    if args.interleaved:
+        args.peers = ["onnxruntime"]
+    if args.int8 and (args.contention or args.interleaved):
+        ap.error("--int8 does not take --contention or --interleaved")
     if args.int8:
         import compare_int8
         if args.out == os.path.join(HERE, "RESULTS.md"):
@@ -680,11 +779,15 @@ def main(argv=None) -> int:
     args.load = os.getloadavg()
     versions, cpu = engine_versions(), cpu_info()
     results = []
-    with tempfile.TemporaryDirectory(prefix="mace_compare_") as tmp:
-        for name in args.models:
-            log(f"{name}:")
-            results.append(compare_model(name, args.size, args.threads, args.rounds, args.peers,
-                                         tmp, log))
+    busy = start_contention(multiprocessing.get_context("spawn"), args.contention)
+    try:
+        with tempfile.TemporaryDirectory(prefix="mace_compare_") as tmp:
+            for name in args.models:
+                log(f"{name}:")
+                results.append(compare_model(name, args.size, args.threads, args.rounds,
+                                             args.peers, tmp, log, args.interleaved))
+    finally:
+        stop_contention(busy)
     write_report(args.out, results, args, versions, cpu, time.time() - t0)
     log(f"wrote {args.out} ({(time.time() - t0) / 60:.1f} min)")
     return 0
