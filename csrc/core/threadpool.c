@@ -84,15 +84,17 @@ static int64_t now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* A job is published as one atomic word: job number (the generation, low 40 bits) and chunk
- * count (12 bits). Chunk c is claimed by raising chunk_job[c] to the job number (a CAS from a
- * lower number), so a late worker still holding an older job number can never take a chunk of
- * a newer job, and the caller waits only for claimed chunks to finish: a worker that has not
- * woken yet (its core busy with another process) holds nothing up, the caller runs its chunk
- * too. (The pool used to wait for every worker to check in: with one core taken by a compiler,
- * a 2-thread run then took several times its normal time.) Thread t runs its own chunks
- * first (t * per_thread on), so consecutive ops give a thread the same part of their window,
- * the part whose data its core already holds, then takes what is left of the others'. */
+/* A job is published as one atomic word: job number (the generation, low 40 bits), chunk count (12
+ * bits) and chunks per thread (12 bits; read from the word, since a late worker may look at it
+ * while the next job is being written). Chunk c is claimed by raising chunk_job[c] to the job
+ * number (a CAS from a lower number), so a late worker still holding an older job number can never
+ * take a chunk of a newer job, and the caller waits only for claimed chunks to finish: a worker
+ * that has not woken yet (its core busy with another process) holds nothing up, the caller runs
+ * its chunk too. (The pool used to wait for every worker to check in: with one core taken by a
+ * compiler, a 2-thread run then took several times its normal time.) Thread t runs its own chunks
+ * first (t times the chunks per thread on), so consecutive ops give a thread the same part of
+ * their window, the part whose data its core already holds, then takes what is left of the
+ * others'. */
 #define CLAIM_JOB_SHIFT 24
 #define CLAIM_COUNT_SHIFT 12
 #define CLAIM_MASK 0xfffu
@@ -125,7 +127,7 @@ struct mace_threadpool {
   pthread_cond_t wake;      /* workers: a new job (or stop) */
   pthread_cond_t finished;  /* the caller: the job's last chunk is done */
   atomic_uint_fast64_t generation; /* the current job's number */
-  atomic_uint_fast64_t claim;      /* job | chunk count (above) */
+  atomic_uint_fast64_t claim;      /* job, chunk count, chunks per thread (above) */
   atomic_uint_fast64_t chunk_job[MAX_THREADS]; /* the last job that claimed each chunk */
   atomic_int done;                 /* chunks of the current job finished */
   atomic_int caller_waiting;       /* the caller sleeps on `finished` */
@@ -135,7 +137,6 @@ struct mace_threadpool {
   mace_range_fn fn;
   void *ctx;
   int64_t n;                /* chunk c is [c * n / count, (c + 1) * n / count) */
-  int per_thread;           /* chunks per thread: thread t's own are t * per_thread on */
   /* the adaptive policy's state (under job_mu) */
   int64_t win_actual_ns;    /* this window's jobs: their time */
   int64_t win_solo_ns;      /* the same jobs at the caller's pace alone */
@@ -179,7 +180,7 @@ static int run_chunks(mace_threadpool *p, uint64_t job, int self) {
   const uint_fast64_t w = atomic_load_explicit(&p->claim, memory_order_acquire);
   if ((w >> CLAIM_JOB_SHIFT) != (job & CLAIM_JOB_MASK)) return 0;
   const unsigned count = (unsigned)(w >> CLAIM_COUNT_SHIFT) & CLAIM_MASK;
-  const unsigned first = (unsigned)self * (unsigned)p->per_thread;
+  const unsigned first = (unsigned)self * ((unsigned)w & CLAIM_MASK);
   int ran = 0;
   for (unsigned i = 0; i < count; ++i) {
     const unsigned c = (first + i) % count;
@@ -549,12 +550,11 @@ void mace_threadpool_parallel_for(mace_threadpool *p, int64_t n, int64_t grain,
   p->fn = fn;
   p->ctx = ctx;
   p->n = n;
-  p->per_thread = per;
   atomic_store_explicit(&p->done, 0, memory_order_relaxed);
   const uint64_t job = atomic_load(&p->generation) + 1;
   atomic_store_explicit(&p->claim,
                         ((job & CLAIM_JOB_MASK) << CLAIM_JOB_SHIFT) |
-                            ((uint_fast64_t)n_chunks << CLAIM_COUNT_SHIFT),
+                            ((uint_fast64_t)n_chunks << CLAIM_COUNT_SHIFT) | (uint_fast64_t)per,
                         memory_order_release);
   pthread_mutex_lock(&p->mu);
   atomic_store(&p->generation, job);

@@ -24,16 +24,16 @@ mace_status mace_threadpool_acquire(int num_threads, mace_affinity affinity,
 void mace_threadpool_release(mace_threadpool *pool);
 int mace_threadpool_size(const mace_threadpool *pool);
 
-/* With an affinity policy and workers, the pool's threads each have a core of the policy's
- * set while the pool is pinned (not while the machine is oversubscribed or its workers keep
- * missing their cores: threadpool.c): the workers from their start, the calling thread
- * (thread 0) only between bind_caller and unbind_caller (a net's run), since the caller is
- * the application's thread and threads it starts later inherit its mask. bind_caller only arms the binding: the caller takes its
- * core at its first parallel_for on that pool that hands chunks to workers, so a run that
- * never does (a small net) makes no affinity calls, which cost more than such a run itself.
- * `saved` keeps the caller's own mask meanwhile. Without a policy, workers or a
- * core for the caller, both do nothing. Bindings nest on a thread (an inner run's bind and
- * unbind re-arm the outer one). */
+/* With an affinity policy and workers, the pool's threads each have a core of the policy's set
+ * while the pool is pinned (not while the machine is oversubscribed or its workers keep missing
+ * their cores: threadpool.c): the workers from their start, the calling thread (thread 0) only
+ * between bind_caller and unbind_caller (a net's run), since the caller is the application's
+ * thread and threads it starts later inherit its mask. bind_caller only arms the binding: the
+ * caller takes its core at its first parallel_for on that pool that hands chunks to workers, so a
+ * run that never does (a small net) makes no affinity calls, which cost more than such a run
+ * itself. `saved` keeps the caller's own mask meanwhile. Without a policy, workers or a core for
+ * the caller, both do nothing. Bindings nest on a thread (an inner run's bind and unbind re-arm
+ * the outer one). */
 typedef struct mace_caller_binding {
   int bound;
   uint64_t mask[16]; /* the caller's cpu_set_t (1024 CPUs) */
