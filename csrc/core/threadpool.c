@@ -32,15 +32,15 @@
 #define LATE_YIELD_NS 50000
 #define LATE_YIELDS 2
 
-/* The adaptive policy (MACE_THREAD_ADAPT=0 turns it off: workers pinned under an affinity
- * policy whatever the load, full spins, the caller polls for its workers). Jobs are timed in
- * windows of WINDOW_NS; a window where the workers did not save SOLO_GAIN_PCT percent of the
- * caller's own pace (the time it would have taken the caller alone, from its time per chunk)
- * means they were not getting their cores, and the pool runs jobs on the caller alone for a
- * backoff that doubles from SOLO_MIN_NS up to SOLO_MAX_NS while windows keep failing, then
- * tries its workers again. UNPIN_STREAK failing windows in a row unpin the pool's threads; they
- * are pinned again when a load check finds the machine no longer oversubscribed. The load is
- * checked at creation and every LOAD_CHECK_NS: the runnable threads of /proc/loadavg other
+/* The adaptive policy (MACE_THREAD_ADAPT=0 turns it off: workers pinned under an affinity policy
+ * whatever the load, full spins, the caller polls for its workers). Jobs are timed in windows of
+ * WINDOW_NS; a window where the workers did not save SOLO_GAIN_PCT percent of the caller's own
+ * pace (the time it would have taken the caller alone, from its time per chunk) means they were
+ * not getting their cores, and the pool runs jobs on the caller alone for a backoff that doubles
+ * from SOLO_MIN_NS up to SOLO_MAX_NS while windows keep failing (and halves with each window that
+ * pays), then tries its workers again. UNPIN_STREAK failing windows in a row unpin the pool's
+ * threads; they are pinned again when a load check finds the machine no longer oversubscribed. The
+ * load is checked at creation and every LOAD_CHECK_NS: the runnable threads of /proc/loadavg other
  * than the pool's own, plus the pool's threads, above the cores the process may use means
  * oversubscribed, and then the pool does not pin. */
 #define WINDOW_NS 2000000
@@ -504,9 +504,10 @@ static void account_job(mace_threadpool *p, int64_t actual_ns, int64_t solo_ns, 
   p->win_actual_ns = p->win_solo_ns = 0;
   p->win_jobs = 0;
   ++p->stats.windows;
-  if (paid) {
+  if (paid) { /* halved, not reset: on a machine where the workers get their cores only now
+                * and then, each failed try can cost a run's time */
     p->fail_streak = 0;
-    p->solo_backoff_ns = SOLO_MIN_NS;
+    p->solo_backoff_ns = p->solo_backoff_ns / 2 < SOLO_MIN_NS ? SOLO_MIN_NS : p->solo_backoff_ns / 2;
     return;
   }
   ++p->stats.solo_windows;
