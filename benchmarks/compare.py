@@ -366,7 +366,7 @@ def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> 
     itself, on cores that are up to speed."""
     try:
         pin_to_cores(threads)
-        fn = MAKERS[eng](path, wd, shape, threads)
+        fn = MAKERS[eng.split("[")[0]](path, wd, shape, threads)  # mace[VAR=..]: mace
         for _ in range(WARMUP):
             y = fn(x)
         conn.send(("ok", np.asarray(y)))
@@ -437,6 +437,13 @@ def _interleaved_main(conn, eng: str, path: str, wd: str, shape, threads: int, x
         conn.send(((t1 - t0) * 1e3, (t2 - t1) * 1e3))
 
 
+def variant_env(eng: str) -> list[tuple[str, str]]:
+    """The environment of an engine variant: "mace[A=1,B=2]" -> [("A", "1"), ("B", "2")]."""
+    if "[" not in eng:
+        return []
+    return [tuple(kv.split("=", 1)) for kv in eng[eng.index("[") + 1:-1].split(",") if kv]
+
+
 class EngineProcess:
     """An engine loaded in a child process (_engine_main). Engines sharing one process disturb
     each other: with OpenVINO and MNN loaded beside it, mace's SqueezeNet at 2 threads took 4.2
@@ -447,12 +454,15 @@ class EngineProcess:
     def __init__(self, ctx, eng, path, wd, shape, threads, x):
         self.eng = eng
         self.conn, child = ctx.Pipe()
-        target = _interleaved_main if eng == "interleaved" else _engine_main
+        target = _interleaved_main if eng.startswith("interleaved") else _engine_main
         self.proc = ctx.Process(target=target, args=(child, eng, path, wd, shape, threads, x),
                                 daemon=True)
         saved = {k: os.environ.get(k) for k in BLAS_THREAD_VARS}
         if eng == "host":  # one BLAS thread: set before the spawned child imports numpy
             os.environ.update({k: "1" for k in BLAS_THREAD_VARS})
+        for var in variant_env(eng):  # mace[VAR=VALUE]: the variable set in its process only
+            saved.setdefault(var[0], os.environ.get(var[0]))
+            os.environ[var[0]] = var[1]
         try:
             self.proc.start()
         finally:
@@ -490,8 +500,14 @@ class EngineProcess:
         self.conn.close()
 
 
+def _pair_names(pair: str) -> tuple[str, str]:
+    """"interleaved[V]" -> ("mace[V]", "onnxruntime[V]"): the pair's two engines."""
+    v = pair[len("interleaved"):]
+    return "mace" + v, "onnxruntime" + v
+
+
 def compare_model(name: str, size: int, threads_list: list[int], rounds: int, peers: list[str],
-                  tmp: str, log, interleaved: bool = False) -> dict:
+                  tmp: str, log, interleaved: bool = False, variants: tuple = ()) -> dict:
     model = mace.zoo.build(name, size=size) if name in mace.zoo.MODELS else mace.zoo.build(name)
     wd = os.path.join(tmp, name)
     os.makedirs(wd, exist_ok=True)
@@ -513,15 +529,17 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
     try:
         host = ["host"] if len(threads_list) > 1 and not interleaved else []
         for t in threads_list:
-            for eng in ["interleaved"] if interleaved else ["mace"] + peers + host:
+            pairs = ["interleaved"] + [f"interleaved[{v}]" for v in variants]
+            maces = ["mace"] + [f"mace[{v}]" for v in variants]
+            for eng in pairs if interleaved else maces + peers + host:
                 if result["status"].get(eng, "ok") != "ok":
                     continue
                 try:
                     if eng in MODULES and importlib.util.find_spec(MODULES[eng]) is None:
                         raise PeerError("not installed")
                     proc = EngineProcess(ctx, eng, path, wd, shape, t, x)
-                    if eng == "interleaved":  # mace's and onnxruntime's outputs
-                        for e, y in zip(("mace", "onnxruntime"), proc.y):
+                    if eng.startswith("interleaved"):  # mace's and onnxruntime's outputs
+                        for e, y in zip(_pair_names(eng), proc.y):
                             result["err"][e] = max(result["err"].get(e, 0.0), rel_err(y, ref))
                     elif eng != "host":
                         result["err"][eng] = max(result["err"].get(eng, 0.0),
@@ -550,14 +568,15 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
     finally:
         for proc in runners.values():
             proc.close()
-    if interleaved:  # the pair's (mace, onnxruntime) times and status, as two engines'
-        status = result["status"].pop("interleaved", "not run")
-        for i, e in enumerate(("mace", "onnxruntime")):
+    for pair in [p for p in result["status"] if p.startswith("interleaved")]:
+        # the pair's (mace, onnxruntime) times and status, as two engines'
+        status = result["status"].pop(pair)
+        for i, e in enumerate(_pair_names(pair)):
             result["status"][e] = status
             for t in threads_list:
-                if ("interleaved", t) in times:
-                    times[(e, t)] = [p[i] for p in times[("interleaved", t)]]
-        times = {k: v for k, v in times.items() if k[0] != "interleaved"}
+                if (pair, t) in times:
+                    times[(e, t)] = [p[i] for p in times[(pair, t)]]
+    times = {k: v for k, v in times.items() if not k[0].startswith("interleaved")}
     result["rounds"] = times  # per round, for the thread-scaling ratios
     for key, ts in times.items():
         result["lat"][key] = statistics.median(ts)
@@ -578,12 +597,17 @@ def mode_note(args) -> str:
         note += (" **Interleaved:** mace and onnxruntime at the same thread count share one "
                  f"process; each round alternates their runs with no pause for {WARM_S * 1e3:.0f}"
                  " ms, then times one mace run and at once one onnxruntime run.")
+    if args.variants:
+        note += (" Columns mace[VAR=VALUE]: mace with those environment variables set in its "
+                 "process, timed in the same rounds.")
     return note
 
 
 def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
                  elapsed: float) -> None:
-    engines = ["mace"] + args.peers
+    engines = ["mace"] + [f"mace[{v}]" for v in args.variants] + args.peers
+    if args.interleaved:  # each variant's pair has its own onnxruntime
+        engines += [f"onnxruntime[{v}]" for v in args.variants]
     L = ["# mace vs. PyPI CPU inference engines", "",
          f"Generated by `python benchmarks/compare.py {' '.join(sys.argv[1:])}` on "
          f"{datetime.date.today().isoformat()} in {elapsed / 60:.1f} min. Models are mace.zoo "
@@ -627,7 +651,8 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
                 ms = r["lat"].get((e, t))
                 cells.append(f"{ms:.2f}" if ms is not None else "failed" if
                              r["status"].get(e, "ok") != "ok" else "-")
-                if e != "mace" and ms is not None and (best is None or ms < best[1]):
+                if not e.startswith("mace") and e in args.peers and ms is not None and \
+                        (best is None or ms < best[1]):
                     best = (e, ms)
             m = r["lat"].get(("mace", t))
             ratio = f"{m / best[1]:.2f}" if best and m else "-"
@@ -744,6 +769,9 @@ def main(argv=None) -> int:
     ap.add_argument("--interleaved", action="store_true",
                     help="mace and onnxruntime in one process, their runs alternating with no "
                          "pause (onnxruntime is the only peer)")
+    ap.add_argument("--variant", action="append", default=[], metavar="VAR=VALUE[,VAR=VALUE]",
+                    help="also time mace with these environment variables set in its process, "
+                         "in the same rounds (a column mace[VAR=VALUE]; e.g. MACE_THREAD_ADAPT=0)")
     ap.add_argument("--fresh", action="store_true",
                     help="write the generated tables alone; by default the sections of an "
                          "existing report at --out that are not generated here (hand-written "
@@ -757,6 +785,9 @@ def main(argv=None) -> int:
           [p for p in args.peers if p not in PEERS]
     if bad or args.rounds < 1:
         ap.error(f"unknown model/peer {bad} or --rounds < 1")
+    args.variants = args.variant
+    if any("=" not in kv for v in args.variants for kv in v.split(",")):
+        ap.error("--variant takes VAR=VALUE[,VAR=VALUE]")
     if args.contention < 0:
         ap.error("--contention N needs N >= 0")
     if args.interleaved:
@@ -785,7 +816,8 @@ def main(argv=None) -> int:
             for name in args.models:
                 log(f"{name}:")
                 results.append(compare_model(name, args.size, args.threads, args.rounds,
-                                             args.peers, tmp, log, args.interleaved))
+                                             args.peers, tmp, log, args.interleaved,
+                                             tuple(args.variants)))
     finally:
         stop_contention(busy)
     write_report(args.out, results, args, versions, cpu, time.time() - t0)
