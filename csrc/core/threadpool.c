@@ -42,11 +42,16 @@
  * threads; they are pinned again when a load check finds the machine no longer oversubscribed. The
  * load is checked at creation and every LOAD_CHECK_NS: the runnable threads of /proc/loadavg other
  * than the pool's own, plus the pool's threads, above the cores the process may use means
- * oversubscribed, and then the pool does not pin. */
+ * oversubscribed, and then the pool does not pin, and its solo stretches last SOLO_OVER_MIN_NS
+ * at least. */
 #define WINDOW_NS 2000000
 #define WINDOW_JOBS 256
 #define SOLO_GAIN_PCT 10
 #define SOLO_MIN_NS 4000000
+/* While the load check finds the machine oversubscribed, solo stretches last at least this long
+ * and one starts when it first finds so: a worker that shares its core with another runnable
+ * thread is late on most jobs, and each try of the workers can cost a scheduler time slice. */
+#define SOLO_OVER_MIN_NS 64000000
 #define SOLO_MAX_NS 500000000
 #define UNPIN_STREAK 3
 #define LOAD_CHECK_NS 1000000000
@@ -390,18 +395,21 @@ mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
       return mace_error(MACE_OUT_OF_RESOURCES, "could not start worker thread %d", i);
     }
   }
-  if (n_cpus) {
-    p->caller_cpu = cpus[0];
-    /* Pinned unless the machine is oversubscribed now: the least of three looks a fraction
-     * of a millisecond apart, so a thread that runs for a moment does not count. */
-    int over = !p->adapt ? 0 : 1;
-    for (int look = 0; over && look < 3; ++look) {
-      if (look) nanosleep(&(struct timespec){0, 200000}, NULL);
-      over = machine_oversubscribed(p);
-    }
-    if (over) p->over_checks = 2;
-    set_pinned(p, !over);
+  if (n_cpus) p->caller_cpu = cpus[0];
+  /* Pinned, and workers used from the first job, unless the machine is oversubscribed now: the
+   * least of three looks a fraction of a millisecond apart, so a thread that runs for a moment
+   * (or a worker not yet polling) does not count. */
+  int over = !p->adapt ? 0 : 1;
+  for (int look = 0; over && look < 3; ++look) {
+    if (look) nanosleep(&(struct timespec){0, 200000}, NULL);
+    over = machine_oversubscribed(p);
   }
+  if (over) {
+    p->over_checks = 2;
+    p->solo_until_ns = now_ns() + SOLO_OVER_MIN_NS;
+    p->solo_backoff_ns = 2 * SOLO_OVER_MIN_NS;
+  }
+  set_pinned(p, !over);
 done:
   p->next_load_check_ns = now_ns() + LOAD_CHECK_NS;
   *out = p;
@@ -481,13 +489,23 @@ void mace_threadpool_get_stats(mace_threadpool *p, mace_threadpool_stats *out) {
   pthread_mutex_unlock(&p->job_mu);
 }
 
+/* The shortest solo stretch now. */
+static int64_t solo_floor_ns(const mace_threadpool *p) {
+  return p->over_checks >= 2 ? SOLO_OVER_MIN_NS : SOLO_MIN_NS;
+}
+
 /* The load check, at most every LOAD_CHECK_NS (under job_mu): two checks in a row that agree
- * unpin or pin the pool, the latter only while its workers keep up. */
+ * unpin or pin the pool (the latter only while its workers keep up); the second that finds the
+ * machine oversubscribed starts a solo stretch. */
 static void check_load(mace_threadpool *p, int64_t now) {
-  if (now < p->next_load_check_ns || p->caller_cpu < 0 || !p->adapt) return;
+  if (now < p->next_load_check_ns || !p->adapt) return;
   p->next_load_check_ns = now + LOAD_CHECK_NS;
   if (machine_oversubscribed(p)) {
-    if (++p->over_checks >= 2) set_pinned(p, 0);
+    if (++p->over_checks == 2 && p->solo_until_ns < now + SOLO_OVER_MIN_NS) {
+      p->solo_until_ns = now + SOLO_OVER_MIN_NS;
+      if (p->solo_backoff_ns < 2 * SOLO_OVER_MIN_NS) p->solo_backoff_ns = 2 * SOLO_OVER_MIN_NS;
+    }
+    if (p->over_checks >= 2) set_pinned(p, 0);
   } else {
     p->over_checks = 0;
     if (p->fail_streak == 0 && now >= p->solo_until_ns) set_pinned(p, 1);
@@ -507,10 +525,12 @@ static void account_job(mace_threadpool *p, int64_t actual_ns, int64_t solo_ns, 
   if (paid) { /* halved, not reset: on a machine where the workers get their cores only now
                 * and then, each failed try can cost a run's time */
     p->fail_streak = 0;
-    p->solo_backoff_ns = p->solo_backoff_ns / 2 < SOLO_MIN_NS ? SOLO_MIN_NS : p->solo_backoff_ns / 2;
+    const int64_t floor = solo_floor_ns(p);
+    p->solo_backoff_ns = p->solo_backoff_ns / 2 < floor ? floor : p->solo_backoff_ns / 2;
     return;
   }
   ++p->stats.solo_windows;
+  if (p->solo_backoff_ns < solo_floor_ns(p)) p->solo_backoff_ns = solo_floor_ns(p);
   p->solo_until_ns = now + p->solo_backoff_ns;
   p->solo_backoff_ns = p->solo_backoff_ns * 2 > SOLO_MAX_NS ? SOLO_MAX_NS : p->solo_backoff_ns * 2;
   if (++p->fail_streak >= UNPIN_STREAK) set_pinned(p, 0);
