@@ -32,7 +32,10 @@ Busy machines (issue 36): --contention runs a CPU-bound process (a Python busy l
 on any core) beside the engines for the whole measurement, as a build or a browser tab would;
 --interleaved loads mace and onnxruntime at the same thread count in one process and, in each
 round, alternates their runs with no pause for WARM_S, then times one run of each, back to back,
-as a pipeline mixing the two libraries would (onnxruntime is the only peer there).
+as a pipeline mixing the two libraries would (onnxruntime is the only peer there; --ort-threads N
+keeps onnxruntime at N threads in every pair, so that mace at 1 and at N threads meet the same
+session). --variant VAR=VALUE adds mace with that environment (e.g. MACE_THREAD_ADAPT=0, the
+thread pool without its busy-machine policy) as another column of the same rounds.
 """
 from __future__ import annotations
 
@@ -414,7 +417,8 @@ def _interleaved_main(conn, eng: str, path: str, wd: str, shape, threads: int, x
     try:
         pin_to_cores(threads)
         fm = make_mace(path, wd, shape, threads)
-        fo = make_onnxruntime(path, wd, shape, threads)
+        fo = make_onnxruntime(path, wd, shape, int(os.environ.get("MACE_COMPARE_ORT_THREADS") or
+                                                   threads))
         for _ in range(WARMUP):
             ym, yo = fm(x), fo(x)
         conn.send(("ok", (np.asarray(ym), np.asarray(yo))))
@@ -594,7 +598,10 @@ def mode_note(args) -> str:
         note += (f" **Contention:** {args.contention} CPU-bound process(es) (a Python busy loop, "
                  "not pinned) ran beside the engines for the whole measurement.")
     if args.interleaved:
-        note += (" **Interleaved:** mace and onnxruntime at the same thread count share one "
+        ort = (f"onnxruntime at {args.ort_threads} thread(s) in every pair (its column gives that "
+               "session's time beside mace at the row's thread count)" if args.ort_threads else
+               "onnxruntime at the same thread count")
+        note += (f" **Interleaved:** mace and {ort} share one "
                  f"process; each round alternates their runs with no pause for {WARM_S * 1e3:.0f}"
                  " ms, then times one mace run and at once one onnxruntime run.")
     if args.variants:
@@ -769,6 +776,10 @@ def main(argv=None) -> int:
     ap.add_argument("--interleaved", action="store_true",
                     help="mace and onnxruntime in one process, their runs alternating with no "
                          "pause (onnxruntime is the only peer)")
+    ap.add_argument("--ort-threads", type=int, default=0, metavar="N",
+                    help="with --interleaved: onnxruntime at N threads in every pair (default: "
+                         "mace's thread count), e.g. 2 to time mace at 1 and 2 threads beside the "
+                         "same 2-thread onnxruntime session")
     ap.add_argument("--variant", action="append", default=[], metavar="VAR=VALUE[,VAR=VALUE]",
                     help="also time mace with these environment variables set in its process, "
                          "in the same rounds (a column mace[VAR=VALUE]; e.g. MACE_THREAD_ADAPT=0)")
@@ -792,6 +803,10 @@ def main(argv=None) -> int:
         ap.error("--contention N needs N >= 0")
     if args.interleaved:
         args.peers = ["onnxruntime"]
+    if args.ort_threads:
+        if not args.interleaved or args.ort_threads < 1:
+            ap.error("--ort-threads N takes N >= 1 and goes with --interleaved")
+        os.environ["MACE_COMPARE_ORT_THREADS"] = str(args.ort_threads)  # read by the pairs' processes
     if args.int8 and (args.contention or args.interleaved):
         ap.error("--int8 does not take --contention or --interleaved")
     if args.int8:

@@ -418,6 +418,14 @@ done:
 
 void mace_threadpool_destroy(mace_threadpool *p) {
   if (!p) return;
+  if (p->workers)
+    MACE_VLOG(1, "thread pool of %d: %llu jobs to the workers (the caller ran %llu of their %llu "
+              "chunks and slept on %llu), %llu on the caller alone; %llu of %llu windows without "
+              "gain; %llu pins, %llu unpins", p->size, (unsigned long long)p->stats.jobs,
+              (unsigned long long)p->stats.caller_chunks, (unsigned long long)p->stats.chunks,
+              (unsigned long long)p->stats.caller_sleeps, (unsigned long long)p->stats.solo_jobs,
+              (unsigned long long)p->stats.solo_windows, (unsigned long long)p->stats.windows,
+              (unsigned long long)p->stats.pins, (unsigned long long)p->stats.unpins);
   if (p->workers) {
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
