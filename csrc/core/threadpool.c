@@ -41,7 +41,7 @@
  * pays), then tries its workers again. UNPIN_STREAK failing windows in a row unpin the pool's
  * threads; they are pinned again when a load check finds the machine no longer oversubscribed. The
  * load is checked at creation and every LOAD_CHECK_NS: the runnable threads of /proc/loadavg other
- * than the pool's own, plus the pool's threads, above the cores the process may use means
+ * than the pool's own, plus the pool's threads, above the machine's online cores means
  * oversubscribed, and then the pool does not pin, and its solo stretches last SOLO_OVER_MIN_NS
  * at least. */
 #define WINDOW_NS 2000000
@@ -121,7 +121,7 @@ struct mace_threadpool {
   int caller_cpu;           /* the caller's core under the policy, or -1 */
   int *cpu_of;              /* owned, size - 1: worker i + 1's core under the policy, or -1 */
   cpu_set_t allowed;        /* the process's cores at creation (unpinned threads get these) */
-  int n_allowed;
+  int n_online;             /* the machine's online cores */
   atomic_int pinned;        /* the threads hold their policy's cores now */
   int refs;                 /* shared pools: engines holding it (under g_shared_mu) */
   struct mace_threadpool *next_shared;
@@ -268,10 +268,14 @@ static int other_runnable(mace_threadpool *p) {
   return running > own ? running - own : 0;
 }
 
-/* Whether this pool's threads and the other runnable ones outnumber the process's cores. */
+/* Whether this pool's threads and the other runnable ones outnumber the machine's cores. The
+ * machine's, not the process's: /proc/loadavg counts every core's threads, and a process kept to
+ * a few cores of a large machine (a container's cpuset, a benchmark's pinning) would otherwise
+ * count the whole machine's load against them. Contention on its own cores shows in the job
+ * windows instead. */
 static int machine_oversubscribed(mace_threadpool *p) {
   const int others = other_runnable(p);
-  return others >= 0 && others + p->size > p->n_allowed;
+  return others >= 0 && others + p->size > p->n_online;
 }
 
 /* This thread's armed binding (bind_caller), taken up by its first parallel job. */
@@ -352,12 +356,10 @@ mace_status mace_threadpool_create(int num_threads, mace_affinity affinity,
   p->caller_cpu = -1;
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
   p->spin_ns = cores > 0 && num_threads > cores ? 0 : spin_ns_config();
-  if (sched_getaffinity(0, sizeof(p->allowed), &p->allowed) == 0) {
-    p->n_allowed = CPU_COUNT(&p->allowed);
-  } else {
+  p->n_online = cores > 0 ? (int)cores : 1;
+  if (sched_getaffinity(0, sizeof(p->allowed), &p->allowed) != 0) {
     CPU_ZERO(&p->allowed);
     for (long c = 0; c < cores && c < CPU_SETSIZE; ++c) CPU_SET((int)c, &p->allowed);
-    p->n_allowed = cores > 0 ? (int)cores : 1;
   }
   p->solo_backoff_ns = SOLO_MIN_NS;
   pthread_mutex_init(&p->job_mu, NULL);
