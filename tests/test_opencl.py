@@ -268,6 +268,35 @@ def _reduce(op, axes, keepdims):
     return model, {"x": rand(2, 5, 6, seed=6)}
 
 
+def _slice():
+    inits = [("st", np.array([1, -1], np.int64)), ("en", np.array([6, -9], np.int64)),
+             ("ax", np.array([1, 3], np.int64)), ("sp", np.array([2, -2], np.int64))]
+    model = make_model([helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])],
+                       [("x", np.float32, [2, 7, 3, 8])], [("y", np.float32, None)], inits,
+                       name="slice")
+    return model, {"x": rand(2, 7, 3, 8, seed=7)}
+
+
+def _depth_space(op, **attrs):
+    shape = [1, 8, 3, 4] if op == "DepthToSpace" else [1, 2, 6, 8]
+    model = make_model([helper.make_node(op, ["x"], ["y"], blocksize=2, **attrs)],
+                       [("x", np.float32, shape)], [("y", np.float32, None)], name=op)
+    return model, {"x": rand(*shape, seed=8)}
+
+
+def _channel_shuffle(groups=3, c=12, hw=4):
+    """ChannelShuffle (no ONNX op converts to it; ShuffleNet's Reshape/Transpose/Reshape stays
+    three ops), made by retyping a converted Relu."""
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])],
+                       [("x", np.float32, [1, c, hw, hw])], [("y", np.float32, None)],
+                       name="channel_shuffle")
+    m = mace.convert(model)
+    (op,) = m.graph.ops
+    op.type, op.args = "ChannelShuffle", {"group": groups}
+    m.invalidate()
+    return m, {"x": rand(1, c, hw, hw, seed=9)}
+
+
 # name -> (builder, outputs are sums of many terms)
 CASES = {
     "conv3x3": (lambda: _conv("conv3x3", 6, 8, 3, pad=1), True),
@@ -315,6 +344,11 @@ CASES = {
     "batchnorm_3d": (_batchnorm_3d, False),
     "bias_add": (_bias_add, False),
     "split": (_split, False),
+    "slice": (_slice, False),
+    "depth_to_space_dcr": (lambda: _depth_space("DepthToSpace", mode="DCR"), False),
+    "depth_to_space_crd": (lambda: _depth_space("DepthToSpace", mode="CRD"), False),
+    "space_to_depth": (lambda: _depth_space("SpaceToDepth"), False),
+    "channel_shuffle": (_channel_shuffle, False),
     "layernorm": (_layernorm, False),
 }
 
