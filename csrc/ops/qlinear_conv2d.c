@@ -10,9 +10,10 @@
  *   RELU | RELUX (max_limit), applied as the clamp of the requantization.
  * y = requant(bias[c] + sum w * (x - x_zp)), docs/int8.md, with M = x_scale * w_scale[c] /
  * y_scale. Each image and group is one int8 GEMM (ops/qgemm_dispatch.h): M = C_out / group,
- * N = H_out * W_out, B = the input for 1x1 / stride 1 / no padding, else its im2col in the
- * scratch padded with x's zero point. Depthwise convolutions (one input and output channel per
- * group) are direct (kernels/cpu/qdwconv.h, the active ISA's variant), a plane per work item.
+ * N = H_out * W_out, B = the input for 1x1 / stride 1 / no padding, else its im2col padded
+ * with x's zero point, which the GEMM's packer reads straight from the input (mace_qgemm_conv,
+ * never stored). Depthwise convolutions (one input and output channel per group) are direct
+ * (kernels/cpu/qdwconv.h, the active ISA's variant), a plane per work item.
  */
 #include <string.h>
 
@@ -185,53 +186,8 @@ static mace_status qconv_infer(mace_op *op) {
   op->outputs[0]->zero_point = st->out.zp;
   op->macs = st->n * st->c_out * st->gn * st->gk;
   op->scratch_bytes = 0;
-  if (!st->depthwise) {
-    const size_t col = st->direct_b ? 0 : (size_t)((st->gk * st->gn + 63) / 64 * 64);
-    op->scratch_bytes = col + mace_qgemm_scratch_bytes(st->f, st->gm, st->gn, st->gk);
-  }
+  if (!st->depthwise) op->scratch_bytes = mace_qgemm_scratch_bytes(st->f, st->gm, st->gn, st->gk);
   return MACE_OK;
-}
-
-/* im2col of one image and group: rows [begin, end) of the K x N matrix B, the padding filled
- * with x's zero point; each row a run of output rows, the columns inside the input copied. */
-typedef struct im2col_job {
-  const qconv_state *st;
-  const uint8_t *x; /* the group's first input plane */
-  uint8_t *col;
-} im2col_job;
-
-static void im2col_range(void *ctx, int64_t begin, int64_t end) {
-  const im2col_job *j = ctx;
-  const qconv_state *st = j->st;
-  const uint8_t pad = (uint8_t)st->x_zp;
-  const int64_t sw = st->strides[1];
-  for (int64_t r = begin; r < end; ++r) {
-    const int64_t c = r / (st->kh * st->kw), ky = r / st->kw % st->kh, kx = r % st->kw;
-    const uint8_t *plane = j->x + c * st->h * st->w;
-    const int64_t off = kx * st->dilations[1] - st->pad_l; /* ix = ox * sw + off */
-    int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-    int64_t hi = st->w - 1 - off >= 0 ? (st->w - 1 - off) / sw + 1 : 0;
-    uint8_t *d = j->col + r * st->gn;
-    if (lo > st->ow) lo = st->ow;
-    if (hi > st->ow) hi = st->ow;
-    if (hi < lo) hi = lo;
-    for (int64_t oy = 0; oy < st->oh; ++oy, d += st->ow) {
-      const int64_t iy = oy * st->strides[0] - st->pad_t + ky * st->dilations[0];
-      const uint8_t *src;
-      if (iy < 0 || iy >= st->h) {
-        memset(d, pad, (size_t)st->ow);
-        continue;
-      }
-      memset(d, pad, (size_t)lo);
-      src = plane + iy * st->w + off;
-      if (sw == 1) {
-        memcpy(d + lo, src + lo, (size_t)(hi - lo));
-      } else {
-        for (int64_t ox = lo; ox < hi; ++ox) d[ox] = src[ox * sw];
-      }
-      memset(d + hi, pad, (size_t)(st->ow - hi));
-    }
-  }
 }
 
 /* Depthwise: planes [begin, end) of (image, channel), on the active ISA's kernel. */
@@ -274,10 +230,11 @@ static mace_status qconv_run(mace_op *op) {
     return MACE_OK;
   }
   {
-    const size_t col_bytes = st->direct_b ? 0 : (size_t)((st->gk * st->gn + 63) / 64 * 64);
-    uint8_t *col = (uint8_t *)op->scratch;
-    void *gemm_scratch = (uint8_t *)op->scratch + col_bytes;
     mace_qgemm_args g;
+    mace_qgemm_conv cv = {.h = st->h, .w = st->w, .oh = st->oh, .ow = st->ow, .kh = st->kh,
+                          .kw = st->kw, .sh = st->strides[0], .sw = st->strides[1],
+                          .dh = st->dilations[0], .dw = st->dilations[1], .pt = st->pad_t,
+                          .pl = st->pad_l};
     memset(&g, 0, sizeof(g));
     g.f = st->f;
     g.m = st->gm;
@@ -296,9 +253,8 @@ static mace_status qconv_run(mace_op *op) {
         if (st->direct_b) {
           g.b = xg;
         } else {
-          im2col_job j = {st, xg, col};
-          mace_threadpool_parallel_for(op->pool, st->gk, 1, im2col_range, &j);
-          g.b = col;
+          cv.x = xg;
+          g.conv = &cv;
         }
         g.a_packed = st->packed_w + (size_t)grp * st->packed_group_bytes;
         g.a_row_sums = row_sums(st) + grp * st->gm;
@@ -306,7 +262,7 @@ static mace_status qconv_run(mace_op *op) {
         g.mult = mult(st) + grp * st->gm;
         g.shift = shift(st) + grp * st->gm;
         g.c = y + (img * st->c_out + grp * st->gm) * st->gn;
-        mace_qgemm_run(op->pool, &g, gemm_scratch);
+        mace_qgemm_run(op->pool, &g, op->scratch);
       }
   }
   return MACE_OK;

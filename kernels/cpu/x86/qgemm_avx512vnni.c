@@ -59,6 +59,63 @@ void mace_qgemm_16x16__avx512vnni(int64_t kp, const int8_t *a, const void *b, in
   _mm512_storeu_si512((void *)(acc + 15 * 16), c15);
 }
 
+/* One row of requant.h's formula on 16 lanes (see mace_qgemm_requant__avx512vnni below). */
+static inline __m512i requant_row(__m512i x, int32_t bias, int32_t mult, int32_t shift,
+                                  __m512i lo, __m512i hi, __m512i zp) {
+  const int right = shift > 0 ? shift : 0;
+  const __m512i m = _mm512_set1_epi32(mult);
+  const __m512i round =
+      _mm512_set1_epi64(((int64_t)1 << 30) + (right > 0 ? (int64_t)1 << (30 + right) : 0));
+  __m512i t;
+  x = _mm512_add_epi32(x, _mm512_set1_epi32(bias));
+  if (shift < 0) x = _mm512_sll_epi32(x, _mm_cvtsi32_si128(-shift));
+  const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
+  const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), round);
+  if (right > 0) {
+    t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 32), po);
+    t = _mm512_sra_epi32(t, _mm_cvtsi32_si128(right - 1));
+  } else {
+    t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 31),
+                                _mm512_slli_epi64(po, 1));
+  }
+  return _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(t, lo), hi), zp);
+}
+
+/* The 16x16 kernel with the output stage on its registers (kernels/cpu/qgemm.h,
+ * mace_qgemm_ukernel_out): rows < mr and columns < nr of the tile requantized and stored as
+ * bytes, C's columns contiguous. */
+void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b, int64_t mr,
+                                      int64_t nr, const int32_t *bias, const int32_t *mult,
+                                      const int32_t *shift, const mace_qgemm_out *q, void *c,
+                                      int64_t c_rs) {
+  const uint8_t *bp = (const uint8_t *)b;
+  __m512i acc[16];
+  for (int i = 0; i < 16; ++i) acc[i] = _mm512_setzero_si512();
+  for (int64_t k = 0; k < kp; k += 4) {
+    const __m512i vb = _mm512_loadu_si512((const void *)bp);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
+    for (int i = 0; i < 16; ++i) acc[i] = _mm512_dpbusd_epi32(acc[i], vb, bcast_a(a, i));
+    a += 64;
+    bp += 64;
+  }
+  {
+    const __m512i zp = _mm512_set1_epi32(q->zp);
+    const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
+    const __mmask16 mask = nr >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (unsigned)nr) - 1u);
+    int8_t *cr = (int8_t *)c;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
+    for (int i = 0; i < 16; ++i) {
+      if (i >= mr) break;
+      _mm512_mask_cvtepi32_storeu_epi8(cr + i * c_rs, mask,
+                                       requant_row(acc[i], bias[i], mult[i], shift[i], lo, hi, zp));
+    }
+  }
+}
+
 /* The output stage, 16 columns of a row per vector (docs/int8.md, "Requantization"). The
  * two roundings fold into one: with a = x * mult + 2^30 (64-bit, vpmuldq on the even and the
  * odd lanes), t = ((a >> 31) + 2^(r-1)) >> r = (a + 2^(30+r)) >> (31 + r) exactly, for r =
