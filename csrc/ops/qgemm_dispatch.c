@@ -232,42 +232,31 @@ static void pack_b(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int6
   }
 }
 
-/* One row of a convolution's virtual B (mace_qgemm_conv) over the panel columns [col0, col0 +
- * cols), col0 = oy0 * ow + ox0: a pointer straight into x when the columns are one run of an output row inside the
- * plane at stride 1, else the row gathered into tmp (outside the plane: the zero point zp). */
+/* One row of a convolution's virtual B (mace_qgemm_conv), input channel c and filter tap (ky,
+ * kx), over the panel's columns: iy0[j], ix0[j] are column j's window origin (oy * sh - pt,
+ * ox * sw - pl). When the panel lies in one output row (run) and the row's taps are inside the
+ * plane: a pointer straight into x at stride 1, a strided copy into tmp at stride 2; else the
+ * row gathered into tmp with the zero point zp outside the plane. */
 static const uint8_t *conv_row(const mace_qgemm_conv *cv, int64_t c, int64_t ky, int64_t kx,
-                               int64_t oy0, int64_t ox0, int64_t cols, uint8_t zp,
-                               uint8_t *tmp) {
+                               const int32_t *iy0, const int32_t *ix0, int64_t cols, int run,
+                               uint8_t zp, uint8_t *tmp) {
   const uint8_t *plane = (const uint8_t *)cv->x + c * cv->h * cv->w;
-  int64_t oy = oy0, ox = ox0, j = 0;
-  const int64_t dy = ky * cv->dh - cv->pt, dx = kx * cv->dw - cv->pl;
-  if (cv->sw == 1 && ox + cols <= cv->ow) {
-    const int64_t iy = oy * cv->sh + dy, ix = ox + dx;
-    if (iy >= 0 && iy < cv->h && ix >= 0 && ix + cols <= cv->w) return plane + iy * cv->w + ix;
-  }
-  while (j < cols) {
-    const int64_t seg = cv->ow - ox < cols - j ? cv->ow - ox : cols - j;
-    const int64_t iy = oy * cv->sh + dy;
-    if (iy < 0 || iy >= cv->h) {
-      memset(tmp + j, zp, (size_t)seg);
-    } else {
-      /* ix = (ox + i) * sw + dx inside [0, w) for i in [lo, hi) */
-      const uint8_t *src = plane + iy * cv->w;
-      const int64_t x0 = ox * cv->sw + dx;
-      int64_t lo = x0 >= 0 ? 0 : (-x0 + cv->sw - 1) / cv->sw;
-      int64_t hi = cv->w - 1 - x0 >= 0 ? (cv->w - 1 - x0) / cv->sw + 1 : 0;
-      if (hi > seg) hi = seg;
-      if (lo > hi) lo = hi;
-      memset(tmp + j, zp, (size_t)lo);
-      if (cv->sw == 1)
-        memcpy(tmp + j + lo, src + x0 + lo, (size_t)(hi - lo));
-      else
-        for (int64_t i = lo; i < hi; ++i) tmp[j + i] = src[x0 + i * cv->sw];
-      memset(tmp + j + hi, zp, (size_t)(seg - hi));
+  const int32_t dy = (int32_t)(ky * cv->dh), dx = (int32_t)(kx * cv->dw);
+  const uint32_t h = (uint32_t)cv->h, w = (uint32_t)cv->w;
+  if (run) {
+    const int32_t iy = iy0[0] + dy, ix = ix0[0] + dx;
+    if ((uint32_t)iy < h && ix >= 0 && ix + (cols - 1) * cv->sw < (int64_t)w) {
+      const uint8_t *src = plane + (int64_t)iy * cv->w + ix;
+      if (cv->sw == 1) return src;
+      if (cv->sw == 2) { /* a constant stride the vectorizer deinterleaves */
+        for (int64_t j = 0; j < cols; ++j) tmp[j] = src[2 * j];
+        return tmp;
+      }
     }
-    j += seg;
-    ox = 0;
-    ++oy;
+  }
+  for (int64_t j = 0; j < cols; ++j) {
+    const int32_t iy = iy0[j] + dy, ix = ix0[j] + dx;
+    tmp[j] = ((uint32_t)iy < h && (uint32_t)ix < w) ? plane[(int64_t)iy * cv->w + ix] : zp;
   }
   return tmp;
 }
@@ -284,8 +273,17 @@ static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin,
   uint8_t tmp[QGEMM_MAX_KU][QGEMM_MAX_NR];
   for (int64_t p = p_begin; p < p_end; ++p) {
     const int64_t col0 = p * nr, cols = g->n - col0 < nr ? g->n - col0 : nr;
-    const int64_t oy0 = col0 / cv->ow, ox0 = col0 % cv->ow;
+    const int run = col0 % cv->ow + cols <= cv->ow;
+    int32_t iy0[QGEMM_MAX_NR], ix0[QGEMM_MAX_NR];
     int64_t c = 0, ky = 0, kx = 0; /* k's position in the filter, stepped along with k */
+    for (int64_t j = 0, oy = col0 / cv->ow, ox = col0 % cv->ow; j < cols; ++j) {
+      iy0[j] = (int32_t)(oy * cv->sh - cv->pt);
+      ix0[j] = (int32_t)(ox * cv->sw - cv->pl);
+      if (++ox == cv->ow) {
+        ox = 0;
+        ++oy;
+      }
+    }
     for (int64_t k0 = 0; k0 < kp; k0 += ku) {
       uint8_t *d = dst + p * nr * kp + k0 * nr;
       const uint8_t *rows[QGEMM_MAX_KU];
@@ -295,7 +293,7 @@ static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin,
           rows[u] = tmp[u];
           continue;
         }
-        rows[u] = conv_row(cv, c, ky, kx, oy0, ox0, cols, zp, tmp[u]);
+        rows[u] = conv_row(cv, c, ky, kx, iy0, ix0, cols, run, zp, tmp[u]);
         if (++kx == cv->kw) {
           kx = 0;
           if (++ky == cv->kh) {
