@@ -89,14 +89,26 @@ void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b
                                       const int32_t *shift, const mace_qgemm_out *q, void *c,
                                       int64_t c_rs) {
   const uint8_t *bp = (const uint8_t *)b;
-  __m512i acc[16];
-  for (int i = 0; i < 16; ++i) acc[i] = _mm512_setzero_si512();
+  __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,
+          c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0, c12 = c0, c13 = c0, c14 = c0, c15 = c0;
   for (int64_t k = 0; k < kp; k += 4) {
     const __m512i vb = _mm512_loadu_si512((const void *)bp);
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 16
-#endif
-    for (int i = 0; i < 16; ++i) acc[i] = _mm512_dpbusd_epi32(acc[i], vb, bcast_a(a, i));
+    c0 = _mm512_dpbusd_epi32(c0, vb, bcast_a(a, 0));
+    c1 = _mm512_dpbusd_epi32(c1, vb, bcast_a(a, 1));
+    c2 = _mm512_dpbusd_epi32(c2, vb, bcast_a(a, 2));
+    c3 = _mm512_dpbusd_epi32(c3, vb, bcast_a(a, 3));
+    c4 = _mm512_dpbusd_epi32(c4, vb, bcast_a(a, 4));
+    c5 = _mm512_dpbusd_epi32(c5, vb, bcast_a(a, 5));
+    c6 = _mm512_dpbusd_epi32(c6, vb, bcast_a(a, 6));
+    c7 = _mm512_dpbusd_epi32(c7, vb, bcast_a(a, 7));
+    c8 = _mm512_dpbusd_epi32(c8, vb, bcast_a(a, 8));
+    c9 = _mm512_dpbusd_epi32(c9, vb, bcast_a(a, 9));
+    c10 = _mm512_dpbusd_epi32(c10, vb, bcast_a(a, 10));
+    c11 = _mm512_dpbusd_epi32(c11, vb, bcast_a(a, 11));
+    c12 = _mm512_dpbusd_epi32(c12, vb, bcast_a(a, 12));
+    c13 = _mm512_dpbusd_epi32(c13, vb, bcast_a(a, 13));
+    c14 = _mm512_dpbusd_epi32(c14, vb, bcast_a(a, 14));
+    c15 = _mm512_dpbusd_epi32(c15, vb, bcast_a(a, 15));
     a += 64;
     bp += 64;
   }
@@ -105,14 +117,27 @@ void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b
     const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
     const __mmask16 mask = nr >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (unsigned)nr) - 1u);
     int8_t *cr = (int8_t *)c;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 16
-#endif
-    for (int i = 0; i < 16; ++i) {
-      if (i >= mr) break;
-      _mm512_mask_cvtepi32_storeu_epi8(cr + i * c_rs, mask,
-                                       requant_row(acc[i], bias[i], mult[i], shift[i], lo, hi, zp));
-    }
+#define QGEMM_OUT_ROW(i, ci)                                                                   \
+  if ((i) < mr)                                                                                \
+    _mm512_mask_cvtepi32_storeu_epi8(                                                          \
+        cr + (i) * c_rs, mask, requant_row(ci, bias[i], mult[i], shift[i], lo, hi, zp));
+    QGEMM_OUT_ROW(0, c0)
+    QGEMM_OUT_ROW(1, c1)
+    QGEMM_OUT_ROW(2, c2)
+    QGEMM_OUT_ROW(3, c3)
+    QGEMM_OUT_ROW(4, c4)
+    QGEMM_OUT_ROW(5, c5)
+    QGEMM_OUT_ROW(6, c6)
+    QGEMM_OUT_ROW(7, c7)
+    QGEMM_OUT_ROW(8, c8)
+    QGEMM_OUT_ROW(9, c9)
+    QGEMM_OUT_ROW(10, c10)
+    QGEMM_OUT_ROW(11, c11)
+    QGEMM_OUT_ROW(12, c12)
+    QGEMM_OUT_ROW(13, c13)
+    QGEMM_OUT_ROW(14, c14)
+    QGEMM_OUT_ROW(15, c15)
+#undef QGEMM_OUT_ROW
   }
 }
 
