@@ -238,11 +238,17 @@ static void pack_b(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int6
  * plane: a pointer straight into x at stride 1, a strided copy into tmp at stride 2; else the
  * row gathered into tmp with the zero point zp outside the plane. */
 static const uint8_t *conv_row(const mace_qgemm_conv *cv, int64_t c, int64_t ky, int64_t kx,
-                               const int32_t *iy0, const int32_t *ix0, int64_t cols, int run,
-                               uint8_t zp, uint8_t *tmp) {
+                               const int32_t *iy0, const int32_t *ix0, const int32_t *off0,
+                               int64_t cols, int run, uint8_t zp, uint8_t *tmp) {
   const uint8_t *plane = (const uint8_t *)cv->x + c * cv->h * cv->w;
   const int32_t dy = (int32_t)(ky * cv->dh), dx = (int32_t)(kx * cv->dw);
   const uint32_t h = (uint32_t)cv->h, w = (uint32_t)cv->w;
+  if (off0) { /* every window inside the planes: a plain gather */
+    const uint8_t *base = plane + dy * cv->w + dx;
+    if (run && cv->sw == 1) return base + off0[0];
+    for (int64_t j = 0; j < cols; ++j) tmp[j] = base[off0[j]];
+    return tmp;
+  }
   if (run) {
     const int32_t iy = iy0[0] + dy, ix = ix0[0] + dx;
     if ((uint32_t)iy < h && ix >= 0 && ix + (cols - 1) * cv->sw < (int64_t)w) {
@@ -271,14 +277,19 @@ static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin,
   const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
   const uint8_t zp = (uint8_t)g->b_zp, pad = (uint8_t)(zp ^ flip);
   uint8_t tmp[QGEMM_MAX_KU][QGEMM_MAX_NR];
+  /* no window reaches past the planes (no padding, or the op's zero-point-bordered copy) */
+  const int inside = cv->pt == 0 && cv->pl == 0 &&
+                     (cv->oh - 1) * cv->sh + (cv->kh - 1) * cv->dh < cv->h &&
+                     (cv->ow - 1) * cv->sw + (cv->kw - 1) * cv->dw < cv->w;
   for (int64_t p = p_begin; p < p_end; ++p) {
     const int64_t col0 = p * nr, cols = g->n - col0 < nr ? g->n - col0 : nr;
     const int run = col0 % cv->ow + cols <= cv->ow;
-    int32_t iy0[QGEMM_MAX_NR], ix0[QGEMM_MAX_NR];
+    int32_t iy0[QGEMM_MAX_NR], ix0[QGEMM_MAX_NR], off0[QGEMM_MAX_NR];
     int64_t c = 0, ky = 0, kx = 0; /* k's position in the filter, stepped along with k */
     for (int64_t j = 0, oy = col0 / cv->ow, ox = col0 % cv->ow; j < cols; ++j) {
       iy0[j] = (int32_t)(oy * cv->sh - cv->pt);
       ix0[j] = (int32_t)(ox * cv->sw - cv->pl);
+      off0[j] = (int32_t)(iy0[j] * cv->w + ix0[j]);
       if (++ox == cv->ow) {
         ox = 0;
         ++oy;
@@ -293,7 +304,7 @@ static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin,
           rows[u] = tmp[u];
           continue;
         }
-        rows[u] = conv_row(cv, c, ky, kx, iy0, ix0, cols, run, zp, tmp[u]);
+        rows[u] = conv_row(cv, c, ky, kx, iy0, ix0, inside ? off0 : NULL, cols, run, zp, tmp[u]);
         if (++kx == cv->kw) {
           kx = 0;
           if (++ky == cv->kh) {
