@@ -11,9 +11,9 @@
  * y = requant(bias[c] + sum w * (x - x_zp)), docs/int8.md, with M = x_scale * w_scale[c] /
  * y_scale. Each image and group is one int8 GEMM (ops/qgemm_dispatch.h): M = C_out / group,
  * N = H_out * W_out, B = the input for 1x1 / stride 1 / no padding, else its im2col padded
- * with x's zero point, which the GEMM's packer reads straight from the input (mace_qgemm_conv,
- * never stored; a padded convolution's input is first copied into planes bordered with the
- * zero point, so that the packer's rows need no bounds). Depthwise convolutions (one input and output channel per group) are direct
+ * with x's zero point: stored in the scratch at stride 1, else read by the GEMM's packer
+ * straight from the input (mace_qgemm_conv; a padded convolution's input first copied into
+ * planes bordered with the zero point, so that the packer's rows need no bounds). Depthwise convolutions (one input and output channel per group) are direct
  * (kernels/cpu/qdwconv.h, the active ISA's variant), a plane per work item.
  */
 #include <string.h>
@@ -33,6 +33,9 @@ typedef struct qconv_state {
   int64_t n, c_in, h, w, c_out, oh, ow, kh, kw, pad_t, pad_l;
   int64_t gm, gn, gk; /* per group: C_out / g, H_out * W_out, C_in / g * kH * kW */
   int depthwise, direct_b;
+  int im2col;         /* stride 1: B stored by im2col_range (contiguous rows), else read by
+                         the packer (mace_qgemm_conv) */
+  size_t col_bytes;   /* the stored im2col's scratch */
   int64_t hp, wp;     /* the zero-point-padded input planes (0: no padding copy) */
   size_t pad_bytes;   /* their scratch, one group's planes, 64-byte multiple */
   int x_signed;
@@ -190,17 +193,64 @@ static mace_status qconv_infer(mace_op *op) {
   op->macs = st->n * st->c_out * st->gn * st->gk;
   op->scratch_bytes = 0;
   st->hp = st->wp = 0;
-  st->pad_bytes = 0;
-  if (!st->depthwise && !st->direct_b && (st->pad_t > 0 || st->pad_l > 0)) {
+  st->pad_bytes = st->col_bytes = 0;
+  /* At stride 1 whole output rows of im2col are memcpy runs and the stored B packs from
+   * contiguous rows, faster than the packer's per-panel reads; strided windows are gathered
+   * either way, and the packer saves the K x N buffer. */
+  st->im2col = !st->depthwise && !st->direct_b && st->strides[0] == 1 && st->strides[1] == 1;
+  if (st->im2col) st->col_bytes = (size_t)((st->gk * st->gn + 63) / 64 * 64);
+  if (!st->depthwise && !st->direct_b && !st->im2col && (st->pad_t > 0 || st->pad_l > 0)) {
     /* every window's rows and columns, from -pad_t and -pad_l */
     st->hp = (st->oh - 1) * st->strides[0] + (st->kh - 1) * st->dilations[0] + 1;
     st->wp = (st->ow - 1) * st->strides[1] + (st->kw - 1) * st->dilations[1] + 1;
     st->pad_bytes = (size_t)((st->c_in / st->group * st->hp * st->wp + 63) / 64 * 64);
   }
   if (!st->depthwise)
-    op->scratch_bytes =
-        st->pad_bytes + mace_qgemm_scratch_bytes(st->f, st->gm, st->gn, st->gk);
+    op->scratch_bytes = st->col_bytes + st->pad_bytes +
+                        mace_qgemm_scratch_bytes(st->f, st->gm, st->gn, st->gk);
   return MACE_OK;
+}
+
+/* im2col of one image and group: rows [begin, end) of the K x N matrix B, the padding filled
+ * with x's zero point; each row a run of output rows, the columns inside the input copied. */
+typedef struct im2col_job {
+  const qconv_state *st;
+  const uint8_t *x; /* the group's first input plane */
+  uint8_t *col;
+} im2col_job;
+
+static void im2col_range(void *ctx, int64_t begin, int64_t end) {
+  const im2col_job *j = ctx;
+  const qconv_state *st = j->st;
+  const uint8_t pad = (uint8_t)st->x_zp;
+  const int64_t sw = st->strides[1];
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t c = r / (st->kh * st->kw), ky = r / st->kw % st->kh, kx = r % st->kw;
+    const uint8_t *plane = j->x + c * st->h * st->w;
+    const int64_t off = kx * st->dilations[1] - st->pad_l; /* ix = ox * sw + off */
+    int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+    int64_t hi = st->w - 1 - off >= 0 ? (st->w - 1 - off) / sw + 1 : 0;
+    uint8_t *d = j->col + r * st->gn;
+    if (lo > st->ow) lo = st->ow;
+    if (hi > st->ow) hi = st->ow;
+    if (hi < lo) hi = lo;
+    for (int64_t oy = 0; oy < st->oh; ++oy, d += st->ow) {
+      const int64_t iy = oy * st->strides[0] - st->pad_t + ky * st->dilations[0];
+      const uint8_t *src;
+      if (iy < 0 || iy >= st->h) {
+        memset(d, pad, (size_t)st->ow);
+        continue;
+      }
+      memset(d, pad, (size_t)lo);
+      src = plane + iy * st->w + off;
+      if (sw == 1) {
+        memcpy(d + lo, src + lo, (size_t)(hi - lo));
+      } else {
+        for (int64_t ox = lo; ox < hi; ++ox) d[ox] = src[ox * sw];
+      }
+      memset(d + hi, pad, (size_t)(st->ow - hi));
+    }
+  }
 }
 
 /* A group's input planes copied into hp x wp planes bordered with the zero point (row r, column
@@ -292,6 +342,11 @@ static mace_status qconv_run(mace_op *op) {
         const uint8_t *xg = x + (img * st->c_in + grp * (st->c_in / st->group)) * st->h * st->w;
         if (st->direct_b) {
           g.b = xg;
+        } else if (st->im2col) {
+          im2col_job j = {st, xg, (uint8_t *)op->scratch};
+          mace_threadpool_parallel_for(op->pool, st->gk, 1, im2col_range, &j);
+          g.b = op->scratch;
+          g.conv = NULL;
         } else if (st->pad_bytes) {
           pad_planes(st, xg, (uint8_t *)op->scratch);
           cv.x = op->scratch;
@@ -306,7 +361,7 @@ static mace_status qconv_run(mace_op *op) {
         g.mult = mult(st) + grp * st->gm;
         g.shift = shift(st) + grp * st->gm;
         g.c = y + (img * st->c_out + grp * st->gm) * st->gn;
-        mace_qgemm_run(op->pool, &g, (uint8_t *)op->scratch + st->pad_bytes);
+        mace_qgemm_run(op->pool, &g, (uint8_t *)op->scratch + st->col_bytes + st->pad_bytes);
       }
   }
   return MACE_OK;
