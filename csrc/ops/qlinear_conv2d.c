@@ -241,14 +241,14 @@ static void im2col_range(void *ctx, int64_t begin, int64_t end) {
         memset(d, pad, (size_t)st->ow);
         continue;
       }
-      memset(d, pad, (size_t)lo);
+      if (lo > 0) memset(d, pad, (size_t)lo); /* most rows have no padding: no call */
       src = plane + iy * st->w + off;
       if (sw == 1) {
         memcpy(d + lo, src + lo, (size_t)(hi - lo));
       } else {
         for (int64_t ox = lo; ox < hi; ++ox) d[ox] = src[ox * sw];
       }
-      memset(d + hi, pad, (size_t)(st->ow - hi));
+      if (hi < st->ow) memset(d + hi, pad, (size_t)(st->ow - hi));
     }
   }
 }
