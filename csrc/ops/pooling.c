@@ -182,10 +182,8 @@ static void pooling_nchwc_range(void *p, int64_t begin, int64_t end) {
 static void maxpool_q8_range(void *p, int64_t begin, int64_t end) {
   const mace_op *op = p;
   const pooling_state *st = op->state;
-  if (op->inputs[0]->dtype == MACE_DT_I8)
-    mace_s8_maxpool2d__ref(&st->shape, op->inputs[0]->data, op->outputs[0]->data, begin, end);
-  else
-    mace_u8_maxpool2d__ref(&st->shape, op->inputs[0]->data, op->outputs[0]->data, begin, end);
+  mace_simd_active()->q8_maxpool2d(&st->shape, op->inputs[0]->dtype == MACE_DT_I8,
+                                   op->inputs[0]->data, op->outputs[0]->data, begin, end);
 }
 
 static mace_status pooling_run(mace_op *op) {

@@ -14,6 +14,7 @@
 
 /* A thread's share should hold at least this many multiply-adds. */
 #define QGEMM_MIN_MACS_PER_JOB 65536
+#define QGEMM_L2_BYTES (512 * 1024) /* a core's share of L2 the packed operands may fill */
 #define QGEMM_TILE_MAX (64 * 64) /* MR * NR of any family: the accumulator tile is on the stack */
 
 #if MACE_ENABLE_AVX512
@@ -32,6 +33,10 @@ static int has_dotprod(void) { return mace_cpu_features_get()->dotprod; }
 #define QGEMM_SUPPORTED_avx2 NULL
 #define QGEMM_SUPPORTED_neondot has_dotprod
 #define QGEMM_SUPPORTED_neon NULL
+#define QGEMM_OUT_avx512vnni mace_qgemm_16x16_out__avx512vnni
+#define QGEMM_OUT_avx2 NULL
+#define QGEMM_OUT_neondot NULL
+#define QGEMM_OUT_neon NULL
 
 /* Best first (the manifest's order, for the ISAs this build compiles); the reference family
  * last (always there). */
@@ -40,7 +45,7 @@ static const mace_qgemm_family g_all[] = {
   MACE_IF_##isa_({.name = #mr_ "x" #nr_ "__" #isa_, .isa = QGEMM_ISA_##isa_,                \
                   .supported = QGEMM_SUPPORTED_##isa_, .mr = mr_, .nr = nr_, .ku = ku_,     \
                   .b_signed = b_signed_, .ukernel = MACE_UKERNEL_NAME(function, isa_),      \
-                  .requant = requant_}, )
+                  .requant = requant_, .ukernel_out = QGEMM_OUT_##isa_}, )
 #include "kernels/cpu/manifest.inc"
     {.name = "4x8__ref", .isa = MACE_ISA_REF, .mr = MACE_QGEMM_REF_MR, .nr = MACE_QGEMM_REF_NR,
      .ku = MACE_QGEMM_REF_KU, .b_signed = 0, .ukernel = mace_qgemm_4x8__ref,
@@ -179,12 +184,17 @@ static void interleave_rows(const uint8_t *const *rows, int64_t ku, int64_t cols
  * each column's KU adjacent k; anything else, and K's last partial group, goes element by
  * element. */
 #define QGEMM_MAX_KU 16
+static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end);
 static void pack_b(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end) {
   const mace_qgemm_family *f = g->f;
   const int64_t nr = f->nr, ku = f->ku, kp = round_up(g->k, ku);
   const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
   const uint8_t pad = (uint8_t)((uint8_t)g->b_zp ^ flip);
   const uint8_t *b = (const uint8_t *)g->b;
+  if (g->conv) {
+    pack_b_conv(g, dst, p_begin, p_end);
+    return;
+  }
   for (int64_t p = p_begin; p < p_end; ++p) {
     const int64_t col0 = p * nr, cols = g->n - col0 < nr ? g->n - col0 : nr;
     for (int64_t k0 = 0; k0 < kp; k0 += ku) {
@@ -222,6 +232,93 @@ static void pack_b(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int6
   }
 }
 
+/* One row of a convolution's virtual B (mace_qgemm_conv), input channel c and filter tap (ky,
+ * kx), over the panel's columns: iy0[j], ix0[j] are column j's window origin (oy * sh - pt,
+ * ox * sw - pl). When the panel lies in one output row (run) and the row's taps are inside the
+ * plane: a pointer straight into x at stride 1, a strided copy into tmp at stride 2; else the
+ * row gathered into tmp with the zero point zp outside the plane. */
+static const uint8_t *conv_row(const mace_qgemm_conv *cv, int64_t c, int64_t ky, int64_t kx,
+                               const int32_t *iy0, const int32_t *ix0, const int32_t *off0,
+                               int64_t cols, int run, uint8_t zp, uint8_t *tmp) {
+  const uint8_t *plane = (const uint8_t *)cv->x + c * cv->h * cv->w;
+  const int32_t dy = (int32_t)(ky * cv->dh), dx = (int32_t)(kx * cv->dw);
+  const uint32_t h = (uint32_t)cv->h, w = (uint32_t)cv->w;
+  if (off0) { /* every window inside the planes: a plain gather */
+    const uint8_t *base = plane + dy * cv->w + dx;
+    if (run && cv->sw == 1) return base + off0[0];
+    for (int64_t j = 0; j < cols; ++j) tmp[j] = base[off0[j]];
+    return tmp;
+  }
+  if (run) {
+    const int32_t iy = iy0[0] + dy, ix = ix0[0] + dx;
+    if ((uint32_t)iy < h && ix >= 0 && ix + (cols - 1) * cv->sw < (int64_t)w) {
+      const uint8_t *src = plane + (int64_t)iy * cv->w + ix;
+      if (cv->sw == 1) return src;
+      if (cv->sw == 2) { /* a constant stride the vectorizer deinterleaves */
+        for (int64_t j = 0; j < cols; ++j) tmp[j] = src[2 * j];
+        return tmp;
+      }
+    }
+  }
+  for (int64_t j = 0; j < cols; ++j) {
+    const int32_t iy = iy0[j] + dy, ix = ix0[j] + dx;
+    tmp[j] = ((uint32_t)iy < h && (uint32_t)ix < w) ? plane[(int64_t)iy * cv->w + ix] : zp;
+  }
+  return tmp;
+}
+
+/* pack_b for a convolution's virtual B: KU rows at a time through interleave_rows, rows past K
+ * the zero point. */
+#define QGEMM_MAX_NR 64
+static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end) {
+  const mace_qgemm_family *f = g->f;
+  const mace_qgemm_conv *cv = g->conv;
+  const int64_t nr = f->nr, ku = f->ku, kp = round_up(g->k, ku);
+  const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
+  const uint8_t zp = (uint8_t)g->b_zp, pad = (uint8_t)(zp ^ flip);
+  uint8_t tmp[QGEMM_MAX_KU][QGEMM_MAX_NR];
+  /* no window reaches past the planes (no padding, or the op's zero-point-bordered copy) */
+  const int inside = cv->pt == 0 && cv->pl == 0 &&
+                     (cv->oh - 1) * cv->sh + (cv->kh - 1) * cv->dh < cv->h &&
+                     (cv->ow - 1) * cv->sw + (cv->kw - 1) * cv->dw < cv->w;
+  for (int64_t p = p_begin; p < p_end; ++p) {
+    const int64_t col0 = p * nr, cols = g->n - col0 < nr ? g->n - col0 : nr;
+    const int run = col0 % cv->ow + cols <= cv->ow;
+    int32_t iy0[QGEMM_MAX_NR], ix0[QGEMM_MAX_NR], off0[QGEMM_MAX_NR];
+    int64_t c = 0, ky = 0, kx = 0; /* k's position in the filter, stepped along with k */
+    for (int64_t j = 0, oy = col0 / cv->ow, ox = col0 % cv->ow; j < cols; ++j) {
+      iy0[j] = (int32_t)(oy * cv->sh - cv->pt);
+      ix0[j] = (int32_t)(ox * cv->sw - cv->pl);
+      off0[j] = (int32_t)(iy0[j] * cv->w + ix0[j]);
+      if (++ox == cv->ow) {
+        ox = 0;
+        ++oy;
+      }
+    }
+    for (int64_t k0 = 0; k0 < kp; k0 += ku) {
+      uint8_t *d = dst + p * nr * kp + k0 * nr;
+      const uint8_t *rows[QGEMM_MAX_KU];
+      for (int64_t u = 0; u < ku; ++u) {
+        if (k0 + u >= g->k) {
+          memset(tmp[u], zp, (size_t)cols);
+          rows[u] = tmp[u];
+          continue;
+        }
+        rows[u] = conv_row(cv, c, ky, kx, iy0, ix0, inside ? off0 : NULL, cols, run, zp, tmp[u]);
+        if (++kx == cv->kw) {
+          kx = 0;
+          if (++ky == cv->kh) {
+            ky = 0;
+            ++c;
+          }
+        }
+      }
+      interleave_rows(rows, ku, cols, flip, d);
+      if (cols < nr) memset(d + cols * ku, pad, (size_t)((nr - cols) * ku));
+    }
+  }
+}
+
 size_t mace_qgemm_scratch_bytes(const mace_qgemm_family *f, int64_t m, int64_t n, int64_t k) {
   const size_t packed_b = (size_t)(round_up(n, f->nr) * round_up(k, f->ku));
   const size_t bias = (size_t)m * sizeof(int32_t);
@@ -244,6 +341,12 @@ static void compute_tile(const qgemm_job *j, int64_t pa, int64_t pb) {
   const int64_t rows = g->m - i0 < mr ? g->m - i0 : mr;
   const int64_t cols = g->n - j0 < nr ? g->n - j0 : nr;
   int32_t acc[QGEMM_TILE_MAX];
+  if (f->ukernel_out && g->c_cs == 1 && !g->no_fused) {
+    f->ukernel_out(kp, g->a_packed + pa * mr * kp, j->packed_b + pb * nr * kp, rows, cols,
+                   j->bias + i0, g->mult + i0, g->shift + i0, &g->out,
+                   (uint8_t *)g->c + i0 * g->c_rs + j0, g->c_rs);
+    return;
+  }
   f->ukernel(kp, g->a_packed + pa * mr * kp, j->packed_b + pb * nr * kp, acc);
   f->requant(acc, nr, rows, cols, j->bias + i0, g->mult + i0, g->shift + i0, &g->out,
              (uint8_t *)g->c + i0 * g->c_rs + j0 * g->c_cs, g->c_rs, g->c_cs);
@@ -254,8 +357,9 @@ static void qgemm_range(void *ctx, int64_t begin, int64_t end) {
   const mace_qgemm_family *f = j->g->f;
   const int64_t pm = round_up(j->g->m, f->mr) / f->mr, pn = round_up(j->g->n, f->nr) / f->nr;
   if (j->split_m) {
-    for (int64_t pb = 0; pb < pn; ++pb)
-      for (int64_t pa = begin; pa < end; ++pa) compute_tile(j, pa, pb);
+    /* B is packed and small (it stays in L2): each A panel once, against every B panel */
+    for (int64_t pa = begin; pa < end; ++pa)
+      for (int64_t pb = 0; pb < pn; ++pb) compute_tile(j, pa, pb);
     return;
   }
   for (int64_t pb = begin; pb < end; ++pb) {
@@ -282,7 +386,11 @@ void mace_qgemm_run(mace_threadpool *pool, const mace_qgemm_args *g, void *scrat
   job.g = g;
   job.packed_b = (uint8_t *)scratch;
   job.bias = bias;
-  job.split_m = pn < 2 * threads && pm > pn;
+  /* Along A's panels when B has too few panels for the threads, or when all of packed B fits
+   * in L2 while A does not: then A is read once instead of once per B panel. */
+  job.split_m = (pn < 2 * threads && pm > pn) ||
+                (packed_b <= QGEMM_L2_BYTES && (size_t)(pm * f->mr * kp) > QGEMM_L2_BYTES / 2 &&
+                 pm >= threads);
   if (job.split_m) {
     pack_b(g, job.packed_b, 0, pn);
     grain = QGEMM_MIN_MACS_PER_JOB / (f->mr * kp * pn * f->nr) + 1;

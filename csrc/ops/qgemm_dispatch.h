@@ -22,6 +22,8 @@ typedef struct mace_qgemm_family {
   int b_signed;             /* B packed as i8 (1) or u8 (0) */
   mace_qgemm_ukernel_fn ukernel;
   mace_qgemm_requant_fn requant;
+  mace_qgemm_ukernel_out_fn ukernel_out; /* NULL, or ukernel and requant in one (C's columns
+                                            contiguous) */
 } mace_qgemm_family;
 
 /* The families this CPU supports (whatever MACE_CPU_ISA says), best first, the reference family
@@ -37,9 +39,18 @@ size_t mace_qgemm_packed_a_bytes(const mace_qgemm_family *f, int64_t m, int64_t 
 void mace_qgemm_pack_a(const mace_qgemm_family *f, int64_t m, int64_t k, const int8_t *a,
                        int64_t a_rs, int64_t a_cs, int8_t *dst, int32_t *row_sums);
 
+/* A convolution's im2col as B, never stored: B[k, j] with k = (c * kh + ky) * kw + kx and
+ * j = oy * ow + ox is x[c, oy * sh - pt + ky * dh, ox * sw - pl + kx * dw] of the h x w
+ * planes at x, or B's zero point outside them; the packer reads it straight from x. */
+typedef struct mace_qgemm_conv {
+  const void *x;
+  int64_t h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
+} mace_qgemm_conv;
+
 /* One C = requant(bias + A * (B - b_zp)) problem (docs/int8.md). A is packed (pack_a); B is
- * given by pointer and strides (B[k, j] = b[k * b_rs + j * b_cs], i8 when b_signed else u8) and
- * packed into the scratch; C[i, j] = c[i * c_rs + j * c_cs]. */
+ * given by pointer and strides (B[k, j] = b[k * b_rs + j * b_cs], i8 when b_signed else u8), or
+ * by `conv` (then b and its strides are unused), and packed into the scratch;
+ * C[i, j] = c[i * c_rs + j * c_cs]. */
 typedef struct mace_qgemm_args {
   const mace_qgemm_family *f;
   int64_t m, n, k;
@@ -47,6 +58,7 @@ typedef struct mace_qgemm_args {
   const int32_t *a_row_sums;
   const void *b;
   int64_t b_rs, b_cs;
+  const mace_qgemm_conv *conv; /* NULL, or B is this convolution's im2col */
   int b_signed;
   int32_t b_zp;
   void *c;
@@ -54,6 +66,8 @@ typedef struct mace_qgemm_args {
   const int32_t *bias;      /* [m] or NULL */
   const int32_t *mult, *shift; /* [m] (mace_requant_params) */
   mace_qgemm_out out;
+  int no_fused;             /* 1: the separate output stage where the family has a fused one
+                               (tests compare both) */
 } mace_qgemm_args;
 
 /* Scratch mace_qgemm_run needs (bytes, a multiple of 64). */

@@ -10,9 +10,11 @@
  *   RELU | RELUX (max_limit), applied as the clamp of the requantization.
  * y = requant(bias[c] + sum w * (x - x_zp)), docs/int8.md, with M = x_scale * w_scale[c] /
  * y_scale. Each image and group is one int8 GEMM (ops/qgemm_dispatch.h): M = C_out / group,
- * N = H_out * W_out, B = the input for 1x1 / stride 1 / no padding, else its im2col in the
- * scratch padded with x's zero point. Depthwise convolutions (one input and output channel per
- * group) are direct (kernels/cpu/qdwconv.h, the active ISA's variant), a plane per work item.
+ * N = H_out * W_out, B = the input for 1x1 / stride 1 / no padding, else its im2col padded
+ * with x's zero point: stored in the scratch at stride 1, else read by the GEMM's packer
+ * straight from the input (mace_qgemm_conv; a padded convolution's input first copied into
+ * planes bordered with the zero point, so that the packer's rows need no bounds). Depthwise convolutions (one input and output channel per group) are direct
+ * (kernels/cpu/qdwconv.h, the active ISA's variant), a plane per work item.
  */
 #include <string.h>
 
@@ -31,6 +33,11 @@ typedef struct qconv_state {
   int64_t n, c_in, h, w, c_out, oh, ow, kh, kw, pad_t, pad_l;
   int64_t gm, gn, gk; /* per group: C_out / g, H_out * W_out, C_in / g * kH * kW */
   int depthwise, direct_b;
+  int im2col;         /* stride 1: B stored by im2col_range (contiguous rows), else read by
+                         the packer (mace_qgemm_conv) */
+  size_t col_bytes;   /* the stored im2col's scratch */
+  int64_t hp, wp;     /* the zero-point-padded input planes (0: no padding copy) */
+  size_t pad_bytes;   /* their scratch, one group's planes, 64-byte multiple */
   int x_signed;
   int32_t x_zp;
   const mace_qgemm_family *f;
@@ -185,10 +192,22 @@ static mace_status qconv_infer(mace_op *op) {
   op->outputs[0]->zero_point = st->out.zp;
   op->macs = st->n * st->c_out * st->gn * st->gk;
   op->scratch_bytes = 0;
-  if (!st->depthwise) {
-    const size_t col = st->direct_b ? 0 : (size_t)((st->gk * st->gn + 63) / 64 * 64);
-    op->scratch_bytes = col + mace_qgemm_scratch_bytes(st->f, st->gm, st->gn, st->gk);
+  st->hp = st->wp = 0;
+  st->pad_bytes = st->col_bytes = 0;
+  /* At stride 1 whole output rows of im2col are memcpy runs and the stored B packs from
+   * contiguous rows, faster than the packer's per-panel reads; strided windows are gathered
+   * either way, and the packer saves the K x N buffer. */
+  st->im2col = !st->depthwise && !st->direct_b && st->strides[0] == 1 && st->strides[1] == 1;
+  if (st->im2col) st->col_bytes = (size_t)((st->gk * st->gn + 63) / 64 * 64);
+  if (!st->depthwise && !st->direct_b && !st->im2col && (st->pad_t > 0 || st->pad_l > 0)) {
+    /* every window's rows and columns, from -pad_t and -pad_l */
+    st->hp = (st->oh - 1) * st->strides[0] + (st->kh - 1) * st->dilations[0] + 1;
+    st->wp = (st->ow - 1) * st->strides[1] + (st->kw - 1) * st->dilations[1] + 1;
+    st->pad_bytes = (size_t)((st->c_in / st->group * st->hp * st->wp + 63) / 64 * 64);
   }
+  if (!st->depthwise)
+    op->scratch_bytes = st->col_bytes + st->pad_bytes +
+                        mace_qgemm_scratch_bytes(st->f, st->gm, st->gn, st->gk);
   return MACE_OK;
 }
 
@@ -222,16 +241,38 @@ static void im2col_range(void *ctx, int64_t begin, int64_t end) {
         memset(d, pad, (size_t)st->ow);
         continue;
       }
-      memset(d, pad, (size_t)lo);
+      if (lo > 0) memset(d, pad, (size_t)lo); /* most rows have no padding: no call */
       src = plane + iy * st->w + off;
       if (sw == 1) {
         memcpy(d + lo, src + lo, (size_t)(hi - lo));
       } else {
         for (int64_t ox = lo; ox < hi; ++ox) d[ox] = src[ox * sw];
       }
-      memset(d + hi, pad, (size_t)(st->ow - hi));
+      if (hi < st->ow) memset(d + hi, pad, (size_t)(st->ow - hi));
     }
   }
+}
+
+/* A group's input planes copied into hp x wp planes bordered with the zero point (row r, column
+ * q is x[r - pad_t, q - pad_l]), so that the GEMM's packer reads every window of the padded
+ * convolution without bounds (mace_qgemm_conv with no padding; the same values). */
+static void pad_planes(const qconv_state *st, const uint8_t *x, uint8_t *dst) {
+  const uint8_t zp = (uint8_t)st->x_zp;
+  const int64_t lo = st->pad_l < st->wp ? st->pad_l : st->wp;
+  int64_t hi = st->pad_l + st->w;
+  if (hi > st->wp) hi = st->wp;
+  for (int64_t c = 0; c < st->c_in / st->group; ++c)
+    for (int64_t r = 0; r < st->hp; ++r) {
+      const int64_t iy = r - st->pad_t;
+      uint8_t *d = dst + (c * st->hp + r) * st->wp;
+      if (iy < 0 || iy >= st->h || hi <= lo) {
+        memset(d, zp, (size_t)st->wp);
+        continue;
+      }
+      memset(d, zp, (size_t)lo);
+      memcpy(d + lo, x + (c * st->h + iy) * st->w, (size_t)(hi - lo));
+      memset(d + hi, zp, (size_t)(st->wp - hi));
+    }
 }
 
 /* Depthwise: planes [begin, end) of (image, channel), on the active ISA's kernel. */
@@ -274,10 +315,16 @@ static mace_status qconv_run(mace_op *op) {
     return MACE_OK;
   }
   {
-    const size_t col_bytes = st->direct_b ? 0 : (size_t)((st->gk * st->gn + 63) / 64 * 64);
-    uint8_t *col = (uint8_t *)op->scratch;
-    void *gemm_scratch = (uint8_t *)op->scratch + col_bytes;
     mace_qgemm_args g;
+    mace_qgemm_conv cv = {.h = st->h, .w = st->w, .oh = st->oh, .ow = st->ow, .kh = st->kh,
+                          .kw = st->kw, .sh = st->strides[0], .sw = st->strides[1],
+                          .dh = st->dilations[0], .dw = st->dilations[1], .pt = st->pad_t,
+                          .pl = st->pad_l};
+    if (st->pad_bytes) { /* the padded copy: no padding left to the packer */
+      cv.h = st->hp;
+      cv.w = st->wp;
+      cv.pt = cv.pl = 0;
+    }
     memset(&g, 0, sizeof(g));
     g.f = st->f;
     g.m = st->gm;
@@ -295,10 +342,18 @@ static mace_status qconv_run(mace_op *op) {
         const uint8_t *xg = x + (img * st->c_in + grp * (st->c_in / st->group)) * st->h * st->w;
         if (st->direct_b) {
           g.b = xg;
-        } else {
-          im2col_job j = {st, xg, col};
+        } else if (st->im2col) {
+          im2col_job j = {st, xg, (uint8_t *)op->scratch};
           mace_threadpool_parallel_for(op->pool, st->gk, 1, im2col_range, &j);
-          g.b = col;
+          g.b = op->scratch;
+          g.conv = NULL;
+        } else if (st->pad_bytes) {
+          pad_planes(st, xg, (uint8_t *)op->scratch);
+          cv.x = op->scratch;
+          g.conv = &cv;
+        } else {
+          cv.x = xg;
+          g.conv = &cv;
         }
         g.a_packed = st->packed_w + (size_t)grp * st->packed_group_bytes;
         g.a_row_sums = row_sums(st) + grp * st->gm;
@@ -306,7 +361,7 @@ static mace_status qconv_run(mace_op *op) {
         g.mult = mult(st) + grp * st->gm;
         g.shift = shift(st) + grp * st->gm;
         g.c = y + (img * st->c_out + grp * st->gm) * st->gn;
-        mace_qgemm_run(op->pool, &g, gemm_scratch);
+        mace_qgemm_run(op->pool, &g, (uint8_t *)op->scratch + st->col_bytes + st->pad_bytes);
       }
   }
   return MACE_OK;

@@ -39,7 +39,10 @@ static const mace_simd_kernels g_all[] = {
      .activation = mace_f32_activation__ref,
      .maxpool2d = mace_f32_maxpool2d__ref,
      .avgpool2d = mace_f32_avgpool2d__ref,
-     .q8_dwconv = mace_q8_dwconv__ref}};
+     .q8_dwconv = mace_q8_dwconv__ref,
+     .q8_add = mace_q8_add__ref,
+     .q8_mul = mace_q8_mul__ref,
+     .q8_maxpool2d = mace_q8_maxpool2d__ref}};
 
 #define N_ALL ((int)(sizeof(g_all) / sizeof(g_all[0])))
 

@@ -1,5 +1,6 @@
 /* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, layer norm,
- * reduce, transpose, pooling, depthwise, NCHWc, col2im, int8 depthwise): one table of function pointers per
+ * reduce, transpose, pooling, depthwise, NCHWc, col2im, int8 depthwise and
+ * element-wise): one table of function pointers per
  * ISA, filled from the kernel manifest (kernels/cpu/manifest.inc), the active one chosen once
  * from the CPU's features. */
 #ifndef MACE_OPS_SIMD_DISPATCH_H_
@@ -43,6 +44,9 @@ typedef struct mace_simd_kernels {
   mace_f32_nchwc_binary_fn nchwc_binary;
   mace_f32_col2im_fn col2im;  /* Deconv2D's col2im (kernels/cpu/col2im.h) */
   mace_q8_dwconv_fn q8_dwconv;  /* int8 depthwise plane (kernels/cpu/qdwconv.h) */
+  mace_q8_add_fn q8_add;  /* int8 QLinearAdd / QLinearMul runs (kernels/cpu/qeltwise.h) */
+  mace_q8_mul_fn q8_mul;
+  mace_q8_maxpool2d_fn q8_maxpool2d;  /* int8 max pooling (kernels/cpu/qmaxpool.h) */
 } mace_simd_kernels;
 
 /* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns

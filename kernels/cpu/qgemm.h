@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "kernels/cpu/isa.h"
+
 /* A family's micro-kernel computes one MR x NR tile of raw dot products over kp steps of K
  * (kp a multiple of the family's KU, the panels zero-padded past K):
  *   a    packed A panel (i8, MR rows): A[i, k] at (k / KU) * MR * KU + i * KU + k % KU;
@@ -27,6 +29,18 @@ typedef void mace_qgemm_requant(const int32_t *acc, int64_t acc_ld, int64_t mr, 
                                 const int32_t *bias, const int32_t *mult, const int32_t *shift,
                                 const mace_qgemm_out *q, void *c, int64_t c_rs, int64_t c_cs);
 typedef mace_qgemm_requant *mace_qgemm_requant_fn;
+
+/* A micro-kernel with the output stage fused (optional per family, ops/qgemm_dispatch.h): the
+ * tile of mace_qgemm_ukernel, then rows i < mr and columns j < nr of it written as
+ * mace_qgemm_requant writes them, c[i * c_rs + j] (C's columns contiguous). */
+typedef void mace_qgemm_ukernel_out(int64_t kp, const int8_t *a, const void *b, int64_t mr,
+                                    int64_t nr, const int32_t *bias, const int32_t *mult,
+                                    const int32_t *shift, const mace_qgemm_out *q, void *c,
+                                    int64_t c_rs);
+typedef mace_qgemm_ukernel_out *mace_qgemm_ukernel_out_fn;
+#if MACE_ENABLE_AVX512
+mace_qgemm_ukernel_out mace_qgemm_16x16_out__avx512vnni;
+#endif
 
 /* The reference family: MR 4, NR 8, KU 4, B unsigned; and the reference output stage. */
 #define MACE_QGEMM_REF_MR 4

@@ -18,6 +18,8 @@
 #include "kernels/cpu/nchwc_winograd.h"
 #include "kernels/cpu/pooling.h"
 #include "kernels/cpu/qdwconv.h"
+#include "kernels/cpu/qeltwise.h"
+#include "kernels/cpu/qmaxpool.h"
 #include "kernels/cpu/qgemm.h"
 #include "kernels/cpu/reduce.h"
 #include "kernels/cpu/softmax.h"

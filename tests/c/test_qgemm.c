@@ -3,7 +3,9 @@
  * shapes around the tiles' edges (and K past the AVX2 kernel's 256-k chunks), both B
  * signednesses, B with contiguous rows, contiguous columns or neither, row/column strides of
  * C, per-row multipliers with right shifts up to 31 and left shifts that wrap the accumulator,
- * weights over the whole i8 range, zero points, clamps, and 1 and 2 threads. Also that
+ * weights over the whole i8 range, zero points, clamps, and 1 and 2 threads, through the fused
+ * output stage where a family has one and through the separate one; B as a convolution's
+ * im2col read from the input planes against the same GEMM on a stored im2col. Also that
  * MACE_CPU_ISA picks the family. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,7 @@ static long cases = 0;
 
 static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, int64_t n,
                   int64_t k, int b_signed, int out_signed, int transposed_c, int b_layout,
-                  unsigned seed) {
+                  int no_fused, unsigned seed) {
   /* B[k, j] = b[k * b_rs + j * b_cs]: rows with a gap (Conv2D), row-major packed, columns
    * contiguous (MatMul's transposed operand), or both strides above 1. */
   const int64_t b_rs = b_layout == 0 ? n + 5 : b_layout == 1 ? n : b_layout == 2 ? 1 : 2 * n;
@@ -81,14 +83,16 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   g.bias = bias;
   g.mult = mult;
   g.shift = shift;
+  g.no_fused = no_fused;
   mace_qgemm_run(pool, &g, scratch);
   ++cases;
   if (memcmp(got, want, (size_t)(m * n)) != 0) {
     int64_t first = 0;
     while (got[first] == want[first]) ++first;
-    FAIL("%s m=%lld n=%lld k=%lld b_signed=%d out_signed=%d transposed=%d b_layout=%d: element "
-         "%lld is %d, want %d", f->name, (long long)m, (long long)n, (long long)k, b_signed,
-         out_signed, transposed_c, b_layout, (long long)first, got[first], want[first]);
+    FAIL("%s m=%lld n=%lld k=%lld b_signed=%d out_signed=%d transposed=%d b_layout=%d "
+         "no_fused=%d: element %lld is %d, want %d", f->name, (long long)m, (long long)n,
+         (long long)k, b_signed, out_signed, transposed_c, b_layout, no_fused,
+         (long long)first, got[first], want[first]);
   }
   free(a);
   free(b);
@@ -100,6 +104,95 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   free(got);
   free(pa);
   free(scratch);
+}
+
+/* B given as a convolution (mace_qgemm_conv, read by the packer from the input planes) against
+ * the same GEMM on an im2col built here: C channels of h x w, a kh x kw filter (K = C * kh *
+ * kw), strides, dilations and top/left padding, the zero point outside the planes. */
+static void check_conv(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, int64_t ch,
+                       int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t s, int64_t d,
+                       int64_t p, int b_signed, unsigned seed) {
+  mace_qgemm_conv cv = {.h = h, .w = w, .kh = kh, .kw = kw, .sh = s, .sw = s, .dh = d, .dw = d,
+                        .pt = p, .pl = p};
+  cv.oh = (h + 2 * p - d * (kh - 1) - 1) / s + 1;
+  cv.ow = (w + 2 * p - d * (kw - 1) - 1) / s + 1;
+  if (cv.oh < 1 || cv.ow < 1) return;
+  {
+    const int64_t k = ch * kh * kw, n = cv.oh * cv.ow;
+    uint8_t *x = malloc((size_t)(ch * h * w)), *col = malloc((size_t)(k * n));
+    int8_t *a = malloc((size_t)(m * k));
+    int32_t *bias = malloc(sizeof(int32_t) * (size_t)m);
+    int32_t *sums = malloc(sizeof(int32_t) * (size_t)m);
+    int32_t *mult = malloc(sizeof(int32_t) * (size_t)m);
+    int32_t *shift = malloc(sizeof(int32_t) * (size_t)m);
+    uint8_t *want = malloc((size_t)(m * n)), *got = malloc((size_t)(m * n));
+    int8_t *pa = malloc(mace_qgemm_packed_a_bytes(f, m, k));
+    void *scratch = malloc(mace_qgemm_scratch_bytes(f, m, n, k));
+    const uint8_t zp = (uint8_t)test_rand16(&seed);
+    mace_qgemm_args g;
+    memset(&g, 0, sizeof(g));
+    for (int64_t i = 0; i < ch * h * w; ++i) x[i] = (uint8_t)test_rand16(&seed);
+    for (int64_t i = 0; i < m * k; ++i) a[i] = (int8_t)((int)(test_rand16(&seed) % 256) - 128);
+    for (int64_t i = 0; i < m; ++i) {
+      mace_requant_params(1.0 / (double)(k * 64), &mult[i], &shift[i]);
+      bias[i] = (int32_t)(test_rand16(&seed) % 2001) - 1000;
+    }
+    for (int64_t r = 0; r < k; ++r) {
+      const int64_t c = r / (kh * kw), ky = r / kw % kh, kx = r % kw;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t iy = j / cv.ow * s - p + ky * d, ix = j % cv.ow * s - p + kx * d;
+        col[r * n + j] = (iy < 0 || iy >= h || ix < 0 || ix >= w) ? zp
+                                                                  : x[(c * h + iy) * w + ix];
+      }
+    }
+    mace_qgemm_pack_a(f, m, k, a, k, 1, pa, sums);
+    g.f = f;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a_packed = pa;
+    g.a_row_sums = sums;
+    g.b = col;
+    g.b_rs = n;
+    g.b_cs = 1;
+    g.b_signed = b_signed;
+    g.b_zp = b_signed ? (int32_t)(int8_t)zp : (int32_t)zp;
+    g.c = want;
+    g.c_rs = n;
+    g.c_cs = 1;
+    g.bias = bias;
+    g.mult = mult;
+    g.shift = shift;
+    g.out.out_signed = 0;
+    g.out.zp = 7;
+    g.out.lo = 0;
+    g.out.hi = 255;
+    g.no_fused = 1;
+    mace_qgemm_run(NULL, &g, scratch); /* the explicit im2col: checked by check() */
+    cv.x = x;
+    g.conv = &cv;
+    g.b = NULL;
+    g.c = got;
+    g.no_fused = 0;
+    memset(got, 0xA5, (size_t)(m * n));
+    mace_qgemm_run(pool, &g, scratch);
+    ++cases;
+    if (memcmp(got, want, (size_t)(m * n)) != 0)
+      FAIL("%s conv m=%lld c=%lld %lldx%lld k=%lldx%lld stride=%lld dil=%lld pad=%lld "
+           "b_signed=%d", f->name, (long long)m, (long long)ch, (long long)h, (long long)w,
+           (long long)kh, (long long)kw, (long long)s, (long long)d, (long long)p, b_signed);
+    free(x);
+    free(col);
+    free(a);
+    free(bias);
+    free(sums);
+    free(mult);
+    free(shift);
+    free(want);
+    free(got);
+    free(pa);
+    free(scratch);
+  }
 }
 
 /* The family ops use under the active ISA (MACE_CPU_ISA lowers it): the best one it allows. */
@@ -136,9 +229,23 @@ int main(void) {
       for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ++ni)
         for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ++ki) {
           const int variant = (int)((mi + ni + ki) % 8);
-          check(fams[fi], (ni % 2) ? pool2 : NULL, ms[mi], ns[ni], ks[ki], variant & 1,
-                (variant >> 1) & 1, (variant >> 2) & 1, (int)((mi + 2 * ni + 3 * ki) % 4), seed++);
+          for (int no_fused = 0; no_fused <= 1; ++no_fused)
+            check(fams[fi], (ni % 2) ? pool2 : NULL, ms[mi], ns[ni], ks[ki], variant & 1,
+                  (variant >> 1) & 1, (variant >> 2) & 1, (int)((mi + 2 * ni + 3 * ki) % 4),
+                  no_fused, seed++);
         }
+  for (int fi = 0; fi < nf; ++fi) {
+    static const int64_t geo[][8] = {/* c, h, w, kh, kw, stride, dilation, pad */
+                                     {3, 9, 9, 3, 3, 1, 1, 1},   {4, 6, 37, 3, 3, 1, 1, 1},
+                                     {3, 11, 40, 7, 7, 2, 1, 3}, {5, 7, 50, 3, 3, 1, 2, 0},
+                                     {2, 14, 14, 3, 3, 1, 1, 1}, {6, 13, 21, 1, 1, 2, 1, 0},
+                                     {3, 5, 33, 2, 3, 3, 1, 2},  {1, 4, 4, 5, 5, 1, 1, 4}};
+    for (size_t gi = 0; gi < sizeof(geo) / sizeof(geo[0]); ++gi)
+      for (int bs = 0; bs <= 1; ++bs)
+        check_conv(fams[fi], (gi % 2) ? pool2 : NULL, 20 + (int64_t)gi, geo[gi][0], geo[gi][1],
+                   geo[gi][2], geo[gi][3], geo[gi][4], geo[gi][5], geo[gi][6], geo[gi][7], bs,
+                   seed++);
+  }
   mace_threadpool_destroy(pool2);
   return TEST_FINISH("%ld cases over %d families", cases, nf);
 }

@@ -24,6 +24,14 @@ CASES = [  # (c_in, c_out, h, w, k, stride, pad, dilation, group)
     (8, 8, 12, 12, 3, 1, 2, 2, 2),     # dilated, grouped
     (16, 5, 5, 7, 5, 1, 2, 1, 1),
     (4, 33, 6, 6, 2, 1, 0, 1, 1),      # even kernel, M past a tile
+    # planes wider than a B panel: the packer reads runs of output rows straight from the
+    # input, pads at the edges and gathers panels that straddle rows or stride
+    (4, 8, 6, 37, 3, 1, 1, 1, 1),
+    (3, 16, 11, 40, 7, 2, 3, 1, 1),    # a stem: 7x7 stride 2
+    (5, 24, 7, 50, 3, 1, 0, 2, 1),     # dilated, no padding
+    (8, 8, 13, 37, 3, 2, 1, 1, 8),     # depthwise, stride 2, rows past a vector of outputs
+    (4, 4, 9, 20, 5, 1, 2, 1, 4),      # depthwise 5x5
+    (3, 3, 6, 23, 3, 2, 0, 2, 3),      # depthwise, dilated, stride 2
 ]
 
 

@@ -22,6 +22,12 @@ SHAPES = [
     ((3, 1, 5), (4, 1)),            # both broadcast
     ((7,), ()),                     # scalar operand
     ((1, 8, 40, 41), (1, 8, 40, 41)),  # above the thread grain
+    # runs for the SIMD kernels (kernels/cpu/qeltwise.h): an operand repeated along the
+    # innermost dim, or contiguous along it and repeated across the outer ones
+    ((2, 3, 6, 7), (1, 3, 1, 1)),   # per-channel, b repeated along runs of 42
+    ((1, 3, 1, 1), (2, 3, 5, 7)),   # per-channel, a repeated
+    ((), (37,)),                    # scalar a
+    ((5, 40), (40,)),               # b's row repeated for each row of a
 ]
 # (a_scale, a_zp, b_scale, b_zp, c_scale, c_zp) as offsets within the dtype's range
 SCALES = [

@@ -1,6 +1,7 @@
 /* Reference (portable C) int8/uint8 QLinearAdd, QLinearMul and the requantizing copy. */
 #include "kernels/cpu/ref/qlinear_eltwise.h"
 
+#include "kernels/cpu/qeltwise.h"
 #include "kernels/cpu/ref/bcast_iter.h"
 
 #define QLINEAR_BINARY(NAME, T, EXPR)                                              \
@@ -32,4 +33,35 @@ void mace_s8_requant_copy__ref(const int8_t *x, int32_t x_zp, int32_t mult, int3
                                int32_t y_zp, int8_t *y, int64_t begin, int64_t end) {
   for (int64_t i = begin; i < end; ++i)
     y[i] = (int8_t)mace_requant((int32_t)x[i] - x_zp, mult, shift, y_zp, -128, 127);
+}
+
+/* The run kernels of kernels/cpu/qeltwise.h, scalar. */
+#define Q8_RUN(NAME, T)                                                                          \
+  static void NAME(const mace_qbinary_params *p, int add, const T *a, int64_t a_inc,            \
+                   const T *b, int64_t b_inc, T *y, int64_t n) {                                 \
+    for (int64_t i = 0; i < n; ++i) {                                                            \
+      const int32_t qa = a[i * a_inc], qb = b[i * b_inc];                                        \
+      const int32_t acc = add ? mace_q8_add_input(qa, p->a_zp, p->a_mult, p->a_shift) +          \
+                                    mace_q8_add_input(qb, p->b_zp, p->b_mult, p->b_shift)        \
+                              : (qa - p->a_zp) * (qb - p->b_zp);                                 \
+      y[i] = (T)mace_requant(acc, p->y_mult, p->y_shift, p->y_zp, p->lo, p->hi);                 \
+    }                                                                                            \
+  }
+Q8_RUN(q8_run_u8, uint8_t)
+Q8_RUN(q8_run_s8, int8_t)
+
+void mace_q8_add__ref(const mace_qbinary_params *p, int is_signed, const uint8_t *a,
+                      int64_t a_inc, const uint8_t *b, int64_t b_inc, uint8_t *y, int64_t n) {
+  if (is_signed)
+    q8_run_s8(p, 1, (const int8_t *)a, a_inc, (const int8_t *)b, b_inc, (int8_t *)y, n);
+  else
+    q8_run_u8(p, 1, a, a_inc, b, b_inc, y, n);
+}
+
+void mace_q8_mul__ref(const mace_qbinary_params *p, int is_signed, const uint8_t *a,
+                      int64_t a_inc, const uint8_t *b, int64_t b_inc, uint8_t *y, int64_t n) {
+  if (is_signed)
+    q8_run_s8(p, 0, (const int8_t *)a, a_inc, (const int8_t *)b, b_inc, (int8_t *)y, n);
+  else
+    q8_run_u8(p, 0, a, a_inc, b, b_inc, y, n);
 }

@@ -59,6 +59,88 @@ void mace_qgemm_16x16__avx512vnni(int64_t kp, const int8_t *a, const void *b, in
   _mm512_storeu_si512((void *)(acc + 15 * 16), c15);
 }
 
+/* One row of requant.h's formula on 16 lanes (see mace_qgemm_requant__avx512vnni below). */
+static inline __m512i requant_row(__m512i x, int32_t bias, int32_t mult, int32_t shift,
+                                  __m512i lo, __m512i hi, __m512i zp) {
+  const int right = shift > 0 ? shift : 0;
+  const __m512i m = _mm512_set1_epi32(mult);
+  const __m512i round =
+      _mm512_set1_epi64(((int64_t)1 << 30) + (right > 0 ? (int64_t)1 << (30 + right) : 0));
+  __m512i t;
+  x = _mm512_add_epi32(x, _mm512_set1_epi32(bias));
+  if (shift < 0) x = _mm512_sll_epi32(x, _mm_cvtsi32_si128(-shift));
+  const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
+  const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), round);
+  if (right > 0) {
+    t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 32), po);
+    t = _mm512_sra_epi32(t, _mm_cvtsi32_si128(right - 1));
+  } else {
+    t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 31),
+                                _mm512_slli_epi64(po, 1));
+  }
+  return _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(t, lo), hi), zp);
+}
+
+/* The 16x16 kernel with the output stage on its registers (kernels/cpu/qgemm.h,
+ * mace_qgemm_ukernel_out): rows < mr and columns < nr of the tile requantized and stored as
+ * bytes, C's columns contiguous. */
+void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b, int64_t mr,
+                                      int64_t nr, const int32_t *bias, const int32_t *mult,
+                                      const int32_t *shift, const mace_qgemm_out *q, void *c,
+                                      int64_t c_rs) {
+  const uint8_t *bp = (const uint8_t *)b;
+  __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,
+          c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0, c12 = c0, c13 = c0, c14 = c0, c15 = c0;
+  for (int64_t k = 0; k < kp; k += 4) {
+    const __m512i vb = _mm512_loadu_si512((const void *)bp);
+    c0 = _mm512_dpbusd_epi32(c0, vb, bcast_a(a, 0));
+    c1 = _mm512_dpbusd_epi32(c1, vb, bcast_a(a, 1));
+    c2 = _mm512_dpbusd_epi32(c2, vb, bcast_a(a, 2));
+    c3 = _mm512_dpbusd_epi32(c3, vb, bcast_a(a, 3));
+    c4 = _mm512_dpbusd_epi32(c4, vb, bcast_a(a, 4));
+    c5 = _mm512_dpbusd_epi32(c5, vb, bcast_a(a, 5));
+    c6 = _mm512_dpbusd_epi32(c6, vb, bcast_a(a, 6));
+    c7 = _mm512_dpbusd_epi32(c7, vb, bcast_a(a, 7));
+    c8 = _mm512_dpbusd_epi32(c8, vb, bcast_a(a, 8));
+    c9 = _mm512_dpbusd_epi32(c9, vb, bcast_a(a, 9));
+    c10 = _mm512_dpbusd_epi32(c10, vb, bcast_a(a, 10));
+    c11 = _mm512_dpbusd_epi32(c11, vb, bcast_a(a, 11));
+    c12 = _mm512_dpbusd_epi32(c12, vb, bcast_a(a, 12));
+    c13 = _mm512_dpbusd_epi32(c13, vb, bcast_a(a, 13));
+    c14 = _mm512_dpbusd_epi32(c14, vb, bcast_a(a, 14));
+    c15 = _mm512_dpbusd_epi32(c15, vb, bcast_a(a, 15));
+    a += 64;
+    bp += 64;
+  }
+  {
+    const __m512i zp = _mm512_set1_epi32(q->zp);
+    const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
+    const __mmask16 mask = nr >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (unsigned)nr) - 1u);
+    int8_t *cr = (int8_t *)c;
+#define QGEMM_OUT_ROW(i, ci)                                                                   \
+  if ((i) < mr)                                                                                \
+    _mm512_mask_cvtepi32_storeu_epi8(                                                          \
+        cr + (i) * c_rs, mask, requant_row(ci, bias[i], mult[i], shift[i], lo, hi, zp));
+    QGEMM_OUT_ROW(0, c0)
+    QGEMM_OUT_ROW(1, c1)
+    QGEMM_OUT_ROW(2, c2)
+    QGEMM_OUT_ROW(3, c3)
+    QGEMM_OUT_ROW(4, c4)
+    QGEMM_OUT_ROW(5, c5)
+    QGEMM_OUT_ROW(6, c6)
+    QGEMM_OUT_ROW(7, c7)
+    QGEMM_OUT_ROW(8, c8)
+    QGEMM_OUT_ROW(9, c9)
+    QGEMM_OUT_ROW(10, c10)
+    QGEMM_OUT_ROW(11, c11)
+    QGEMM_OUT_ROW(12, c12)
+    QGEMM_OUT_ROW(13, c13)
+    QGEMM_OUT_ROW(14, c14)
+    QGEMM_OUT_ROW(15, c15)
+#undef QGEMM_OUT_ROW
+  }
+}
+
 /* The output stage, 16 columns of a row per vector (docs/int8.md, "Requantization"). The
  * two roundings fold into one: with a = x * mult + 2^30 (64-bit, vpmuldq on the even and the
  * odd lanes), t = ((a >> 31) + 2^(r-1)) >> r = (a + 2^(30+r)) >> (31 + r) exactly, for r =
