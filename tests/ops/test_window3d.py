@@ -111,3 +111,31 @@ def test_window3d_isa_ref():
                           "not isa_ref"], env=env, capture_output=True, text=True,
                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert res.returncode == 0, res.stdout[-3000:]
+
+
+def test_video_net():
+    """A small C3D-style video classifier end to end: Conv3d + ReLU, MaxPool3d, a grouped,
+    dilated Conv3d + ReLU, AveragePool3d with ceil_mode, flatten, Gemm."""
+    rng = np.random.default_rng(7)
+    w1 = rng.standard_normal((8, 3, 3, 3, 3)).astype(np.float32) * 0.2
+    b1 = rng.standard_normal(8).astype(np.float32) * 0.1
+    w2 = rng.standard_normal((16, 4, 3, 3, 3)).astype(np.float32) * 0.2
+    fc = rng.standard_normal((5, 16 * 2 * 3 * 3)).astype(np.float32) * 0.1
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1] * 6),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[1, 2, 2], strides=[1, 2, 2]),
+             helper.make_node("Conv", ["p1", "w2"], ["c2"], group=2, dilations=[1, 2, 2],
+                              pads=[1, 2, 2, 1, 2, 2], strides=[2, 1, 1]),
+             helper.make_node("Relu", ["c2"], ["r2"]),
+             helper.make_node("AveragePool", ["r2"], ["p2"], kernel_shape=[2, 3, 3],
+                              strides=[2, 3, 3], ceil_mode=1),
+             helper.make_node("Flatten", ["p2"], ["f"]),
+             helper.make_node("Gemm", ["f", "fc"], ["y"], transB=1)]
+    inits = [helper.make_tensor(n, TensorProto.FLOAT, v.shape, v.reshape(-1))
+             for n, v in (("w1", w1), ("b1", b1), ("w2", w2), ("fc", fc))]
+    g = helper.make_graph(nodes, "c3d", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                      [2, 3, 8, 16, 16])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    check_model(m, {"x": _x((2, 3, 8, 16, 16), 8)}, num_threads=2)
