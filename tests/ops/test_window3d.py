@@ -139,3 +139,35 @@ def test_video_net():
                           initializer=inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     check_model(m, {"x": _x((2, 3, 8, 16, 16), 8)}, num_threads=2)
+
+
+DECONV_CASES = [  # kernel, strides, dilations, pads, output_padding, group
+    ((3, 3, 3), (1, 1, 1), (1, 1, 1), (0,) * 6, (0, 0, 0), 1),
+    ((2, 3, 2), (2, 2, 1), (1, 1, 1), (0, 1, 0, 1, 0, 1), (1, 0, 0), 1),
+    ((3, 2, 3), (2, 1, 3), (2, 1, 1), (1, 0, 1, 0, 1, 1), (1, 0, 2), 2),
+    ((1, 1, 1), (1, 1, 1), (1, 1, 1), (0,) * 6, (0, 0, 0), 4),
+]
+
+
+@pytest.mark.parametrize("kernel,strides,dilations,pads,out_pad,group", DECONV_CASES, ids=str)
+@pytest.mark.parametrize("bias", [False, True])
+def test_conv_transpose_3d(kernel, strides, dilations, pads, out_pad, group, bias):
+    rng = np.random.default_rng(9)
+    w = rng.standard_normal((X_SHAPE[1], 6 // group if group != 4 else 2) + kernel) \
+        .astype(np.float32)
+    cout = w.shape[1] * group
+    b = rng.standard_normal(cout).astype(np.float32) if bias else None
+    attrs = dict(kernel_shape=list(kernel), strides=list(strides), dilations=list(dilations),
+                 pads=list(pads), output_padding=list(out_pad), group=group)
+    check_model(_model("ConvTranspose", X_SHAPE, attrs, w, b), {"x": _x()})
+
+
+@pytest.mark.parametrize("how", ["SAME_UPPER", "SAME_LOWER", "output_shape"])
+def test_conv_transpose_3d_output_size(how):
+    w = np.random.default_rng(10).standard_normal((4, 3, 3, 3, 2)).astype(np.float32)
+    attrs = dict(kernel_shape=[3, 3, 2], strides=[2, 2, 3] if how == "output_shape" else [2, 2, 2])
+    if how == "output_shape":
+        attrs["output_shape"] = [13, 15, 17]
+    else:
+        attrs["auto_pad"] = how
+    check_model(_model("ConvTranspose", X_SHAPE, attrs, w), {"x": _x()})

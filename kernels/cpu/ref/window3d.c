@@ -1,4 +1,4 @@
-/* Reference (portable C) 3-D window ops over NCDHW: max/average pooling and convolution (f32). */
+/* Reference (portable C) 3-D window ops over NCDHW: pooling, convolution, transposed (f32). */
 #include "kernels/cpu/ref/window3d.h"
 
 #include <math.h>
@@ -101,6 +101,51 @@ void mace_f32_conv3d__ref(const float *x, const float *w, const float *bias, flo
               const float *wr = wp + (a * kh + b) * kw;
               for (int64_t c = u0; c < u1; ++c)
                 acc += row[u * g->s[2] - g->pad_begin[2] + c * g->d[2]] * wr[c];
+            }
+          }
+        }
+        yp[v * ow + u] = acc;
+      }
+    }
+  }
+}
+
+/* The input index that tap t of axis a reads for output o of a transposed convolution, or -1
+ * when none (the tap falls between input steps or outside the input). */
+static int64_t deconv_src(const mace_window3d *g, int a, int64_t o, int64_t t) {
+  const int64_t p = o + g->pad_begin[a] - t * g->d[a];
+  if (p < 0 || p % g->s[a] != 0) return -1;
+  return p / g->s[a] < g->in[a] ? p / g->s[a] : -1;
+}
+
+void mace_f32_deconv3d__ref(const float *x, const float *w, const float *bias, float *y,
+                            const mace_window3d *g, int64_t c_in, int64_t c_out, int64_t group,
+                            int64_t begin, int64_t end) {
+  const int64_t id = g->in[0], ih = g->in[1], iw = g->in[2];
+  const int64_t od = g->out[0], oh = g->out[1], ow = g->out[2];
+  const int64_t kd = g->k[0], kh = g->k[1], kw = g->k[2];
+  const int64_t cig = c_in / group, cog = c_out / group;
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t z = r % od, oc = (r / od) % c_out, n = r / (od * c_out);
+    const int64_t gi = oc / cog, ocg = oc % cog;
+    float *yp = y + r * oh * ow;
+    for (int64_t v = 0; v < oh; ++v) {
+      for (int64_t u = 0; u < ow; ++u) {
+        float acc = bias ? bias[oc] : 0.0f;
+        for (int64_t a = 0; a < kd; ++a) {
+          const int64_t zi = deconv_src(g, 0, z, a);
+          if (zi < 0) continue;
+          for (int64_t b = 0; b < kh; ++b) {
+            const int64_t vi = deconv_src(g, 1, v, b);
+            if (vi < 0) continue;
+            for (int64_t c = 0; c < kw; ++c) {
+              const int64_t ui = deconv_src(g, 2, u, c);
+              if (ui < 0) continue;
+              for (int64_t ic = 0; ic < cig; ++ic) {
+                const int64_t icg = gi * cig + ic;
+                acc += x[(((n * c_in + icg) * id + zi) * ih + vi) * iw + ui] *
+                       w[(((icg * cog + ocg) * kd + a) * kh + b) * kw + c];
+              }
             }
           }
         }

@@ -1,4 +1,4 @@
-/* Reference (portable C) 3-D window ops over NCDHW: max/average pooling and convolution (f32). */
+/* Reference (portable C) 3-D window ops over NCDHW: pooling, convolution, transposed (f32). */
 #ifndef MACE_KERNELS_CPU_REF_WINDOW3D_H_
 #define MACE_KERNELS_CPU_REF_WINDOW3D_H_
 #include <stdint.h>
@@ -21,4 +21,10 @@ void mace_f32_pool3d__ref(const float *x, float *y, const mace_window3d *g, int 
 void mace_f32_conv3d__ref(const float *x, const float *w, const float *bias, float *y,
                           const mace_window3d *g, int64_t c_in, int64_t c_out, int64_t group,
                           int64_t begin, int64_t end);
+/* Output rows [begin, end) of N * C_out * D_out of a grouped transposed convolution: x [N, C_in,
+ * D, H, W], w [C_in, C_out / group, kD, kH, kW], bias [C_out] or NULL; g->out are the output
+ * sizes and g->pad_begin the pads cropped from the start of each axis. */
+void mace_f32_deconv3d__ref(const float *x, const float *w, const float *bias, float *y,
+                            const mace_window3d *g, int64_t c_in, int64_t c_out, int64_t group,
+                            int64_t begin, int64_t end);
 #endif /* MACE_KERNELS_CPU_REF_WINDOW3D_H_ */
