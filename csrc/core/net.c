@@ -120,7 +120,8 @@ static int is_value_name(const mace_net *net, const char *name) {
  * does not make that tensor's producers run at infer. */
 static mace_status mark_value_names(mace_net *net) {
   size_t cap = 0;
-  for (size_t i = 0; i < net->def->n_op; ++i) cap += net->def->op[i]->n_input;
+  for (size_t i = 0; i < net->def->n_op; ++i)
+    cap += net->def->op[i]->n_input + net->def->op[i]->n_output;
   net->value_names = calloc(cap ? cap : 1, sizeof(char *));
   if (!net->value_names) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   for (size_t i = net->def->n_op; i-- > 0;) {
@@ -130,6 +131,11 @@ static mace_status mark_value_names(mace_net *net) {
     unsigned dims_only = mace_registry_dims_only_inputs(od->type);
     int all = 0;
     for (size_t k = 0; k < od->n_output; ++k) all |= is_value_name(net, od->output[k]);
+    /* An op that runs during infer computes all its outputs there (a Split feeding NMS one
+     * half and ordinary ops the other): each becomes a value, read from host memory. */
+    for (size_t k = 0; all && k < od->n_output; ++k)
+      if (od->output[k] && *od->output[k] && !is_value_name(net, od->output[k]))
+        net->value_names[net->n_value_names++] = od->output[k];
     for (size_t k = 0; k < od->n_input; ++k) {
       int dims = k < 32 && (dims_only >> k) & 1u;
       if (!((all && !dims) || (k < 32 && (mask >> k) & 1u)) || !od->input[k]) continue;
@@ -315,6 +321,8 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
   op->args = args;
   op->n_args = (int)od->n_arg;
   op->pool = net->pool;
+  op->weights = net->weights;
+  op->weights_size = net->weights_size;
   if (!valid_utf8(op->name) || !valid_utf8(op->type))
     return mace_error(MACE_INVALID_MODEL, "op %d: name or type is not valid UTF-8 (corrupt model?)",
                       index);

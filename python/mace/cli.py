@@ -13,6 +13,8 @@ With a deployment YAML (seed 003; mace/deploy.py): `mace convert --config X.yml`
 Each subcommand is a function `add_<name>(subparsers)` registering its parser with
 `set_defaults(func=...)`; `func(args)` returns the exit status. Add one by appending it
 to SUBCOMMANDS.
+`mace micro --model M.pb --weights M.data --out DIR --name N` writes a model as C99 code for the
+MACE Micro runtime (mace/micro.py, micro/).
 
     $ mace run mobilenet_v2.onnx --round 10 --num_threads 2
     $ python -m mace run model.pb --weights model.data
@@ -476,6 +478,8 @@ def add_validate(sub) -> None:
 
 SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert, add_calibrate, add_quantize,
                                add_validate]
+from .micro import add_micro  # noqa: E402  (`mace micro`: a model as C code for MACE Micro)
+SUBCOMMANDS.append(add_micro)
 
 
 def build_parser() -> argparse.ArgumentParser:
