@@ -39,10 +39,11 @@ def test_window(op, periodic):
 
 
 def test_op_without_body_is_refused():
-    m = _model(helper.make_node("Col2Im", ["x", "i", "b"], ["y"]),
-               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 9])],
+    m = _model(helper.make_node("DeformConv", ["x", "w", "o"], ["y"]),
+               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4]),
+                helper.make_tensor_value_info("o", TensorProto.FLOAT, [1, 8, 3, 3])],
                [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-               [onnx.numpy_helper.from_array(np.asarray([4, 4], np.int64), "i"),
-                onnx.numpy_helper.from_array(np.asarray([2, 2], np.int64), "b")])
-    with pytest.raises(mace.UnsupportedError, match="Col2Im"):
-        run_mace(m, {"x": np.zeros((1, 4, 9), np.float32)})
+               [onnx.numpy_helper.from_array(np.ones((1, 1, 2, 2), np.float32), "w")], opset=19)
+    with pytest.raises(mace.UnsupportedError, match="DeformConv"):
+        run_mace(m, {"x": np.zeros((1, 1, 4, 4), np.float32),
+                     "o": np.zeros((1, 8, 3, 3), np.float32)})
