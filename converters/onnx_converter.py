@@ -1,6 +1,7 @@
 """ONNX front end: ModelProto -> ir.Graph of mace ops (folding, shape inference, handlers).
 
-Steps: load and check the opset; give symbolic input dims probe sizes (onnx_dims); repeat
+Steps: load and check the opset; replace nodes of ops mace has no handler for by the ONNX
+function bodies that define them (onnx_expand); give symbolic input dims probe sizes (onnx_dims); repeat
 {ONNX shape inference, fold every node computable at convert time (onnx_fold)} until
 nothing more folds; then call one handler per remaining node (onnx_ops.HANDLERS) through
 an `OnnxContext`, in topological order.
@@ -22,7 +23,7 @@ from onnx import AttributeProto, external_data_helper, helper, numpy_helper
 
 from mace.errors import InvalidInputError, InvalidModelError, MaceError, UnsupportedError
 
-from . import ir, onnx_dims, onnx_fold, onnx_ops, onnx_subgraph
+from . import ir, onnx_dims, onnx_expand, onnx_fold, onnx_ops, onnx_subgraph
 
 MIN_OPSET, MAX_OPSET = 7, 28
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -331,12 +332,15 @@ class OnnxConverter:
         if len(model.functions):
             from onnx import inliner
             model = inliner.inline_local_functions(model)
-        self.model = model
         self.opset = model_opset(model)
         if not MIN_OPSET <= self.opset <= MAX_OPSET:
             raise UnsupportedError(
                 f"ONNX opset {self.opset} is not supported (mace converts opsets "
                 f"{MIN_OPSET}..{MAX_OPSET})")
+        handlers = onnx_ops.load_all()
+        self.model = onnx_expand.expand_functions(
+            model, self.opset, lambda n: n.domain not in ("", "ai.onnx") or
+            n.op_type in handlers or n.op_type in onnx_fold.FOLDERS)
         # input_shapes: ints fix dims; None or -1 leave a dim symbolic (onnx_dims.input_dims)
         self.input_shapes = {k: [None if d is None else int(d) for d in v]
                              for k, v in (inputs or {}).items()}

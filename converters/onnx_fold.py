@@ -127,15 +127,23 @@ def _dropout(ins, attrs, opset):
     return [np.array(ins[0]), np.ones(ins[0].shape, dtype=bool)]
 
 
+def _cast_to(x, to: int, attrs) -> np.ndarray:
+    """ONNX's own Cast (its reference): float8 saturation and e8m0 rounding as the op's
+    attributes say, which a plain astype does not do."""
+    from onnx.reference.ops.op_cast import cast_to
+    mode = attrs.get("round_mode", "up")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    return np.asarray(cast_to(np.asarray(x), to, bool(attrs.get("saturate", 1)), mode))
+
+
 @folds("Cast")
 def _cast(ins, attrs, opset):
-    to = helper.tensor_dtype_to_np_dtype(attrs["to"])
-    return [np.asarray(ins[0]).astype(to)]
+    return [_cast_to(ins[0], int(attrs["to"]), attrs)]
 
 
 @folds("CastLike")
 def _cast_like(ins, attrs, opset):
-    return [np.asarray(ins[0]).astype(ins[1].dtype)]
+    return [_cast_to(ins[0], helper.np_dtype_to_tensor_dtype(np.dtype(ins[1].dtype)), attrs)]
 
 
 @folds("Reshape")

@@ -16,18 +16,29 @@ ALIGN = 64
 # numpy dtype name -> (mace DataType name, dtype stored in the blob)
 _DTYPES = {
     "float32": ("DT_FLOAT", np.float32),
-    "float64": ("DT_FLOAT", np.float32),
+    "float64": ("DT_DOUBLE", np.float64),
     "float16": ("DT_HALF", np.float16),
     "bfloat16": ("DT_BFLOAT16", None),
     "int64": ("DT_INT64", np.int64),
-    "uint64": ("DT_INT64", np.int64),
-    "uint32": ("DT_INT64", np.int64),
+    "uint64": ("DT_UINT64", np.uint64),
+    "uint32": ("DT_UINT32", np.uint32),
     "int32": ("DT_INT32", np.int32),
-    "int16": ("DT_INT32", np.int32),
-    "uint16": ("DT_INT32", np.int32),
+    "int16": ("DT_INT16", np.int16),
+    "uint16": ("DT_UINT16", np.uint16),
     "int8": ("DT_INT8", np.int8),
     "uint8": ("DT_UINT8", np.uint8),
     "bool": ("DT_BOOL", np.bool_),
+    # ml_dtypes' narrow formats, one element per byte as NumPy holds them (stored as they are)
+    "float8_e4m3fn": ("DT_FLOAT8E4M3FN", None),
+    "float8_e4m3fnuz": ("DT_FLOAT8E4M3FNUZ", None),
+    "float8_e5m2": ("DT_FLOAT8E5M2", None),
+    "float8_e5m2fnuz": ("DT_FLOAT8E5M2FNUZ", None),
+    "float8_e8m0fnu": ("DT_FLOAT8E8M0", None),
+    "float4_e2m1fn": ("DT_FLOAT4E2M1", None),
+    "int4": ("DT_INT4", None),
+    "uint4": ("DT_UINT4", None),
+    "int2": ("DT_INT2", None),
+    "uint2": ("DT_UINT2", None),
 }
 
 # Weight storage (deployment YAML data_type, mace.convert(data_type=...)) -> DataType the
@@ -53,7 +64,7 @@ _FORMATS = {"NCHW": "NCHW", "NHWC": "NHWC", "NONE": "DF_NONE", "OIHW": "OIHW", "
 
 
 def data_type(dtype) -> int:
-    """mace DataType number of a numpy dtype (float64 is stored as float32)."""
+    """mace DataType number of a numpy dtype."""
     return _dtype_number(dtype)
 
 

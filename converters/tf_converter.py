@@ -538,6 +538,44 @@ class TfConverter:
     def _MaxPool(self, n):
         self._pool(n, "MaxPool")
 
+    # --- 3-D (NDHWC or NCDHW): explicit Transposes around the NCDHW ONNX ops ----------------
+    def _window_3d(self, n, op, inputs, key):
+        fmt = _attr(n, "data_format", "NDHWC") or "NDHWC"
+        if fmt not in ("NDHWC", "NCDHW"):
+            raise self._fail(n, f"data_format {fmt} is not supported")
+        sp = (1, 2, 3) if fmt == "NDHWC" else (2, 3, 4)
+        pick = lambda k: [int(_attr(n, k, [1] * 5)[i]) for i in sp]  # noqa: E731
+        pad = _attr(n, "padding", "VALID")
+        if pad not in ("SAME", "VALID"):
+            raise self._fail(n, f"padding {pad} is not supported")
+        x = self.nhwc(inputs[0])
+        if fmt == "NDHWC":
+            x = self.b.node1("Transpose", [x], name=n.name + "/to_ncdhw", perm=[0, 4, 1, 2, 3])
+        attrs = {"strides": pick("strides"), "auto_pad": "SAME_UPPER" if pad == "SAME" else "VALID"}
+        if key == "dilations":
+            attrs["dilations"] = pick("dilations")
+        else:
+            attrs["kernel_shape"] = pick("ksize")
+        if op == "AveragePool":
+            attrs["count_include_pad"] = 0
+        y = self.b.node1(op, [x] + inputs[1:], name=n.name + "/ncdhw", **attrs)
+        if fmt == "NDHWC":
+            self.emit(n, "Transpose", [y], rank=5, perm=[0, 2, 3, 4, 1])
+        else:
+            self.emit(n, "Identity", [y], rank=5)
+
+    def _Conv3D(self, n):
+        x, f = self.ins(n)[:2]
+        w = self.val(n, 1, "the filter")  # [kD, kH, kW, C_in, C_out]
+        w = self.b.const(np.ascontiguousarray(w.transpose(4, 3, 0, 1, 2)), f + "/oidhw")
+        self._window_3d(n, "Conv", [x, w], "dilations")
+
+    def _MaxPool3D(self, n):
+        self._window_3d(n, "MaxPool", self.ins(n)[:1], "ksize")
+
+    def _AvgPool3D(self, n):
+        self._window_3d(n, "AveragePool", self.ins(n)[:1], "ksize")
+
     def _AvgPool(self, n):
         self._pool(n, "AveragePool")
 

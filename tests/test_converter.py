@@ -284,11 +284,11 @@ def test_serialize_round_trip():
     net.ParseFromString(pb)
     assert net.name == "net" and net.weights_size == len(blob)
     dt = proto.DataType
-    want = {"f": dt["DT_FLOAT"], "d": dt["DT_FLOAT"], "i": dt["DT_INT64"], "i32": dt["DT_INT32"],
+    want = {"f": dt["DT_FLOAT"], "d": dt["DT_DOUBLE"], "i": dt["DT_INT64"], "i32": dt["DT_INT32"],
             "m": dt["DT_BOOL"], "h": dt["DT_HALF"], "u": dt["DT_UINT8"], "s8": dt["DT_INT8"]}
     np_of = {dt["DT_FLOAT"]: np.float32, dt["DT_INT64"]: np.int64, dt["DT_INT32"]: np.int32,
              dt["DT_BOOL"]: np.bool_, dt["DT_HALF"]: np.float16, dt["DT_UINT8"]: np.uint8,
-             dt["DT_INT8"]: np.int8}
+             dt["DT_INT8"]: np.int8, dt["DT_DOUBLE"]: np.float64}
     assert [t.name for t in net.tensors] == list(consts)
     for t in net.tensors:
         align = 64 if t.data_size >= 64 else np.dtype(np_of[t.data_type]).itemsize
@@ -329,7 +329,7 @@ def test_save_and_text(tmp_path):
 def test_serialized_model_holds_weights_once():
     """Once serialized, a MaceModel's constants stored byte for byte are read-only views of the
     weights blob (the weights held once, not also as the graph's arrays); those the blob stores
-    converted (float64 as float32) stay the graph's own; editing by replacement then
+    converted (big-endian to little) stay the graph's own; editing by replacement then
     invalidate() serializes the new values."""
     from mace.converters.model import MaceModel
     g = ir.Graph(name="net")
@@ -345,7 +345,7 @@ def test_serialized_model_holds_weights_once():
         got = m.graph.consts[name]
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
-        shared = name in ("f", "i", "h")  # stored as they are; d and big are converted
+        shared = name in ("f", "d", "i", "h")  # stored as they are; big is converted
         assert np.shares_memory(got, blob) == shared, name
         if shared:
             assert not got.flags.writeable

@@ -181,3 +181,52 @@ def test_unknown_op_is_unsupported():
     g.node("y", "Erfinv", ["x"])
     with pytest.raises(mace.errors.UnsupportedError, match="Erfinv"):
         mace.convert(g.g.SerializeToString(), platform="tensorflow")
+
+
+@pytest.mark.parametrize("fmt", ["NDHWC", "NCDHW"])
+@pytest.mark.parametrize("pad", ["SAME", "VALID"])
+def test_conv3d_pool3d(fmt, pad):
+    """TF Conv3D (with dilations), MaxPool3D and AvgPool3D against the same network written in
+    ONNX (NCDHW) and run by onnxruntime."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from helpers import run_ort
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 6, 7, 8, 3)).astype(np.float32)  # NDHWC
+    w = rng.standard_normal((3, 2, 3, 3, 4)).astype(np.float32)  # kD, kH, kW, C_in, C_out
+    xin = x if fmt == "NDHWC" else np.ascontiguousarray(x.transpose(0, 4, 1, 2, 3))
+    five = (lambda d, h, w_: [1, d, h, w_, 1]) if fmt == "NDHWC" else \
+        (lambda d, h, w_: [1, 1, d, h, w_])
+    g = G()
+    g.placeholder("x", list(xin.shape))
+    g.const("w", w)
+    g.node("conv", "Conv3D", ["x", "w"], strides=five(1, 2, 1), dilations=five(1, 1, 2),
+           padding=pad, data_format=fmt)
+    g.node("mp", "MaxPool3D", ["conv"], ksize=five(2, 2, 2), strides=five(1, 2, 2), padding=pad,
+           data_format=fmt)
+    g.node("ap", "AvgPool3D", ["mp"], ksize=five(2, 1, 2), strides=five(2, 1, 1), padding=pad,
+           data_format=fmt)
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["ap"])
+    got = mace.Session(model).run({"x:0": xin})["ap:0"]
+    auto = "SAME_UPPER" if pad == "SAME" else "VALID"
+    cpads = [0] * 6  # onnxruntime has no SAME with dilations: TF's SAME pads written out
+    for i, (n_, k, st, dl) in enumerate(zip((6, 7, 8), (3, 2, 3), (1, 2, 1), (1, 1, 2))):
+        total = max((-(-n_ // st) - 1) * st + (k - 1) * dl + 1 - n_, 0) if pad == "SAME" else 0
+        cpads[i], cpads[i + 3] = total // 2, total - total // 2
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], strides=[1, 2, 1], dilations=[1, 1, 2],
+                              pads=cpads),
+             helper.make_node("MaxPool", ["c"], ["m"], kernel_shape=[2, 2, 2], strides=[1, 2, 2],
+                              auto_pad=auto),
+             helper.make_node("AveragePool", ["m"], ["y"], kernel_shape=[2, 1, 2],
+                              strides=[2, 1, 1], auto_pad=auto)]
+    wt = w.transpose(4, 3, 0, 1, 2)
+    og = helper.make_graph(nodes, "ref", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                        [2, 3, 6, 7, 8])],
+                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                           [onnx.numpy_helper.from_array(np.ascontiguousarray(wt), "w")])
+    ref = run_ort(helper.make_model(og, opset_imports=[helper.make_opsetid("", 17)]),
+                  {"x": np.ascontiguousarray(x.transpose(0, 4, 1, 2, 3))})[0]
+    if fmt == "NDHWC":
+        ref = ref.transpose(0, 2, 3, 4, 1)
+    _close(got, ref)

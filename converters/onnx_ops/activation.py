@@ -111,12 +111,18 @@ def _bound(ctx, node, i: int, attr: str, a: dict, is_f32: bool):
     return v, ""
 
 
+# Eltwise MAX / MIN take every one of these (csrc/ops/eltwise.c)
+_CLIP_DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float16, np.float64, np.int8, np.uint8,
+                                           np.int16, np.uint16, np.int32, np.uint32, np.int64,
+                                           np.uint64))
+
+
 @register("Clip")
 def clip(ctx, node):
     a = ctx.attrs(node)
     x = ctx.input(node, 0)
     dt = ctx.dtype(x)
-    if dt is not None and dt not in (np.float32, np.int32, np.int64):
+    if dt is not None and dt not in _CLIP_DTYPES:
         _fail(node, f"input dtype {dt} is not supported")
     is_f32 = dt is None or dt == np.float32
     lo, lo_t = _bound(ctx, node, 1, "min", a, is_f32)

@@ -8,8 +8,9 @@ from mace.errors import UnsupportedError
 from . import register
 
 _BITWISE = {"BitwiseAnd": "AND", "BitwiseOr": "OR", "BitwiseXor": "XOR", "BitwiseNot": "NOT"}
-_INT = tuple(np.dtype(t) for t in (np.int32, np.int64, np.uint8, np.int8))
-_MOD = (np.dtype(np.float32),) + _INT
+_INT = tuple(np.dtype(t) for t in (np.int32, np.int64, np.uint8, np.int8, np.int16, np.uint16,
+                                   np.uint32, np.uint64))
+_MOD = tuple(np.dtype(t) for t in (np.float32, np.float16, np.float64)) + _INT
 
 
 def _check(ctx, node, names, allowed):
@@ -35,7 +36,8 @@ def bitwise(ctx, node):
 @register("BitShift")
 def bit_shift(ctx, node):
     ins = [ctx.input(node, 0), ctx.input(node, 1)]
-    _check(ctx, node, ins, (np.dtype(np.uint8),))  # ONNX BitShift takes unsigned types only
+    _check(ctx, node, ins, tuple(np.dtype(t) for t in (np.uint8, np.uint16, np.uint32,
+                                                       np.uint64)))  # ONNX: unsigned only
     direction = ctx.attrs(node).get("direction")
     if isinstance(direction, bytes):
         direction = direction.decode()

@@ -1,4 +1,5 @@
-"""ONNX Cast / CastLike -> mace Cast (f32/f16/i32/i64/i8/u8/bool)."""
+"""ONNX Cast / CastLike -> mace Cast (every mace dtype: floats 16/32/64, bfloat16, the float8
+and float4 formats, integers of 2 to 64 bits, bool)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,11 +8,19 @@ from onnx import helper
 from mace.errors import UnsupportedError
 
 from . import register
+from ..serialize import _DTYPES, data_type
 
-# NumPy dtype -> mace_dtype number (csrc/include/mace/mace.h).
-MACE_DTYPE = {np.dtype(np.float32): 1, np.dtype(np.uint8): 2, np.dtype(np.float16): 3,
-              np.dtype(np.int32): 4, np.dtype(np.int8): 8, np.dtype(np.int64): 9,
-              np.dtype(np.bool_): 10}
+# NumPy dtype -> mace_dtype number (csrc/include/mace/mace.h) of every dtype mace stores.
+MACE_DTYPE = {}
+for _name in _DTYPES:
+    try:
+        _dt = np.dtype(_name)
+    except TypeError:  # ml_dtypes' names: np.dtype knows them once ml_dtypes is imported
+        import ml_dtypes
+        _dt = np.dtype(getattr(ml_dtypes, _name))
+    MACE_DTYPE[_dt] = data_type(_dt)
+CASTABLE = MACE_DTYPE
+ROUND_MODES = {"up": 0, "down": 1, "nearest": 2}
 
 
 def _fail(node, why: str):
@@ -20,15 +29,21 @@ def _fail(node, why: str):
 
 def _emit_cast(ctx, node, to) -> None:
     x = ctx.input(node, 0)
-    if to not in MACE_DTYPE:
+    if to not in CASTABLE:
         _fail(node, f"cast to {to} is not supported")
     src = ctx.dtype(x)
-    if src is not None and np.dtype(src) not in MACE_DTYPE:
+    if src is not None and np.dtype(src) not in CASTABLE:
         _fail(node, f"cast from {src} is not supported")
     if src is not None and np.dtype(src) == to:
         ctx.forward(x, node.output[0], node)
         return
-    ctx.emit("Cast", [x], [node.output[0]], node, to=MACE_DTYPE[to])
+    attrs = ctx.attrs(node)
+    mode = attrs.get("round_mode", "up")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    if mode not in ROUND_MODES:
+        _fail(node, f"round_mode '{mode}' is not up, down or nearest")
+    ctx.emit("Cast", [x], [node.output[0]], node, to=CASTABLE[to],
+             saturate=int(attrs.get("saturate", 1)), round_mode=ROUND_MODES[mode])
 
 
 @register("Cast")
@@ -38,7 +53,7 @@ def cast(ctx, node):
         _fail(node, "missing attribute 'to'")
     try:
         to = np.dtype(helper.tensor_dtype_to_np_dtype(int(elem)))
-    except Exception:  # noqa: BLE001 - string, bfloat16, float8 ...
+    except Exception:  # noqa: BLE001 - string, ...
         _fail(node, f"cast to ONNX type {helper.tensor_dtype_to_string(int(elem))} "
                     "is not supported")
     _emit_cast(ctx, node, to)

@@ -10,8 +10,10 @@ from . import register
 _COMPARE = {"Equal": "EQUAL", "Less": "LESS", "Greater": "GREATER",
             "LessOrEqual": "LESS_EQUAL", "GreaterOrEqual": "GREATER_EQUAL"}
 _LOGIC = {"And": "AND", "Or": "OR", "Xor": "XOR"}
-_CMP_DTYPES = tuple(np.dtype(t) for t in (np.float32, np.int32, np.int64, np.uint8, np.int8,
-                                          np.bool_))
+_CMP_DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float16, np.float64, np.int8, np.uint8,
+                                          np.int16, np.uint16, np.int32, np.uint32, np.int64,
+                                          np.uint64, np.bool_))
+_FLOATS = tuple(np.dtype(t) for t in (np.float32, np.float16, np.float64))
 
 
 def _fail(node, why: str):
@@ -58,14 +60,14 @@ def logical_not(ctx, node):
 @register("IsNaN")
 def is_nan(ctx, node):
     x = ctx.input(node, 0)
-    _check(ctx, node, [x], (np.dtype(np.float32),))
+    _check(ctx, node, [x], _FLOATS)
     emit_compare(ctx, [x], node.output[0], node, "IS_NAN")
 
 
 @register("IsInf")
 def is_inf(ctx, node):
     x = ctx.input(node, 0)
-    _check(ctx, node, [x], (np.dtype(np.float32),))
+    _check(ctx, node, [x], _FLOATS)
     a = ctx.attrs(node)
     emit_compare(ctx, [x], node.output[0], node, "IS_INF",
                  detect_negative=int(a.get("detect_negative", 1)),

@@ -1,7 +1,8 @@
 """ONNX Conv and ConvTranspose -> mace Conv2D / Deconv2D (NCHW, OIHW filters). 1-D ones
 (N, C, L) run as the 2-D ops with H = 1: the input gets a unit H by a view (ExpandDims), the
 filter is reshaped, the window attributes get a leading 1 (kernel, stride, dilation) or 0
-(pads, output_padding), and the result drops H again (Squeeze)."""
+(pads, output_padding), and the result drops H again (Squeeze). 3-D Conv (N, C, D, H, W) is
+mace Conv3D, with auto_pad resolved into explicit pads (geometry_3d)."""
 from __future__ import annotations
 
 import numpy as np
@@ -100,6 +101,35 @@ def conv_geometry(ctx, node, a: dict | None = None) -> dict:
                 padding=_AUTO_PAD[auto_pad])
 
 
+def geometry_3d(ctx, node, kernel: list, x: str) -> dict:
+    """strides, dilations and padding_values [d, h, w begin, d, h, w end] of a 3-D window;
+    SAME_UPPER / SAME_LOWER / VALID become explicit pads, which needs x's spatial dims."""
+    a = ctx.attrs(node)
+    strides = list(a.get("strides", [1, 1, 1]))
+    dilations = list(a.get("dilations", [1, 1, 1]))
+    pads = list(a.get("pads", [0] * 6))
+    auto_pad = a.get("auto_pad", "NOTSET")
+    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+    if len(kernel) != 3 or len(strides) != 3 or len(dilations) != 3 or len(pads) != 6:
+        raise _fail(node, "a 3-D window needs 3 kernel, stride and dilation values and 6 pads")
+    if min(strides) < 1 or min(dilations) < 1 or min(pads) < 0:
+        raise _fail(node, f"strides {strides}, dilations {dilations}, pads {pads} out of range")
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER", "VALID"):
+        shape = ctx.static_shape(x)
+        if auto_pad != "VALID" and (shape is None or any(d is None for d in shape[2:])):
+            raise _fail(node, f"auto_pad {auto_pad} needs the input's spatial dims at conversion")
+        pads = [0] * 6
+        for i in range(3 if auto_pad != "VALID" else 0):
+            n, s, dk = shape[i + 2], strides[i], (kernel[i] - 1) * dilations[i] + 1
+            total = max((-(-n // s) - 1) * s + dk - n, 0)
+            small = total // 2
+            pads[i], pads[i + 3] = ((small, total - small) if auto_pad == "SAME_UPPER"
+                                    else (total - small, small))
+    elif auto_pad not in ("NOTSET", ""):
+        raise _fail(node, f"auto_pad '{auto_pad}' is not supported")
+    return dict(strides=strides, dilations=dilations, padding_values=pads)
+
+
 def _check_float(ctx, node, name: str) -> None:
     dt = ctx.dtype(name)
     if dt is not None and np.dtype(dt) != np.float32:
@@ -121,10 +151,19 @@ def _emit_2d(ctx, node, op_type, inputs, rank, **args):
 @register("Conv")
 def conv(ctx, node):
     rank = _spatial_rank(ctx, node)
-    if rank not in (1, 2):
-        raise _fail(node, "only 1-D and 2-D convolution (3-D NCL or 4-D NCHW input) are supported")
+    if rank not in (1, 2, 3):
+        raise _fail(node, "only 1-D, 2-D and 3-D convolution (NCL, NCHW or NCDHW input) are "
+                          "supported")
     x = ctx.input(node, 0)
     _check_float(ctx, node, x)
+    if rank == 3:
+        w = ctx.input(node, 1)
+        wshape = ctx.shape(w)
+        kernel = list(ctx.attrs(node).get("kernel_shape", wshape[2:] if wshape else []))
+        inputs = [x, w] + ([ctx.input(node, 2)] if ctx.has_input(node, 2) else [])
+        ctx.emit("Conv3D", inputs, [node.output[0]], node,
+                 group=int(ctx.attrs(node).get("group", 1)), **geometry_3d(ctx, node, kernel, x))
+        return
     a = ctx.attrs(node) if rank == 2 else lift_1d_attrs(ctx.attrs(node))
     group = int(a.get("group", 1))
     if group < 1:
@@ -136,14 +175,59 @@ def conv(ctx, node):
     _emit_2d(ctx, node, "Conv2D", inputs, rank, group=group, **geometry)
 
 
+def _conv_transpose_3d(ctx, node, x) -> None:
+    """mace Deconv3D; output_shape and auto_pad become explicit pads as the ONNX spec says
+    (total = stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - out, split with the
+    extra pixel at the end for SAME_UPPER, at the start otherwise)."""
+    a = ctx.attrs(node)
+    w = ctx.input(node, 1)
+    wshape = ctx.shape(w)
+    kernel = list(a.get("kernel_shape", wshape[2:] if wshape else []))
+    strides = list(a.get("strides", [1, 1, 1]))
+    dilations = list(a.get("dilations", [1, 1, 1]))
+    out_pad = list(a.get("output_padding", [0, 0, 0]))
+    pads = list(a.get("pads", [0] * 6))
+    auto_pad = a.get("auto_pad", "NOTSET")
+    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+    if len(kernel) != 3 or len(strides) != 3 or len(dilations) != 3 or len(out_pad) != 3 or \
+            len(pads) != 6:
+        raise _fail(node, "a 3-D window needs 3 kernel, stride, dilation and output_padding "
+                          "values and 6 pads")
+    if auto_pad not in ("NOTSET", "", "SAME_UPPER", "SAME_LOWER", "VALID"):
+        raise _fail(node, f"auto_pad '{auto_pad}' is not supported")
+    out_shape = list(a.get("output_shape", []))[-3:]
+    shape = ctx.static_shape(x)
+    if auto_pad == "VALID":
+        pads = [0] * 6
+    elif out_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        if shape is None or any(d is None for d in shape[2:]):
+            raise _fail(node, "output_shape / auto_pad need the input's spatial dims at conversion")
+        if not out_shape:
+            out_shape = [shape[i + 2] * strides[i] for i in range(3)]
+        for i in range(3):
+            total = strides[i] * (shape[i + 2] - 1) + out_pad[i] + \
+                (kernel[i] - 1) * dilations[i] + 1 - int(out_shape[i])
+            if total < 0:
+                raise _fail(node, f"output_shape {out_shape} is larger than the full output")
+            half = total // 2
+            pads[i], pads[i + 3] = (half, total - half) if auto_pad == "SAME_UPPER" else \
+                (total - half, half)
+    inputs = [x, w] + ([ctx.input(node, 2)] if ctx.has_input(node, 2) else [])
+    ctx.emit("Deconv3D", inputs, [node.output[0]], node, group=int(a.get("group", 1)),
+             strides=strides, dilations=dilations, padding_values=pads, output_padding=out_pad)
+
+
 @register("ConvTranspose")
 def conv_transpose(ctx, node):
     rank = _spatial_rank(ctx, node)
-    if rank not in (1, 2):
-        raise _fail(node, "only 1-D and 2-D transposed convolution (3-D NCL or 4-D NCHW input) "
-                          "are supported")
+    if rank not in (1, 2, 3):
+        raise _fail(node, "only 1-D, 2-D and 3-D transposed convolution (NCL, NCHW or NCDHW "
+                          "input) are supported")
     x = ctx.input(node, 0)
     _check_float(ctx, node, x)
+    if rank == 3:
+        _conv_transpose_3d(ctx, node, x)
+        return
     a = ctx.attrs(node) if rank == 2 else lift_1d_attrs(ctx.attrs(node))
     group = int(a.get("group", 1))
     if group < 1:

@@ -7,7 +7,7 @@ from mace.errors import UnsupportedError
 
 from . import register
 
-_DTYPES = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int64))
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64))
 
 
 @register("CumSum", "CumProd")
@@ -17,7 +17,7 @@ def cumsum(ctx, node):
     x = ctx.input(node, 0)
     dt = ctx.dtype(x)
     if dt is not None and dt not in _DTYPES:
-        fail(f"input dtype {dt} is not supported (float32, int32, int64)")
+        fail(f"input dtype {dt} is not supported (float32, float64, int32, int64)")
     axis = ctx.const(ctx.input(node, 1))
     ins = [x] if axis is not None else [x, ctx.input(node, 1)]  # else read at run time
     a = ctx.attrs(node)

@@ -1,4 +1,5 @@
-"""Element-wise arithmetic ONNX ops -> mace Eltwise (NumPy broadcasting, f32/i32/i64)."""
+"""Element-wise arithmetic ONNX ops -> mace Eltwise (NumPy broadcasting; float16/32/64 and
+integers of 8 to 64 bits, signed and unsigned)."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,7 +16,9 @@ _UNARY = {"Neg": "NEG", "Abs": "ABS", "Sign": "SIGN", "Exp": "EXP", "Log": "LOG"
           "Round": "ROUND", "Erf": "ERF", "Sin": "SIN", "Cos": "COS", "Softplus": "SOFTPLUS",
           "Softsign": "SOFTSIGN", "Mish": "MISH"}
 _VARIADIC = {"Min", "Max", "Sum"}
-_DTYPES = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int64))
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.float64))
+_DTYPES = _FLOATS + tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                                np.uint32, np.int64, np.uint64))
 _INT_TYPES = {"ADD", "SUB", "PROD", "DIV", "MIN", "MAX", "POW", "NEG", "ABS", "SIGN"}
 
 
@@ -28,8 +31,8 @@ def _check_dtype(ctx, node, name: str, mace_type: str) -> None:
     if dt is None:
         return  # unknown at convert time; the runtime checks
     if dt not in _DTYPES:
-        _fail(node, f"input dtype {dt} is not supported (float32, int32, int64)")
-    if dt != np.float32 and mace_type not in _INT_TYPES:
+        _fail(node, f"input dtype {dt} is not supported (float16/32/64, 8- to 64-bit integers)")
+    if dt not in _FLOATS and mace_type not in _INT_TYPES:
         _fail(node, f"{mace_type} on {dt} is not supported")
 
 
@@ -77,7 +80,16 @@ def binary(ctx, node):
                 and exp_t.kind == "f"):
             c = ctx.const(ins[1])
             if c is None or not np.all(np.round(c) == c):
-                _fail(node, f"integer base with a fractional {exp_t} exponent is not supported")
+                # as NumPy (ONNX's reference) computes it: in float64, truncated to the base type
+                from .cast import MACE_DTYPE
+                f64 = np.dtype(np.float64)
+                base = _same_dtype_operand(ctx, node, ins[0], f64)
+                expo = _same_dtype_operand(ctx, node, ins[1], f64)
+                p = ctx.unique(f"{out}_f64")
+                ctx.graph.dtypes[p] = f64
+                emit_eltwise(ctx, [base, expo], p, ctx.unique(f"{node.name or out}_f64"), "POW")
+                ctx.emit("Cast", [p], [out], node, to=MACE_DTYPE[np.dtype(base_t)])
+                return
         ins[1] = _same_dtype_operand(ctx, node, ins[1], base_t)
     acc = ins[0]
     for k, other in enumerate(ins[1:]):
@@ -103,10 +115,10 @@ def gelu(ctx, node):
         _fail(node, f"approximate='{approx}' is not supported")
     x = ctx.input(node, 0)
     _check_dtype(ctx, node, x, "GELU")
-    if approx == "none":  # the SIMD activation, which fuses into the producer
+    if approx == "none" and ctx.dtype(x) in (None, np.float32):  # SIMD, fuses into the producer
         ctx.emit("Activation", [x], [node.output[0]], node, activation="GELU")
     else:
-        emit_eltwise(ctx, [x], node.output[0], node, "GELU_TANH")
+        emit_eltwise(ctx, [x], node.output[0], node, "GELU_TANH" if approx == "tanh" else "GELU")
 
 
 @register("Mean")

@@ -1,6 +1,6 @@
 """ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool -> mace Pooling (NCHW; float32,
 and uint8 / int8 for the max poolings); 1-D pooling (N, C, L) runs as 2-D with H = 1 (conv.py's
-lifting)."""
+lifting); 3-D max/average pooling (N, C, D, H, W) is mace Pool3D (float32)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,7 @@ import numpy as np
 from mace.errors import UnsupportedError
 
 from . import register
-from .conv import conv_geometry, from_h1, h1_output, lift_1d_attrs, to_h1
+from .conv import conv_geometry, from_h1, geometry_3d, h1_output, lift_1d_attrs, to_h1
 
 
 def _fail(node, why: str) -> UnsupportedError:
@@ -23,8 +23,12 @@ def _check_input(ctx, node) -> tuple[str, int]:
     if rank is None:
         ks = ctx.attrs(node).get("kernel_shape")
         rank = len(ks) + 2 if ks is not None else 4
-    if rank not in (3, 4):
-        raise _fail(node, "only 1-D and 2-D pooling (3-D NCL or 4-D NCHW input) are supported")
+    if rank not in (3, 4, 5) or (rank == 5 and node.op_type.startswith("Global")):
+        raise _fail(node, "only 1-D, 2-D and 3-D pooling (NCL, NCHW or NCDHW input) are "
+                          "supported (global pooling: 1-D and 2-D)")
+    if rank == 5 and ctx.dtype(x) is not None and np.dtype(ctx.dtype(x)) != np.float32:
+        raise _fail(node, f"3-D pooling of {np.dtype(ctx.dtype(x)).name} is not supported "
+                          "(float32)")
     dt = ctx.dtype(x)
     # max pooling moves bytes: uint8 / int8 keep their scale and zero point (docs/int8.md)
     ok = (np.float32, np.uint8, np.int8) if "Max" in node.op_type else (np.float32,)
@@ -36,9 +40,40 @@ def _check_input(ctx, node) -> tuple[str, int]:
     return x, rank - 2
 
 
+def _pool_3d(ctx, node, x) -> None:
+    a = ctx.attrs(node)
+    kernel = list(a.get("kernel_shape", []))
+    args = geometry_3d(ctx, node, kernel, x)
+    if node.op_type == "AveragePool" and args["dilations"] != [1, 1, 1] and ctx.opset < 19:
+        raise _fail(node, "dilations need opset 19")
+    kind = {"pooling_type": "MAX"} if node.op_type == "MaxPool" else {
+        "pooling_type": "AVG", "count_include_pad": int(a.get("count_include_pad", 0))}
+    ceil_mode = int(a.get("ceil_mode", 0))
+    ctx.emit("Pool3D", [x], [node.output[0]], node, kernels=kernel, ceil_mode=ceil_mode,
+             **kind, **args)
+    shape = ctx.shape(x)
+    if ceil_mode and shape is not None and all(d is not None for d in shape):
+        # as for 2-D: a last window starting in the end padding is dropped (ONNX Runtime)
+        out = list(shape[:2])
+        for i in range(3):
+            dk = (kernel[i] - 1) * args["dilations"][i] + 1
+            pb, pe = args["padding_values"][i], args["padding_values"][i + 3]
+            s = args["strides"][i]
+            n = -(-(shape[i + 2] + pb + pe - dk) // s) + 1
+            if (n - 1) * s >= shape[i + 2] + pb:
+                n -= 1
+            out.append(n)
+        if ctx.graph.shapes.get(node.output[0]) not in (None, out):
+            ctx.graph.declare_shapes = False
+        ctx.graph.shapes[node.output[0]] = out
+
+
 @register("MaxPool", "AveragePool")
 def pool(ctx, node):
     x, rank = _check_input(ctx, node)
+    if rank == 3:
+        _pool_3d(ctx, node, x)
+        return
     a = ctx.attrs(node) if rank == 2 else lift_1d_attrs(ctx.attrs(node))
     if "kernel_shape" not in a or len(a["kernel_shape"]) != 2:
         raise _fail(node, f"kernel_shape must name {rank} dims")

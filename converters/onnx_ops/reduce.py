@@ -49,10 +49,10 @@ def reduce(ctx, node):
     a = ctx.attrs(node)
     x = ctx.input(node, 0)
     dt = ctx.dtype(x)
-    if dt is not None and dt not in (np.float32, np.int32, np.int64):
+    if dt is not None and dt not in (np.float32, np.float64, np.int32, np.int64):
         _fail(node, f"input dtype {dt} is not supported")
-    if dt is not None and dt != np.float32 and _TYPES[node.op_type] in _F32_ONLY:
-        _fail(node, f"input dtype {dt} is not supported (float32 only)")
+    if dt is not None and dt.kind != "f" and _TYPES[node.op_type] in _F32_ONLY:
+        _fail(node, f"input dtype {dt} is not supported (float32, float64)")
     if ctx.opset >= _AXES_INPUT_OPSET.get(node.op_type, 18):
         axes = []
         if ctx.has_input(node, 1):

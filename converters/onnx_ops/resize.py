@@ -70,6 +70,36 @@ def _emit(ctx, node, x, mode, coord, nearest, scales=None, sizes=None, cubic=Non
              coordinate_transformation_mode=coord)
 
 
+def _runtime_full_rank(ctx, node, x, given: str, axes: list, is_sizes: bool) -> str:
+    """The run-time scales/sizes of `axes` as a tensor over every dim of x, built at run time:
+    each resized dim gathered from `given`, the others 1.0 (scales) or x's static dim (sizes)."""
+    shape = ctx.static_shape(x)
+    if shape is None or (is_sizes and any(d is None for d in shape)):
+        raise _fail(node, "run-time scales/sizes with axes need the input's static shape")
+    rank = len(shape)
+    axes = [ax + rank if ax < 0 else ax for ax in axes]
+    if sorted(axes) != sorted(set(axes)) or any(not 0 <= ax < rank for ax in axes):
+        raise _fail(node, f"axes {axes} out of range for rank {rank}")
+    dt = np.int64 if is_sizes else np.float32
+    tag = node.name or node.output[0]
+    parts = []
+    for d in range(rank):
+        if d in axes:
+            part = ctx.unique(f"{given}_axis{d}")
+            ctx.emit("Gather", [given, ctx.add_const(np.asarray([axes.index(d)], np.int64))],
+                     [part], ctx.unique(f"{tag}_axis{d}"), axis=0)
+            ctx.graph.dtypes[part] = ctx.dtype(given) or np.dtype(dt)
+            ctx.graph.shapes[part] = [1]
+        else:
+            part = ctx.add_const(np.asarray([shape[d] if is_sizes else 1.0], dt))
+        parts.append(part)
+    full = ctx.unique(f"{given}_full")
+    ctx.emit("Concat", parts, [full], ctx.unique(f"{tag}_full"), axis=0)
+    ctx.graph.dtypes[full] = ctx.dtype(given) or np.dtype(dt)
+    ctx.graph.shapes[full] = [rank]
+    return full
+
+
 def _keep_aspect_ratio(policy, shape, sizes, axes):
     """Output dims and scales of ONNX Resize's not_larger / not_smaller (float32, as ONNX
     Runtime computes them: one scale for every resized axis, dims rounded half away)."""
@@ -133,9 +163,14 @@ def resize(ctx, node):
     runtime = [ctx.input(node, i) for i in (2, 3)
                if ctx.has_input(node, i) and ctx.const(ctx.input(node, i)) is None]
     if runtime:  # scales or sizes computed at run time: the runtime reads them at infer
-        if a.get("axes") is not None or policy != "stretch":
-            raise _fail(node, "run-time scales/sizes with axes or keep_aspect_ratio_policy")
-        _emit(ctx, node, x, mode, coord, nearest, cubic=cubic, runtime=runtime[0])
+        if policy != "stretch":
+            raise _fail(node, "run-time sizes with keep_aspect_ratio_policy")
+        full = runtime[0]
+        if a.get("axes") is not None:
+            full = _runtime_full_rank(ctx, node, x, runtime[0], [int(v) for v in a["axes"]],
+                                      is_sizes=ctx.has_input(node, 3) and
+                                      ctx.input(node, 3) == runtime[0])
+        _emit(ctx, node, x, mode, coord, nearest, cubic=cubic, runtime=full)
         return
     scales = _const(ctx, node, 2, "scales")
     sizes = _const(ctx, node, 3, "sizes")

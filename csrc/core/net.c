@@ -130,8 +130,7 @@ static mace_status value_alloc(mace_tensor *t) {
 /* ---- loading --------------------------------------------------------------------------- */
 
 static int valid_dtype(int dt) {
-  return dt == MACE_DT_F32 || dt == MACE_DT_U8 || dt == MACE_DT_F16 || dt == MACE_DT_I32 ||
-         dt == MACE_DT_BF16 || dt == MACE_DT_I8 || dt == MACE_DT_I64 || dt == MACE_DT_BOOL;
+  return dt > MACE_DT_INVALID && dt <= MACE_DT_U2 && mace_dtype_size((mace_dtype)dt) > 0;
 }
 
 static mace_status set_dims(mace_tensor *t, const int64_t *dims, size_t n, const char *what) {

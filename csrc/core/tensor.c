@@ -14,10 +14,13 @@
 
 size_t mace_dtype_size(mace_dtype dtype) {
   switch (dtype) {
-    case MACE_DT_F32: case MACE_DT_I32: return 4;
-    case MACE_DT_F16: case MACE_DT_BF16: return 2;
+    case MACE_DT_F32: case MACE_DT_I32: case MACE_DT_U32: return 4;
+    case MACE_DT_F16: case MACE_DT_BF16: case MACE_DT_I16: case MACE_DT_U16: return 2;
     case MACE_DT_U8: case MACE_DT_I8: case MACE_DT_BOOL: return 1;
-    case MACE_DT_I64: return 8;
+    case MACE_DT_F8E4M3FN: case MACE_DT_F8E4M3FNUZ: case MACE_DT_F8E5M2: case MACE_DT_F8E5M2FNUZ:
+    case MACE_DT_F8E8M0: case MACE_DT_F4E2M1: case MACE_DT_I4: case MACE_DT_U4: case MACE_DT_I2:
+    case MACE_DT_U2: return 1; /* one element per byte */
+    case MACE_DT_I64: case MACE_DT_U64: case MACE_DT_F64: return 8;
     case MACE_DT_INVALID: break;
   }
   return 0;
@@ -33,6 +36,21 @@ const char *mace_dtype_name(mace_dtype dtype) {
     case MACE_DT_I8: return "int8";
     case MACE_DT_BOOL: return "bool";
     case MACE_DT_I64: return "int64";
+    case MACE_DT_I16: return "int16";
+    case MACE_DT_U16: return "uint16";
+    case MACE_DT_U32: return "uint32";
+    case MACE_DT_U64: return "uint64";
+    case MACE_DT_F64: return "float64";
+    case MACE_DT_F8E4M3FN: return "float8_e4m3fn";
+    case MACE_DT_F8E4M3FNUZ: return "float8_e4m3fnuz";
+    case MACE_DT_F8E5M2: return "float8_e5m2";
+    case MACE_DT_F8E5M2FNUZ: return "float8_e5m2fnuz";
+    case MACE_DT_F8E8M0: return "float8_e8m0fnu";
+    case MACE_DT_F4E2M1: return "float4_e2m1fn";
+    case MACE_DT_I4: return "int4";
+    case MACE_DT_U4: return "uint4";
+    case MACE_DT_I2: return "int2";
+    case MACE_DT_U2: return "uint2";
     case MACE_DT_INVALID: break;
   }
   return "invalid";

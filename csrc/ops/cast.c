@@ -1,10 +1,12 @@
-/* Cast: element type conversion between f32/f16/i32/i64/i8/u8/bool. */
+/* Cast: element type conversion between every mace dtype. */
 /*
- * Inputs:  0 X (f32 | f16 | i32 | i64 | i8 | u8 | bool).
+ * Inputs:  0 X (any mace dtype).
  * Output:  0 Y, shape of X, dtype `to`.
  * Arguments:
- *   to   int, the mace_dtype number of Y (1 f32, 2 u8, 3 f16, 4 i32, 8 i8, 9 i64, 10 bool).
- *        Floats to integers truncate toward zero; anything to bool is x != 0.
+ *   to          int, the mace_dtype number of Y (mace/mace.h).
+ *   saturate    int (default 1): float8 overflow gives the largest finite value, not inf/NaN.
+ *   round_mode  int (default 0): to float8 e8m0, 0 rounds up, 1 down, 2 to nearest.
+ *   The rules per type pair are mace_cast__ref's (kernels/cpu/ref/cast.h), ONNX Cast's.
  */
 #include "core/op.h"
 #include "kernels/cpu/ref/cast.h"
@@ -13,6 +15,8 @@
 
 typedef struct cast_state {
   mace_dtype to;
+  int saturate;
+  mace_cast_round round;
 } cast_state;
 
 static mace_status cast_init(mace_op *op) {
@@ -23,6 +27,12 @@ static mace_status cast_init(mace_op *op) {
                       op->name, (long long)to);
   }
   s->to = (mace_dtype)to;
+  s->saturate = mace_op_arg_int(op, "saturate", 1) != 0;
+  const int64_t round = mace_op_arg_int(op, "round_mode", MACE_CAST_ROUND_UP);
+  if (round < MACE_CAST_ROUND_UP || round > MACE_CAST_ROUND_NEAREST)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Cast): round_mode %lld is not 0 (up), 1 "
+                      "(down) or 2 (nearest)", op->name, (long long)round);
+  s->round = (mace_cast_round)round;
   return MACE_OK;
 }
 
@@ -43,19 +53,21 @@ static mace_status cast_infer(mace_op *op) {
 
 typedef struct {
   mace_cast_type from, to;
+  int saturate;
+  mace_cast_round round;
   const void *x;
   void *y;
 } cast_job;
 
 static void cast_range(void *ctx, int64_t begin, int64_t end) {
   const cast_job *j = (const cast_job *)ctx;
-  mace_cast__ref(j->from, j->x, j->to, j->y, begin, end);
+  mace_cast__ref(j->from, j->x, j->to, j->y, j->saturate, j->round, begin, end);
 }
 
 static mace_status cast_run(mace_op *op) {
   const cast_state *s = (const cast_state *)op->state;
-  cast_job job = {(mace_cast_type)op->inputs[0]->dtype, (mace_cast_type)s->to,
-                  op->inputs[0]->data, op->outputs[0]->data};
+  cast_job job = {(mace_cast_type)op->inputs[0]->dtype, (mace_cast_type)s->to, s->saturate,
+                  s->round, op->inputs[0]->data, op->outputs[0]->data};
   int64_t n = mace_tensor_numel(op->inputs[0]);
   if (n > 0) mace_threadpool_parallel_for(op->pool, n, CAST_GRAIN, cast_range, &job);
   return MACE_OK;

@@ -2,9 +2,9 @@
 /*
  * Inputs:  0 A, 1 B (same dtype as A; absent for the unary types). A and B broadcast by
  *          NumPy rules, any ranks up to 8.
- *          EQUAL | LESS | GREATER | LESS_EQUAL | GREATER_EQUAL: f32 | i32 | i64 | u8 | i8 | bool
- *          (bool: EQUAL only is meaningful, all are accepted);
- *          AND | OR | XOR | NOT: bool; IS_NAN | IS_INF: f32.
+ *          EQUAL | LESS | GREATER | LESS_EQUAL | GREATER_EQUAL: f32 | f16 | f64 | i8 | u8 |
+ *          i16 | u16 | i32 | u32 | i64 | u64 | bool (bool: EQUAL only is meaningful, all are
+ *          accepted); AND | OR | XOR | NOT: bool; IS_NAN | IS_INF: f32 | f16 | f64.
  * Output:  0 broadcast(A, B), bool.
  * Arguments:
  *   type             "EQUAL" | "LESS" | "GREATER" | "LESS_EQUAL" | "GREATER_EQUAL" |
@@ -71,7 +71,8 @@ static mace_status compare_infer(mace_op *op) {
   b = s->unary ? NULL : op->inputs[1];
   if (s->logic) {
     MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, a, MACE_DT_BOOL));
-  } else if (s->type == MACE_COMPARE_IS_NAN || s->type == MACE_COMPARE_IS_INF) {
+  } else if ((s->type == MACE_COMPARE_IS_NAN || s->type == MACE_COMPARE_IS_INF) &&
+             a->dtype != MACE_DT_F16 && a->dtype != MACE_DT_F64) {
     MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, a, MACE_DT_F32));
   }
   switch (a->dtype) {
@@ -81,6 +82,12 @@ static mace_status compare_infer(mace_op *op) {
     case MACE_DT_U8:
     case MACE_DT_BOOL: s->elem = MACE_COMPARE_U8; break;
     case MACE_DT_I8: s->elem = MACE_COMPARE_I8; break;
+    case MACE_DT_F16: s->elem = MACE_COMPARE_F16; break;
+    case MACE_DT_F64: s->elem = MACE_COMPARE_F64; break;
+    case MACE_DT_I16: s->elem = MACE_COMPARE_I16; break;
+    case MACE_DT_U16: s->elem = MACE_COMPARE_U16; break;
+    case MACE_DT_U32: s->elem = MACE_COMPARE_U32; break;
+    case MACE_DT_U64: s->elem = MACE_COMPARE_U64; break;
     default:
       return mace_error(MACE_UNSUPPORTED, "op '%s' (Compare): dtype %s is not supported",
                         op->name, mace_dtype_name(a->dtype));

@@ -1,6 +1,6 @@
-/* CumSum: cumulative sum or product along one axis (f32, i32, i64). */
+/* CumSum: cumulative sum or product along one axis (f32, f64, i32, i64). */
 /*
- * Inputs:  0 X (f32 | i32 | i64, rank >= 1)
+ * Inputs:  0 X (f32 | f64 | i32 | i64, rank >= 1)
  *          1 axis (optional, used when the argument is absent: i32/i64 scalar, constant or
  *            computed at run time; read during infer)
  * Output:  0 Y, shape and dtype of X.
@@ -25,7 +25,8 @@ static mace_status cumsum_infer(mace_op *op) {
   cumsum_state *s = (cumsum_state *)op->state;
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 2, 1));
   const mace_tensor *x = op->inputs[0];
-  if (x->dtype != MACE_DT_F32 && x->dtype != MACE_DT_I32 && x->dtype != MACE_DT_I64)
+  if (x->dtype != MACE_DT_F32 && x->dtype != MACE_DT_I32 && x->dtype != MACE_DT_I64 &&
+      x->dtype != MACE_DT_F64)
     return mace_error(MACE_UNSUPPORTED, "op '%s' (CumSum): dtype %s is not supported", op->name,
                       mace_dtype_name(x->dtype));
   int64_t a = mace_op_arg_int(op, "axis", 0);
@@ -79,6 +80,10 @@ static void cumsum_range(void *ctx, int64_t begin, int64_t end) {
       mace_i64_cumsum__ref((const int64_t *)in, (int64_t *)out, s->n, s->inner, s->exclusive,
                            s->reverse, s->product, begin, end);
       break;
+    case MACE_DT_F64:
+      mace_f64_cumsum__ref((const double *)in, (double *)out, s->n, s->inner, s->exclusive,
+                           s->reverse, s->product, begin, end);
+      break;
     default:
       break;
   }
@@ -104,5 +109,9 @@ const mace_op_kind mace_op_cumsum_i32 = {.type = "CumSum", .device = MACE_DEVICE
                                          .infer = cumsum_infer, .run = cumsum_run};
 const mace_op_kind mace_op_cumsum_i64 = {.type = "CumSum", .device = MACE_DEVICE_CPU,
                                          .dtype = MACE_DT_I64, .state_size = sizeof(cumsum_state),
+                                         .value_inputs = 1u << 1,
+                                         .infer = cumsum_infer, .run = cumsum_run};
+const mace_op_kind mace_op_cumsum_f64 = {.type = "CumSum", .device = MACE_DEVICE_CPU,
+                                         .dtype = MACE_DT_F64, .state_size = sizeof(cumsum_state),
                                          .value_inputs = 1u << 1,
                                          .infer = cumsum_infer, .run = cumsum_run};

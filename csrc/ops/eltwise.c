@@ -1,6 +1,7 @@
-/* Eltwise: broadcasting element-wise binary and unary arithmetic (f32, i32, i64). */
+/* Eltwise: broadcasting element-wise binary and unary arithmetic (floats and integers). */
 /*
- * Inputs:  0 A (f32 | i32 | i64), 1 B (same dtype as A; absent for the unary types).
+ * Inputs:  0 A (f32 | f16 | f64 | i8 | u8 | i16 | u16 | i32 | u32 | i64 | u64),
+ *          1 B (same dtype as A; absent for the unary types).
  *          A and B broadcast against each other by NumPy rules, any ranks; a constant
  *          scalar operand is an ordinary (constant) 1-element input.
  * Output:  0 broadcast(A, B), dtype of A.
@@ -147,6 +148,12 @@ static mace_status eltwise_infer_nchwc(mace_op *op, eltwise_state *s, int64_t *o
   return MACE_OK;
 }
 
+static int eltwise_dtype_ok(mace_dtype dt) {
+  return dt == MACE_DT_F32 || dt == MACE_DT_F16 || dt == MACE_DT_F64 || dt == MACE_DT_I32 ||
+         dt == MACE_DT_I64 || dt == MACE_DT_I8 || dt == MACE_DT_U8 || dt == MACE_DT_I16 ||
+         dt == MACE_DT_U16 || dt == MACE_DT_U32 || dt == MACE_DT_U64;
+}
+
 static mace_status eltwise_infer(mace_op *op) {
   eltwise_state *s = (eltwise_state *)op->state;
   const mace_tensor *a, *b;
@@ -156,12 +163,13 @@ static mace_status eltwise_infer(mace_op *op) {
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, s->unary ? 1 : 2, s->unary ? 1 : 2, 1));
   a = op->inputs[0];
   b = s->unary ? NULL : op->inputs[1];
-  if (a->dtype != MACE_DT_F32 && a->dtype != MACE_DT_I32 && a->dtype != MACE_DT_I64) {
+  if (!eltwise_dtype_ok(a->dtype)) {
     return mace_error(MACE_UNSUPPORTED, "op '%s' (Eltwise): dtype %s is not supported",
                       op->name, mace_dtype_name(a->dtype));
   }
   if (b != NULL) MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, b, a->dtype));
-  if (a->dtype != MACE_DT_F32 && s->f32_only) {
+  if (a->dtype != MACE_DT_F32 && a->dtype != MACE_DT_F16 && a->dtype != MACE_DT_F64 &&
+      s->f32_only) {
     return mace_error(MACE_UNSUPPORTED, "op '%s' (Eltwise): %s on %s is not supported",
                       op->name, s->type_name, mace_dtype_name(a->dtype));
   }
@@ -238,6 +246,24 @@ static void eltwise_range(void *ctx, int64_t begin, int64_t end) {
       mace_i64_eltwise__ref(s->type, &s->shape, (const int64_t *)j->a, (const int64_t *)j->b,
                             (int64_t *)j->out, begin, end);
       break;
+    case MACE_DT_F64:
+      mace_f64_eltwise__ref(s->type, &s->shape, (const double *)j->a, (const double *)j->b,
+                            (double *)j->out, begin, end);
+      break;
+    case MACE_DT_F16:
+      mace_f16_eltwise__ref(s->type, &s->shape, (const uint16_t *)j->a, (const uint16_t *)j->b,
+                            (uint16_t *)j->out, begin, end);
+      break;
+    case MACE_DT_I8: case MACE_DT_U8: case MACE_DT_I16: case MACE_DT_U16: case MACE_DT_U32:
+    case MACE_DT_U64: {
+      const mace_eltwise_int e =
+          j->dtype == MACE_DT_I8 ? MACE_ELTWISE_INT_I8 : j->dtype == MACE_DT_U8 ? MACE_ELTWISE_INT_U8
+          : j->dtype == MACE_DT_I16 ? MACE_ELTWISE_INT_I16 : j->dtype == MACE_DT_U16
+          ? MACE_ELTWISE_INT_U16 : j->dtype == MACE_DT_U32 ? MACE_ELTWISE_INT_U32
+          : MACE_ELTWISE_INT_U64;
+      mace_xint_eltwise__ref(s->type, e, &s->shape, j->a, j->b, j->out, begin, end);
+      break;
+    }
     default:
       break;
   }
@@ -333,3 +359,16 @@ const mace_op_kind mace_op_eltwise_i64 = {.type = "Eltwise", .device = MACE_DEVI
                                           .state_size = sizeof(eltwise_state),
                                           .init = eltwise_init, .infer = eltwise_infer,
                                           .run = eltwise_run};
+/* The other dtypes: reference kernels only. */
+#define ELTWISE_KIND(NAME, DT)                                                                 \
+  const mace_op_kind NAME = {.type = "Eltwise", .device = MACE_DEVICE_CPU, .dtype = DT,        \
+                             .state_size = sizeof(eltwise_state), .init = eltwise_init,        \
+                             .infer = eltwise_infer, .run = eltwise_run};
+ELTWISE_KIND(mace_op_eltwise_f16, MACE_DT_F16)
+ELTWISE_KIND(mace_op_eltwise_f64, MACE_DT_F64)
+ELTWISE_KIND(mace_op_eltwise_i8, MACE_DT_I8)
+ELTWISE_KIND(mace_op_eltwise_u8, MACE_DT_U8)
+ELTWISE_KIND(mace_op_eltwise_i16, MACE_DT_I16)
+ELTWISE_KIND(mace_op_eltwise_u16, MACE_DT_U16)
+ELTWISE_KIND(mace_op_eltwise_u32, MACE_DT_U32)
+ELTWISE_KIND(mace_op_eltwise_u64, MACE_DT_U64)

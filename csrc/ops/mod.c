@@ -1,6 +1,6 @@
 /* Mod: broadcasting remainder (Python-style or C fmod-style), f32 and integers. */
 /*
- * Inputs:  0 A (f32 | i32 | i64 | u8 | i8), 1 B (dtype of A); broadcast by NumPy rules, any
+ * Inputs:  0 A (f32 | f16 | f64 | i8 | u8 | i16 | u16 | i32 | u32 | i64 | u64), 1 B (dtype of A); broadcast by NumPy rules, any
  *          ranks up to 8.
  * Output:  0 broadcast(A, B), dtype of A.
  * Arguments:
@@ -32,6 +32,12 @@ static mace_status mod_infer(mace_op *op) {
     case MACE_DT_I64: s->elem = MACE_INT_BINARY_I64; break;
     case MACE_DT_U8: s->elem = MACE_INT_BINARY_U8; break;
     case MACE_DT_I8: s->elem = MACE_INT_BINARY_I8; break;
+    case MACE_DT_I16: s->elem = MACE_INT_BINARY_I16; break;
+    case MACE_DT_U16: s->elem = MACE_INT_BINARY_U16; break;
+    case MACE_DT_U32: s->elem = MACE_INT_BINARY_U32; break;
+    case MACE_DT_U64: s->elem = MACE_INT_BINARY_U64; break;
+    case MACE_DT_F64: s->elem = MACE_INT_BINARY_F64; break;
+    case MACE_DT_F16: s->elem = MACE_INT_BINARY_F16; break;
     default:
       return mace_error(MACE_UNSUPPORTED, "op '%s' (Mod): dtype %s is not supported", op->name,
                         mace_dtype_name(a->dtype));

@@ -1,11 +1,11 @@
-/* Reduce: mean/max/min/sum/prod/norms/log-sums over a set of axes (f32, i32, i64). */
+/* Reduce: mean/max/min/sum/prod/norms/log-sums over a set of axes (f32, f64, i32, i64). */
 /*
- * Inputs:  0 X (f32 | i32 | i64).
+ * Inputs:  0 X (f32 | f64 | i32 | i64).
  *          1 axes (optional, i32/i64 1-D, constant or computed at run time): replaces `axis`
  * Output:  0 Y, dtype of X; the reduced dims are kept as 1 (keepdims) or dropped.
  * Arguments:
  *   reduce_type            "MEAN" | "MAX" | "MIN" | "SUM" | "PROD" | "SUM_SQUARE" | "L1"
- *                          (any dtype) | "L2" | "LOG_SUM" | "LOG_SUM_EXP" (f32 only);
+ *                          (any dtype) | "L2" | "LOG_SUM" | "LOG_SUM_EXP" (f32, f64);
  *                          or MACE's numbers 0 MEAN, 1 MIN, 2 MAX, 3 PROD, 4 SUM
  *   axis                   ints, negative counts from the end; absent or empty: all
  *                          dims (unless noop_with_empty_axes)
@@ -89,11 +89,12 @@ static mace_status reduce_infer(mace_op *op) {
   x = op->inputs[0];
   if (op->n_inputs == 2)
     MACE_RETURN_IF_ERROR(mace_op_input_ints(op, 1, s->axes, MACE_MAX_DIMS, &s->n_axes));
-  if (x->dtype != MACE_DT_F32 && x->dtype != MACE_DT_I32 && x->dtype != MACE_DT_I64) {
+  if (x->dtype != MACE_DT_F32 && x->dtype != MACE_DT_I32 && x->dtype != MACE_DT_I64 &&
+      x->dtype != MACE_DT_F64) {
     return mace_error(MACE_UNSUPPORTED, "op '%s' (Reduce): dtype %s is not supported",
                       op->name, mace_dtype_name(x->dtype));
   }
-  if (s->f32_only && x->dtype != MACE_DT_F32) {
+  if (s->f32_only && x->dtype != MACE_DT_F32 && x->dtype != MACE_DT_F64) {
     return mace_error(MACE_UNSUPPORTED, "op '%s' (Reduce): %s on %s is not supported",
                       op->name, mace_op_arg_str(op, "reduce_type", "?"),
                       mace_dtype_name(x->dtype));
@@ -172,6 +173,10 @@ static void reduce_range(void *ctx, int64_t begin, int64_t end) {
       mace_i64_reduce__ref(j->s->type, &j->s->shape, (const int64_t *)j->x, (int64_t *)j->y,
                            begin, end);
       break;
+    case MACE_DT_F64:
+      mace_f64_reduce__ref(j->s->type, &j->s->shape, (const double *)j->x, (double *)j->y,
+                           begin, end);
+      break;
     default:
       break;
   }
@@ -198,3 +203,4 @@ static mace_status reduce_run(mace_op *op) {
 REDUCE_KIND(mace_op_reduce_f32, MACE_DT_F32);
 REDUCE_KIND(mace_op_reduce_i32, MACE_DT_I32);
 REDUCE_KIND(mace_op_reduce_i64, MACE_DT_I64);
+REDUCE_KIND(mace_op_reduce_f64, MACE_DT_F64);

@@ -41,18 +41,61 @@ PyObject *mace_py_raise(mace_status status) {
   return NULL;
 }
 
+/* The ml_dtypes types (bfloat16, float8, float4, int4, int2) that NumPy knows only once ml_dtypes has
+ * registered them: their type numbers are looked up on first use (GIL held); -1 when ml_dtypes
+ * is not installed, so such a tensor has no NumPy type. */
+static struct {
+  mace_dtype dtype;
+  const char *name;
+  int num; /* -2: not looked up yet */
+} ml_types[] = {{MACE_DT_BF16, "bfloat16", -2},         {MACE_DT_F8E4M3FN, "float8_e4m3fn", -2}, {MACE_DT_F8E4M3FNUZ, "float8_e4m3fnuz", -2},
+                {MACE_DT_F8E5M2, "float8_e5m2", -2},     {MACE_DT_F8E5M2FNUZ, "float8_e5m2fnuz", -2},
+                {MACE_DT_F8E8M0, "float8_e8m0fnu", -2},  {MACE_DT_F4E2M1, "float4_e2m1fn", -2},
+                {MACE_DT_I4, "int4", -2},                {MACE_DT_U4, "uint4", -2},
+                {MACE_DT_I2, "int2", -2},                {MACE_DT_U2, "uint2", -2}};
+#define ML_TYPES_N ((int)(sizeof(ml_types) / sizeof(ml_types[0])))
+
+static void ml_types_lookup(void) {
+  static int done = 0;
+  if (done) return;
+  done = 1;
+  PyObject *mod = PyImport_ImportModule("ml_dtypes");
+  for (int i = 0; i < ML_TYPES_N; ++i) {
+    PyArray_Descr *d = NULL;
+    PyObject *t = mod ? PyObject_GetAttrString(mod, ml_types[i].name) : NULL;
+    ml_types[i].num = t != NULL && PyArray_DescrConverter(t, &d) ? d->type_num : -1;
+    Py_XDECREF(d);
+    Py_XDECREF(t);
+    PyErr_Clear();
+  }
+  Py_XDECREF(mod);
+  PyErr_Clear();
+}
+
 int mace_py_npy_type(mace_dtype dtype) {
   switch (dtype) {
     case MACE_DT_F32: return NPY_FLOAT32;
     case MACE_DT_U8: return NPY_UINT8;
     case MACE_DT_F16: return NPY_FLOAT16;
     case MACE_DT_I32: return NPY_INT32;
-    case MACE_DT_BF16: return NPY_UINT16; /* NumPy has no bfloat16: the raw bits */
     case MACE_DT_I8: return NPY_INT8;
     case MACE_DT_I64: return NPY_INT64;
     case MACE_DT_BOOL: return NPY_BOOL;
-    default: return -1;
+    case MACE_DT_I16: return NPY_INT16;
+    case MACE_DT_U16: return NPY_UINT16;
+    case MACE_DT_U32: return NPY_UINT32;
+    case MACE_DT_U64: return NPY_UINT64;
+    case MACE_DT_F64: return NPY_FLOAT64;
+    default: break;
   }
+  ml_types_lookup();
+  for (int i = 0; i < ML_TYPES_N; ++i)
+    if (ml_types[i].dtype == dtype) {
+      /* without ml_dtypes, bfloat16 comes as its raw bits */
+      if (ml_types[i].num < 0 && dtype == MACE_DT_BF16) return NPY_UINT16;
+      return ml_types[i].num;
+    }
+  return -1;
 }
 
 mace_dtype mace_py_mace_dtype(int npy_type) {
@@ -64,8 +107,17 @@ mace_dtype mace_py_mace_dtype(int npy_type) {
     case NPY_INT8: return MACE_DT_I8;
     case NPY_INT64: return MACE_DT_I64;
     case NPY_BOOL: return MACE_DT_BOOL;
-    default: return MACE_DT_INVALID;
+    case NPY_INT16: return MACE_DT_I16;
+    case NPY_UINT16: return MACE_DT_U16;
+    case NPY_UINT32: return MACE_DT_U32;
+    case NPY_UINT64: return MACE_DT_U64;
+    case NPY_FLOAT64: return MACE_DT_F64;
+    default: break;
   }
+  ml_types_lookup();
+  for (int i = 0; i < ML_TYPES_N; ++i)
+    if (ml_types[i].num == npy_type && npy_type >= 0) return ml_types[i].dtype;
+  return MACE_DT_INVALID;
 }
 
 static PyObject *module_version(PyObject *self, PyObject *unused) {

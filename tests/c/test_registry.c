@@ -13,7 +13,8 @@ static const int kManifestLines = 0
     ;
 
 static const mace_dtype kDtypes[] = {MACE_DT_INVALID, MACE_DT_F32, MACE_DT_U8, MACE_DT_F16, MACE_DT_I32,
-                                     MACE_DT_BF16, MACE_DT_I8, MACE_DT_I64, MACE_DT_BOOL};
+                                     MACE_DT_BF16, MACE_DT_I8, MACE_DT_I64, MACE_DT_BOOL,
+                                     MACE_DT_I16, MACE_DT_U16, MACE_DT_U32, MACE_DT_U64, MACE_DT_F64};
 
 int main(void) {
   int n = mace_registry_count();

@@ -172,12 +172,13 @@ def test_conv_bn_relu_folded():
     check_model(model, {"x": rand(*xs, seed=1)})
 
 
-def test_conv3d_unsupported():
-    """3-D convolution is not converted (1-D is: tests/ops/test_conv1d.py)."""
+def test_conv4d_unsupported():
+    """4-D convolution is not converted (1-D: tests/ops/test_conv1d.py, 3-D:
+    tests/ops/test_window3d.py)."""
     import mace
     model = make_model([helper.make_node("Conv", ["x", "w"], ["y"])],
-                       [("x", np.float32, [1, 3, 5, 5, 5])], [("y", np.float32, [None] * 5)],
-                       [("w", rand(4, 3, 3, 3, 3, seed=2))])
+                       [("x", np.float32, [1, 3, 5, 5, 5, 5])], [("y", np.float32, [None] * 6)],
+                       [("w", rand(4, 3, 3, 3, 3, 3, seed=2))])
     with pytest.raises(mace.errors.UnsupportedError, match="Conv"):
         mace.Session(model)
 

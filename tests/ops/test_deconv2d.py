@@ -124,11 +124,12 @@ def test_deconv_runtime_filter(case):
     check_model(model, {"x": rand(*xs, seed=1), "w": rand(*ws, seed=2)})
 
 
-def test_deconv3d_unsupported():
-    """3-D transposed convolution is not converted (1-D is: tests/ops/test_conv1d.py)."""
+def test_deconv4d_unsupported():
+    """4-D transposed convolution is not converted (1-D: tests/ops/test_conv1d.py, 3-D:
+    tests/ops/test_window3d.py)."""
     import mace
     model = make_model([helper.make_node("ConvTranspose", ["x", "w"], ["y"])],
-                       [("x", np.float32, [1, 3, 4, 4, 4])], [("y", np.float32, [None] * 5)],
-                       [("w", rand(3, 4, 3, 3, 3, seed=2))])
+                       [("x", np.float32, [1, 3, 4, 4, 4, 4])], [("y", np.float32, [None] * 6)],
+                       [("w", rand(3, 4, 3, 3, 3, 3, seed=2))])
     with pytest.raises(mace.errors.UnsupportedError, match="ConvTranspose"):
         mace.Session(model)

@@ -95,9 +95,6 @@ def test_constant_weights_are_folded(per_axis):
 
 
 @pytest.mark.parametrize("xtype,attrs,words", [
-    (TensorProto.INT4, {}, "int4"),
-    (TensorProto.UINT16, {}, "uint16"),
-    (TensorProto.FLOAT8E5M2, {}, "float8"),
     (TensorProto.INT8, {"block_size": 2, "axis": 1}, "block_size 2"),
 ])
 def test_unsupported_is_named(xtype, attrs, words):
@@ -112,3 +109,48 @@ def test_unsupported_is_named(xtype, attrs, words):
     model.ir_version = 10
     with pytest.raises(mace.UnsupportedError, match=f"DequantizeLinear.*{words}"):
         mace.convert(model)
+
+
+NARROW = [TensorProto.INT16, TensorProto.UINT16, TensorProto.INT4, TensorProto.UINT4,
+          TensorProto.INT2, TensorProto.UINT2, TensorProto.FLOAT8E4M3FN, TensorProto.FLOAT8E5M2,
+          TensorProto.FLOAT4E2M1]
+
+
+@pytest.mark.parametrize("xtype", NARROW, ids=lambda t: TensorProto.DataType.Name(t))
+@pytest.mark.parametrize("per_axis", [False, True])
+@pytest.mark.parametrize("computed", [False, True])
+def test_narrow_types(xtype, per_axis, computed):
+    """Every bit pattern of the type against ONNX's reference, per tensor or per axis, the
+    scale and zero point constants or graph inputs."""
+    from onnx.reference import ReferenceEvaluator
+    npt = helper.tensor_dtype_to_np_dtype(xtype)
+    bits = 1 << (2 if "2" in np.dtype(npt).name and "int" in np.dtype(npt).name else
+                 4 if "4" in np.dtype(npt).name else 8)
+    width = np.dtype(npt).itemsize
+    raw = np.arange(2 * 3 * 4 * 5) % bits
+    x = (raw.astype(np.uint8 if width == 1 else np.uint16).view(npt) if bits == 256 or width == 2
+         else raw.astype(np.uint8).view(npt)).reshape(SHAPE)
+    if width == 2:
+        x = (np.random.default_rng(1).integers(0, 65536, SHAPE)).astype(np.uint16).view(npt)
+    rng = np.random.default_rng(2)
+    s = (rng.uniform(0.05, 0.5, SHAPE[1]) if per_axis else np.array(0.25)).astype(np.float32)
+    floaty = np.dtype(npt).name.startswith("float")
+    zp = np.zeros(s.shape, np.float32) if floaty else \
+        np.asarray(rng.integers(0, 2, s.shape), np.int64)
+    zp = zp.astype(npt)
+    feeds = {"x": x}
+    inits, ins = [], []
+    for name, v in (("s", s), ("zp", zp)):
+        if computed:
+            feeds[name] = v
+            ins.append(helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(v.dtype),
+                                                     list(v.shape)))
+        else:
+            inits.append(onnx.numpy_helper.from_array(v, name))
+    node = helper.make_node("DequantizeLinear", ["x", "s", "zp"], ["y"], axis=1)
+    graph = helper.make_graph([node], "dq", [helper.make_tensor_value_info("x", xtype, SHAPE)] + ins,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, SHAPE)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    got = run_mace(model, feeds)[0]
+    ref = ReferenceEvaluator(model).run(None, feeds)[0]
+    np.testing.assert_array_equal(got, ref)

@@ -104,10 +104,11 @@ def test_maxpool_indices_unsupported():
         mace.Session(model)
 
 
-def test_pool3d_unsupported():
-    """3-D pooling is not converted (1-D is: tests/ops/test_conv1d.py)."""
+def test_pool4d_unsupported():
+    """4-D pooling (N, C, T, D, H, W) is not converted (1-D: tests/ops/test_conv1d.py, 3-D:
+    tests/ops/test_window3d.py)."""
     import mace
-    model = make_model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2])],
-                       [("x", np.float32, [1, 2, 4, 4, 4])], [("y", np.float32, [None] * 5)])
+    model = make_model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2, 2])],
+                       [("x", np.float32, [1, 2, 4, 4, 4, 4])], [("y", np.float32, [None] * 6)])
     with pytest.raises(mace.errors.UnsupportedError, match="MaxPool"):
-        mace.Session(model)
+        mace.convert(model)

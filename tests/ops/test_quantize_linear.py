@@ -126,10 +126,6 @@ def test_quantize_then_dequantize_in_one_graph():
 
 @pytest.mark.parametrize("what,zp_type,attrs,words", [
     ("block_size", TensorProto.INT8, {"block_size": 2, "axis": 1}, "block_size 2"),
-    ("int4", TensorProto.INT4, {}, "int4"),
-    ("uint4", TensorProto.UINT4, {}, "uint4"),
-    ("int16", TensorProto.INT16, {}, "int16"),
-    ("float8", TensorProto.FLOAT8E4M3FN, {}, "float8"),
 ])
 def test_unsupported_is_named(what, zp_type, attrs, words):
     zp = helper.make_tensor("zp", zp_type, [] if what != "block_size" else [2, 2, 4, 5],
@@ -169,3 +165,48 @@ def test_constant_input_is_computed_at_conversion(per_axis):
     a = rng.standard_normal(SHAPE).astype(np.float32)
     np.testing.assert_array_equal(mace.Session(converted).run({"a": a})["y"],
                                   run_ort(model, {"a": a})[0])
+
+
+NARROW = [TensorProto.INT16, TensorProto.UINT16, TensorProto.INT4, TensorProto.UINT4,
+          TensorProto.INT2, TensorProto.UINT2, TensorProto.FLOAT8E4M3FN, TensorProto.FLOAT8E5M2,
+          TensorProto.FLOAT8E4M3FNUZ, TensorProto.FLOAT4E2M1]
+
+
+@pytest.mark.parametrize("ytype", NARROW, ids=lambda t: TensorProto.DataType.Name(t))
+@pytest.mark.parametrize("per_axis", [False, True])
+@pytest.mark.parametrize("computed", [False, True])
+def test_narrow_types(ytype, per_axis, computed):
+    """Rounding half to even, saturation at both ends of the type, per tensor or per axis, the
+    scale and zero point constants or graph inputs: bit-exact against ONNX's reference."""
+    from onnx.reference import ReferenceEvaluator
+    npt = np.dtype(helper.tensor_dtype_to_np_dtype(ytype))
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(SHAPE) * 40).astype(np.float32)
+    x.flat[::5] = np.round(x.flat[::5]) + 0.5  # ties
+    s = (rng.uniform(0.05, 2.0, SHAPE[1]) if per_axis else np.array(0.5)).astype(np.float32)
+    zp = np.zeros(s.shape, np.float32) if npt.name.startswith("float") else \
+        np.asarray(rng.integers(0, 2, s.shape), np.int64)
+    zp = zp.astype(npt)
+    feeds = {"x": x}
+    inits, ins = [], []
+    for name, v in (("s", s), ("zp", zp)):
+        if computed:
+            feeds[name] = v
+            ins.append(helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(v.dtype),
+                                                     list(v.shape)))
+        else:
+            inits.append(onnx.numpy_helper.from_array(v, name))
+    node = helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"], axis=1)
+    graph = helper.make_graph([node], "q", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                         SHAPE)] + ins,
+                              [helper.make_tensor_value_info("y", ytype, SHAPE)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    got = run_mace(model, feeds)[0]
+    ref = ReferenceEvaluator(model).run(None, feeds)[0]
+    assert got.dtype == ref.dtype
+    g = got.view(np.uint16 if npt.itemsize == 2 else np.uint8)
+    r = ref.view(np.uint16 if npt.itemsize == 2 else np.uint8)
+    if npt.itemsize == 1 and npt.name in ("int4", "uint4", "int2", "uint2", "float4_e2m1fn"):
+        mask = 0xF if "4" in npt.name else 0x3
+        g, r = g & mask, r & mask
+    np.testing.assert_array_equal(g, r)

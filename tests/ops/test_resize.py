@@ -187,3 +187,26 @@ def test_resize_keep_aspect_ratio_opset18(policy, mode):
     if mode == "nearest":  # every axis: N and C change too, which linear does not take
         _resize((1, 2, 6, 4), sizes=[1, 2, 3, 7], mode=mode, opset=18,
                 keep_aspect_ratio_policy=policy)
+
+
+@pytest.mark.parametrize("axes", [[2, 3], [3, 2], [-1, -2]], ids=str)
+@pytest.mark.parametrize("what", ["scales", "sizes"])
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_runtime_scales_sizes_with_axes(axes, what, mode):
+    """scales / sizes fed at run time for a subset of axes (the converter gathers them into a
+    full-rank tensor at run time)."""
+    from onnx import TensorProto
+
+    from helpers import check_model
+    x = data((1, 2, 4, 5), np.float32, 3)
+    v = (np.asarray([2.0, 1.5], np.float32) if what == "scales"
+         else np.asarray([7, 9], np.int64))
+    ins = ["x", "", "v"] if what == "scales" else ["x", "", "", "v"]
+    g = helper.make_graph(
+        [helper.make_node("Resize", ins, ["y"], mode=mode, axes=axes)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape),
+         helper.make_tensor_value_info("v", TensorProto.FLOAT if what == "scales"
+                                       else TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    check_model(m, {"x": x, "v": v})

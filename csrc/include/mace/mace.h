@@ -78,7 +78,24 @@ typedef enum mace_dtype {
   MACE_DT_BF16 = 6,
   MACE_DT_I8 = 8,
   MACE_DT_I64 = 9,
-  MACE_DT_BOOL = 10
+  MACE_DT_BOOL = 10,
+  MACE_DT_I16 = 11,
+  MACE_DT_U16 = 12,
+  MACE_DT_U32 = 13,
+  MACE_DT_U64 = 14,
+  MACE_DT_F64 = 15,
+  /* Narrow formats of ONNX (float8 per OCP/Graphcore, float4 e2m1, 4- and 2-bit integers),
+   * one element per byte as NumPy's ml_dtypes holds them: only Cast computes on them. */
+  MACE_DT_F8E4M3FN = 16,
+  MACE_DT_F8E4M3FNUZ = 17,
+  MACE_DT_F8E5M2 = 18,
+  MACE_DT_F8E5M2FNUZ = 19,
+  MACE_DT_F8E8M0 = 20,
+  MACE_DT_F4E2M1 = 21,
+  MACE_DT_I4 = 22,
+  MACE_DT_U4 = 23,
+  MACE_DT_I2 = 24,
+  MACE_DT_U2 = 25
 } mace_dtype;
 
 /* Data format of a model input/output (seed 003, chapter 17). */

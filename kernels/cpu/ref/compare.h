@@ -26,7 +26,13 @@ typedef enum mace_compare_elem {
   MACE_COMPARE_I32 = 1,
   MACE_COMPARE_I64 = 2,
   MACE_COMPARE_U8 = 3,   /* bool and uint8 */
-  MACE_COMPARE_I8 = 4
+  MACE_COMPARE_I8 = 4,
+  MACE_COMPARE_F16 = 5,  /* bits, compared as their float values */
+  MACE_COMPARE_F64 = 6,
+  MACE_COMPARE_I16 = 7,
+  MACE_COMPARE_U16 = 8,
+  MACE_COMPARE_U32 = 9,
+  MACE_COMPARE_U64 = 10
 } mace_compare_elem;
 
 /* out[o] for flat output indices [begin, end) of out = a <type> b over the broadcast shape

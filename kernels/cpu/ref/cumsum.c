@@ -21,3 +21,4 @@
 MACE_CUMSUM(float, float, mace_f32_cumsum__ref)
 MACE_CUMSUM(int32_t, uint32_t, mace_i32_cumsum__ref)
 MACE_CUMSUM(int64_t, uint64_t, mace_i64_cumsum__ref)
+MACE_CUMSUM(double, double, mace_f64_cumsum__ref)

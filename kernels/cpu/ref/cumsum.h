@@ -14,5 +14,7 @@ void mace_i32_cumsum__ref(const int32_t *in, int32_t *out, int64_t n, int64_t in
                           int exclusive, int reverse, int product, int64_t begin, int64_t end);
 void mace_i64_cumsum__ref(const int64_t *in, int64_t *out, int64_t n, int64_t inner,
                           int exclusive, int reverse, int product, int64_t begin, int64_t end);
+void mace_f64_cumsum__ref(const double *in, double *out, int64_t n, int64_t inner,
+                          int exclusive, int reverse, int product, int64_t begin, int64_t end);
 
 #endif /* MACE_KERNELS_CPU_REF_CUMSUM_H_ */

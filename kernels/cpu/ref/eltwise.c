@@ -1,7 +1,10 @@
-/* Reference (portable C) broadcasting element-wise binary/unary ops, f32/i32/i64. */
+/* Reference (portable C) broadcasting element-wise binary/unary ops, f32/f16/f64 and integers. */
 #include "kernels/cpu/ref/eltwise.h"
 
 #include <math.h>
+
+#include "kernels/cpu/ref/cast.h"
+#include "kernels/cpu/ref/half.h"
 
 /* One contiguous run along the innermost dim: n outputs, operand steps sa/sb (0 or 1
  * usually). The type switch sits outside the loop so each loop stays simple. */
@@ -168,6 +171,150 @@ MACE_ELTWISE_ROW(int64_t, eltwise_row_i64, MACE_ELTWISE_INT_OPS)
 MACE_ELTWISE_DRIVER(float, mace_f32_eltwise__ref, eltwise_row_f32)
 MACE_ELTWISE_DRIVER(int32_t, mace_i32_eltwise__ref, eltwise_row_i32)
 MACE_ELTWISE_DRIVER(int64_t, mace_i64_eltwise__ref, eltwise_row_i64)
+
+/* float64: the float32 types in double precision. */
+#define MACE_ELTWISE_F64_UNARY(NAME, EXPR)                                   \
+  case MACE_ELTWISE_##NAME:                                                  \
+    for (i = 0; i < n; ++i) {                                                \
+      const double x = a[i * sa];                                            \
+      out[i] = EXPR;                                                         \
+    }                                                                        \
+    break;
+
+static inline double softplus_(double x) { return x > 0.0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+
+#define MACE_ELTWISE_F64_OPS                                                 \
+  case MACE_ELTWISE_DIV:                                                     \
+    for (i = 0; i < n; ++i) out[i] = a[i * sa] / b[i * sb];                  \
+    break;                                                                   \
+  case MACE_ELTWISE_POW:                                                     \
+    for (i = 0; i < n; ++i) out[i] = pow(a[i * sa], b[i * sb]);              \
+    break;                                                                   \
+  case MACE_ELTWISE_PRELU:                                                   \
+    for (i = 0; i < n; ++i) {                                                \
+      double x = a[i * sa];                                                  \
+      out[i] = x >= 0.0 ? x : x * b[i * sb];                                 \
+    }                                                                        \
+    break;                                                                   \
+  MACE_ELTWISE_F64_UNARY(EXP, exp(x))                                        \
+  MACE_ELTWISE_F64_UNARY(LOG, log(x))                                        \
+  MACE_ELTWISE_F64_UNARY(SQRT, sqrt(x))                                      \
+  MACE_ELTWISE_F64_UNARY(RSQRT, 1.0 / sqrt(x))                               \
+  MACE_ELTWISE_F64_UNARY(RECIPROCAL, 1.0 / x)                                \
+  MACE_ELTWISE_F64_UNARY(FLOOR, floor(x))                                    \
+  MACE_ELTWISE_F64_UNARY(CEIL, ceil(x))                                      \
+  MACE_ELTWISE_F64_UNARY(ROUND, rint(x))                                     \
+  MACE_ELTWISE_F64_UNARY(ERF, erf(x))                                        \
+  MACE_ELTWISE_F64_UNARY(SIN, sin(x))                                        \
+  MACE_ELTWISE_F64_UNARY(COS, cos(x))                                        \
+  MACE_ELTWISE_F64_UNARY(SOFTPLUS, softplus_(x))                             \
+  MACE_ELTWISE_F64_UNARY(SOFTSIGN, x / (1.0 + fabs(x)))                      \
+  MACE_ELTWISE_F64_UNARY(GELU, 0.5 * x * (1.0 + erf(x * 0.70710678118654752)))  \
+  MACE_ELTWISE_F64_UNARY(GELU_TANH, 0.5 * x * (1.0 + tanh(0.79788456080286536 * \
+                                    (x + 0.044715 * x * x * x))))         \
+  MACE_ELTWISE_F64_UNARY(MISH, x * tanh(softplus_(x)))
+
+MACE_ELTWISE_ROW(double, eltwise_row_f64, MACE_ELTWISE_F64_OPS)
+MACE_ELTWISE_DRIVER(double, mace_f64_eltwise__ref, eltwise_row_f64)
+
+/* float16: each chunk widened to float32, computed by the float32 row and rounded once to
+ * float16 (to nearest even), which is what NumPy and onnxruntime give. */
+#define ELTWISE_F16_CHUNK 256
+
+static void eltwise_row_f16(mace_eltwise_type type, const uint16_t *a, int64_t sa,
+                            const uint16_t *b, int64_t sb, uint16_t *out, int64_t n) {
+  uint16_t ha[ELTWISE_F16_CHUNK], hb[ELTWISE_F16_CHUNK];
+  float fa[ELTWISE_F16_CHUNK], fb[ELTWISE_F16_CHUNK], fo[ELTWISE_F16_CHUNK];
+  for (int64_t i0 = 0; i0 < n; i0 += ELTWISE_F16_CHUNK) {
+    const int64_t m = n - i0 < ELTWISE_F16_CHUNK ? n - i0 : ELTWISE_F16_CHUNK;
+    for (int64_t i = 0; i < m; ++i) {
+      ha[i] = a[(i0 + i) * sa];
+      hb[i] = b[(i0 + i) * sb];
+    }
+    mace_f16_to_f32__ref(ha, fa, 0, m);
+    mace_f16_to_f32__ref(hb, fb, 0, m);
+    eltwise_row_f32(type, fa, 1, fb, 1, fo, m);
+    mace_cast__ref(MACE_CAST_F32, fo, MACE_CAST_F16, out + i0, 0, MACE_CAST_ROUND_UP, 0, m);
+  }
+}
+
+MACE_ELTWISE_DRIVER(uint16_t, mace_f16_eltwise__ref, eltwise_row_f16)
+
+/* The other integer types: arithmetic wraps modulo 2^bits (computed in uint64, so there is
+ * no signed overflow), as NumPy's and onnxruntime's do. */
+#define IE_NEG(v) ((v) < 1 && (v) != 0) /* v < 0, without a warning for unsigned T */
+
+#define MACE_ELTWISE_ROW_WRAP(T, NAME)                                                     \
+  static void NAME(mace_eltwise_type type, const T *a, int64_t sa, const T *b, int64_t sb,  \
+                   T *out, int64_t n) {                                                    \
+    for (int64_t i = 0; i < n; ++i) {                                                      \
+      const T x = a[i * sa], y = b[i * sb];                                                \
+      const uint64_t ux = (uint64_t)x, uy = (uint64_t)y;                                   \
+      T r = 0, d;                                                                          \
+      switch (type) {                                                                      \
+        case MACE_ELTWISE_ADD: r = (T)(ux + uy); break;                                    \
+        case MACE_ELTWISE_SUB: r = (T)(ux - uy); break;                                    \
+        case MACE_ELTWISE_PROD: r = (T)(ux * uy); break;                                   \
+        case MACE_ELTWISE_MIN: r = y < x ? y : x; break;                                   \
+        case MACE_ELTWISE_MAX: r = y > x ? y : x; break;                                   \
+        case MACE_ELTWISE_NEG: r = (T)(0 - ux); break;                                     \
+        case MACE_ELTWISE_ABS: r = IE_NEG(x) ? (T)(0 - ux) : x; break;                     \
+        case MACE_ELTWISE_SIGN: r = (T)((x > 0) - IE_NEG(x)); break;                       \
+        case MACE_ELTWISE_SQR_DIFF:                                                        \
+          d = (T)(ux - uy);                                                                \
+          r = (T)((uint64_t)d * (uint64_t)d);                                              \
+          break;                                                                           \
+        case MACE_ELTWISE_DIV:                                                             \
+          r = y == 0 ? (T)0 : (IE_NEG(y) && y == (T)-1) ? (T)(0 - ux) : (T)(x / y);        \
+          break;                                                                           \
+        case MACE_ELTWISE_POW: r = (T)eltwise_ipow((int64_t)x, (int64_t)y); break;         \
+        default: break; /* float-only types */                                             \
+      }                                                                                    \
+      out[i] = r;                                                                          \
+    }                                                                                      \
+  }
+
+MACE_ELTWISE_ROW_WRAP(int8_t, eltwise_row_i8)
+MACE_ELTWISE_ROW_WRAP(uint8_t, eltwise_row_u8)
+MACE_ELTWISE_ROW_WRAP(int16_t, eltwise_row_i16)
+MACE_ELTWISE_ROW_WRAP(uint16_t, eltwise_row_u16)
+MACE_ELTWISE_ROW_WRAP(uint32_t, eltwise_row_u32)
+MACE_ELTWISE_ROW_WRAP(uint64_t, eltwise_row_u64)
+MACE_ELTWISE_DRIVER(int8_t, eltwise_i8, eltwise_row_i8)
+MACE_ELTWISE_DRIVER(uint8_t, eltwise_u8, eltwise_row_u8)
+MACE_ELTWISE_DRIVER(int16_t, eltwise_i16, eltwise_row_i16)
+MACE_ELTWISE_DRIVER(uint16_t, eltwise_u16, eltwise_row_u16)
+MACE_ELTWISE_DRIVER(uint32_t, eltwise_u32, eltwise_row_u32)
+MACE_ELTWISE_DRIVER(uint64_t, eltwise_u64, eltwise_row_u64)
+
+void mace_xint_eltwise__ref(mace_eltwise_type type, mace_eltwise_int elem,
+                            const mace_eltwise_shape *shape, const void *a, const void *b,
+                            void *out, int64_t begin, int64_t end) {
+  switch (elem) {
+    case MACE_ELTWISE_INT_I8:
+      eltwise_i8(type, shape, (const int8_t *)a, (const int8_t *)b, (int8_t *)out, begin, end);
+      break;
+    case MACE_ELTWISE_INT_U8:
+      eltwise_u8(type, shape, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)out, begin, end);
+      break;
+    case MACE_ELTWISE_INT_I16:
+      eltwise_i16(type, shape, (const int16_t *)a, (const int16_t *)b, (int16_t *)out, begin,
+                  end);
+      break;
+    case MACE_ELTWISE_INT_U16:
+      eltwise_u16(type, shape, (const uint16_t *)a, (const uint16_t *)b, (uint16_t *)out, begin,
+                  end);
+      break;
+    case MACE_ELTWISE_INT_U32:
+      eltwise_u32(type, shape, (const uint32_t *)a, (const uint32_t *)b, (uint32_t *)out, begin,
+                  end);
+      break;
+    case MACE_ELTWISE_INT_U64:
+      eltwise_u64(type, shape, (const uint64_t *)a, (const uint64_t *)b, (uint64_t *)out, begin,
+                  end);
+      break;
+  }
+}
 
 int mace_eltwise_shape_init(mace_eltwise_shape *shape, const int64_t *a_dims, int na,
                             const int64_t *b_dims, int nb, int64_t *out_dims,

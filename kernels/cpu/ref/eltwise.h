@@ -1,4 +1,4 @@
-/* Reference (portable C) broadcasting element-wise binary/unary ops, f32/i32/i64. */
+/* Reference (portable C) broadcasting element-wise binary/unary ops, f32/f16/f64 and integers. */
 #ifndef MACE_KERNELS_CPU_REF_ELTWISE_H_
 #define MACE_KERNELS_CPU_REF_ELTWISE_H_
 
@@ -72,5 +72,22 @@ void mace_i32_eltwise__ref(mace_eltwise_type type, const mace_eltwise_shape *sha
 void mace_i64_eltwise__ref(mace_eltwise_type type, const mace_eltwise_shape *shape,
                            const int64_t *a, const int64_t *b, int64_t *out, int64_t begin,
                            int64_t end);
+/* float64: every float32 type in double precision. */
+void mace_f64_eltwise__ref(mace_eltwise_type type, const mace_eltwise_shape *shape,
+                           const double *a, const double *b, double *out, int64_t begin,
+                           int64_t end);
+/* float16 (bits): every float32 type computed in float32, rounded once to float16. */
+void mace_f16_eltwise__ref(mace_eltwise_type type, const mace_eltwise_shape *shape,
+                           const uint16_t *a, const uint16_t *b, uint16_t *out, int64_t begin,
+                           int64_t end);
+
+/* The other integer element types; their arithmetic wraps modulo 2^bits. */
+typedef enum mace_eltwise_int {
+  MACE_ELTWISE_INT_I8, MACE_ELTWISE_INT_U8, MACE_ELTWISE_INT_I16, MACE_ELTWISE_INT_U16,
+  MACE_ELTWISE_INT_U32, MACE_ELTWISE_INT_U64
+} mace_eltwise_int;
+void mace_xint_eltwise__ref(mace_eltwise_type type, mace_eltwise_int elem,
+                            const mace_eltwise_shape *shape, const void *a, const void *b,
+                            void *out, int64_t begin, int64_t end);
 
 #endif /* MACE_KERNELS_CPU_REF_ELTWISE_H_ */

@@ -22,7 +22,13 @@ typedef enum mace_int_binary_elem {
   MACE_INT_BINARY_I32 = 1,
   MACE_INT_BINARY_I64 = 2,
   MACE_INT_BINARY_U8 = 3,
-  MACE_INT_BINARY_I8 = 4
+  MACE_INT_BINARY_I8 = 4,
+  MACE_INT_BINARY_I16 = 5,
+  MACE_INT_BINARY_U16 = 6,
+  MACE_INT_BINARY_U32 = 7,
+  MACE_INT_BINARY_U64 = 8,
+  MACE_INT_BINARY_F64 = 9,
+  MACE_INT_BINARY_F16 = 10  /* bits; computed in f32, rounded once */
 } mace_int_binary_elem;
 
 /* out[o] for flat output indices [begin, end) of out = a <type> b over the broadcast shape

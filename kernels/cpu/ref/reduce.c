@@ -154,6 +154,16 @@ static float reduce_finish_f32(mace_reduce_type type, double acc, int64_t count,
   }
 }
 
+static double reduce_finish_f64(mace_reduce_type type, double acc, int64_t count, double shift) {
+  switch (type) {
+    case MACE_REDUCE_MEAN: return acc / (double)count;
+    case MACE_REDUCE_L2: return sqrt(acc);
+    case MACE_REDUCE_LOG_SUM: return log(acc);
+    case MACE_REDUCE_LOG_SUM_EXP: return shift + log(acc);
+    default: return acc;
+  }
+}
+
 static int64_t reduce_finish_int(mace_reduce_type type, int64_t acc, int64_t count) {
   if (type == MACE_REDUCE_MEAN) return count > 0 ? acc / count : 0;
   return acc;
@@ -163,6 +173,7 @@ static int64_t reduce_finish_int(mace_reduce_type type, int64_t acc, int64_t cou
 #define MACE_REDUCE_FINISH_I64(t, acc, n, shift) (reduce_finish_int(t, acc, n))
 
 MACE_REDUCE_DEFINE(float, double, mace_f32_reduce__ref, -INFINITY, INFINITY, reduce_finish_f32)
+MACE_REDUCE_DEFINE(double, double, mace_f64_reduce__ref, -INFINITY, INFINITY, reduce_finish_f64)
 MACE_REDUCE_DEFINE(int32_t, int64_t, mace_i32_reduce__ref, INT32_MIN, INT32_MAX,
                    MACE_REDUCE_FINISH_I32)
 MACE_REDUCE_DEFINE(int64_t, int64_t, mace_i64_reduce__ref, INT64_MIN, INT64_MAX,

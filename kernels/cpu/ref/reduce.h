@@ -43,6 +43,8 @@ void mace_reduce_shape_init(mace_reduce_shape *shape, const int64_t *dims, int n
  * NaN (f32) or 0 (integers). Integer MEAN truncates. f32 accumulates in double. */
 void mace_f32_reduce__ref(mace_reduce_type type, const mace_reduce_shape *shape,
                           const float *in, float *out, int64_t begin, int64_t end);
+void mace_f64_reduce__ref(mace_reduce_type type, const mace_reduce_shape *shape,
+                          const double *in, double *out, int64_t begin, int64_t end);
 void mace_i32_reduce__ref(mace_reduce_type type, const mace_reduce_shape *shape,
                           const int32_t *in, int32_t *out, int64_t begin, int64_t end);
 void mace_i64_reduce__ref(mace_reduce_type type, const mace_reduce_shape *shape,
