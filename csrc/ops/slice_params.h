@@ -1,5 +1,6 @@
-/* Slice's resolved window, worked out by the CPU kind's infer (ops/slice.c, its state) and read
- * by the GPU kind (ops/opencl/slice.c) from a shadow of the CPU kind. */
+/* The resolved window of Slice and StridedSlice, worked out by the CPU kinds' infer
+ * (ops/slice.c, ops/strided_slice.c: their state) and read by the GPU kinds
+ * (ops/opencl/slice.c) from a shadow of the CPU kind. */
 #ifndef MACE_OPS_SLICE_PARAMS_H_
 #define MACE_OPS_SLICE_PARAMS_H_
 
@@ -9,7 +10,7 @@
 
 typedef struct mace_slice_params {
   int64_t starts[MACE_MAX_DIMS], steps[MACE_MAX_DIMS];  /* per input dim, clamped */
-  int64_t out_dims[MACE_MAX_DIMS];
+  int64_t out_dims[MACE_MAX_DIMS];  /* StridedSlice: before shrink_axis_mask drops dims */
   int64_t rows, row_len;
 } mace_slice_params;
 

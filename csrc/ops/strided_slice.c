@@ -15,13 +15,12 @@
  */
 #include "core/op.h"
 #include "kernels/cpu/ref/slice.h"
+#include "ops/slice_params.h"
 
 #define STRIDED_SLICE_GRAIN_ELEMS 16384
 
-typedef struct strided_slice_state {
-  int64_t starts[MACE_MAX_DIMS], steps[MACE_MAX_DIMS], full_dims[MACE_MAX_DIMS];
-  int64_t rows, row_len;
-} strided_slice_state;
+/* ops/slice_params.h; out_dims are the dims before shrink_axis_mask drops any. */
+typedef mace_slice_params strided_slice_state;
 
 static mace_status strided_slice_ints(mace_op *op, const char *name, int idx, int64_t *buf,
                                       const int64_t **vals, int *n) {
@@ -83,7 +82,7 @@ static mace_status strided_slice_infer(mace_op *op) {
                             d, (long long)dim);
         s->starts[d] = b;
         s->steps[d] = 1;
-        s->full_dims[d] = 1;
+        s->out_dims[d] = 1;
         continue;
       }
       if (step > 0) {
@@ -107,12 +106,12 @@ static mace_status strided_slice_infer(mace_op *op) {
     }
     s->starts[d] = len > 0 ? b : 0;
     s->steps[d] = step;
-    s->full_dims[d] = len;
+    s->out_dims[d] = len;
     dims[out_nd++] = len;
   }
-  s->row_len = s->full_dims[nd - 1];
+  s->row_len = s->out_dims[nd - 1];
   s->rows = 1;
-  for (int d = 0; d + 1 < nd; ++d) s->rows *= s->full_dims[d];
+  for (int d = 0; d + 1 < nd; ++d) s->rows *= s->out_dims[d];
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, out_nd));
   op->macs = 0;
   op->scratch_bytes = 0;
@@ -128,7 +127,7 @@ typedef struct {
 static void strided_slice_range(void *ctx, int64_t begin, int64_t end) {
   const strided_slice_job *j = (const strided_slice_job *)ctx;
   mace_x_slice__ref(j->x->data, j->x->dims, j->x->ndim, j->s->starts, j->s->steps,
-                    j->s->full_dims, mace_dtype_size(j->x->dtype), j->out, begin, end);
+                    j->s->out_dims, mace_dtype_size(j->x->dtype), j->out, begin, end);
 }
 
 static mace_status strided_slice_run(mace_op *op) {

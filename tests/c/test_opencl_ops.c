@@ -530,6 +530,29 @@ static void sweep_layout(mace_cl_runtime *rt, float tol, const char *prec) {
     snprintf(label, sizeof(label), "Slice %s #%zu", prec, i);
     compare_case(rt, &c, tol, label, (unsigned)(i + 190));
   }
+  /* StridedSlice: begin, end, strides with begin/end/shrink masks. */
+  static const int64_t ss[][3][4] = {
+      {{0, 1, 1, 0}, {2, 4, 3, 7}, {1, 2, 1, 3}},
+      {{1, -1, 0, 5}, {0, 0, 4, 0}, {1, -1, 2, -2}},
+      {{0, 2, 0, 0}, {1, 3, 4, 7}, {1, 1, 1, 1}},
+  };
+  static const int64_t masks[][3] = {{0, 0, 0}, {1, 9, 0}, {0, 0, 3}};
+  for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); ++i) {
+    op_case c;
+    memset(&c, 0, sizeof(c));
+    c.type = "StridedSlice";
+    const int64_t x[4] = {2, 5, 4, 7};
+    case_input(&c, 4, x, 0);
+    case_ints(&c, "begin", 4, ss[i][0]);
+    case_ints(&c, "end", 4, ss[i][1]);
+    case_ints(&c, "strides", 4, ss[i][2]);
+    case_int(&c, "begin_mask", masks[i][0]);
+    case_int(&c, "end_mask", masks[i][1]);
+    case_int(&c, "shrink_axis_mask", masks[i][2]);
+    char label[64];
+    snprintf(label, sizeof(label), "StridedSlice %s #%zu", prec, i);
+    compare_case(rt, &c, tol, label, (unsigned)(i + 200));
+  }
   static const int64_t perms[][4] = {{0, 2, 3, 1}, {0, 3, 1, 2}, {3, 2, 1, 0}, {1, 0, 2, 3},
                                      {-1, 0, 1, 2}};
   for (size_t i = 0; i <= sizeof(perms) / sizeof(perms[0]); ++i) {
@@ -873,7 +896,7 @@ int main(void) {
   } sweeps[] = {{"Conv2D", sweep_conv2d}, {"Eltwise", sweep_eltwise},
                 {"Activation", sweep_activation}, {"Pooling", sweep_pooling},
                 {"Softmax", sweep_softmax}, {"FullyConnected MatMul", sweep_dense},
-                {"Concat Split Slice Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
+                {"Concat Split Slice StridedSlice Transpose", sweep_layout}, {"BatchNorm BiasAdd", sweep_channel},
                 {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm},
                 {"Pad", sweep_pad}, {"Resize", sweep_resize},
                 {"ChannelShuffle DepthToSpace SpaceToDepth", sweep_permute}};

@@ -1,5 +1,6 @@
-/* Slice on the GPU (OpenCL, f32): ONNX Slice with starts/ends/axes/steps from arguments or
- * inputs, clamping and negative steps, resolved by the CPU kind's infer (ops/slice.c,
+/* Slice and StridedSlice on the GPU (OpenCL, f32): ONNX Slice (starts/ends/axes/steps from
+ * arguments or inputs, clamping, negative steps) and TensorFlow's StridedSlice (masks), their
+ * windows resolved by the CPU kinds' infer (ops/slice.c, ops/strided_slice.c,
  * ops/slice_params.h); a gather by strides (ops/opencl/cl_permute.h). */
 #include "core/op.h"
 #include "ops/opencl/cl_permute.h"
@@ -22,8 +23,8 @@ static mace_status slice_cl_infer(mace_op *op) {
   const mace_slice_params *p = st->shadow.state;
   const mace_tensor *x = op->inputs[0];
   if (x->dtype != MACE_DT_F32)
-    return mace_error(MACE_UNSUPPORTED, "op '%s' (Slice): %s on the GPU (f32 only)", op->name,
-                      mace_dtype_name(x->dtype));
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): %s on the GPU (f32 only)", op->name,
+                      op->type, mace_dtype_name(x->dtype));
   int64_t stride = 1;
   st->nd = x->ndim;
   st->base = 0;
@@ -51,3 +52,11 @@ const mace_op_kind mace_op_slice_cl = {.type = "Slice", .device = MACE_DEVICE_GP
                                        .value_inputs = 0x1eu, /* inputs 1..4, as ops/slice.c */
                                        .init = slice_cl_init, .infer = slice_cl_infer,
                                        .run = slice_cl_run, .release = slice_cl_release};
+/* begin/end/strides inputs are read at infer (the CPU kind takes constants only): declared
+ * value inputs, so the net keeps them in host memory rather than uploading them. */
+const mace_op_kind mace_op_strided_slice_cl = {.type = "StridedSlice", .device = MACE_DEVICE_GPU,
+                                               .dtype = MACE_DT_F32,
+                                               .state_size = sizeof(slice_cl_state),
+                                               .value_inputs = 0xeu,
+                                               .init = slice_cl_init, .infer = slice_cl_infer,
+                                               .run = slice_cl_run, .release = slice_cl_release};

@@ -1,0 +1,88 @@
+/* The OpenCL runtime of a build without <CL/cl.h> (cmake/opencl.cmake): every entry point of
+ * runtime/opencl/cl_runtime.h says so with MACE_UNSUPPORTED, so the CPU path builds and runs. */
+#include "runtime/opencl/cl_runtime.h"
+
+#ifndef MACE_HAVE_OPENCL_HEADERS
+
+static mace_status no_headers(void) {
+  return mace_error(MACE_UNSUPPORTED, "mace was built without OpenCL headers (CL/cl.h; Debian: "
+                    "opencl-headers): no GPU runtime");
+}
+mace_status mace_cl_list_devices(mace_cl_device_info *out, int max, int *n) {
+  (void)out;
+  (void)max;
+  *n = 0;
+  return no_headers();
+}
+mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime **out) {
+  (void)config;
+  *out = NULL;
+  return no_headers();
+}
+void mace_cl_runtime_destroy(mace_cl_runtime *rt) { (void)rt; }
+const mace_cl_device_info *mace_cl_runtime_device(const mace_cl_runtime *rt) {
+  (void)rt;
+  return NULL;
+}
+mace_cl_precision mace_cl_runtime_precision(const mace_cl_runtime *rt) {
+  (void)rt;
+  return MACE_CL_FP32;
+}
+size_t mace_cl_runtime_elem_size(const mace_cl_runtime *rt) {
+  (void)rt;
+  return 4;
+}
+mace_status mace_cl_alloc(mace_cl_runtime *rt, size_t bytes, void **mem) {
+  (void)rt;
+  (void)bytes;
+  *mem = NULL;
+  return no_headers();
+}
+void mace_cl_free(mace_cl_runtime *rt, void *mem) {
+  (void)rt;
+  (void)mem;
+}
+mace_status mace_cl_write(mace_cl_runtime *rt, void *mem, size_t offset, const void *src,
+                          size_t count, int as_float) {
+  (void)rt, (void)mem, (void)offset, (void)src, (void)count, (void)as_float;
+  return no_headers();
+}
+mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, void *dst,
+                         size_t count, int as_float) {
+  (void)rt, (void)mem, (void)offset, (void)dst, (void)count, (void)as_float;
+  return no_headers();
+}
+mace_status mace_cl_finish(mace_cl_runtime *rt) {
+  (void)rt;
+  return no_headers();
+}
+mace_status mace_cl_get_kernel(mace_cl_runtime *rt, const char *program, const char *name,
+                               const char *options, mace_cl_kernel **out) {
+  (void)rt, (void)program, (void)name, (void)options;
+  *out = NULL;
+  return no_headers();
+}
+mace_status mace_cl_arg_mem(mace_cl_kernel *k, int index, const void *mem) {
+  (void)k, (void)index, (void)mem;
+  return no_headers();
+}
+mace_status mace_cl_arg(mace_cl_kernel *k, int index, const void *value, size_t size) {
+  (void)k, (void)index, (void)value, (void)size;
+  return no_headers();
+}
+mace_status mace_cl_arg_local(mace_cl_kernel *k, int index, size_t size) {
+  (void)k, (void)index, (void)size;
+  return no_headers();
+}
+mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, const size_t *gws,
+                           const size_t *lws, const char *tag) {
+  (void)rt, (void)k, (void)dims, (void)gws, (void)lws, (void)tag;
+  return no_headers();
+}
+double mace_cl_profile_ms(mace_cl_runtime *rt, const char *tag) {
+  (void)rt, (void)tag;
+  return 0.0;
+}
+void mace_cl_profile_reset(mace_cl_runtime *rt) { (void)rt; }
+
+#endif /* !MACE_HAVE_OPENCL_HEADERS */
