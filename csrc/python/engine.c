@@ -46,22 +46,25 @@ static int path_converter(PyObject *obj, void *out) {
 
 static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"graph", "weights", "graph_path", "weights_path",
-                           "num_threads", "affinity", "device", "verify_checksum", NULL};
+                           "num_threads", "affinity", "device", "verify_checksum",
+                           "decrypt_key", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
   int num_threads = -1, affinity = MACE_AFFINITY_BIG_ONLY;
   const char *device = "cpu";
   int verify_checksum = 1;
+  const char *decrypt_key = NULL; /* encrypted models (mace encrypt); borrowed for the call */
+  Py_ssize_t decrypt_key_size = 0;
   Py_buffer graph_buf;
   int has_graph_buf = 0;
   mace_engine *engine = NULL;
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iisp:Engine", kwlist, &graph,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispy#:Engine", kwlist, &graph,
                                    &weights, path_converter, &graph_path, path_converter,
                                    &weights_path, &num_threads, &affinity, &device,
-                                   &verify_checksum)) {
+                                   &verify_checksum, &decrypt_key, &decrypt_key_size)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -72,6 +75,8 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   mace_config_init(&cfg);
   cfg.num_threads = num_threads;
   cfg.skip_checksum = !verify_checksum;
+  cfg.decrypt_key = (const unsigned char *)decrypt_key;
+  cfg.decrypt_key_size = (size_t)decrypt_key_size;
   if (strcmp(device, "cpu") == 0 || strcmp(device, "CPU") == 0) {
     cfg.device = MACE_DEVICE_CPU;
   } else if (strcmp(device, "gpu") == 0 || strcmp(device, "GPU") == 0) {

@@ -154,6 +154,8 @@ class Session:
     ``verify_checksum`` (default True): a mace graph that records checksums of itself and of
     its weights is verified at load, a mismatch raising InvalidModelError naming the file;
     False skips the check (a model without checksums loads either way).
+    ``decrypt_key`` (32 bytes): the AES-256 key of a model `mace encrypt` encrypted, which the
+    engine decrypts in memory; a wrong key raises InvalidModelError (docs/encryption.md).
     ``input_shapes`` ({name: shape}) fixes input dims of an ONNX model being converted: an
     int fixes a dim, None leaves it symbolic. Symbolic dims (an ONNX ``dim_param``, unless
     fixed here) take the shape of each run: the shape computations that read them (torch's
@@ -182,9 +184,11 @@ class Session:
     def __init__(self, model: Any, weights: Any = None, *, num_threads: int = -1,
                  device: str = "cpu", affinity: Any = None,
                  input_shapes: Mapping[str, Sequence[int]] | None = None,
-                 verify_checksum: bool = True) -> None:
+                 verify_checksum: bool = True, decrypt_key: bytes | None = None) -> None:
         kw = dict(num_threads=_num_threads(num_threads), affinity=_affinity(affinity),
                   device=device, verify_checksum=bool(verify_checksum))
+        if decrypt_key is not None:  # an encrypted .pb/.data (mace encrypt; mace/encrypt.py)
+            kw["decrypt_key"] = bytes(decrypt_key)
         self.model = None  # the converted model when this session converted one
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)

@@ -106,6 +106,11 @@ typedef struct mace_config {
   int skip_checksum;        /* default 0: a model that records checksums of its graph and
                              * weights (NetDef.weights_crc32, graph_crc32) is verified at
                              * load, a mismatch failing with MACE_INVALID_MODEL; 1 skips it */
+  /* Encrypted models (`mace encrypt`, docs/encryption.md): the AES-256 key, borrowed for the
+   * create call only and never logged; NULL when the model is not encrypted. A wrong key is
+   * MACE_INVALID_MODEL; a build without OpenSSL's libcrypto gives MACE_UNSUPPORTED. */
+  const unsigned char *decrypt_key;
+  size_t decrypt_key_size;  /* 32 */
 } mace_config;
 
 typedef struct mace_tensor_info {
