@@ -5,11 +5,13 @@
 # and MACE_LINK_LIBS exist; adds libcrypto to MACE_LINK_LIBS.
 set(MACE_ENABLE_CRYPTO AUTO CACHE STRING "Decrypt encrypted models with OpenSSL's libcrypto: AUTO, ON, OFF")
 set(MACE_HAVE_OPENSSL 0)
+set(MACE_PC_CRYPTO "")  # for mace.pc's Libs.private
 if(NOT MACE_ENABLE_CRYPTO STREQUAL "OFF")
   find_package(OpenSSL COMPONENTS Crypto QUIET)
   if(OPENSSL_FOUND AND TARGET OpenSSL::Crypto)
     set(MACE_HAVE_OPENSSL 1)
     list(APPEND MACE_LINK_LIBS OpenSSL::Crypto)
+    set(MACE_PC_CRYPTO -lcrypto)
     target_link_libraries(mace_objects PRIVATE OpenSSL::Crypto)  # its include path
     message(STATUS "mace: encrypted models: OpenSSL libcrypto ${OPENSSL_VERSION}")
   elseif(MACE_ENABLE_CRYPTO STREQUAL "ON")
