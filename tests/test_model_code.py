@@ -170,7 +170,9 @@ def test_arm64_code_model_under_qemu_matches_host(tmp_path):
     bdir = os.path.join(BUILD, "arm64")
     _cmake_build(bdir, lib / "code",
                  extra=[f"-DCMAKE_TOOLCHAIN_FILE={ROOT}/cmake/aarch64-linux-gnu.cmake",
-                        "-DCMAKE_EXE_LINKER_FLAGS=-static"])
+                        "-DCMAKE_EXE_LINKER_FLAGS=-static",
+                        "-DPROTOBUF_C_LIBRARY=/usr/lib/aarch64-linux-gnu/libprotobuf-c.a",
+                        "-DMACE_LIBM=/usr/aarch64-linux-gnu/lib/libm.a"])  # static
     exe = os.path.join(bdir, "model", f"{LIB}_run")
     file_out = _run(["file", exe]).stdout if shutil.which("file") else "aarch64"
     assert "aarch64" in file_out
