@@ -10,7 +10,8 @@
 #   mace ops --model mobilenet_v2.pb > mnv2.txt; mace ops --model resnet50.pb > r50.txt
 #   benchmarks/library_size.sh MobileNetV2=mnv2.txt ResNet-50=r50.txt \
 #     MobileNetV2=mnv2.txt:dwconv,directconv,nchwc_winograd ResNet-50=r50.txt:dwconv,directconv,nchwc_dwconv
-#   ARCHS=aarch64 benchmarks/library_size.sh ...       # one architecture; CMAKE_ARGS: more cmake options
+#   ARCHS=aarch64 benchmarks/library_size.sh ...       # one architecture; CMAKE_ARGS: more cmake options;
+#                                                      # SKIP_FULL=1: the selections only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-2}
@@ -25,7 +26,8 @@ for arch in ${ARCHS:-x86-64 aarch64}; do
     tc=(-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake)
     strip=aarch64-linux-gnu-strip; size=aarch64-linux-gnu-size
   fi
-  for sel in full "$@"; do
+  sels=(full "$@"); [ -n "${SKIP_FULL:-}" ] && sels=("$@")
+  for sel in "${sels[@]}"; do
     name=${sel%%=*}; file=${sel#*=}; units=""
     case "$file" in *:*) units=${file#*:}; file=${file%%:*};; esac
     ops_arg=(-DMACE_OPS_FILE=)

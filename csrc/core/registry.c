@@ -3,7 +3,9 @@
 
 #include "core/op.h"
 
-/* An op-selected build (cmake/op_selection.cmake) compiles a cut copy of the manifest. */
+/* An op-selected build (cmake/op_selection.cmake) compiles a cut copy of the manifest: the generated
+ * header defines MACE_OPS_MANIFEST and MACE_OPS_SELECTION then, and nothing otherwise. */
+#include "mace_ops_selection.h"
 #ifndef MACE_OPS_MANIFEST
 #define MACE_OPS_MANIFEST "ops/manifest.inc"
 #endif
