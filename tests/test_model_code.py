@@ -195,3 +195,11 @@ def test_arm64_code_model_under_qemu_matches_host(tmp_path):
     got = np.load(run_dir / "out" / outs[0])
     assert got.tobytes() == np.load(run_dir / "ref" / outs[0]).tobytes()
     np.testing.assert_allclose(got, host, rtol=1e-4, atol=scale_atol(host))
+    # this cross build has no arm64 libcrypto: an encrypted model is refused as unsupported
+    if "OPENSSL_CRYPTO_LIBRARY-NOTFOUND" in open(os.path.join(bdir, "CMakeCache.txt")).read():
+        from mace import encrypt
+        encrypt.encrypt_files(str(model_dir / "lenet.pb"), str(model_dir / "lenet.data"),
+                              bytes(32), str(run_dir / "e.pb"), str(run_dir / "e.data"))
+        r = _run(["qemu-aarch64", os.path.join(bdir, "mace_run"), "--model", "e.pb",
+                  "--weights", "e.data", "--round", "1"], cwd=run_dir, timeout=120)
+        assert r.returncode != 0 and "built without OpenSSL's libcrypto" in r.stderr, r.stderr

@@ -66,6 +66,13 @@ static mace_status decrypt_buffer(const void *data, size_t size, char kind, cons
   *out = NULL;
   *out_size = 0;
   if (!mace_model_is_encrypted(data, size)) return MACE_OK;
+#if !MACE_HAVE_OPENSSL
+  (void)kind;
+  (void)aligned;
+  (void)cfg;
+  return mace_error(MACE_UNSUPPORTED, "the %s is encrypted, and this build of mace has no "
+                    "decryption (built without OpenSSL's libcrypto)", what);
+#else
   if (size < MACE_ENC_OVERHEAD)
     return mace_error(MACE_INVALID_MODEL, "the encrypted %s is truncated (%zu bytes)", what, size);
   if (!cfg || !cfg->decrypt_key)
@@ -74,7 +81,6 @@ static mace_status decrypt_buffer(const void *data, size_t size, char kind, cons
   if (cfg->decrypt_key_size != MACE_ENC_KEY_BYTES)
     return mace_error(MACE_INVALID_ARGS, "mace_config.decrypt_key_size is %zu; AES-256 keys are "
                       "%d bytes", cfg->decrypt_key_size, MACE_ENC_KEY_BYTES);
-#if MACE_HAVE_OPENSSL
   size_t n = size - MACE_ENC_OVERHEAD;
   uint8_t *buf = aligned ? mace_filter_alloc(n ? n : 1) : malloc(n ? n : 1);
   if (!buf) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory decrypting the %s", what);
@@ -89,11 +95,6 @@ static mace_status decrypt_buffer(const void *data, size_t size, char kind, cons
   *out = buf;
   *out_size = n;
   return MACE_OK;
-#else
-  (void)kind;
-  (void)aligned;
-  return mace_error(MACE_UNSUPPORTED, "the %s is encrypted, and this build of mace has no "
-                    "decryption (built without OpenSSL's libcrypto)", what);
 #endif
 }
 

@@ -12,8 +12,8 @@ letters, digits and '_' made '_'):
   mace_engine_create_from_buffers with ``borrow_weights`` (no copy, no file read);
 - ``NAME_weights.c``: the weights blob as one ``static const`` array aligned to 64 bytes. It is
   one translation unit because the engine reads the blob as one contiguous buffer (tensor
-  offsets); it is written as a string literal, which GCC and Clang hold as one token (a
-  brace list costs them a tree node per byte), so large models compile in seconds;
+  offsets), so it is not split across files; it is written as a string literal instead, which
+  GCC and Clang hold as one token where a brace list costs them a tree node per byte;
 
 and for the library: ``LIB_models.h`` (every model's header), ``main.c`` (a sample that runs a model on
 .npy inputs or zeros and writes its outputs as .npy), ``ops.txt`` (the op types the models use,
