@@ -18,13 +18,16 @@ def _hash(kind: str, name: str, key: bytes) -> str:
     return kind + hashlib.sha256(key + name.encode("utf-8")).hexdigest()[:16]
 
 
-def obfuscate_names(graph: ir.Graph, key: bytes = b"mace") -> dict[str, str]:
+def obfuscate_names(graph: ir.Graph, key: bytes = b"mace", body: bool = False
+                    ) -> dict[str, str]:
     """Renames ops and non-interface tensors in place; returns the tensor renaming old -> new.
 
     Op names become "op<hash>", tensor names "t<hash>"; names are unique because a
-    collision is resolved by a counter suffix.
+    collision is resolved by a counter suffix. Subgraph bodies (ir.Graph arguments of If, Loop,
+    Scan) are renamed too, their inputs and outputs included (`body`): an op binds them by
+    position, not by name.
     """
-    keep = {t.name for t in graph.inputs} | {t.name for t in graph.outputs}
+    keep = set() if body else {t.name for t in graph.inputs} | {t.name for t in graph.outputs}
     tensors = list(graph.consts) + [t for op in graph.ops for t in op.inputs + op.outputs]
     rename: dict[str, str] = {}
     taken = set(keep)
@@ -53,6 +56,12 @@ def obfuscate_names(graph: ir.Graph, key: bytes = b"mace") -> dict[str, str]:
         op.name = new
         op.inputs = [r(t) for t in op.inputs]
         op.outputs = [r(t) for t in op.outputs]
+        for v in op.args.values():
+            if isinstance(v, ir.Graph):
+                obfuscate_names(v, key, body=True)
+    if body:
+        for t in graph.inputs + graph.outputs:
+            t.name = r(t.name)
     graph.consts = {r(k): v for k, v in graph.consts.items()}
     graph.shapes = {r(k): v for k, v in graph.shapes.items()}
     graph.dtypes = {r(k): v for k, v in graph.dtypes.items()}

@@ -22,7 +22,7 @@ from onnx import AttributeProto, external_data_helper, helper, numpy_helper
 
 from mace.errors import InvalidInputError, InvalidModelError, MaceError, UnsupportedError
 
-from . import ir, onnx_dims, onnx_fold, onnx_ops
+from . import ir, onnx_dims, onnx_fold, onnx_ops, onnx_subgraph
 
 MIN_OPSET, MAX_OPSET = 7, 28
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -123,14 +123,15 @@ def decode_attrs(node: onnx.NodeProto) -> dict:
 
 
 def _topo_sort(nodes: list, known: set[str]) -> list:
-    """Nodes in dependency order (stable); outer-scope names used by subgraphs are ignored."""
+    """Nodes in dependency order (stable), counting the outer-scope names that subgraphs read."""
     produced = {o for n in nodes for o in n.output if o}
     done = set(known)
     order, pending = [], list(nodes)
+    reads = {id(n): onnx_subgraph.node_reads(n) for n in nodes}  # with subgraphs' outer names
     while pending:
         rest = []
         for n in pending:
-            if all((not i) or i in done or i not in produced for i in n.input):
+            if all(i in done or i not in produced for i in reads[id(n)]):
                 order.append(n)
                 done.update(o for o in n.output if o)
             else:
@@ -304,7 +305,10 @@ class OnnxContext:
 
 
 def _plain(v):
-    """Argument values as plain Python (int, float, str, bool, lists of int/float)."""
+    """Argument values as plain Python (int, float, str, bool, lists of int/float); an
+    ir.Graph (a subgraph body) as it is."""
+    if isinstance(v, ir.Graph):
+        return v
     if isinstance(v, np.ndarray):
         return [_plain(x) for x in v.reshape(-1).tolist()]
     if isinstance(v, (list, tuple)):
@@ -598,6 +602,8 @@ class OnnxConverter:
                     f"ONNX op '{n.op_type}' (node '{_label(n)}') of domain '{n.domain}' "
                     "is not supported")
         self.probe_values: dict[str, np.ndarray] = {}  # runtime shape values at probe sizes
+        taken = {o for n in g.node for o in n.output} | set(self.consts)  # names in use
+        taken |= {t.name for t in self.inputs}
         while True:
             shapes, dtypes = self._infer(nodes)
             sym = None
@@ -605,7 +611,8 @@ class OnnxConverter:
                 sym = onnx_dims.symbolic_shapes(self._infer_model(nodes, symbolic=True))
             n_probe = len(self.probe_values)
             rest = self._fold_pass(nodes, shapes, dtypes, sym)
-            if len(rest) == len(nodes) and len(self.probe_values) == n_probe:
+            rest, n_inlined = onnx_subgraph.inline_constant_ifs(rest, self.consts, taken)
+            if len(rest) == len(nodes) and len(self.probe_values) == n_probe and not n_inlined:
                 break
             nodes = rest
         if self.dynamic:  # a Shape whose every use folded (reading static dims only) goes
@@ -614,10 +621,13 @@ class OnnxConverter:
         graph = ir.Graph(name=g.name or "model")
         names = {vi.name for vi in g.input} | {vi.name for vi in g.output}
         names |= {o for n in g.node for o in n.output} | {n.name for n in g.node}
+        names |= {o for n in nodes for o in n.output} | {n.name for n in nodes}
         names |= set(self.consts)
         ctx = OnnxContext(graph, self.opset, self.consts, shapes, dtypes,
                           {t.name for t in self.inputs}, set(self.output_names), names,
                           sym_shapes=sym)
+        ctx.opset_imports = list(self.model.opset_import)  # what subgraph bodies convert under
+        ctx.ir_version = self.model.ir_version
         for n in nodes:
             fn = handlers.get(n.op_type)
             if fn is None:

@@ -198,58 +198,75 @@ def _static(shape) -> bool:
     return shape is not None and all(isinstance(d, (int, np.integer)) and d >= 0 for d in shape)
 
 
-def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32",
-              quantize_large_weights: bool = False):
-    """(NetDef message, weights blob: a uint8 array whose data is ALIGN-byte aligned).
-    data_type: weight storage, a key of WEIGHT_STORAGE; quantize_large_weights: large
-    FullyConnected / MatMul weights stored as int8 (large_weights)."""
-    if data_type not in WEIGHT_STORAGE:
-        raise InvalidArgumentError(f"data_type {data_type!r} is not available (supported: "
-                               f"{', '.join(WEIGHT_STORAGE)})")
-    half = WEIGHT_STORAGE[data_type]
-    halved = weight_names(graph) if half else set()
-    int8_axes = large_weights(graph) if quantize_large_weights else {}
-    net = proto.NetDef()
-    net.name = graph.name
-    used = []
-    seen = set()
-    # Constants in order of first use; a graph output may itself be a constant.
-    for name in [i for op in graph.ops for i in op.inputs] + [t.name for t in graph.outputs]:
-        if name in graph.consts and name not in seen:
-            seen.add(name)
-            used.append(name)
-    # Offsets first, then each tensor copied once into one ALIGN-aligned buffer, which the
-    # engine reads in place. A bytes join was a second copy of every tensor, and its data (48
-    # bytes into a page) made the engine copy the blob a third time (benchmarks/HISTORY.md).
-    placed, offset = [], 0
-    for name in used:
-        arr = np.asarray(graph.consts[name])
-        data = _half_stored(arr, half) if name in halved and name not in int8_axes else None
-        offset += (-offset) % ALIGN
-        t = net.tensors.add()
-        t.name = name
-        t.dims.extend(int(d) for d in arr.shape)
-        if name in int8_axes:  # widened to q * scale by the engine at load
-            data, scales = int8_per_channel(arr, int8_axes[name])
-            t.data_type = proto.DataType["DT_INT8"]
-            t.load_type = proto.DataType["DT_FLOAT"]
-            t.channel_scales.extend(float(v) for v in scales)
-            t.channel_axis = int8_axes[name]
-        elif data is not None:  # widened back to fp32 by the engine at load
-            t.data_type = proto.DataType[half]
-            t.load_type = proto.DataType["DT_FLOAT"]
-        else:
-            data = stored_array(arr)
-            t.data_type = _dtype_number(arr.dtype)
-        t.offset = offset
-        t.data_size = data.nbytes
-        placed.append((offset, data))
-        offset += data.nbytes
-    blob = aligned_zeros(offset)  # the padding between tensors stays zero
-    for at, data in placed:
-        blob[at:at + data.nbytes] = data.reshape(-1).view(np.uint8)
-    net.weights_size = len(blob)
+def const_alignment(data: np.ndarray) -> int:
+    """Where a constant may start in the blob: ALIGN bytes, or its element size when it is
+    smaller than ALIGN (scales, zero points, short biases: a 64-byte slot each would make a
+    small quantized model's blob mostly padding). The engine checks the same rule."""
+    return ALIGN if data.nbytes >= ALIGN else max(1, data.itemsize)
 
+
+class _Blob:
+    """The weights blob being laid out: (offset, bytes) of every constant placed so far, of
+    the graph and of its subgraphs alike (one blob per model)."""
+
+    def __init__(self, half, quantize_large_weights: bool):
+        self.half = half
+        self.quantize_large_weights = quantize_large_weights
+        self.placed: list[tuple[int, np.ndarray]] = []
+        self.offset = 0
+
+    def place(self, graph: ir.Graph, net) -> None:
+        """Adds graph's constants (in order of first use; a graph output may itself be a
+        constant) to net.tensors and to the blob."""
+        half = self.half
+        halved = weight_names(graph) if half else set()
+        int8_axes = large_weights(graph) if self.quantize_large_weights else {}
+        used, seen = [], set()
+        for name in [i for op in graph.ops for i in op.inputs] + [t.name for t in graph.outputs]:
+            if name in graph.consts and name not in seen:
+                seen.add(name)
+                used.append(name)
+        for name in used:
+            arr = np.asarray(graph.consts[name])
+            data = _half_stored(arr, half) if name in halved and name not in int8_axes else None
+            t = net.tensors.add()
+            t.name = name
+            t.dims.extend(int(d) for d in arr.shape)
+            if name in int8_axes:  # widened to q * scale by the engine at load
+                data, scales = int8_per_channel(arr, int8_axes[name])
+                t.data_type = proto.DataType["DT_INT8"]
+                t.load_type = proto.DataType["DT_FLOAT"]
+                t.channel_scales.extend(float(v) for v in scales)
+                t.channel_axis = int8_axes[name]
+            elif data is not None:  # widened back to fp32 by the engine at load
+                t.data_type = proto.DataType[half]
+                t.load_type = proto.DataType["DT_FLOAT"]
+            else:
+                data = stored_array(arr)
+                t.data_type = _dtype_number(arr.dtype)
+            self.offset += (-self.offset) % const_alignment(data)
+            t.offset = self.offset
+            t.data_size = data.nbytes
+            self.placed.append((self.offset, data))
+            self.offset += data.nbytes
+
+    def array(self) -> np.ndarray:
+        # Offsets first, then each tensor copied once into one ALIGN-aligned buffer, which the
+        # engine reads in place. A bytes join was a second copy of every tensor, and its data
+        # (48 bytes into a page) made the engine copy the blob a third time
+        # (benchmarks/HISTORY.md).
+        blob = aligned_zeros(self.offset)  # the padding between tensors stays zero
+        for at, data in self.placed:
+            blob[at:at + data.nbytes] = data.reshape(-1).view(np.uint8)
+        return blob
+
+
+def _fill_netdef(graph: ir.Graph, net, blob: _Blob) -> None:
+    """Writes graph into the NetDef message `net`, its constants into `blob`. A subgraph (an
+    ir.Graph argument: the body of an If, Loop or Scan) is written as a NetDef of its own,
+    serialized into a bytes argument, its constants in the same blob."""
+    net.name = graph.name
+    blob.place(graph, net)
     for op in graph.ops:
         od = net.op.add()
         od.name = op.name
@@ -259,6 +276,11 @@ def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32",
         for k, v in op.args.items():
             if v is None:
                 continue
+            if isinstance(v, ir.Graph):
+                sub = proto.NetDef()
+                _fill_netdef(v, sub, blob)
+                sub.weights_size = blob.offset
+                v = sub.SerializeToString()
             _set_arg(od.arg.add(), k, v)
         shapes = [graph.shapes.get(o) for o in op.outputs]
         if graph.declare_shapes and op.outputs and all(_static(s) for s in shapes):
@@ -276,7 +298,22 @@ def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32",
                 io.dims.extend(int(d) for d in t.shape)
             io.data_type = _dtype_number(t.dtype) if t.dtype is not None else proto.DataType["DT_FLOAT"]
             io.data_format = proto.DataFormat[_FORMATS.get(t.data_format, "DF_NONE")]
-    return net, blob
+
+
+def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32",
+              quantize_large_weights: bool = False):
+    """(NetDef message, weights blob: a uint8 array whose data is ALIGN-byte aligned).
+    data_type: weight storage, a key of WEIGHT_STORAGE; quantize_large_weights: large
+    FullyConnected / MatMul weights stored as int8 (large_weights)."""
+    if data_type not in WEIGHT_STORAGE:
+        raise InvalidArgumentError(f"data_type {data_type!r} is not available (supported: "
+                               f"{', '.join(WEIGHT_STORAGE)})")
+    blob = _Blob(WEIGHT_STORAGE[data_type], quantize_large_weights)
+    net = proto.NetDef()
+    _fill_netdef(graph, net, blob)
+    arr = blob.array()
+    net.weights_size = len(arr)
+    return net, arr
 
 
 def serialize(graph: ir.Graph, share: bool = False, data_type: str = "fp32_fp32",

@@ -291,7 +291,8 @@ def test_serialize_round_trip():
              dt["DT_INT8"]: np.int8}
     assert [t.name for t in net.tensors] == list(consts)
     for t in net.tensors:
-        assert t.offset % 64 == 0 and t.offset + t.data_size <= len(blob)
+        align = 64 if t.data_size >= 64 else np.dtype(np_of[t.data_type]).itemsize
+        assert t.offset % align == 0 and t.offset + t.data_size <= len(blob)
         assert t.data_type == want[t.name] and list(t.dims) == list(consts[t.name].shape)
         got = np.frombuffer(blob, np_of[t.data_type], offset=t.offset,
                             count=int(np.prod(t.dims))).reshape(tuple(t.dims))

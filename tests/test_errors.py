@@ -103,9 +103,15 @@ def test_error_classes():
     assert _mace.InvalidModelError is mace.InvalidModelError
 
 
-def test_gpu_is_unsupported_here():
-    with pytest.raises(mace.UnsupportedError):
-        _mace.Engine(tm.relu_model().graph_bytes(), b"", device="gpu")
+def test_gpu_runs_or_is_unsupported_saying_why():
+    """device="gpu": an engine where OpenCL has a device, else UnsupportedError naming OpenCL
+    (test_opencl.py simulates the machine without it)."""
+    if mace.devices():
+        eng = _mace.Engine(tm.relu_model().graph_bytes(), b"", device="gpu")
+        eng.close()
+    else:
+        with pytest.raises(mace.UnsupportedError, match="OpenCL"):
+            _mace.Engine(tm.relu_model().graph_bytes(), b"", device="gpu")
 
 
 # ---- corrupt models ------------------------------------------------------------------------
@@ -171,7 +177,13 @@ def test_const_offset_and_size():
     graph, weights = _parts()
     net = _net(graph)
     net.tensors[0].offset = 32  # not 64-aligned
-    _invalid(net.SerializeToString(), weights, match="'w'")
+    _invalid(net.SerializeToString(), weights, match="'w'.*64-byte aligned")
+    net = _net(graph)  # under 64 bytes: aligned to its element size only (serialize.const_alignment)
+    del net.tensors[0].dims[:]
+    net.tensors[0].dims.append(3)
+    net.tensors[0].data_size = 12
+    net.tensors[0].offset = 2
+    _invalid(net.SerializeToString(), weights, match="'w'.*offset 2 is not 4-byte aligned")
     net = _net(graph)
     net.tensors[0].offset = 1 << 40
     _invalid(net.SerializeToString(), weights, match="'w'")

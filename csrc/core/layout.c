@@ -32,6 +32,7 @@ mace_status mace_arg_from_proto(const Mace__Argument *pa, mace_arg *arg) {
     if (pa->s.len) memcpy(s, pa->s.data, pa->s.len);
     s[pa->s.len] = 0;
     arg->s = s;
+    arg->s_size = pa->s.len;
     arg->has_s = 1;
   }
   arg->n_ints = (int)pa->n_ints;

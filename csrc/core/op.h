@@ -24,6 +24,7 @@ typedef struct mace_arg {
   int64_t i;
   float f;
   const char *s;            /* NUL-terminated copy of the bytes value */
+  size_t s_size;            /* bytes in s before the added NUL (a serialized subgraph may hold NULs) */
   int n_ints;
   const int64_t *ints;
   int n_floats;
@@ -103,6 +104,10 @@ struct mace_op {
   void *scratch;             /* valid during run only */
   mace_threadpool *pool;     /* borrowed from the engine */
   struct mace_cl_runtime *cl; /* borrowed from the engine: set for kinds of MACE_DEVICE_GPU */
+  /* The net's weights blob (borrowed): ops that build sub-nets (If, Loop, Scan) create them on
+   * it, since a subgraph's constants live in the same blob as the outer graph's. */
+  const uint8_t *weights;
+  size_t weights_size;
 };
 
 /* Argument lookup; a missing argument gives the default. */

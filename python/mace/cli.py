@@ -13,6 +13,8 @@ With a deployment YAML (seed 003; mace/deploy.py): `mace convert --config X.yml`
 Each subcommand is a function `add_<name>(subparsers)` registering its parser with
 `set_defaults(func=...)`; `func(args)` returns the exit status. Add one by appending it
 to SUBCOMMANDS.
+`mace micro --model M.pb --weights M.data --out DIR --name N` writes a model as C99 code for the
+MACE Micro runtime (mace/micro.py, micro/).
 
     $ mace run mobilenet_v2.onnx --round 10 --num_threads 2
     $ python -m mace run model.pb --weights model.data
@@ -218,6 +220,10 @@ def add_benchmark(sub) -> None:
     def cmd_benchmark(args: argparse.Namespace) -> int:
         if not args.config:
             return model_mode(args)
+        if args.device != "cpu" or args.gpu_precision != "fp16":
+            print("mace benchmark: with --config the YAML's runtime and gpu_data_type choose "
+                  "the device (--device/--gpu_precision are for a MODEL)", file=sys.stderr)
+            return 2
         from mace import deploy
         return _with_config(lambda cfg, a: deploy.benchmark_all(
             cfg, a.build_dir, a.round, a.model_name, a.num_threads, a.seed,
@@ -482,6 +488,8 @@ from .cli_device import add_encrypt, add_ops  # noqa: E402 - beside the list the
 
 SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert, add_calibrate, add_quantize,
                                add_validate, add_ops, add_encrypt]
+from .micro import add_micro  # noqa: E402  (`mace micro`: a model as C code for MACE Micro)
+SUBCOMMANDS.append(add_micro)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -66,7 +66,7 @@ enum tiny_variant {
   V_NO_OUTPUTS,
   V_OUTPUT_MISSING,   /* output_info names a tensor nobody produces */
   V_CONST_SIZE,       /* data_size disagrees with dims */
-  V_CONST_UNALIGNED,  /* offset not a multiple of 64 */
+  V_CONST_UNALIGNED,  /* offset not a multiple of its element size (a 12-byte constant) */
   V_CONST_PAST_END,   /* offset + size past the weights */
   V_BAD_DTYPE,        /* input with data type 77 */
   V_RANK9,            /* input of rank 9 */
@@ -113,7 +113,7 @@ static inline uint8_t *tiny_model_build(enum tiny_variant v, size_t *size) {
   b.has_data_type = 1;
   b.data_type = MACE__DATA_TYPE__DT_FLOAT;
   b.has_offset = 1;
-  b.offset = v == V_CONST_UNALIGNED ? 4 : v == V_CONST_PAST_END ? 2 * TINY_WEIGHTS_BYTES : 64;
+  b.offset = v == V_CONST_UNALIGNED ? 2 : v == V_CONST_PAST_END ? 2 * TINY_WEIGHTS_BYTES : 64;
   b.has_data_size = 1;
   b.data_size = v == V_CONST_SIZE ? 16 : 12;
   if (v == V_BROADCAST_MISMATCH) {
