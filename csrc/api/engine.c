@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/model_crypto.h"
 #include "core/checksum.h"
 #include "core/net.h"
 #include "core/status.h"
@@ -105,6 +106,30 @@ static mace_status engine_build(mace_engine *eng, const void *graph, size_t grap
   return MACE_OK;
 }
 
+/* engine_build of a model that may be encrypted (mace encrypt): the graph decrypted into a
+ * buffer freed once the net is built (the net keeps its own parse), the weights into the
+ * engine's aligned copy, which replaces any copy of the ciphertext. */
+static mace_status engine_build_model(mace_engine *eng, const void *graph, size_t graph_size,
+                                      const uint8_t *weights, size_t weights_size,
+                                      const mace_config *config, const char *graph_name) {
+  uint8_t *plain_graph = NULL, *plain_weights = NULL;
+  size_t plain_graph_size = 0, plain_weights_size = 0;
+  MACE_RETURN_IF_ERROR(mace_model_decrypt(graph, graph_size, weights, weights_size, config,
+                                          &plain_graph, &plain_graph_size, &plain_weights,
+                                          &plain_weights_size));
+  if (plain_weights) {
+    mace_aligned_free(eng->weights_copy);
+    eng->weights_copy = plain_weights;
+    weights = plain_weights;
+    weights_size = plain_weights_size;
+  }
+  mace_status st = engine_build(eng, plain_graph ? plain_graph : graph,
+                                plain_graph ? plain_graph_size : graph_size, weights,
+                                weights_size, config, graph_name);
+  free(plain_graph);
+  return st;
+}
+
 mace_status mace_engine_create_from_buffers(const void *graph, size_t graph_size,
                                             const void *weights, size_t weights_size,
                                             const mace_config *config, mace_engine **out) {
@@ -127,7 +152,7 @@ mace_status mace_engine_create_from_buffers(const void *graph, size_t graph_size
     memcpy(eng->weights_copy, weights, weights_size);
     w = eng->weights_copy;
   }
-  mace_status st = engine_build(eng, graph, graph_size, w, weights_size, config, NULL);
+  mace_status st = engine_build_model(eng, graph, graph_size, w, weights_size, config, NULL);
   if (st != MACE_OK) {
     mace_engine_destroy(eng);
     return st;
@@ -226,7 +251,8 @@ mace_status mace_engine_create_from_files(const char *graph_path, const char *we
       }
     }
   }
-  st = engine_build(eng, graph, graph_size, eng->weights_copy, weights_size, config, graph_path);
+  st = engine_build_model(eng, graph, graph_size, eng->weights_copy, weights_size, config,
+                          graph_path);
   if (st != MACE_OK) mace_error_wrap(st, "loading '%s'", graph_path);
 done:
   if (fd >= 0) close(fd);

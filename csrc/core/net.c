@@ -328,6 +328,11 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
     if (mace_registry_has_type(op->type))
       return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): no CPU kernel for %s inputs", op->name,
                         op->type, mace_dtype_name(dt));
+    if (mace_registry_selection())
+      return mace_error(MACE_UNSUPPORTED,
+                        "op '%s': op type '%s' is not compiled into this library (built with "
+                        "MACE_OPS=%s; rebuild with it added)",
+                        op->name, op->type, mace_registry_selection());
     return mace_error(MACE_INVALID_MODEL, "op '%s': unknown op type '%s'", op->name, op->type);
   }
   for (size_t k = 0; k < od->n_output; ++k) {

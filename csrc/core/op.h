@@ -142,6 +142,8 @@ unsigned mace_registry_value_inputs(const char *type);
 /* Intersection of dims_only_inputs over every kind of `type` (0 when unknown). */
 unsigned mace_registry_dims_only_inputs(const char *type);
 int mace_registry_count(void);
+/* The op types an op-selected build compiled in ("Conv2D,Eltwise,..."), or NULL for all of them. */
+const char *mace_registry_selection(void);
 const mace_op_kind *mace_registry_at(int i);
 
 #endif /* MACE_CORE_OP_H_ */

@@ -3,13 +3,20 @@
 
 #include "core/op.h"
 
+/* An op-selected build (cmake/op_selection.cmake) compiles a cut copy of the manifest: the generated
+ * header defines MACE_OPS_MANIFEST and MACE_OPS_SELECTION then, and nothing otherwise. */
+#include "mace_ops_selection.h"
+#ifndef MACE_OPS_MANIFEST
+#define MACE_OPS_MANIFEST "ops/manifest.inc"
+#endif
+
 #define MACE_OP(sym) extern const mace_op_kind sym;
-#include "ops/manifest.inc"
+#include MACE_OPS_MANIFEST
 #undef MACE_OP
 
 static const mace_op_kind *const g_kinds[] = {
 #define MACE_OP(sym) &sym,
-#include "ops/manifest.inc"
+#include MACE_OPS_MANIFEST
 #undef MACE_OP
     NULL};
 
@@ -52,4 +59,12 @@ int mace_registry_has_type(const char *type) {
   for (int i = 0; g_kinds[i]; ++i)
     if (strcmp(g_kinds[i]->type, type) == 0) return 1;
   return 0;
+}
+
+const char *mace_registry_selection(void) {
+#ifdef MACE_OPS_SELECTION
+  return MACE_OPS_SELECTION;
+#else
+  return NULL;
+#endif
 }

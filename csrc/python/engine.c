@@ -48,7 +48,8 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"graph", "weights", "graph_path", "weights_path",
                            "num_threads", "affinity", "device", "verify_checksum",
                            "gpu_precision", "opencl_binary_file", "opencl_parameter_file",
-                           "gpu_platform", "gpu_device", "opencl_queue_window_size", NULL};
+                           "gpu_platform", "gpu_device", "opencl_queue_window_size",
+                           "decrypt_key", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
   PyObject *binary_file = NULL, *parameter_file = NULL;
@@ -57,18 +58,21 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   int num_threads = -1, affinity = MACE_AFFINITY_BIG_ONLY;
   const char *device = "cpu";
   int verify_checksum = 1;
+  const char *decrypt_key = NULL; /* encrypted models (mace encrypt); borrowed for the call */
+  Py_ssize_t decrypt_key_size = 0;
   Py_buffer graph_buf;
   int has_graph_buf = 0;
   mace_engine *engine = NULL;
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iii:Engine", kwlist, &graph,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#:Engine", kwlist, &graph,
                                    &weights, path_converter, &graph_path, path_converter,
                                    &weights_path, &num_threads, &affinity, &device,
                                    &verify_checksum, &gpu_precision, path_converter,
                                    &binary_file, path_converter, &parameter_file,
-                                   &gpu_platform, &gpu_device, &queue_window)) {
+                                   &gpu_platform, &gpu_device, &queue_window, &decrypt_key,
+                                   &decrypt_key_size)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -79,6 +83,8 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   mace_config_init(&cfg);
   cfg.num_threads = num_threads;
   cfg.skip_checksum = !verify_checksum;
+  cfg.decrypt_key = (const unsigned char *)decrypt_key;
+  cfg.decrypt_key_size = (size_t)decrypt_key_size;
   if (strcmp(device, "cpu") == 0 || strcmp(device, "CPU") == 0) {
     cfg.device = MACE_DEVICE_CPU;
   } else if (strcmp(device, "gpu") == 0 || strcmp(device, "GPU") == 0) {

@@ -46,8 +46,10 @@ def _with_config(fn: Callable, args: argparse.Namespace, what: str) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from mace import deploy
-    return _with_config(lambda cfg, a: (deploy.convert_all(cfg, a.build_dir), 0)[1], args,
-                        "convert")
+    from mace.encrypt import read_key
+    key = read_key(args.key_file) if args.key_file else None
+    return _with_config(lambda cfg, a: (deploy.convert_all(cfg, a.build_dir, key=key), 0)[1],
+                        args, "convert")
 
 
 def add_convert(sub) -> None:
@@ -57,6 +59,8 @@ def add_convert(sub) -> None:
                                    "<name>_index.html (a drawing of the graph).")
     p.add_argument("--config", required=True, help="deployment YAML (seed 003 format)")
     p.add_argument("--build_dir", default="build", help="output root (default build)")
+    p.add_argument("--key-file", "--key_file", dest="key_file",
+                   help="key of the models with encrypt: 1 (mace encrypt --new-key K)")
     p.set_defaults(func=cmd_convert)
 
 
@@ -480,8 +484,10 @@ def add_validate(sub) -> None:
     p.set_defaults(func=cmd_validate)
 
 
+from .cli_device import add_encrypt, add_ops  # noqa: E402 - beside the list they extend
+
 SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert, add_calibrate, add_quantize,
-                               add_validate]
+                               add_validate, add_ops, add_encrypt]
 from .micro import add_micro  # noqa: E402  (`mace micro`: a model as C code for MACE Micro)
 SUBCOMMANDS.append(add_micro)
 

@@ -31,11 +31,15 @@ Never accepted and ignored: a key whose value would ask for something this build
 fails with a one-line ConfigError naming the key and why; the value that asks for what this
 build does anyway (its neutral value) is accepted. Key by key:
 
-- acted on: library_name, model_graph_format/model_data_format (file), models, platform,
+- acted on: library_name, model_graph_format/model_data_format (file, code), models, platform,
   model_file_path, weight_file_path and their sha256 checksums, subgraphs, input_tensors,
   input_shapes, input_ranges, output_tensors, validation_inputs_data, validation_outputs_data,
   validation_threshold (CPU), check_tensors, obfuscate, winograd, accuracy_validation_script
   (a plugin file that `mace validate --config` runs: mace/accuracy.py);
+- model_graph_format / model_data_format: code writes BUILD/<library_name>/code/, the models
+  as C sources that cmake builds into lib<library_name>.a with a sample (mace/codegen.py);
+- encrypt: 1 encrypts the model's .pb/.data with the key of `mace convert --key-file K`
+  (AES-256-GCM, mace/encrypt.py; no .pb_txt or drawing is written for it);
 - checked: output_shapes and check_shapes against the shapes mace computes, input_data_types
   against the model's input types (a mismatch is a ConfigError);
 - layouts: input_data_formats NHWC of a 4-D input of an NCHW model (ONNX, Caffe) is acted on
@@ -270,6 +274,7 @@ class ModelConfig:
     data_type: str | None = None
     winograd: int | None = None  # None: Conv2D chooses per layer; 0 off; 2 or 4: F(m, 3)
     obfuscate: int = 0
+    encrypt: int = 0  # 1: AES-256-GCM over the .pb/.data with `mace convert --key-file` (encrypt.py)
     quantize: int = 0
     quantize_large_weights: int = 0
     quantize_range_file: str | None = None
@@ -416,7 +421,7 @@ _MODEL_KEYS = {"platform", "model_file_path", "model_sha256_checksum", "weight_f
                "opencl_queue_window_size", "accuracy_validation_script", "quantize_range_file",
                "change_concat_ranges", "input_data_types", "nnlib_graph_mode", "cl_mem_type",
                "quantize_large_weights", "quantize_schema", "gpu_data_type",
-               "opencl_binary_file", "opencl_parameter_file"}
+               "opencl_binary_file", "opencl_parameter_file", "encrypt"}
 _SUBGRAPH_KEYS = {"input_tensors", "input_shapes", "input_data_formats", "input_ranges",
                   "input_data_types", "output_tensors", "output_shapes", "output_data_formats",
                   "check_tensors", "check_shapes", "validation_inputs_data",
@@ -617,7 +622,8 @@ def _parse_model(name: str, d: Any, path: str, base: str) -> ModelConfig:
         m.data_type = _choice(d["data_type"], f"{path}.data_type", _DATA_TYPES)
     if d.get("winograd") is not None:
         m.winograd = _int(d["winograd"], f"{path}.winograd", (0, 2, 4))
-    for key in ("obfuscate", "quantize", "quantize_large_weights", "change_concat_ranges"):
+    for key in ("obfuscate", "quantize", "quantize_large_weights", "change_concat_ranges",
+                "encrypt"):
         if d.get(key) is not None:
             v = _int(d[key], f"{path}.{key}", (0, 1))
             if hasattr(m, key):
@@ -708,10 +714,7 @@ def parse(data: Any, base_dir: str = ".", path: str = "<config>") -> DeployConfi
         cfg.target_abis = _list(d["target_abis"], "target_abis", _str)
     for key in ("model_graph_format", "model_data_format"):
         if d.get(key) is not None:
-            v = _choice(d[key], key, ("file", "code"))
-            if v == "code":
-                _fail(key, "'code' (models compiled into C++) is not supported; use 'file'")
-            setattr(cfg, key, v)
+            setattr(cfg, key, _choice(d[key], key, ("file", "code")))  # code: mace/codegen.py
     models = _mapping(d["models"], "models")
     if not models:
         _fail("models", "expected at least one model")
@@ -771,17 +774,21 @@ def _log(msg: str) -> None:
 
 
 def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str], None] = _log,
-                calibration: str | None = None, **quantize_kw: Any) -> str:
+                calibration: str | None = None, key: bytes | None = None,
+                **quantize_kw: Any) -> str:
     """Converts every model into build/<library_name>/model/: <name>.pb, .data, .pb_txt and
     <name>_index.html. Files are written to a temporary folder that replaces the model folder
     only once every model converted, so a failure leaves no half-written output. Returns
     the model folder. Models with `quantize: 1` are quantized (ModelConfig.quantized) with
     their quantize_range_file and/or `calibration`: a folder of .npy samples, or of one such
-    folder per model, named as the model; quantize_kw goes to mace.quantize."""
+    folder per model, named as the model; quantize_kw goes to mace.quantize. Models with
+    `encrypt: 1` are encrypted with `key` (32 bytes). With model_graph_format or
+    model_data_format `code`, the models' C sources go to build/<library_name>/code/."""
     import shutil
     import tempfile
 
     from . import visualize
+    _check_encrypt_key(cfg, key)
     final = cfg.model_dir(build_dir)
     os.makedirs(build_dir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=f".{cfg.library_name}.model.", dir=build_dir)
@@ -805,9 +812,16 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
                 f"({os.path.getsize(data)} bytes): {len(g.ops)} ops, {len(g.consts)} constants"
                 + (f", weights stored as {model.data_type[:4]}" if model.data_type != "fp32_fp32"
                    else ""))
+            if m.encrypt:  # no readable copy of an encrypted model beside it
+                from .encrypt import encrypt_files
+                encrypt_files(pb, data, key)
+                log(f"[{name}] encrypted {name}.pb, {name}.data (AES-256-GCM); no .pb_txt or "
+                    "drawing written")
+                continue
             model.save_text(os.path.join(tmp, f"{name}.pb_txt"))
             visualize.write_html(g, os.path.join(tmp, f"{name}_index.html"), title=name)
             log(f"[{name}] wrote {name}.pb_txt, {name}_index.html")
+        code = _write_code(cfg, tmp, log)
         os.makedirs(os.path.dirname(final), exist_ok=True)
         old = None
         if os.path.exists(final):
@@ -816,11 +830,44 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
         os.rename(tmp, final)
         if old:
             shutil.rmtree(old, ignore_errors=True)
+        if code:  # model/code -> <library>/code
+            code_dir = os.path.join(cfg.library_dir(build_dir), "code")
+            shutil.rmtree(code_dir, ignore_errors=True)
+            os.rename(os.path.join(final, "code"), code_dir)
+            log(f"wrote the models as code into {code_dir} (cmake -DMACE_MODEL_DIR={code_dir})")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     log(f"converted {len(cfg.models)} model(s) into {final}")
     return final
+
+
+def _check_encrypt_key(cfg: DeployConfig, key: bytes | None) -> None:
+    """`encrypt: 1` needs a key; a key without any model to encrypt is refused too."""
+    wanted = [n for n, m in cfg.models.items() if m.encrypt]
+    if wanted and key is None:
+        _fail(f"models.{wanted[0]}.encrypt", "1 needs a key: mace convert --config X.yml "
+                                            "--key-file K (mace encrypt --new-key K writes one)")
+    if key is not None and not wanted:
+        raise ConfigError("--key-file: no model of the deployment file has encrypt: 1")
+    if key is not None:
+        from .encrypt import check_key
+        check_key(key)
+
+
+def _write_code(cfg: DeployConfig, tmp: str, log: Callable[[str], None]) -> bool:
+    """Writes tmp/code/ (mace/codegen.py) when a format is code; True if it did."""
+    graph_code = cfg.model_graph_format == "code"
+    data_code = cfg.model_data_format == "code"
+    if not (graph_code or data_code):
+        return False
+    from .codegen import write_library
+    files = {n: (os.path.join(tmp, f"{n}.pb"), os.path.join(tmp, f"{n}.data")) for n in cfg.models}
+    written = write_library(cfg.library_name, files, os.path.join(tmp, "code"), graph_code,
+                            data_code, encrypted={n for n, m in cfg.models.items() if m.encrypt})
+    log(f"wrote {len(written)} files of C code ({'graph' if graph_code else ''}"
+        f"{' and ' if graph_code and data_code else ''}{'weights' if data_code else ''})")
+    return True
 
 
 def _select(cfg: DeployConfig, name: str | None) -> dict[str, ModelConfig]:

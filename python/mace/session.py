@@ -184,6 +184,8 @@ class Session:
     ``gpu_platform`` / ``gpu_device`` pick a device by index (-1: the first GPU);
     ``opencl_queue_window_size`` > 0 waits for the GPU every that many kernels. Without an
     OpenCL library or device, ``device="gpu"`` raises UnsupportedError saying which.
+    ``decrypt_key`` (32 bytes): the AES-256 key of a model `mace encrypt` encrypted, which the
+    engine decrypts in memory; a wrong key raises InvalidModelError (docs/encryption.md).
     ``input_shapes`` ({name: shape}) fixes input dims of an ONNX model being converted: an
     int fixes a dim, None leaves it symbolic. Symbolic dims (an ONNX ``dim_param``, unless
     fixed here) take the shape of each run: the shape computations that read them (torch's
@@ -216,9 +218,11 @@ class Session:
                  opencl_binary_file: str | os.PathLike | None = None,
                  opencl_parameter_file: str | os.PathLike | None = None,
                  gpu_platform: int = -1, gpu_device: int = -1,
-                 opencl_queue_window_size: int = 0) -> None:
+                 opencl_queue_window_size: int = 0, decrypt_key: bytes | None = None) -> None:
         kw = dict(num_threads=_num_threads(num_threads), affinity=_affinity(affinity),
                   device=device, verify_checksum=bool(verify_checksum))
+        if decrypt_key is not None:  # an encrypted .pb/.data (mace encrypt; mace/encrypt.py)
+            kw["decrypt_key"] = bytes(decrypt_key)
         gpu_kw = _gpu_options(gpu_precision, opencl_binary_file, opencl_parameter_file,
                               gpu_platform, gpu_device, opencl_queue_window_size)
         if device in ("gpu", "GPU"):

@@ -143,6 +143,11 @@ typedef struct mace_config {
                                       * local work sizes a tuning run wrote */
   int opencl_queue_window_size;      /* > 0: wait for the GPU every that many kernels (keeps a
                                       * UI responsive); 0 (default): never */
+  /* Encrypted models (`mace encrypt`, docs/encryption.md): the AES-256 key, borrowed for the
+   * create call only and never logged; NULL when the model is not encrypted. A wrong key is
+   * MACE_INVALID_MODEL; a build without OpenSSL's libcrypto gives MACE_UNSUPPORTED. */
+  const unsigned char *decrypt_key;
+  size_t decrypt_key_size;  /* 32 */
 } mace_config;
 
 typedef struct mace_tensor_info {

@@ -1,0 +1,194 @@
+# Op selection: a library that registers and links only the op types a list of models uses (seed 003,
+# "Reduce Library Size"). Included by CMakeLists.txt after MACE_LIB_SOURCES is globbed.
+#
+#   mace ops --model a.pb --model b.pb > ops.txt           # or: mace ops --config deploy.yml
+#   cmake -S . -B build-small -DMACE_OPS_FILE=ops.txt      # or: -DMACE_OPS=Conv2D,Eltwise,Pooling
+#
+# Reads csrc/ops/manifest.inc (the one list of op kinds), finds the csrc/ops file that defines each kind
+# and the op type it registers (`.type = "..."`), and writes ${CMAKE_BINARY_DIR}/gen/ops_manifest.inc with
+# the manifest lines of the selected types only; csrc/core/registry.c includes that file instead of the
+# full manifest (gen/mace_ops_selection.h defines MACE_OPS_MANIFEST) and reports the selection in its
+# "not compiled in" errors (MACE_OPS_SELECTION). Op files that define no selected kind are left out of the build; csrc/ops files
+# that define no kind at all (dispatch tables, shared helpers) stay. Reorder is always kept: the net
+# inserts it itself around blocked (NCHWc) chains.
+#
+# MACE_GC_SECTIONS=ON (any build) compiles with -ffunction-sections -fdata-sections and links the shared
+# library and the tools with --gc-sections and the shared library exporting only the public API, so
+# that what no registered op reaches is dropped from libmace.so and mace_run.
+option(MACE_GC_SECTIONS "Drop unreferenced code from libmace.so and the tools (size builds)" OFF)
+set(MACE_OPS "" CACHE STRING "Op types to build (comma separated); empty: all")
+set(MACE_OPS_FILE "" CACHE FILEPATH "File of op types to build (one per line or comma separated)")
+
+set(_mace_selected "")
+set(_sel_header "")
+if(MACE_OPS_FILE)
+  if(NOT EXISTS "${MACE_OPS_FILE}")
+    message(FATAL_ERROR "mace: MACE_OPS_FILE '${MACE_OPS_FILE}' does not exist")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${MACE_OPS_FILE}")
+  file(STRINGS "${MACE_OPS_FILE}" _mace_ops_lines REGEX "^[^#]")
+  string(REPLACE "," ";" _mace_ops_lines "${_mace_ops_lines}")
+  list(APPEND _mace_selected ${_mace_ops_lines})
+endif()
+if(MACE_OPS)
+  string(REPLACE "," ";" _mace_ops_given "${MACE_OPS}")
+  list(APPEND _mace_selected ${_mace_ops_given})
+endif()
+list(TRANSFORM _mace_selected STRIP)
+list(FILTER _mace_selected EXCLUDE REGEX "^$")
+list(REMOVE_DUPLICATES _mace_selected)
+
+if(_mace_selected)
+  list(APPEND _mace_selected Reorder)
+  list(REMOVE_DUPLICATES _mace_selected)
+  set(_mace_manifest ${CMAKE_SOURCE_DIR}/csrc/ops/manifest.inc)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_mace_manifest})
+  file(STRINGS ${_mace_manifest} _mace_kinds REGEX "^MACE_OP\\(")
+  file(GLOB_RECURSE _mace_op_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/csrc/ops/*.c)  # and ops/opencl
+  foreach(f ${_mace_op_files})
+    file(READ ${f} _text)
+    string(MD5 _key ${f})
+    set(_mace_text_${_key} "${_text}")
+  endforeach()
+
+  set(_kept_lines "")
+  set(_kept_files "")
+  set(_defining_files "")
+  set(_known_types "")
+  foreach(line ${_mace_kinds})
+    string(REGEX REPLACE "^MACE_OP\\(([A-Za-z0-9_]+)\\).*" "\\1" sym "${line}")
+    set(file_of "")
+    set(type_of "")
+    foreach(f ${_mace_op_files})
+      string(MD5 _key ${f})
+      set(t "${_mace_text_${_key}}")
+      # `const mace_op_kind sym = {...}` or a kind-defining macro called as `MACRO(sym, ...)`.
+      if(t MATCHES "mace_op_kind[ \t\n]+${sym}[ \t\n]*=[ \t\n]*{[^;]*\\.type[ \t\n]*=[ \t\n]*\"([A-Za-z0-9_]+)\"")
+        set(file_of ${f})
+        set(type_of ${CMAKE_MATCH_1})
+        break()
+      elseif(t MATCHES "\\([ \t]*${sym}[ \t]*,")
+        # the macro's body holds the type: the file must register exactly one type
+        string(REGEX MATCHALL "\\.type[ \t\n]*=[ \t\n]*\"[A-Za-z0-9_]+\"" types "${t}")
+        list(REMOVE_DUPLICATES types)
+        list(LENGTH types ntypes)
+        if(NOT ntypes EQUAL 1)
+          message(FATAL_ERROR "mace: op selection cannot tell the op type of ${sym} in ${f} "
+                              "(a macro-defined kind in a file registering ${ntypes} types)")
+        endif()
+        string(REGEX REPLACE ".*\"([A-Za-z0-9_]+)\"" "\\1" type_of "${types}")
+        set(file_of ${f})
+        break()
+      endif()
+    endforeach()
+    if(NOT file_of)
+      message(FATAL_ERROR "mace: op selection: no file under csrc/ops defines ${sym} (csrc/ops/manifest.inc)")
+    endif()
+    list(APPEND _defining_files ${file_of})
+    list(APPEND _known_types ${type_of})
+    if(type_of IN_LIST _mace_selected)
+      string(APPEND _kept_lines "${line}\n")
+      list(APPEND _kept_files ${file_of})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES _known_types)
+  foreach(type ${_mace_selected})
+    if(NOT type IN_LIST _known_types)
+      list(SORT _known_types)
+      string(REPLACE ";" ", " _known "${_known_types}")
+      message(FATAL_ERROR "mace: op selection names op type '${type}', which csrc/ops does not "
+                          "define (known: ${_known})")
+    endif()
+  endforeach()
+
+  # Drop op files that define kinds, none of them selected.
+  list(REMOVE_DUPLICATES _defining_files)
+  foreach(f ${_defining_files})
+    if(NOT f IN_LIST _kept_files)
+      list(REMOVE_ITEM MACE_LIB_SOURCES ${f})
+    endif()
+  endforeach()
+
+  list(SORT _mace_selected)
+  string(REPLACE ";" "," MACE_OPS_SELECTION "${_mace_selected}")
+  set(_gen ${CMAKE_BINARY_DIR}/gen/ops_manifest.inc)
+  file(CONFIGURE OUTPUT ${_gen} CONTENT
+"/* Generated by cmake/op_selection.cmake: csrc/ops/manifest.inc cut to ${MACE_OPS_SELECTION}. */
+${_kept_lines}" @ONLY)
+  set(_sel_header "#define MACE_OPS_MANIFEST \"ops_manifest.inc\"
+#define MACE_OPS_SELECTION \"${MACE_OPS_SELECTION}\"
+")
+  list(LENGTH _kept_files _nfiles)
+  message(STATUS "mace: op selection ${MACE_OPS_SELECTION}: ${_nfiles} op files")
+endif()
+
+# Kernel units left out (MACE_KERNELS_EXCLUDE=dwconv,directconv): the MACE_UKERNEL lines of those units of
+# kernels/cpu/manifest.inc are dropped from a copy that the build includes instead (gen/ksel/ comes first on
+# the include path) and their per-ISA files are not compiled. Their table fields are then NULL, which the
+# ops already handle (the reference table leaves them NULL): such layers run the reference or GEMM path,
+# correct but slower. `perf` on a model's run shows which units it uses (README, "On a device"). The units
+# whose field the reference table fills (activation, pooling, qdwconv) cannot be left out.
+set(MACE_KERNELS_EXCLUDE "" CACHE STRING "Kernel units of kernels/cpu/manifest.inc to leave out (comma separated)")
+if(MACE_KERNELS_EXCLUDE)
+  string(REPLACE "," ";" _kx "${MACE_KERNELS_EXCLUDE}")
+  list(TRANSFORM _kx STRIP)
+  set(_kmanifest ${CMAKE_SOURCE_DIR}/kernels/cpu/manifest.inc)
+  file(STRINGS ${_kmanifest} _klines)
+  set(_kunits "")
+  foreach(line ${_klines})
+    if(line MATCHES "^MACE_UKERNEL\\(([a-z0-9]+), *([a-z0-9_]+),")
+      list(APPEND _kunits ${CMAKE_MATCH_2})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES _kunits)
+  foreach(unit ${_kx})
+    if(unit MATCHES "^(activation|pooling|qdwconv)$" OR NOT unit IN_LIST _kunits)
+      list(REMOVE_ITEM _kunits activation pooling qdwconv)
+      string(REPLACE ";" ", " _k "${_kunits}")
+      message(FATAL_ERROR "mace: MACE_KERNELS_EXCLUDE: '${unit}' is not a unit that can be left out (${_k})")
+    endif()
+    foreach(isa avx2 avx512 neon)
+      list(REMOVE_ITEM MACE_LIB_SOURCES ${CMAKE_BINARY_DIR}/gen/kernels/${unit}__${isa}.c)
+    endforeach()
+  endforeach()
+  file(READ ${_kmanifest} _ktext)
+  foreach(unit ${_kx})
+    string(REGEX REPLACE "\nMACE_UKERNEL\\([a-z0-9]+, *${unit},[^\n]*" "" _ktext "${_ktext}")
+  endforeach()
+  file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/gen/ksel/kernels/cpu/manifest.inc CONTENT "${_ktext}" @ONLY)
+  include_directories(BEFORE ${CMAKE_BINARY_DIR}/gen/ksel)
+  message(STATUS "mace: kernel units left out: ${MACE_KERNELS_EXCLUDE}")
+endif()
+
+set(MACE_GC_LINK_OPTIONS "")
+# gen/mace_ops_selection.h, which csrc/core/registry.c includes: a header rather than compile definitions, so
+# that changing the selection recompiles the registry only (flags are shared by every object of a target).
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/gen/mace_ops_selection.h CONTENT
+"/* Generated by cmake/op_selection.cmake: the op selection of this build (none: every op). */
+${_sel_header}" @ONLY)
+
+if(MACE_GC_SECTIONS)
+  add_compile_options(-ffunction-sections -fdata-sections)
+  set(MACE_GC_LINK_OPTIONS -Wl,--gc-sections)
+endif()
+
+# libmace.so under MACE_GC_SECTIONS: --gc-sections, and only the functions of mace/mace.h exported
+# (a version script generated from the header), so internal code no API function reaches is dropped.
+function(mace_gc_sections_shared target)
+  if(NOT MACE_GC_SECTIONS)
+    return()
+  endif()
+  file(STRINGS ${CMAKE_SOURCE_DIR}/csrc/include/mace/mace.h _decls REGEX "mace_[a-z0-9_]+\\(")
+  set(_names "")
+  foreach(d ${_decls})
+    string(REGEX MATCHALL "mace_[a-z0-9_]+\\(" _calls "${d}")
+    list(GET _calls 0 _first)
+    string(REPLACE "(" "" _first "${_first}")
+    list(APPEND _names ${_first})
+  endforeach()
+  list(REMOVE_DUPLICATES _names)
+  list(JOIN _names "; " _body)
+  set(_map ${CMAKE_BINARY_DIR}/gen/mace.map)
+  file(CONFIGURE OUTPUT ${_map} CONTENT "{ global: ${_body}; local: *; };\n" @ONLY)
+  target_link_options(${target} PRIVATE ${MACE_GC_LINK_OPTIONS} -Wl,--version-script=${_map})
+endfunction()
