@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pos += 2;
     in.dims[d] = v == 0xffff ? -1 : v == 0xfffe ? (int64_t)1 << 40 : (int64_t)v;
     if (in.dims[d] < 0) must_reject = 1;
-    numel *= in.dims[d] < 0 ? 0 : in.dims[d];
+    if (numel <= INT64_MAX) numel *= in.dims[d] < 0 ? 0 : in.dims[d];  /* stays below 2^104 */
     if (numel > INT64_MAX) must_reject = 1;
   }
   size_t esize = mace_dtype_size(in.dtype);
