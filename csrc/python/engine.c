@@ -31,7 +31,7 @@ static void engine_unlock(EngineObject *self) { PyThread_release_lock(self->lock
 
 static mace_engine *engine_get(EngineObject *self) {
   if (self->engine == NULL) {
-    PyErr_SetString(PyExc_ValueError, "mace Engine is closed (or was never created)");
+    PyErr_SetString(mace_py_InvalidArgumentError, "mace Engine is closed (or was never created)");
   }
   return self->engine;
 }
@@ -522,7 +522,7 @@ static int lock_and_bind(EngineObject *self, run_buffers *rb) {
   engine_lock(self);
   if (self->engine == NULL) {
     engine_unlock(self);
-    PyErr_SetString(PyExc_ValueError, "mace Engine is closed");
+    PyErr_SetString(mace_py_InvalidArgumentError, "mace Engine is closed");
     return -1;
   }
   mace_status st = mace_engine_bind_inputs(self->engine, rb->ins, rb->n_in);
@@ -740,7 +740,7 @@ static PyObject *Engine_run_with_intermediates(EngineObject *self, PyObject *arg
   engine_lock(self);
   if (self->engine == NULL) {
     engine_unlock(self);
-    PyErr_SetString(PyExc_ValueError, "mace Engine is closed");
+    PyErr_SetString(mace_py_InvalidArgumentError, "mace Engine is closed");
     goto finally;
   }
   if (keep_names(self, names) < 0) {
