@@ -67,7 +67,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import MaceError
+from .errors import InvalidModelError, MaceError
 
 PLATFORMS = ("tensorflow", "caffe", "onnx")
 RUNTIMES = ("cpu", "gpu", "cpu+gpu", "dsp", "hta", "apu")
@@ -730,6 +730,7 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
             if m.obfuscate:
                 log(f"[{name}] obfuscated op and tensor names")
             pb, data = model.save(os.path.join(tmp, f"{name}.pb"), os.path.join(tmp, f"{name}.data"))
+            check_loads(pb, data, name, model.inputs)
             log(f"[{name}] wrote {name}.pb ({os.path.getsize(pb)} bytes), {name}.data "
                 f"({os.path.getsize(data)} bytes): {len(g.ops)} ops, {len(g.consts)} constants"
                 + (f", weights stored as {model.data_type[:4]}" if model.data_type != "fp32_fp32"
@@ -750,6 +751,21 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
         raise
     log(f"converted {len(cfg.models)} model(s) into {final}")
     return final
+
+
+def check_loads(pb: str, data: str, name: str, inputs: Any = ()) -> None:
+    """Loads a written model once in the engine, so that `mace convert` never reports success
+    for a model the engine refuses (an input of the wrong rank for its ops, a shape past the
+    loader's limits): the engine's load error becomes InvalidModelError naming the model. The
+    load plans but does not allocate the run arena. inputs: the model's input specs (.name,
+    .shape), named in the message."""
+    from .session import Session
+    try:
+        Session(pb, data, num_threads=1).close()
+    except MaceError as e:
+        shapes = ", ".join(f"'{t.name}' {list(t.shape)}" for t in inputs)
+        raise InvalidModelError(f"models.{name}: the converted model does not load"
+                                + (f" with input {shapes}" if shapes else "") + f": {e}") from e
 
 
 def _select(cfg: DeployConfig, name: str | None) -> dict[str, ModelConfig]:
