@@ -44,9 +44,16 @@ def test_huge_declared_input_loads_lazily():
             print("refused:", e)
         else:
             print("ran")
+        try:                                            # the right shape, but a broadcast view
+            sess.run(np.broadcast_to(np.float32(1), big))
+        except mace.MaceError as e:
+            print("copy refused:", type(e).__name__, e)
+        else:
+            print("ran")
     """)
     assert res.returncode == 0, res.stderr
     assert "refused:" in res.stdout and "194966524" in res.stdout, res.stdout
+    assert "copy refused: MaceError input 'x': out of memory" in res.stdout, res.stdout
 
 
 def test_arena_over_the_ceiling_is_a_mace_error():

@@ -371,6 +371,12 @@ static PyArrayObject *input_array(const mace_tensor_info *info, PyObject *value)
   /* steals the descr reference */
   res = (PyArrayObject *)PyArray_FromAny((PyObject *)given, PyArray_DescrFromType(want), 0, 0,
                                          NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+  if (res == NULL && PyErr_ExceptionMatches(PyExc_MemoryError)) {
+    /* a copy (a broadcast or strided view, a cast) that does not fit: a MaceError too */
+    PyErr_Clear();
+    PyErr_Format(mace_py_MaceError, "input '%s': out of memory for its contiguous copy of "
+                 "%lld elements", info->name, (long long)PyArray_SIZE(given));
+  }
 finally:
   Py_XDECREF(given);
   return res;
