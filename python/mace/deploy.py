@@ -754,11 +754,8 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
 
 
 def check_loads(pb: str, data: str, name: str, inputs: Any = ()) -> None:
-    """Loads a written model once in the engine, so that `mace convert` never reports success
-    for a model the engine refuses (an input of the wrong rank for its ops, a shape past the
-    loader's limits): the engine's load error becomes InvalidModelError naming the model. The
-    load plans but does not allocate the run arena. inputs: the model's input specs (.name,
-    .shape), named in the message."""
+    """Loads a written model once (no run arena is allocated), so that `mace convert` never
+    succeeds on a model the engine refuses: InvalidModelError naming the model and `inputs`."""
     from .session import Session
     try:
         Session(pb, data, num_threads=1).close()
