@@ -5,6 +5,8 @@
     python benchmarks/compare.py --out /tmp/RESULTS.md --size 160
     python benchmarks/compare.py --models bert_encoder --out /tmp/bert.md   # 2 BERT-base layers
     python benchmarks/compare.py --int8 --models mobilenet_v2     # int8: benchmarks/compare_int8.py
+    python benchmarks/compare.py --contention --peers onnxruntime   # beside a CPU-bound process
+    python benchmarks/compare.py --interleaved --models mnasnet     # mace and onnxruntime in one process
 
 Each zoo model (random weights, 1x3xSIZExSIZE; bert_encoder [1, 128, 768]) is exported to .onnx under a temporary folder and
 loaded by mace (mace.Session, converted in memory) and by every peer that imports here:
@@ -25,6 +27,15 @@ over the best peer's. mace's per-op profile (1 thread) says which layer type dom
 Writes a Markdown report (default benchmarks/RESULTS.md), keeping the hand-written sections of
 one already there after the new tables (--fresh: the tables alone). Needs: pip install openvino
 MNN ncnn pnnx (not part of mace's dependencies). No assertion on timings anywhere.
+
+Busy machines (issue 36): --contention runs a CPU-bound process (a Python busy loop, free to run
+on any core) beside the engines for the whole measurement, as a build or a browser tab would;
+--interleaved loads mace and onnxruntime at the same thread count in one process and, in each
+round, alternates their runs with no pause for WARM_S, then times one run of each, back to back,
+as a pipeline mixing the two libraries would (onnxruntime is the only peer there; --ort-threads N
+keeps onnxruntime at N threads in every pair, so that mace at 1 and at N threads meet the same
+session). --variant VAR=VALUE adds mace with that environment (e.g. MACE_THREAD_ADAPT=0, the
+thread pool without its busy-machine policy) as another column of the same rounds.
 """
 from __future__ import annotations
 
@@ -358,7 +369,7 @@ def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> 
     itself, on cores that are up to speed."""
     try:
         pin_to_cores(threads)
-        fn = MAKERS[eng](path, wd, shape, threads)
+        fn = MAKERS[eng.split("[")[0]](path, wd, shape, threads)  # mace[VAR=..]: mace
         for _ in range(WARMUP):
             y = fn(x)
         conn.send(("ok", np.asarray(y)))
@@ -376,6 +387,67 @@ def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> 
         conn.send((time.perf_counter() - t0) * 1e3)
 
 
+def _busy_main() -> None:
+    """A CPU-bound process for --contention: spins until terminated."""
+    x = 0
+    while True:
+        x = (x * 1103515245 + 12345) & 0xffffffff
+
+
+def start_contention(ctx, n: int) -> list:
+    """n busy processes, not pinned (the scheduler places them), stopped by stop_contention."""
+    procs = [ctx.Process(target=_busy_main, daemon=True) for _ in range(n)]
+    for p in procs:
+        p.start()
+    return procs
+
+
+def stop_contention(procs: list) -> None:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.join(10)
+
+
+def _interleaved_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> None:
+    """mace and onnxruntime in this one process at `threads` threads: load, warm up, send both
+    outputs; then per "run": wait GAP_S (the other processes' pools go idle), alternate mace and
+    onnxruntime runs with no pause for WARM_S (at least once each), then time one mace run and
+    at once one onnxruntime run, and send both times."""
+    try:
+        pin_to_cores(threads)
+        fm = make_mace(path, wd, shape, threads)
+        fo = make_onnxruntime(path, wd, shape, int(os.environ.get("MACE_COMPARE_ORT_THREADS") or
+                                                   threads))
+        for _ in range(WARMUP):
+            ym, yo = fm(x), fo(x)
+        conn.send(("ok", (np.asarray(ym), np.asarray(yo))))
+    except Exception as e:
+        conn.send(("error", f"{type(e).__name__}: {str(e).strip()[:160]}"))
+        return
+    while conn.recv() == "run":
+        time.sleep(GAP_S)
+        warm_end = time.perf_counter() + WARM_S
+        fm(x)
+        fo(x)
+        while time.perf_counter() < warm_end:
+            fm(x)
+            fo(x)
+        t0 = time.perf_counter()
+        fm(x)
+        t1 = time.perf_counter()
+        fo(x)
+        t2 = time.perf_counter()
+        conn.send(((t1 - t0) * 1e3, (t2 - t1) * 1e3))
+
+
+def variant_env(eng: str) -> list[tuple[str, str]]:
+    """The environment of an engine variant: "mace[A=1,B=2]" -> [("A", "1"), ("B", "2")]."""
+    if "[" not in eng:
+        return []
+    return [tuple(kv.split("=", 1)) for kv in eng[eng.index("[") + 1:-1].split(",") if kv]
+
+
 class EngineProcess:
     """An engine loaded in a child process (_engine_main). Engines sharing one process disturb
     each other: with OpenVINO and MNN loaded beside it, mace's SqueezeNet at 2 threads took 4.2
@@ -386,11 +458,15 @@ class EngineProcess:
     def __init__(self, ctx, eng, path, wd, shape, threads, x):
         self.eng = eng
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_engine_main, args=(child, eng, path, wd, shape, threads, x),
+        target = _interleaved_main if eng.startswith("interleaved") else _engine_main
+        self.proc = ctx.Process(target=target, args=(child, eng, path, wd, shape, threads, x),
                                 daemon=True)
         saved = {k: os.environ.get(k) for k in BLAS_THREAD_VARS}
         if eng == "host":  # one BLAS thread: set before the spawned child imports numpy
             os.environ.update({k: "1" for k in BLAS_THREAD_VARS})
+        for var in variant_env(eng):  # mace[VAR=VALUE]: the variable set in its process only
+            saved.setdefault(var[0], os.environ.get(var[0]))
+            os.environ[var[0]] = var[1]
         try:
             self.proc.start()
         finally:
@@ -428,8 +504,14 @@ class EngineProcess:
         self.conn.close()
 
 
+def _pair_names(pair: str) -> tuple[str, str]:
+    """"interleaved[V]" -> ("mace[V]", "onnxruntime[V]"): the pair's two engines."""
+    v = pair[len("interleaved"):]
+    return "mace" + v, "onnxruntime" + v
+
+
 def compare_model(name: str, size: int, threads_list: list[int], rounds: int, peers: list[str],
-                  tmp: str, log) -> dict:
+                  tmp: str, log, interleaved: bool = False, variants: tuple = ()) -> dict:
     model = mace.zoo.build(name, size=size) if name in mace.zoo.MODELS else mace.zoo.build(name)
     wd = os.path.join(tmp, name)
     os.makedirs(wd, exist_ok=True)
@@ -449,16 +531,21 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
     # speedup read 1.82x and then 1.74x in a rerun 20 minutes later.)
     runners: dict[tuple[str, int], EngineProcess] = {}
     try:
-        host = ["host"] if len(threads_list) > 1 else []
+        host = ["host"] if len(threads_list) > 1 and not interleaved else []
         for t in threads_list:
-            for eng in ["mace"] + peers + host:
+            pairs = ["interleaved"] + [f"interleaved[{v}]" for v in variants]
+            maces = ["mace"] + [f"mace[{v}]" for v in variants]
+            for eng in pairs if interleaved else maces + peers + host:
                 if result["status"].get(eng, "ok") != "ok":
                     continue
                 try:
                     if eng in MODULES and importlib.util.find_spec(MODULES[eng]) is None:
                         raise PeerError("not installed")
                     proc = EngineProcess(ctx, eng, path, wd, shape, t, x)
-                    if eng != "host":
+                    if eng.startswith("interleaved"):  # mace's and onnxruntime's outputs
+                        for e, y in zip(_pair_names(eng), proc.y):
+                            result["err"][e] = max(result["err"].get(e, 0.0), rel_err(y, ref))
+                    elif eng != "host":
                         result["err"][eng] = max(result["err"].get(eng, 0.0),
                                                  rel_err(proc.y, ref))
                     runners[(eng, t)] = proc
@@ -474,7 +561,7 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
                 if key not in runners:
                     continue
                 try:
-                    times[key].append(proc.time_run())
+                    times[key].append(proc.time_run())  # interleaved: (mace, onnxruntime)
                 except Exception as e:  # a peer that dies mid-run is reported
                     eng = key[0]
                     result["status"][eng] = f"{type(e).__name__}: {str(e).strip()[:160]}"
@@ -485,6 +572,15 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
     finally:
         for proc in runners.values():
             proc.close()
+    for pair in [p for p in result["status"] if p.startswith("interleaved")]:
+        # the pair's (mace, onnxruntime) times and status, as two engines'
+        status = result["status"].pop(pair)
+        for i, e in enumerate(_pair_names(pair)):
+            result["status"][e] = status
+            for t in threads_list:
+                if (pair, t) in times:
+                    times[(e, t)] = [p[i] for p in times[(pair, t)]]
+    times = {k: v for k, v in times.items() if not k[0].startswith("interleaved")}
     result["rounds"] = times  # per round, for the thread-scaling ratios
     for key, ts in times.items():
         result["lat"][key] = statistics.median(ts)
@@ -495,9 +591,30 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
     return result
 
 
+def mode_note(args) -> str:
+    """What --contention / --interleaved changed in the timing, for the report's header."""
+    note = ""
+    if args.contention:
+        note += (f" **Contention:** {args.contention} CPU-bound process(es) (a Python busy loop, "
+                 "not pinned) ran beside the engines for the whole measurement.")
+    if args.interleaved:
+        ort = (f"onnxruntime at {args.ort_threads} thread(s) in every pair (its column gives that "
+               "session's time beside mace at the row's thread count)" if args.ort_threads else
+               "onnxruntime at the same thread count")
+        note += (f" **Interleaved:** mace and {ort} share one "
+                 f"process; each round alternates their runs with no pause for {WARM_S * 1e3:.0f}"
+                 " ms, then times one mace run and at once one onnxruntime run.")
+    if args.variants:
+        note += (" Columns mace[VAR=VALUE]: mace with those environment variables set in its "
+                 "process, timed in the same rounds.")
+    return note
+
+
 def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
                  elapsed: float) -> None:
-    engines = ["mace"] + args.peers
+    engines = ["mace"] + [f"mace[{v}]" for v in args.variants] + args.peers
+    if args.interleaved:  # each variant's pair has its own onnxruntime
+        engines += [f"onnxruntime[{v}]" for v in args.variants]
     L = ["# mace vs. PyPI CPU inference engines", "",
          f"Generated by `python benchmarks/compare.py {' '.join(sys.argv[1:])}` on "
          f"{datetime.date.today().isoformat()} in {elapsed / 60:.1f} min. Models are mace.zoo "
@@ -509,7 +626,8 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
          f"every thread count, in turn, waits {GAP_S * 1e3:.0f} ms for the previous engine's "
          f"polling workers to go idle, "
          f"runs untimed for {WARM_S * 1e3:.0f} ms (at least once), then once timed) after "
-         f"{WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower).",
+         f"{WARMUP} warm-up runs each; ratio = mace / best peer (> 1: mace is slower)."
+         + mode_note(args),
          "",
          "**Noise warning:** this machine is shared (other jobs, builds and tests run on it at the "
          "same time) and virtualised; the load average below says how busy it was. Interleaving "
@@ -540,7 +658,8 @@ def write_report(out: str, results: list[dict], args, versions: dict, cpu: dict,
                 ms = r["lat"].get((e, t))
                 cells.append(f"{ms:.2f}" if ms is not None else "failed" if
                              r["status"].get(e, "ok") != "ok" else "-")
-                if e != "mace" and ms is not None and (best is None or ms < best[1]):
+                if not e.startswith("mace") and e in args.peers and ms is not None and \
+                        (best is None or ms < best[1]):
                     best = (e, ms)
             m = r["lat"].get(("mace", t))
             ratio = f"{m / best[1]:.2f}" if best and m else "-"
@@ -651,6 +770,19 @@ def main(argv=None) -> int:
                     help="mace int8 (mace.quantize) against onnxruntime and OpenVINO running "
                          "onnxruntime's QDQ model of the same calibration (benchmarks/"
                          "compare_int8.py); --out defaults to benchmarks/RESULTS_int8.md")
+    ap.add_argument("--contention", type=int, nargs="?", const=1, default=0, metavar="N",
+                    help="run N CPU-bound processes (default 1) beside the engines for the whole "
+                         "measurement")
+    ap.add_argument("--interleaved", action="store_true",
+                    help="mace and onnxruntime in one process, their runs alternating with no "
+                         "pause (onnxruntime is the only peer)")
+    ap.add_argument("--ort-threads", type=int, default=0, metavar="N",
+                    help="with --interleaved: onnxruntime at N threads in every pair (default: "
+                         "mace's thread count), e.g. 2 to time mace at 1 and 2 threads beside the "
+                         "same 2-thread onnxruntime session")
+    ap.add_argument("--variant", action="append", default=[], metavar="VAR=VALUE[,VAR=VALUE]",
+                    help="also time mace with these environment variables set in its process, "
+                         "in the same rounds (a column mace[VAR=VALUE]; e.g. MACE_THREAD_ADAPT=0)")
     ap.add_argument("--fresh", action="store_true",
                     help="write the generated tables alone; by default the sections of an "
                          "existing report at --out that are not generated here (hand-written "
@@ -664,6 +796,19 @@ def main(argv=None) -> int:
           [p for p in args.peers if p not in PEERS]
     if bad or args.rounds < 1:
         ap.error(f"unknown model/peer {bad} or --rounds < 1")
+    args.variants = args.variant
+    if any("=" not in kv for v in args.variants for kv in v.split(",")):
+        ap.error("--variant takes VAR=VALUE[,VAR=VALUE]")
+    if args.contention < 0:
+        ap.error("--contention N needs N >= 0")
+    if args.interleaved:
+        args.peers = ["onnxruntime"]
+    if args.ort_threads:
+        if not args.interleaved or args.ort_threads < 1:
+            ap.error("--ort-threads N takes N >= 1 and goes with --interleaved")
+        os.environ["MACE_COMPARE_ORT_THREADS"] = str(args.ort_threads)  # read by the pairs' processes
+    if args.int8 and (args.contention or args.interleaved):
+        ap.error("--int8 does not take --contention or --interleaved")
     if args.int8:
         import compare_int8
         if args.out == os.path.join(HERE, "RESULTS.md"):
@@ -680,11 +825,16 @@ def main(argv=None) -> int:
     args.load = os.getloadavg()
     versions, cpu = engine_versions(), cpu_info()
     results = []
-    with tempfile.TemporaryDirectory(prefix="mace_compare_") as tmp:
-        for name in args.models:
-            log(f"{name}:")
-            results.append(compare_model(name, args.size, args.threads, args.rounds, args.peers,
-                                         tmp, log))
+    busy = start_contention(multiprocessing.get_context("spawn"), args.contention)
+    try:
+        with tempfile.TemporaryDirectory(prefix="mace_compare_") as tmp:
+            for name in args.models:
+                log(f"{name}:")
+                results.append(compare_model(name, args.size, args.threads, args.rounds,
+                                             args.peers, tmp, log, args.interleaved,
+                                             tuple(args.variants)))
+    finally:
+        stop_contention(busy)
     write_report(args.out, results, args, versions, cpu, time.time() - t0)
     log(f"wrote {args.out} ({(time.time() - t0) / 60:.1f} min)")
     return 0

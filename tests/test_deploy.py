@@ -399,14 +399,15 @@ _REFUSED = [  # (where, key, value, words the reason must contain)
     ("model", "quantize_schema", "int8", "only used with quantize: 1"),
     ("model", "change_concat_ranges", 1, "only used with quantize: 1"),
     ("model", "data_type", "fp16_fp16", "fp16 computation"),
-    ("model", "runtime", "gpu", "CPU runtime"),
-    ("model", "runtime", "dsp", "CPU runtime"),
-    ("model", "runtime", "apu", "CPU runtime"),
-    ("model", "runtime", "cpu+gpu", "CPU runtime"),
+    ("model", "runtime", "dsp", "CPU and GPU (OpenCL) runtimes"),
+    ("model", "runtime", "apu", "CPU and GPU (OpenCL) runtimes"),
     ("model", "backend", "cmsis", "MACE Micro"),
-    ("model", "limit_opencl_kernel_time", 1, "OpenCL"),
-    ("model", "opencl_queue_window_size", 16, "OpenCL"),
-    ("model", "cl_mem_type", "image", "OpenCL"),
+    ("model", "limit_opencl_kernel_time", 1, "OpenCL kernels"),
+    ("model", "opencl_queue_window_size", 16, "only used with runtime gpu"),
+    ("model", "gpu_data_type", "fp16_fp32", "only used with runtime gpu"),
+    ("model", "opencl_binary_file", "p.bin", "only used with runtime gpu"),
+    ("model", "opencl_parameter_file", "t.bin", "only used with runtime gpu"),
+    ("model", "cl_mem_type", "image", "image2d"),
     ("model", "nnlib_graph_mode", 1, "Hexagon"),
     ("top", "target_abis", ["arm64-v8a"], "host only"),
     ("top", "target_abis", ["host", "armeabi-v7a"], "host only"),
@@ -434,6 +435,7 @@ def test_unhonoured_key_fails_naming_it(tmp_path, where, key, value, why):
     ("model", {"data_type": "fp32_fp32", "runtime": "cpu",
                "limit_opencl_kernel_time": 0, "opencl_queue_window_size": 0}),
     ("model", {"runtime": "CPU", "data_type": "FP32_FP32"}),
+    ("model", {"runtime": "cpu", "cl_mem_type": "buffer"}),
     ("top", {"target_abis": ["host"], "build_type": "proto", "embed_model_data": 0,
              "linkshared": 0}),
     ("top", {"target_abis": "host"}),
@@ -451,7 +453,9 @@ def test_neutral_values_are_accepted(tmp_path, where, extra):
     ({"input_shapes": ["1,48"], "input_data_formats": ["NHWC"]},
      "subgraphs[0].input_data_formats", "4-D"),
     ({"output_data_formats": ["NHWC"]}, "subgraphs[0].output_data_formats", "own layout"),
-    ({"validation_threshold": {"GPU": 0.99}}, "subgraphs[0].validation_threshold.GPU", "CPU"),
+    ({"validation_threshold": {"GPU": 0.99}}, "subgraphs[0].validation_threshold.GPU",
+     "runtime gpu"),
+    ({"validation_threshold": {"HTA": 0.99}}, "subgraphs[0].validation_threshold.HTA", "CPU"),
 ])
 def test_unhonoured_layouts_and_devices_fail(tmp_path, sg_extra, key, why):
     d = _tiny_config(tmp_path, sg_extra=sg_extra)
@@ -527,3 +531,46 @@ def test_half_weight_storage_converts_and_validates(tmp_path, data_type, stored)
     net.ParseFromString(open(os.path.join(model_dir, "mnet.pb"), "rb").read())
     halved = [t for t in net.tensors if t.HasField("load_type")]
     assert halved and all(t.data_type == mace.proto.DataType[stored] for t in halved)
+
+
+@pytest.mark.parametrize("runtime", ["gpu", "cpu+gpu", "GPU"])
+def test_gpu_runtime_keys_become_session_options(tmp_path, runtime):
+    """runtime gpu / cpu+gpu open the session on the GPU; gpu_data_type (else data_type) picks
+    the precision; the OpenCL files are paths relative to the YAML (test_opencl.py runs such
+    sessions)."""
+    (tmp_path / "tuned.bin").write_bytes(b"")
+    d = _tiny_config(tmp_path, model_extra={
+        "runtime": runtime, "data_type": "fp32_fp32", "opencl_binary_file": "cache/p.bin",
+        "opencl_parameter_file": "tuned.bin", "opencl_queue_window_size": 8},
+        sg_extra={"validation_threshold": {"GPU": 0.99}})
+    (tmp_path / "cache").mkdir()
+    m = deploy.parse(d, str(tmp_path)).models["relu"]
+    assert m.device == "gpu"
+    assert m.session_options() == dict(
+        device="gpu", gpu_precision="fp32",
+        opencl_binary_file=os.path.join(str(tmp_path), "cache", "p.bin"),
+        opencl_parameter_file=os.path.join(str(tmp_path), "tuned.bin"),
+        opencl_queue_window_size=8)
+    assert m.subgraph.threshold_for("GPU") == 0.99
+    d["models"]["relu"]["gpu_data_type"] = "fp16_fp32"
+    assert deploy.parse(d, str(tmp_path)).models["relu"].session_options()["gpu_precision"] == "fp16"
+    del d["models"]["relu"]["gpu_data_type"], d["models"]["relu"]["data_type"]
+    assert deploy.parse(d, str(tmp_path)).models["relu"].session_options()["gpu_precision"] == "fp16"
+
+
+@pytest.mark.parametrize("extra,key,why", [
+    ({"data_type": "bf16_fp32"}, "data_type", "gpu_data_type"),
+    ({"gpu_data_type": "fp16_fp16"}, "gpu_data_type", "expected one of"),
+    ({"opencl_parameter_file": "missing.bin"}, "opencl_parameter_file", "file not found"),
+    ({"opencl_binary_file": "nodir/p.bin"}, "opencl_binary_file", "folder does not exist"),
+    ({"opencl_queue_window_size": -1}, "opencl_queue_window_size", "int >= 0"),
+])
+def test_gpu_runtime_bad_keys_fail_naming_them(tmp_path, extra, key, why):
+    d = _tiny_config(tmp_path, model_extra=dict(runtime="gpu", **extra))
+    with pytest.raises(deploy.ConfigError, match=rf"^models\.relu\.{key}: .*{why}"):
+        deploy.parse(d, str(tmp_path))
+
+
+def test_cpu_runtime_has_no_session_options(tmp_path):
+    m = deploy.parse(_tiny_config(tmp_path), str(tmp_path)).models["relu"]
+    assert m.device == "cpu" and m.session_options() == {}

@@ -12,6 +12,7 @@
 #include "core/net.h"
 #include "core/status.h"
 #include "mace/mace.h"
+#include "runtime/opencl/cl_runtime.h"
 
 #define MACE_VERSION_STRING "0.1.0"
 
@@ -26,6 +27,8 @@ typedef struct kept_tensor {
 
 struct mace_engine {
   mace_net *net;             /* owned */
+  mace_cl_runtime *cl;       /* owned, device GPU only; destroyed after the net */
+  char *cl_files[2];         /* owned copies of the binary cache and tuning file paths */
   mace_threadpool *pool;     /* shared, reference held (mace_threadpool_release) */
   /* owned: aligned copy of the weights (the weights file's bytes, or the caller's buffer
    * when not borrowed), read by the ops for as long as the engine lives */
@@ -46,6 +49,34 @@ void mace_config_init(mace_config *config) {
   config->device = MACE_DEVICE_CPU;
   config->num_threads = -1;
   config->affinity = MACE_AFFINITY_BIG_ONLY;
+  config->gpu_platform = -1;
+  config->gpu_device = -1;
+  config->gpu_precision = MACE_GPU_FP16;
+}
+
+/* The OpenCL runtime of a GPU engine (MACE_UNSUPPORTED saying why when there is none). */
+static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
+  if (config->gpu_precision != MACE_GPU_FP32 && config->gpu_precision != MACE_GPU_FP16)
+    return mace_error(MACE_INVALID_ARGS, "gpu_precision %d is neither MACE_GPU_FP32 nor "
+                      "MACE_GPU_FP16", (int)config->gpu_precision);
+  if (config->opencl_queue_window_size < 0)
+    return mace_error(MACE_INVALID_ARGS, "opencl_queue_window_size %d is negative",
+                      config->opencl_queue_window_size);
+  const char *files[2] = {config->opencl_binary_file, config->opencl_parameter_file};
+  for (int i = 0; i < 2; ++i)
+    if (files[i] && !(eng->cl_files[i] = strdup(files[i])))
+      return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  mace_cl_config cc = {.platform_index = config->gpu_platform,
+                       .device_index = config->gpu_device,
+                       .precision = config->gpu_precision == MACE_GPU_FP16 ? MACE_CL_FP16
+                                                                           : MACE_CL_FP32,
+                       .binary_cache = eng->cl_files[0],
+                       .tuning_file = eng->cl_files[1],
+                       /* always: mace_engine_set_profiling may come after creation */
+                       .profiling = 1};
+  mace_status st = mace_cl_runtime_create(&cc, &eng->cl);
+  if (st != MACE_OK) return mace_error_wrap(st, "device GPU (OpenCL)");
+  return MACE_OK;
 }
 
 /* graph_name names the model in checksum errors (a path, or NULL). */
@@ -57,15 +88,17 @@ static mace_status engine_build(mace_engine *eng, const void *graph, size_t grap
     mace_config_init(&dflt);
     config = &dflt;
   }
-  if (config->device != MACE_DEVICE_CPU)
+  if (config->device != MACE_DEVICE_CPU && config->device != MACE_DEVICE_GPU)
     return mace_error(MACE_UNSUPPORTED, "device %d is not available in this build",
                       (int)config->device);
+  if (config->device == MACE_DEVICE_GPU) MACE_RETURN_IF_ERROR(create_gpu(eng, config));
   if (!config->skip_checksum)
     MACE_RETURN_IF_ERROR(
         mace_model_verify_checksums(graph, graph_size, weights, weights_size, graph_name));
   MACE_RETURN_IF_ERROR(mace_threadpool_acquire(config->num_threads, config->affinity, &eng->pool));
-  MACE_RETURN_IF_ERROR(
-      mace_net_create(graph, graph_size, weights, weights_size, eng->pool, &eng->net));
+  MACE_RETURN_IF_ERROR(mace_net_create_on(graph, graph_size, weights, weights_size, eng->pool,
+                                          eng->cl, &eng->net));
+  if (eng->cl) mace_net_set_queue_window(eng->net, config->opencl_queue_window_size);
   int n_in = mace_net_num_inputs(eng->net);
   eng->bound = calloc(n_in ? (size_t)n_in : 1, sizeof(mace_io));
   if (!eng->bound) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
@@ -216,6 +249,9 @@ void mace_engine_destroy(mace_engine *eng) {
   free_kept(eng->kept, eng->n_kept);
   free(eng->bound);
   mace_net_destroy(eng->net);
+  if (eng->cl) mace_cl_runtime_destroy(eng->cl);
+  free(eng->cl_files[0]);
+  free(eng->cl_files[1]);
   mace_threadpool_release(eng->pool);
   mace_aligned_free(eng->weights_copy);
   free(eng);
@@ -411,7 +447,8 @@ static void bind_outputs(mace_net *net, const mace_io *inputs, int num_inputs,
     const mace_net_io *io = mace_net_output(net, i);
     const mace_tensor *t = mace_net_tensor_const(net, io->tensor);
     const size_t nbytes = mace_tensor_nbytes(t);
-    int ok = t->role == MACE_TENSOR_INTERMEDIATE && t->layout != MACE_LAYOUT_NCHWC &&
+    int ok = t->role == MACE_TENSOR_INTERMEDIATE && t->storage == MACE_STORAGE_HOST &&
+             t->layout != MACE_LAYOUT_NCHWC &&
              !needs_transpose(y->format, io->format, t->ndim) &&
              (uintptr_t)y->data % mace_dtype_size(t->dtype) == 0;
     for (int j = 0; ok && j < num_inputs; ++j) {  /* the caller's input buffers */
@@ -443,7 +480,21 @@ static mace_status copy_outputs(const mace_net *net, mace_io *outputs, int num_o
     y->dtype = t->dtype;
     y->ndim = t->ndim;
     memcpy(y->dims, t->dims, sizeof(y->dims));
-    if (needs_transpose(y->format, io->format, t->ndim)) {
+    const int transpose = needs_transpose(y->format, io->format, t->ndim);
+    if (t->storage != MACE_STORAGE_HOST && t->role != MACE_TENSOR_CONST) {
+      /* computed on the GPU: read back (into a temporary to transpose it) */
+      void *tmp = transpose ? mace_aligned_alloc(mace_tensor_nbytes(t)) : y->data;
+      if (!tmp) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory reading '%s'", t->name);
+      mace_status st = mace_net_read_tensor(net, io->tensor, tmp);
+      if (st == MACE_OK && transpose) {
+        copy_nhwc_nchw(tmp, y->data, t->dims, mace_dtype_size(t->dtype), 0);
+        y->dims[1] = t->dims[2];
+        y->dims[2] = t->dims[3];
+        y->dims[3] = t->dims[1];
+      }
+      if (transpose) mace_aligned_free(tmp);
+      MACE_RETURN_IF_ERROR(st);
+    } else if (transpose) {
       copy_nhwc_nchw(t->data, y->data, t->dims, mace_dtype_size(t->dtype), 0);
       y->dims[1] = t->dims[2];
       y->dims[2] = t->dims[3];
@@ -517,16 +568,21 @@ mace_status mace_engine_set_profiling(mace_engine *eng, int on) {
   return MACE_OK;
 }
 
-int mace_engine_num_ops(const mace_engine *eng) { return eng ? mace_net_num_ops(eng->net) : 0; }
+int mace_engine_num_ops(const mace_engine *eng) { return eng ? mace_net_num_steps(eng->net) : 0; }
 
 mace_status mace_engine_op_stat(const mace_engine *eng, int index, mace_op_stat *stat) {
-  if (!eng || !stat || index < 0 || index >= mace_net_num_ops(eng->net))
+  if (!eng || !stat || index < 0 || index >= mace_net_num_steps(eng->net))
     return mace_error(MACE_INVALID_ARGS, "no op %d", index);
-  const mace_op *op = mace_net_op(eng->net, index);
+  double ms = 0;
+  const mace_op *op = mace_net_step(eng->net, index, &ms);
   memset(stat, 0, sizeof(*stat));
   stat->name = op->name ? op->name : "";
   stat->type = op->type ? op->type : "";
-  stat->ms = mace_net_op_ms(eng->net, index);
+  stat->ms = ms;
+  stat->device = op->kind->device == MACE_DEVICE_GPU ||
+                         (op->n_outputs && op->outputs[0]->storage != MACE_STORAGE_HOST)
+                     ? MACE_DEVICE_GPU
+                     : MACE_DEVICE_CPU;
   stat->macs = op->macs;
   if (op->n_outputs) {
     stat->ndim = op->outputs[0]->ndim;
@@ -538,6 +594,7 @@ mace_status mace_engine_op_stat(const mace_engine *eng, int index, mace_op_stat 
 mace_status mace_engine_memory_stat(const mace_engine *eng, mace_memory_stat *stat) {
   if (!eng || !stat) return mace_error(MACE_INVALID_ARGS, "NULL argument");
   mace_net_memory(eng->net, &stat->arena_bytes, &stat->naive_bytes, &stat->weights_bytes);
+  stat->device_arena_bytes = mace_net_device_arena_bytes(eng->net);
   return MACE_OK;
 }
 
@@ -559,7 +616,7 @@ static mace_status keep_all(const mace_net *net, unsigned char *mask, kept_tenso
   const size_t suffix = strlen(NCHWC_SUFFIX);
   for (int i = 0; i < mace_net_num_tensors(net); ++i) {
     const mace_tensor *t = mace_net_tensor_const(net, i);
-    if (t->role != MACE_TENSOR_INTERMEDIATE) continue;
+    if (t->role != MACE_TENSOR_INTERMEDIATE || mace_net_tensor_is_copy(net, i)) continue;
     size_t len = strlen(t->name);
     int blocked = len > suffix && strcmp(t->name + len - suffix, NCHWC_SUFFIX) == 0;
     char *name = blocked ? strndup(t->name, len - suffix) : strdup(t->name);
@@ -672,6 +729,8 @@ mace_status mace_engine_read_kept_tensor(const mace_engine *eng, int index, void
     return mace_error(MACE_INVALID_ARGS, "kept tensor '%s' needs %zu bytes, the buffer has %zu",
                       eng->kept[index].name, need, data ? size : 0);
   if (!need) return MACE_OK;
+  if (t->storage != MACE_STORAGE_HOST)  /* on the GPU (never blocked) */
+    return mace_net_read_tensor(eng->net, eng->kept[index].tensor, data);
   if (t->layout != MACE_LAYOUT_NCHWC)
     memcpy(data, t->data, need);
   else if (t->ndim == 4 && t->block > 0)

@@ -1,6 +1,7 @@
 /* Net build (parse, validate, create ops, infer shapes, plan the arena) and execution. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/net.h"
+#include "core/net_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,43 +9,13 @@
 #include <time.h>
 
 #include "core/layout.h"
+#include "core/placement.h"
 #include "core/planner.h"
 #include "core/status.h"
 #include "kernels/cpu/ref/half.h"
 #include "kernels/cpu/ref/quantize.h"
 #include "mace.pb-c.h"
 
-struct mace_net {
-  Mace__NetDef *def;          /* owned (protobuf-c); names and args borrow from it */
-  const uint8_t *weights;     /* borrowed */
-  size_t weights_size;
-  mace_tensor *tensors;       /* owned */
-  int n_tensors;
-  int *name_table;            /* owned: open-addressing hash of tensor names -> index */
-  int table_size;
-  mace_op *ops;               /* owned */
-  int n_ops;
-  int n_created;              /* ops [0, n_created) exist */
-  int n_built;                /* ops [0, n_built) are inferred for the current inputs */
-  int reshaped;               /* inputs changed since load: declared shapes no longer apply */
-  int has_value_inputs;       /* some model input carries values that infer reads */
-  char *evaluated;            /* owned, per op: ran during infer (produces value tensors) */
-  char **value_names;         /* owned array of borrowed names: tensors infer reads */
-  int n_value_names;
-  mace_arg *args;             /* owned; ops point into it; each `s` owned */
-  int n_args;
-  mace_net_io *inputs;        /* owned */
-  int n_inputs;
-  mace_net_io *outputs;       /* owned */
-  int n_outputs;
-  mace_planner *planner;      /* owned: lifetimes, flags and sizes in; offsets out */
-  uint8_t *arena;             /* owned, arena_capacity bytes */
-  int64_t arena_capacity;
-  int64_t weights_bytes;
-  mace_threadpool *pool;      /* borrowed */
-  int profiling;
-  double *op_ms;              /* owned, per op */
-};
 
 /* ---- tensor names ---------------------------------------------------------------------- */
 
@@ -81,7 +52,8 @@ static int valid_utf8(const char *s) {
 }
 
 /* Adds a tensor named `name`; fails when the name exists already. */
-static mace_status add_tensor(mace_net *net, const char *name, mace_tensor_role role, int *index) {
+mace_status mace_net_add_tensor(mace_net *net, const char *name, mace_tensor_role role,
+                                int *index) {
   if (!name || !*name) return mace_error(MACE_INVALID_MODEL, "a tensor has an empty name");
   if (!valid_utf8(name))
     return mace_error(MACE_INVALID_MODEL, "a tensor name is not valid UTF-8 (corrupt model?)");
@@ -241,7 +213,7 @@ static mace_status load_consts(mace_net *net) {
   for (size_t i = 0; i < net->def->n_tensors; ++i) {
     const Mace__ConstTensor *ct = net->def->tensors[i];
     int idx;
-    MACE_RETURN_IF_ERROR(add_tensor(net, ct->name, MACE_TENSOR_CONST, &idx));
+    MACE_RETURN_IF_ERROR(mace_net_add_tensor(net, ct->name, MACE_TENSOR_CONST, &idx));
     mace_tensor *t = &net->tensors[idx];
     if (!valid_dtype(ct->data_type))
       return mace_error(MACE_INVALID_MODEL, "constant '%s' has unknown data type %d", t->name,
@@ -282,7 +254,7 @@ static mace_status load_inputs(mace_net *net) {
   for (int i = 0; i < net->n_inputs; ++i) {
     const Mace__InputOutputInfo *info = net->def->input_info[i];
     int idx;
-    MACE_RETURN_IF_ERROR(add_tensor(net, info->name, MACE_TENSOR_INPUT, &idx));
+    MACE_RETURN_IF_ERROR(mace_net_add_tensor(net, info->name, MACE_TENSOR_INPUT, &idx));
     mace_tensor *t = &net->tensors[idx];
     if (!valid_dtype(info->data_type))
       return mace_error(MACE_INVALID_MODEL, "input '%s' has unknown data type %d", t->name,
@@ -353,7 +325,11 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
     mace_planner_tensor(net->planner, t)->last = index;
   }
   mace_dtype dt = op->n_inputs ? op->inputs[0]->dtype : MACE_DT_F32;
-  op->kind = mace_registry_find(op->type, MACE_DEVICE_CPU, dt);
+  /* With a GPU, its kind when the type has one (core/placement.h), unless infer needs the
+   * op's outputs as values (those ops run at infer, on the host). */
+  op->kind = net->cl && !is_value_name(net, od->output[0])
+                 ? mace_registry_find(op->type, MACE_DEVICE_GPU, dt) : NULL;
+  if (!op->kind) op->kind = mace_registry_find(op->type, MACE_DEVICE_CPU, dt);
   if (!op->kind) {
     if (mace_registry_has_type(op->type))
       return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): no CPU kernel for %s inputs", op->name,
@@ -362,7 +338,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
   }
   for (size_t k = 0; k < od->n_output; ++k) {
     int t;
-    MACE_RETURN_IF_ERROR(add_tensor(net, od->output[k], MACE_TENSOR_INTERMEDIATE, &t));
+    MACE_RETURN_IF_ERROR(mace_net_add_tensor(net, od->output[k], MACE_TENSOR_INTERMEDIATE, &t));
     op->outputs[k] = &net->tensors[t];
     net->tensors[t].is_value = is_value_name(net, od->output[k]);
     mace_plan_tensor *pt = mace_planner_tensor(net->planner, t);
@@ -373,7 +349,11 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
     op->state = calloc(1, op->kind->state_size);
     if (!op->state) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   }
-  if (op->kind->init) MACE_RETURN_IF_ERROR(op->kind->init(op));
+  if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, op));
+  mace_status st = op->kind->init ? op->kind->init(op) : MACE_OK;
+  if (st != MACE_OK && net->placement && mace_placement_can_fall_back(net, index))
+    st = mace_placement_fall_back(net, index); /* arguments the GPU kernel does not take */
+  MACE_RETURN_IF_ERROR(st);
   if (op->kind->output_is_view) {
     if (op->n_inputs < 1 || op->n_outputs < 1)
       return mace_error(MACE_INVALID_MODEL, "op '%s' (%s) needs an input and an output",
@@ -474,14 +454,22 @@ static mace_status build(mace_net *net) {
       MACE_RETURN_IF_ERROR(create_op(net, i, args));
       net->n_created = i + 1;
     }
+    if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, &net->ops[i]));
     if (!values_ready(&net->ops[i])) return MACE_OK;
-    MACE_RETURN_IF_ERROR(infer_op(net, i, !net->reshaped));
+    mace_status st = infer_op(net, i, !net->reshaped);
+    if (st != MACE_OK && net->placement && mace_placement_can_fall_back(net, i)) {
+      /* The GPU kernel cannot take these shapes: the op runs on the CPU. */
+      MACE_RETURN_IF_ERROR(mace_placement_fall_back(net, i));
+      st = infer_op(net, i, !net->reshaped);
+    }
+    MACE_RETURN_IF_ERROR(st);
     net->evaluated[i] = 0;
     if (net->ops[i].outputs[0]->is_value) MACE_RETURN_IF_ERROR(evaluate_op(net, i));
     net->n_built = i + 1;
     args += net->def->op[i]->n_arg;
   }
   if (!net->outputs[0].resolved) MACE_RETURN_IF_ERROR(load_outputs(net));
+  if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_apply(net));
   return plan(net);
 }
 
@@ -497,6 +485,7 @@ static mace_status plan(mace_net *net) {
     mace_planner_tensor(p, i)->bytes = (int64_t)mace_tensor_nbytes(&net->tensors[i]);
   for (int i = 0; i < net->n_ops; ++i)
     mace_planner_set_scratch(p, i, (int64_t)net->ops[i].scratch_bytes);
+  if (net->placement) mace_placement_describe(net);
   /* An op that gathers its inputs (kind->inputs_in_output, a Concat) copies nothing when they
    * are computed in place inside its output. */
   mace_planner_clear_gathers(p);
@@ -505,13 +494,14 @@ static mace_status plan(mace_net *net) {
   for (int i = 0; i < net->n_ops; ++i) {
     const mace_op *op = &net->ops[i];
     if (!op->kind->inputs_in_output || op->n_outputs != 1 || op->n_inputs > MACE_MAX_GATHERED ||
-        !op->kind->inputs_in_output(op, offs))
+        op->outputs[0]->storage != MACE_STORAGE_HOST || !op->kind->inputs_in_output(op, offs))
       continue;
     for (int k = 0; k < op->n_inputs; ++k) inputs[k] = (int)(op->inputs[k] - net->tensors);
     MACE_RETURN_IF_ERROR(mace_planner_add_gather(p, (int)(op->outputs[0] - net->tensors),
                                                  op->n_inputs, inputs, offs));
   }
   MACE_RETURN_IF_ERROR(mace_planner_plan(p));
+  if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_plan(net));
   if (net->arena && mace_planner_arena_bytes(p) > net->arena_capacity) mace_net_release_arena(net);
   return MACE_OK;
 }
@@ -520,7 +510,9 @@ static void bind_arena(mace_net *net) {
   const int64_t *offsets = mace_planner_offsets(net->planner);
   for (int i = 0; i < net->n_tensors; ++i) {
     mace_tensor *t = &net->tensors[i];
-    if (t->role == MACE_TENSOR_CONST || t->is_value || t->borrowed) continue;
+    if (t->role == MACE_TENSOR_CONST || t->is_value || t->borrowed ||
+        t->storage != MACE_STORAGE_HOST)
+      continue;
     if (t->view_of && (t->view_of->role == MACE_TENSOR_CONST || t->view_of->is_value))
       t->data = t->view_of->data; /* a view of weights or a host value: read only */
     else
@@ -562,7 +554,7 @@ mace_status mace_net_prepare(mace_net *net) {
                         (long long)bytes);
   }
   bind_arena(net);
-  return MACE_OK;
+  return net->placement ? mace_placement_prepare(net) : MACE_OK;
 }
 
 /* Output slots exist from load; their tensors are resolved once every op is created. */
@@ -601,12 +593,19 @@ static mace_status load_outputs(mace_net *net) {
 
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
                             size_t weights_size, mace_threadpool *pool, mace_net **out) {
+  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, out);
+}
+
+mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
+                               size_t weights_size, mace_threadpool *pool,
+                               struct mace_cl_runtime *cl, mace_net **out) {
   *out = NULL;
   if (!graph || graph_size == 0) return mace_error(MACE_INVALID_MODEL, "the graph is empty");
   mace_net *net = calloc(1, sizeof(*net));
   if (!net) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   mace_status st = MACE_OK;
   net->pool = pool;
+  net->cl = cl;
   net->weights = weights;
   net->weights_size = weights ? weights_size : 0;
   net->def = mace__net_def__unpack(NULL, graph_size, graph);
@@ -623,16 +622,20 @@ mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t 
     goto fail;
   }
   /* Chains of ops that gain from the blocked layout get it, with Reorders at their ends. */
+  /* (Not with a GPU: its kernels read plain tensors, and ops fall back to the CPU one by one.) */
   int n_reorders = 0;
-  if ((st = mace_layout_nchwc(net->def, mace_nchwc_block(), &n_reorders)) != MACE_OK) goto fail;
+  if (!cl && (st = mace_layout_nchwc(net->def, mace_nchwc_block(), &n_reorders)) != MACE_OK)
+    goto fail;
   size_t n_tensors = net->def->n_tensors + net->def->n_input_info;
   for (size_t i = 0; i < net->def->n_op; ++i) n_tensors += net->def->op[i]->n_output;
   if (n_tensors > (1u << 24)) {
     st = mace_error(MACE_INVALID_MODEL, "the model has too many tensors (%zu)", n_tensors);
     goto fail;
   }
-  net->table_size = (int)(n_tensors * 2 + 1);
-  net->tensors = calloc(n_tensors ? n_tensors : 1, sizeof(mace_tensor));
+  /* With a GPU, room for one copy of each tensor on the other device. */
+  net->tensor_capacity = (int)(cl ? 2 * n_tensors : n_tensors);
+  net->table_size = net->tensor_capacity * 2 + 1;
+  net->tensors = calloc(n_tensors ? (size_t)net->tensor_capacity : 1, sizeof(mace_tensor));
   net->name_table = malloc((size_t)net->table_size * sizeof(int));
   net->n_ops = (int)net->def->n_op;
   net->ops = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(mace_op));
@@ -642,7 +645,9 @@ mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t 
     st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
     goto fail;
   }
-  if ((st = mace_planner_create((int)n_tensors, net->n_ops, &net->planner)) != MACE_OK) goto fail;
+  if ((st = mace_planner_create(net->tensor_capacity, net->n_ops, &net->planner)) != MACE_OK)
+    goto fail;
+  if (cl && (st = mace_placement_create(net)) != MACE_OK) goto fail;
   for (int i = 0; i < net->table_size; ++i) net->name_table[i] = -1;
   if ((st = load_consts(net)) != MACE_OK) goto fail;
   if ((st = mark_value_names(net)) != MACE_OK) goto fail;
@@ -659,6 +664,7 @@ fail:
 
 void mace_net_destroy(mace_net *net) {
   if (!net) return;
+  mace_placement_destroy(net);
   for (int i = 0; i < net->n_ops; ++i) {
     mace_op *op = &net->ops[i];
     if (op->kind && op->kind->release && op->state) op->kind->release(op);
@@ -702,6 +708,33 @@ int mace_net_num_ops(const mace_net *net) { return net->n_ops; }
 const mace_op *mace_net_op(const mace_net *net, int i) { return &net->ops[i]; }
 double mace_net_op_ms(const mace_net *net, int i) { return net->op_ms[i]; }
 void mace_net_set_profiling(mace_net *net, int on) { net->profiling = on; }
+void mace_net_set_queue_window(mace_net *net, int n) { net->queue_window = n; }
+
+int mace_net_num_steps(const mace_net *net) {
+  return net->placement ? mace_placement_num_steps(net) : net->n_ops;
+}
+
+const mace_op *mace_net_step(const mace_net *net, int i, double *ms) {
+  if (net->placement) return mace_placement_step(net, i, ms);
+  *ms = net->op_ms[i];
+  return &net->ops[i];
+}
+
+int mace_net_tensor_is_copy(const mace_net *net, int index) {
+  return mace_placement_is_copy(net, index);
+}
+
+mace_status mace_net_read_tensor(const mace_net *net, int index, void *dst) {
+  const mace_tensor *t = &net->tensors[index];
+  if (t->storage == MACE_STORAGE_CL_BUFFER && t->role != MACE_TENSOR_CONST)
+    return mace_placement_read(net, t, dst);
+  if (mace_tensor_nbytes(t)) memcpy(dst, t->data, mace_tensor_nbytes(t));
+  return MACE_OK;
+}
+
+int64_t mace_net_device_arena_bytes(const mace_net *net) {
+  return mace_placement_arena_bytes(net);
+}
 
 void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
                      int64_t *weights_bytes) {
@@ -711,6 +744,7 @@ void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_b
 }
 
 void mace_net_release_arena(mace_net *net) {
+  mace_placement_release(net);
   mace_aligned_free(net->arena);
   net->arena = NULL;
   net->arena_capacity = 0;
@@ -768,9 +802,10 @@ mace_status mace_net_run(mace_net *net) {
   MACE_RETURN_IF_ERROR(mace_net_prepare(net));
   mace_caller_binding binding;
   mace_threadpool_bind_caller(net->pool, &binding);
-  mace_status st = MACE_OK;
+  mace_status st = net->placement ? mace_placement_run_begin(net) : MACE_OK;
   for (int i = 0; i < net->n_ops && st == MACE_OK; ++i) {
     mace_op *op = &net->ops[i];
+    if (net->placement && (st = mace_placement_run_steps(net, i)) != MACE_OK) break;
     if (net->evaluated[i]) continue; /* computed during infer */
     double t0 = net->profiling ? now_ms() : 0;
     st = op->kind->run(op);
@@ -783,7 +818,10 @@ mace_status mace_net_run(mace_net *net) {
     } else if (net->profiling) {
       net->op_ms[i] = now_ms() - t0;
     }
+    if (st == MACE_OK && net->placement)
+      net->op_ms[i] = mace_placement_op_done(net, i, net->op_ms[i]);
   }
+  if (st == MACE_OK && net->placement) st = mace_placement_run_end(net);
   mace_threadpool_unbind_caller(&binding);
   return st;
 }

@@ -24,6 +24,13 @@ typedef struct mace_net_io {
  * 64-byte aligned (the engine copies it otherwise). `pool` is borrowed. */
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
                             size_t weights_size, mace_threadpool *pool, mace_net **out);
+/* The same with an OpenCL runtime (borrowed; it must outlive the net): ops with a GPU kernel
+ * run on the GPU, the others on the CPU, with copies between them (core/placement.h).
+ * cl NULL: mace_net_create. */
+struct mace_cl_runtime;
+mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
+                               size_t weights_size, mace_threadpool *pool,
+                               struct mace_cl_runtime *cl, mace_net **out);
 void mace_net_destroy(mace_net *net);
 
 int mace_net_num_inputs(const mace_net *net);
@@ -68,10 +75,24 @@ mace_status mace_net_run(mace_net *net);
 void mace_net_release_arena(mace_net *net);
 
 void mace_net_set_profiling(mace_net *net, int on);
+/* With a GPU: wait for the device every n kernels (seed 003's opencl_queue_window_size); 0: no. */
+void mace_net_set_queue_window(mace_net *net, int n);
+/* What a run executes, in order: the ops, and with a GPU the transfer steps between devices
+ * (type "Transfer", named "<tensor>:to_gpu" / ":to_host"); *ms is the step's time in the last
+ * profiled run (GPU kernels: device time from OpenCL profiling). Without a GPU: the ops. */
+int mace_net_num_steps(const mace_net *net);
+const mace_op *mace_net_step(const mace_net *net, int i, double *ms);
+/* Whether tensor `index` is a copy of another on the other device (not a model tensor). */
+int mace_net_tensor_is_copy(const mace_net *net, int index);
+/* Copies tensor `index`'s bytes (mace_tensor_nbytes, float tensors as f32) into dst, from
+ * host memory or from the GPU. */
+mace_status mace_net_read_tensor(const mace_net *net, int index, void *dst);
 int mace_net_num_ops(const mace_net *net);
 const mace_op *mace_net_op(const mace_net *net, int i);
 double mace_net_op_ms(const mace_net *net, int i);
 void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
                      int64_t *weights_bytes);
+/* With a GPU: the planned device arena's bytes; else 0. */
+int64_t mace_net_device_arena_bytes(const mace_net *net);
 
 #endif /* MACE_CORE_NET_H_ */

@@ -19,6 +19,7 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/pad.h"
+#include "ops/pad_paddings.h"
 
 #define PAD_GRAIN_ELEMS 16384
 
@@ -29,19 +30,8 @@ typedef struct pad_state {
   unsigned char value[16];
 } pad_state;
 
-static mace_status pad_infer(mace_op *op) {
-  pad_state *s = (pad_state *)op->state;
-  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 4, 1));
-  const mace_tensor *x = op->inputs[0];
-  const size_t es = mace_dtype_size(x->dtype);
-  if (es == 0 || es > sizeof s->value || x->ndim < 1)
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): input '%s' has no dtype or rank 0",
-                      op->name, x->name);
-  const int64_t type = mace_op_arg_int(op, "pad_type", 0);
-  if (type < 0 || type > 4)
-    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): pad_type %lld is not 0..4", op->name,
-                      (long long)type);
-  s->mode = (mace_pad_mode)type;
+/* The paddings, from the argument or inputs 1 (and 3, axes), interleaved (MACE's order). */
+mace_status mace_pad_read_paddings(const mace_op *op, int ndim, int64_t *paddings) {
   const int64_t *p = NULL;
   int64_t onnx_pads[2 * MACE_MAX_DIMS], interleaved[2 * MACE_MAX_DIMS];
   int n = mace_op_arg_ints(op, "paddings", &p);
@@ -58,19 +48,38 @@ static mace_status pad_infer(mace_op *op) {
     }
     memset(interleaved, 0, sizeof interleaved);
     for (int k = 0; k < n_axes; ++k) {
-      int64_t a = axes[k] < 0 ? axes[k] + x->ndim : axes[k];
-      if (a < 0 || a >= x->ndim)
+      int64_t a = axes[k] < 0 ? axes[k] + ndim : axes[k];
+      if (a < 0 || a >= ndim)
         return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): axis %lld out of range",
                           op->name, (long long)axes[k]);
       interleaved[2 * a] = onnx_pads[k];
       interleaved[2 * a + 1] = onnx_pads[n_axes + k];
     }
-    n = 2 * x->ndim;
+    n = 2 * ndim;
     p = interleaved;
   }
-  if (n != 2 * x->ndim)
+  if (n != 2 * ndim)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): %d paddings for rank %d (needs %d)",
-                      op->name, n, x->ndim, 2 * x->ndim);
+                      op->name, n, ndim, 2 * ndim);
+  memcpy(paddings, p, (size_t)n * sizeof(int64_t));
+  return MACE_OK;
+}
+
+static mace_status pad_infer(mace_op *op) {
+  pad_state *s = (pad_state *)op->state;
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 4, 1));
+  const mace_tensor *x = op->inputs[0];
+  const size_t es = mace_dtype_size(x->dtype);
+  if (es == 0 || es > sizeof s->value || x->ndim < 1)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): input '%s' has no dtype or rank 0",
+                      op->name, x->name);
+  const int64_t type = mace_op_arg_int(op, "pad_type", 0);
+  if (type < 0 || type > 4)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (Pad): pad_type %lld is not 0..4", op->name,
+                      (long long)type);
+  s->mode = (mace_pad_mode)type;
+  int64_t p[2 * MACE_MAX_DIMS];
+  MACE_RETURN_IF_ERROR(mace_pad_read_paddings(op, x->ndim, p));
   int64_t dims[MACE_MAX_DIMS];
   for (int d = 0; d < x->ndim; ++d) {
     s->before[d] = p[2 * d];

@@ -29,16 +29,11 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/resize.h"
+#include "ops/resize_params.h"
 
 #define RESIZE_GRAIN_ELEMS 16384
 
-typedef struct resize_state {
-  mace_resize_coord coord;
-  mace_resize_nearest rounding;
-  float scales[MACE_MAX_DIMS];
-  float cubic_a;
-  int exclude_outside;
-} resize_state;
+typedef mace_resize_params resize_state;  /* ops/resize_params.h */
 
 enum { RESIZE_NEAREST = 0, RESIZE_BILINEAR = 1, RESIZE_BICUBIC = 2 };
 

@@ -13,13 +13,11 @@
  */
 #include "core/op.h"
 #include "kernels/cpu/ref/slice.h"
+#include "ops/slice_params.h"
 
 #define SLICE_GRAIN_ELEMS 16384
 
-typedef struct slice_state {
-  int64_t starts[MACE_MAX_DIMS], steps[MACE_MAX_DIMS], out_dims[MACE_MAX_DIMS];
-  int64_t rows, row_len;
-} slice_state;
+typedef mace_slice_params slice_state;  /* ops/slice_params.h */
 
 /* The named argument, else the values of input `idx`; -1 if neither. */
 static mace_status slice_ints(mace_op *op, const char *name, int idx, int64_t *buf,

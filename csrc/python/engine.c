@@ -46,9 +46,14 @@ static int path_converter(PyObject *obj, void *out) {
 
 static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"graph", "weights", "graph_path", "weights_path",
-                           "num_threads", "affinity", "device", "verify_checksum", NULL};
+                           "num_threads", "affinity", "device", "verify_checksum",
+                           "gpu_precision", "opencl_binary_file", "opencl_parameter_file",
+                           "gpu_platform", "gpu_device", "opencl_queue_window_size", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
+  PyObject *binary_file = NULL, *parameter_file = NULL;
+  const char *gpu_precision = "fp16";
+  int gpu_platform = -1, gpu_device = -1, queue_window = 0;
   int num_threads = -1, affinity = MACE_AFFINITY_BIG_ONLY;
   const char *device = "cpu";
   int verify_checksum = 1;
@@ -58,10 +63,12 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iisp:Engine", kwlist, &graph,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iii:Engine", kwlist, &graph,
                                    &weights, path_converter, &graph_path, path_converter,
                                    &weights_path, &num_threads, &affinity, &device,
-                                   &verify_checksum)) {
+                                   &verify_checksum, &gpu_precision, path_converter,
+                                   &binary_file, path_converter, &parameter_file,
+                                   &gpu_platform, &gpu_device, &queue_window)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -86,6 +93,20 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
     goto finally;
   }
   cfg.affinity = (mace_affinity)affinity;
+  if (strcmp(gpu_precision, "fp16") == 0) {
+    cfg.gpu_precision = MACE_GPU_FP16;
+  } else if (strcmp(gpu_precision, "fp32") == 0) {
+    cfg.gpu_precision = MACE_GPU_FP32;
+  } else {
+    PyErr_Format(mace_py_InvalidArgumentError, "gpu_precision must be 'fp16' or 'fp32', not '%s'",
+                 gpu_precision);
+    goto finally;
+  }
+  cfg.opencl_binary_file = binary_file ? PyBytes_AS_STRING(binary_file) : NULL;
+  cfg.opencl_parameter_file = parameter_file ? PyBytes_AS_STRING(parameter_file) : NULL;
+  cfg.gpu_platform = gpu_platform;
+  cfg.gpu_device = gpu_device;
+  cfg.opencl_queue_window_size = queue_window;
 
   self->lock = PyThread_allocate_lock();
   if (self->lock == NULL) {
@@ -148,6 +169,8 @@ finally:
   if (has_graph_buf) PyBuffer_Release(&graph_buf);
   Py_XDECREF(graph_path);
   Py_XDECREF(weights_path);
+  Py_XDECREF(binary_file);
+  Py_XDECREF(parameter_file);
   return rc;
 }
 
@@ -800,9 +823,10 @@ static PyObject *Engine_op_stats(EngineObject *self, PyObject *unused) {
     }
     PyObject *dims = dims_tuple(stat.ndim, stat.out_dims);
     if (dims == NULL) goto finally;
-    PyObject *d = Py_BuildValue("{s:N,s:N,s:d,s:L,s:N}", "name", mace_py_str(stat.name),
+    PyObject *d = Py_BuildValue("{s:N,s:N,s:d,s:L,s:N,s:s}", "name", mace_py_str(stat.name),
                                 "type", mace_py_str(stat.type), "ms", stat.ms, "macs",
-                                (long long)stat.macs, "out_dims", dims);
+                                (long long)stat.macs, "out_dims", dims, "device",
+                                stat.device == MACE_DEVICE_GPU ? "gpu" : "cpu");
     if (d == NULL || PyList_Append(list, d) < 0) {
       Py_XDECREF(d);
       goto finally;
@@ -825,6 +849,11 @@ static PyObject *Engine_memory_stats(EngineObject *self, PyObject *unused) {
   mace_status st = mace_engine_memory_stat(self->engine, &stat);
   engine_unlock(self);
   if (st != MACE_OK) return mace_py_raise(st);
+  if (stat.device_arena_bytes)  /* GPU engines only: CPU sessions keep their three keys */
+    return Py_BuildValue("{s:L,s:L,s:L,s:L}", "arena_bytes", (long long)stat.arena_bytes,
+                         "naive_bytes", (long long)stat.naive_bytes, "weights_bytes",
+                         (long long)stat.weights_bytes, "device_arena_bytes",
+                         (long long)stat.device_arena_bytes);
   return Py_BuildValue("{s:L,s:L,s:L}", "arena_bytes", (long long)stat.arena_bytes,
                        "naive_bytes", (long long)stat.naive_bytes, "weights_bytes",
                        (long long)stat.weights_bytes);
@@ -876,12 +905,15 @@ static PyMethodDef Engine_methods[] = {
 
 PyDoc_STRVAR(Engine_doc,
              "Engine(graph=None, weights=None, graph_path=None, weights_path=None, "
-             "num_threads=-1, affinity=1, device='cpu', verify_checksum=True)\n\n"
+             "num_threads=-1, affinity=1, device='cpu', verify_checksum=True, "
+             "gpu_precision='fp16', opencl_binary_file=None, opencl_parameter_file=None, "
+             "gpu_platform=-1, gpu_device=-1, opencl_queue_window_size=0)\n\n"
              "A loaded mace model. Give the graph (.pb contents) and weights (.data contents) as\n"
              "bytes-like objects (the weights are used in place, not copied) or as file paths\n"
              "(the weights file is read into memory). num_threads <= 0 uses one thread per core;\n"
              "affinity is 0 (none), 1 (big cores) or 2 (little cores). verify_checksum=False\n"
-             "skips the check of the checksums the graph records.");
+             "skips the check of the checksums the graph records. device='gpu' runs on OpenCL\n"
+             "(mace_config's gpu_* and opencl_* fields).");
 
 static PyTypeObject EngineType = {
     PyVarObject_HEAD_INIT(NULL, 0)

@@ -2,6 +2,7 @@
 #define MACE_PYTHON_IMPORT_ARRAY
 #include "python/mace_python.h"
 
+#include <stdlib.h>
 #include <string.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -86,7 +87,54 @@ static PyObject *module_release_free_heap(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* devices(): every OpenCL device as a dict; [] when there is no OpenCL library or platform. */
+static PyObject *module_devices(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  enum { MAX_DEVICES = 64 };
+  mace_gpu_info *info = calloc(MAX_DEVICES, sizeof(*info));
+  PyObject *list = NULL, *res = NULL;
+  int n = 0;
+  if (info == NULL) return PyErr_NoMemory();
+  mace_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = mace_gpu_list_devices(info, MAX_DEVICES, &n);
+  Py_END_ALLOW_THREADS
+  list = PyList_New(0);
+  if (list == NULL) goto finally;
+  for (int i = 0; st == MACE_OK && i < n && i < MAX_DEVICES; ++i) {
+    const mace_gpu_info *d = &info[i];
+    PyObject *text = mace_py_str(d->extensions);
+    PyObject *ext = text ? PyUnicode_Split(text, NULL, -1) : NULL;
+    Py_XDECREF(text);
+    if (ext == NULL) goto finally;
+    PyObject *dict = Py_BuildValue(
+        "{s:i,s:i,s:N,s:N,s:N,s:N,s:N,s:s,s:O,s:i,s:L,s:L,s:L,s:N}", "platform_index",
+        d->platform_index, "device_index", d->device_index, "platform", mace_py_str(d->platform),
+        "name", mace_py_str(d->name), "vendor", mace_py_str(d->vendor), "version",
+        mace_py_str(d->version), "driver", mace_py_str(d->driver), "type",
+        d->is_gpu ? "gpu" : "cpu", "fp16", d->has_fp16 ? Py_True : Py_False, "compute_units",
+        d->compute_units, "global_mem_bytes", (long long)d->global_mem_bytes, "max_alloc_bytes",
+        (long long)d->max_alloc_bytes, "max_work_group_size", (long long)d->max_work_group_size,
+        "extensions", ext);
+    if (dict == NULL || PyList_Append(list, dict) < 0) {
+      Py_XDECREF(dict);
+      goto finally;
+    }
+    Py_DECREF(dict);
+  }
+  res = list;
+  list = NULL;
+finally:
+  free(info);
+  Py_XDECREF(list);
+  return res;
+}
+
 static PyMethodDef module_methods[] = {
+    {"devices", module_devices, METH_NOARGS,
+     "devices() -> list[dict]: every OpenCL device (platform, name, vendor, version, driver, "
+     "type, fp16, extensions, ...); [] without OpenCL."},
     {"version", module_version, METH_NOARGS, "version() -> str: the mace C library's version."},
     {"release_free_heap", module_release_free_heap, METH_NOARGS,
      "release_free_heap() -> None: the C heap's free pages back to the system (glibc's "

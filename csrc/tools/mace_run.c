@@ -3,6 +3,7 @@
  *
  *   mace_run --model m.pb --weights m.data [--input x.npy | --input name=x.npy ...] [--round N]
  *            [--num_threads T] [--output_dir D] [--profile] [--seed S]
+ *            [--device cpu|gpu] [--gpu_precision fp16|fp32]
  *
  * Inputs not given are filled with uniform random values in [-1, 1] (integers in [0, 3], bools
  * 0/1) from a fixed seed, so two runs see the same data. A positional --input goes to the
@@ -31,6 +32,7 @@
 static const char kUsage[] =
     "usage: mace_run --model m.pb [--weights m.data] [--input x.npy | --input name=x.npy ...]\n"
     "                [--round N] [--num_threads T] [--output_dir D] [--profile] [--seed S]\n"
+    "                [--device cpu|gpu] [--gpu_precision fp16|fp32]\n"
     "  --model        graph file (.pb) written by `mace convert`\n"
     "  --weights      weights blob (.data); may be left out for a model without constants\n"
     "  --input        .npy for the next model input, or name=file.npy; repeatable. Inputs not\n"
@@ -39,7 +41,9 @@ static const char kUsage[] =
     "  --num_threads  worker threads (default: one per core)\n"
     "  --output_dir   write every output to D/<output name>.npy\n"
     "  --profile      print the time of every op in the last run\n"
-    "  --seed         seed of the random inputs (default 0)\n";
+    "  --seed         seed of the random inputs (default 0)\n"
+    "  --device       cpu (default) or gpu: OpenCL, ops without a GPU kernel on the CPU\n"
+    "  --gpu_precision  with --device gpu: fp16 (default) or fp32\n";
 
 typedef struct options {
   const char *model, *weights, *output_dir;
@@ -47,6 +51,8 @@ typedef struct options {
   int n_inputs;
   int rounds, num_threads, profile;
   uint64_t seed;
+  mace_device device;
+  mace_gpu_precision gpu_precision;
 } options;
 
 /* Everything main acquires, released in one place. */
@@ -94,6 +100,8 @@ static int parse_args(int argc, char **argv, options *o, int *done) {
   memset(o, 0, sizeof(*o));
   o->rounds = 10;
   o->num_threads = -1;
+  o->device = MACE_DEVICE_CPU;
+  o->gpu_precision = MACE_GPU_FP16;
   *done = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -116,7 +124,8 @@ static int parse_args(int argc, char **argv, options *o, int *done) {
       continue;
     }
     static const char *const kWithValue[] = {"--model", "--weights", "--input", "--round",
-                                             "--num_threads", "--output_dir", "--seed"};
+                                             "--num_threads", "--output_dir", "--seed",
+                                             "--device", "--gpu_precision"};
     int known = 0;
     for (size_t k = 0; k < sizeof(kWithValue) / sizeof(kWithValue[0]); ++k)
       if (strcmp(flag, kWithValue[k]) == 0) known = 1;
@@ -145,6 +154,14 @@ static int parse_args(int argc, char **argv, options *o, int *done) {
       if (parse_int(val, -1, 1024, &v) != 0)
         return usage_error("--num_threads must be an integer in [-1, 1024], got '%s'", val);
       o->num_threads = (int)v;
+    } else if (strcmp(flag, "--device") == 0) {
+      if (strcmp(val, "cpu") != 0 && strcmp(val, "gpu") != 0)
+        return usage_error("--device must be cpu or gpu, got '%s'", val);
+      o->device = strcmp(val, "gpu") == 0 ? MACE_DEVICE_GPU : MACE_DEVICE_CPU;
+    } else if (strcmp(flag, "--gpu_precision") == 0) {
+      if (strcmp(val, "fp16") != 0 && strcmp(val, "fp32") != 0)
+        return usage_error("--gpu_precision must be fp16 or fp32, got '%s'", val);
+      o->gpu_precision = strcmp(val, "fp16") == 0 ? MACE_GPU_FP16 : MACE_GPU_FP32;
     } else if (strcmp(flag, "--seed") == 0) {
       if (parse_int(val, 0, 0x7fffffffL, &v) != 0)
         return usage_error("--seed must be a non-negative integer, got '%s'", val);
@@ -505,9 +522,9 @@ static int print_profile(mace_engine *eng) {
     if (mace_engine_op_stat(eng, i, &s) != MACE_OK) return fail("%s", mace_last_error());
     char sh[256];
     double gmacs = s.ms > 0 ? (double)s.macs / (s.ms * 1e6) : 0;
-    printf("%5d  %-16.16s %-32.32s %10.4f %6.2f %12lld %9.2f  %s\n", i, s.type ? s.type : "",
+    printf("%5d  %-16.16s %-32.32s %10.4f %6.2f %12lld %9.2f  %s%s\n", i, s.type ? s.type : "",
            s.name ? s.name : "", s.ms, total > 0 ? 100.0 * s.ms / total : 0.0, (long long)s.macs, gmacs,
-           shape_str(s.out_dims, s.ndim, sh, sizeof(sh)));
+           shape_str(s.out_dims, s.ndim, sh, sizeof(sh)), s.device == MACE_DEVICE_GPU ? "  gpu" : "");
   }
   /* Per type, in order of first appearance. */
   printf("\nby op type:\n");
@@ -554,6 +571,8 @@ int main(int argc, char **argv) {
   mace_config cfg;
   mace_config_init(&cfg);
   cfg.num_threads = o.num_threads;
+  cfg.device = o.device;
+  cfg.gpu_precision = o.gpu_precision;
 
   printf("mace %s\n", mace_version());
   double t0 = now_ms();

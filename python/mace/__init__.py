@@ -31,10 +31,26 @@ from . import validate
 
 __version__: str = _mace.version()
 
+
+def devices() -> list[dict]:
+    """Every OpenCL device mace can run on (``Session(..., device="gpu")``), as dicts:
+    platform, name, vendor, version, driver, type ("gpu", or "cpu" for any other device type),
+    fp16 (cl_khr_fp16: half arithmetic; fp16 storage works without it), extensions (list),
+    platform_index / device_index (what ``gpu_platform`` / ``gpu_device`` take),
+    compute_units, global_mem_bytes, max_alloc_bytes, max_work_group_size. An empty list when
+    there is no OpenCL library or platform.
+
+    Example::
+
+        >>> [d["name"] for d in mace.devices()]                  # doctest: +SKIP
+        ['cpu-haswell-AMD EPYC 9R14']
+    """
+    return _mace.devices()
+
 __all__ = ["Session", "TensorSpec", "convert", "MaceError", "InvalidModelError",
            "InvalidInputError", "UnsupportedError", "InvalidArgumentError", "calibrate",
            "write_range_file", "read_range_file", "RangeFileError", "quantize", "validate",
-           "AccuracyPlugin", "PluginError", "__version__"]
+           "AccuracyPlugin", "PluginError", "devices", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

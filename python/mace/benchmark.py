@@ -142,6 +142,14 @@ def _wall(sess: Any, feeds: dict, n: int) -> list[float]:
     return times
 
 
+def op_type_label(stat: dict) -> str:
+    """An op's type, marked "(GPU)" for ops that ran on the GPU (their time is the kernels'
+    device time); copies between devices keep their type, "Transfer"."""
+    if stat.get("device") == "gpu" and stat["type"] != "Transfer":
+        return f"{stat['type']}(GPU)"
+    return stat["type"]
+
+
 def collect(sess: Any, feeds: dict, rounds: int = 10, warmup: int = 1,
             model_path: str | None = None) -> BenchResult:
     """Runs `sess` on `feeds`: `warmup` runs, `rounds` plain runs, `rounds` profiled runs."""
@@ -161,7 +169,7 @@ def collect(sess: Any, feeds: dict, rounds: int = 10, warmup: int = 1,
     for i, s in enumerate(per_round[0]):
         avg = sum(r[i]["ms"] for r in per_round) / rounds
         d = details.get(s["name"], {})
-        ops.append(OpRecord(name=s["name"], type=s["type"], first_ms=s["ms"], avg_ms=avg,
+        ops.append(OpRecord(name=s["name"], type=op_type_label(s), first_ms=s["ms"], avg_ms=avg,
                             macs=int(s["macs"]), out_dims=tuple(int(x) for x in s["out_dims"]),
                             start_ms=start, **d))
         start += avg
@@ -305,8 +313,9 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         return 2
     try:
         t0 = time.perf_counter()
+        gpu = dict(device="gpu", gpu_precision=args.gpu_precision) if args.device == "gpu" else {}
         sess = mace.Session(args.model, args.weights, num_threads=args.num_threads,
-                            affinity=args.affinity)
+                            affinity=args.affinity, **gpu)
         load_ms = (time.perf_counter() - t0) * 1e3  # convert (ONNX) or map (.pb), engine build
     except (mace.MaceError, OSError) as e:
         print(f"mace benchmark: cannot load {args.model}: {type(e).__name__}: {e}",
@@ -336,6 +345,10 @@ def add_benchmark_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num_threads", type=int, default=-1, help="threads (<= 0: one per core)")
     add_affinity_arg(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
+                   help="cpu (default), or gpu: OpenCL, ops without a GPU kernel on the CPU")
+    p.add_argument("--gpu_precision", choices=("fp16", "fp32"), default="fp16",
+                   help="with --device gpu: float precision on the GPU (default fp16)")
 
 
 def add_benchmark(sub) -> None:

@@ -42,6 +42,14 @@ build does anyway (its neutral value) is accepted. Key by key:
   (the shape and .npy input are NHWC and mace transposes them); the model's own layout and
   NONE are neutral; any other (NCHW inputs of a TensorFlow model, OIHW) fails. Outputs are in
   the model's own layout: output_data_formats other than that layout or NONE fails;
+- runtime: cpu, and gpu / cpu+gpu (both the same: OpenCL, ops without a GPU kernel on the
+  CPU; `mace run/benchmark --config` open the session with device="gpu"; no OpenCL device is
+  an UnsupportedError); dsp, hta and apu fail. With a GPU runtime: gpu_data_type (or else
+  data_type) fp16_fp32 (the default, as MACE's) computes in fp16 on the GPU, fp32_fp32 in
+  fp32; opencl_binary_file (a program cache, created when missing) and opencl_parameter_file
+  (tuned work-group sizes) are paths relative to the YAML; opencl_queue_window_size N waits
+  for the GPU every N kernels; validation_threshold GPU is the threshold of
+  `mace run --validate`. Without a GPU runtime these keys fail (0 for the window is neutral);
 - data_type: fp32_fp32, and fp16_fp32 / bf16_fp32 (weights stored in fp16 / bf16, widened
   to fp32 at load: mace.convert's data_type); fp16_fp16 (fp16 compute) fails;
 - int8 (mace.quantize, docs/quantization.md): ``quantize: 1`` makes the model int8, its ranges
@@ -51,9 +59,10 @@ build does anyway (its neutral value) is accepted. Key by key:
   and ``quantize: 1`` fails with data_type fp16_fp32 / bf16_fp32;
 - quantize_large_weights 0 | 1: weight-only int8 of large FullyConnected/MatMul weights
   (mace.convert's quantize_large_weights; with quantize: 1, of those left f32);
-- neutral value only: target_abis [host], runtime cpu, limit_opencl_kernel_time 0,
-  opencl_queue_window_size 0, build_type proto, embed_model_data 0, linkshared 0;
-- any value fails: target_socs, backend (MACE Micro), cl_mem_type, nnlib_graph_mode.
+- neutral value only: target_abis [host], limit_opencl_kernel_time 0 (splitting kernels is
+  not available), cl_mem_type buffer (image2d memory is not available), build_type proto,
+  embed_model_data 0, linkshared 0;
+- any value fails: target_socs, backend (MACE Micro), nnlib_graph_mode.
 
 >>> cfg = load("deploy.yml")                                         # doctest: +SKIP
 >>> [m.name for m in cfg.models.values()], cfg.model_dir("build")    # doctest: +SKIP
@@ -243,6 +252,10 @@ class SubGraph:
         """The CPU similarity threshold (default 0.999)."""
         return self.validation_threshold.get("CPU", DEFAULT_THRESHOLD)
 
+    def threshold_for(self, device: str) -> float:
+        """The similarity threshold of `device` ("CPU" or "GPU"; default 0.999)."""
+        return self.validation_threshold.get(device, DEFAULT_THRESHOLD)
+
 
 @dataclass
 class ModelConfig:
@@ -264,7 +277,26 @@ class ModelConfig:
     change_concat_ranges: int = 1
     input_data_types: list[str] | None = None  # the model-level form (the seeds allow both)
     accuracy_validation_script: str | None = None  # a plugin file (mace/accuracy.py)
+    gpu_data_type: str | None = None
+    opencl_binary_file: str | None = None
+    opencl_parameter_file: str | None = None
+    opencl_queue_window_size: int = 0
     reserved: dict[str, Any] = field(default_factory=dict)  # keys given their neutral value
+
+    @property
+    def device(self) -> str:
+        """The Session device of `runtime`: "gpu" for gpu and cpu+gpu, else "cpu"."""
+        return "gpu" if self.runtime in ("gpu", "cpu+gpu") else "cpu"
+
+    def session_options(self) -> dict:
+        """Session keywords of the runtime keys (device, gpu_precision, opencl_*)."""
+        if self.device != "gpu":
+            return {}
+        dt = self.gpu_data_type or self.data_type or "fp16_fp32"
+        return dict(device="gpu", gpu_precision="fp32" if dt == "fp32_fp32" else "fp16",
+                    opencl_binary_file=self.opencl_binary_file,
+                    opencl_parameter_file=self.opencl_parameter_file,
+                    opencl_queue_window_size=self.opencl_queue_window_size)
 
     @property
     def subgraph(self) -> SubGraph:
@@ -383,7 +415,8 @@ _MODEL_KEYS = {"platform", "model_file_path", "model_sha256_checksum", "weight_f
                "obfuscate", "quantize", "backend", "limit_opencl_kernel_time",
                "opencl_queue_window_size", "accuracy_validation_script", "quantize_range_file",
                "change_concat_ranges", "input_data_types", "nnlib_graph_mode", "cl_mem_type",
-               "quantize_large_weights", "quantize_schema"}
+               "quantize_large_weights", "quantize_schema", "gpu_data_type",
+               "opencl_binary_file", "opencl_parameter_file"}
 _SUBGRAPH_KEYS = {"input_tensors", "input_shapes", "input_data_formats", "input_ranges",
                   "input_data_types", "output_tensors", "output_shapes", "output_data_formats",
                   "check_tensors", "check_shapes", "validation_inputs_data",
@@ -392,7 +425,6 @@ _DATA_TYPES = ("fp32_fp32", "fp16_fp32", "bf16_fp32", "fp16_fp16")
 
 # Keys this build reads but cannot act on yet: key -> (neutral values, why any other value
 # fails). A neutral value asks for what this build does anyway; None: every value fails.
-_NO_GPU = "the OpenCL (GPU) runtime is not available in this build"
 _NOT_YET_TOP = {
     "target_abis": ((["host"], "host"),
                     "this build converts and runs on the host only (the .pb/.data it writes "
@@ -404,14 +436,16 @@ _NOT_YET_TOP = {
                          "cmake anyway"),
 }
 _NOT_YET_MODEL = {
-    "runtime": (("cpu",), "only the CPU runtime is available in this build"),
+    "runtime": (("cpu", "gpu", "cpu+gpu"), "only the CPU and GPU (OpenCL) runtimes are "
+                                           "available in this build"),
     "data_type": (("fp32_fp32", "fp16_fp32", "bf16_fp32"),
                   "fp16 computation is not available in this build (fp16_fp32 and bf16_fp32 "
                   "store the weights in half precision and compute in fp32)"),
     "backend": (None, "MACE Micro backends are not available in this build"),
-    "limit_opencl_kernel_time": ((0,), _NO_GPU),
-    "opencl_queue_window_size": ((0,), _NO_GPU),
-    "cl_mem_type": (None, _NO_GPU),
+    "limit_opencl_kernel_time": ((0,), "splitting OpenCL kernels to bound their time is not "
+                                       "available in this build"),
+    "cl_mem_type": (("buffer",), "only OpenCL buffers are available in this build (image2d "
+                                 "memory is not)"),
     "nnlib_graph_mode": (None, "the Hexagon DSP runtime is not available in this build"),
 }
 
@@ -461,9 +495,10 @@ def _check_layouts(m: ModelConfig, path: str) -> None:
                   f"{fmt}: outputs are written in the model's own layout ({own}); converting "
                   "them is not available in this build")
     for dev in sg.validation_threshold:
-        if dev != "CPU":
+        if dev != "CPU" and not (dev == "GPU" and m.device == "gpu"):
             _fail(f"{path}.subgraphs[0].validation_threshold.{dev}",
-                  "only the CPU runtime is available in this build")
+                  "only the CPU runtime, and the GPU with runtime gpu or cpu+gpu, are "
+                  "available in this build")
 
 
 def _per_tensor(values: list | None, n: int, path: str, what: str) -> None:
@@ -575,9 +610,9 @@ def _parse_model(name: str, d: Any, path: str, base: str) -> ModelConfig:
     if len(sgs) > 1:
         _fail(f"{path}.subgraphs", f"only one subgraph per model is supported, got {len(sgs)}")
     m.subgraphs = [_parse_subgraph(s, f"{path}.subgraphs[{i}]", base) for i, s in enumerate(sgs)]
-    _check_layouts(m, path)
     if d.get("runtime") is not None:
         m.runtime = _choice(d["runtime"], f"{path}.runtime", RUNTIMES)
+    _check_layouts(m, path)
     if d.get("data_type") is not None:
         m.data_type = _choice(d["data_type"], f"{path}.data_type", _DATA_TYPES)
     if d.get("winograd") is not None:
@@ -597,7 +632,43 @@ def _parse_model(name: str, d: Any, path: str, base: str) -> ModelConfig:
         m.accuracy_validation_script = _local_file(
             d["accuracy_validation_script"], f"{path}.accuracy_validation_script", base)
     m.reserved = _refuse_not_yet(d, path, _NOT_YET_MODEL)
+    _parse_gpu(m, d, path, base)
     return m
+
+
+def _parse_gpu(m: ModelConfig, d: dict, path: str, base: str) -> None:
+    """gpu_data_type, opencl_binary_file, opencl_parameter_file, opencl_queue_window_size:
+    read with runtime gpu / cpu+gpu, refused without (they would be ignored)."""
+    keys = ("gpu_data_type", "opencl_binary_file", "opencl_parameter_file",
+            "opencl_queue_window_size")
+    if m.device != "gpu":
+        for key in keys:
+            if d.get(key) is None:
+                continue
+            if key == "opencl_queue_window_size" and d[key] == 0:  # neutral
+                m.reserved[key] = 0
+                continue
+            _fail(f"{path}.{key}", f"{_short(d[key])}: only used with runtime gpu or cpu+gpu")
+        return
+    if d.get("gpu_data_type") is not None:
+        m.gpu_data_type = _choice(d["gpu_data_type"], f"{path}.gpu_data_type",
+                                  ("fp16_fp32", "fp32_fp32"))
+    elif m.data_type not in (None, "fp16_fp32", "fp32_fp32"):
+        _fail(f"{path}.data_type", f"{m.data_type} with runtime {m.runtime}: the GPU computes in "
+                                   "fp16_fp32 or fp32_fp32 (set gpu_data_type)")
+    if d.get("opencl_binary_file") is not None:  # a cache: written when it does not exist
+        f = _str(d["opencl_binary_file"], f"{path}.opencl_binary_file")
+        m.opencl_binary_file = os.path.normpath(os.path.join(base, os.path.expanduser(f)))
+        if not os.path.isdir(os.path.dirname(m.opencl_binary_file) or "."):
+            _fail(f"{path}.opencl_binary_file", f"{_short(f)}: its folder does not exist")
+    if d.get("opencl_parameter_file") is not None:
+        m.opencl_parameter_file = _local_file(d["opencl_parameter_file"],
+                                              f"{path}.opencl_parameter_file", base)
+    if d.get("opencl_queue_window_size") is not None:
+        v = d["opencl_queue_window_size"]
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            _fail(f"{path}.opencl_queue_window_size", f"expected an int >= 0, got {_short(v)}")
+        m.opencl_queue_window_size = v
 
 
 _SCHEMAS = ("uint8", "int8")
@@ -782,7 +853,7 @@ def _session(cfg: DeployConfig, m: ModelConfig, build_dir: str, num_threads: int
         raise ConfigError(f"models.{m.name}: {pb} not found; run `mace convert --config "
                           f"{os.path.relpath(cfg.path)}` first")
     return Session(pb, os.path.splitext(pb)[0] + ".data", num_threads=num_threads,
-                   affinity=affinity)
+                   affinity=affinity, **m.session_options())
 
 
 def make_inputs(m: ModelConfig, sess, seed: int = 0) -> dict:
@@ -901,7 +972,7 @@ def run_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 1, valida
         if not (validate or layers):
             continue
         sg = m.subgraph
-        thr = sg.threshold
+        thr = sg.threshold_for(m.device.upper())
         refs = None
         if sg.validation_outputs_data:
             refs = [np.load(f) for f in sg.validation_outputs_data]
@@ -995,8 +1066,9 @@ def benchmark_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 10,
             f"min {t.min():.3f} ms over {rounds} round(s)")
         stats = sess.profile(feeds, rounds=rounds, warmup=0)
         by_type: dict[str, list] = {}
+        from .benchmark import op_type_label
         for s in stats:
-            acc = by_type.setdefault(s["type"], [0.0, 0, 0.0])
+            acc = by_type.setdefault(op_type_label(s), [0.0, 0, 0.0])
             acc[0] += s["ms"]
             acc[1] += 1
             acc[2] += s.get("macs", 0) or 0

@@ -136,6 +136,27 @@ def _num_threads(value: Any) -> int:
     return int(value)
 
 
+def _gpu_options(precision: Any, binary_file: Any, parameter_file: Any, platform: Any,
+                 device: Any, queue_window: Any) -> dict:
+    """The engine's GPU keywords, checked (InvalidArgumentError naming the option)."""
+    if precision not in ("fp16", "fp32"):
+        raise InvalidArgumentError(f"gpu_precision must be 'fp16' or 'fp32', not {precision!r}")
+    kw: dict = dict(gpu_precision=precision)
+    for name, value in (("opencl_binary_file", binary_file),
+                        ("opencl_parameter_file", parameter_file)):
+        if value is not None:
+            if not isinstance(value, (str, os.PathLike)):
+                raise InvalidArgumentError(f"{name} must be a path, not {value!r}")
+            kw[name] = os.fspath(value)
+    for name, value, low in (("gpu_platform", platform, -1), ("gpu_device", device, -1),
+                             ("opencl_queue_window_size", queue_window, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
+                not low <= int(value) < 2**31:
+            raise InvalidArgumentError(f"{name} must be an int >= {low}, not {value!r}")
+        kw[name] = int(value)
+    return kw
+
+
 class Session:
     """A model loaded into the mace engine, ready to run.
 
@@ -154,6 +175,15 @@ class Session:
     ``verify_checksum`` (default True): a mace graph that records checksums of itself and of
     its weights is verified at load, a mismatch raising InvalidModelError naming the file;
     False skips the check (a model without checksums loads either way).
+    ``device="gpu"`` runs the model on an OpenCL device (``mace.devices()`` lists them): ops
+    with a GPU kernel run there, the others on the CPU with copies between the two (MACE's
+    cpu+gpu; ``profile`` shows each op's device and the copies, named ``<tensor>:to_gpu`` /
+    ``:to_host``). ``gpu_precision`` "fp16" (the default, as MACE's fp16_fp32: tensors stored
+    in half precision, computed in float) or "fp32"; ``opencl_binary_file`` caches compiled programs in
+    that file, ``opencl_parameter_file`` reads tuned work-group sizes from it;
+    ``gpu_platform`` / ``gpu_device`` pick a device by index (-1: the first GPU);
+    ``opencl_queue_window_size`` > 0 waits for the GPU every that many kernels. Without an
+    OpenCL library or device, ``device="gpu"`` raises UnsupportedError saying which.
     ``input_shapes`` ({name: shape}) fixes input dims of an ONNX model being converted: an
     int fixes a dim, None leaves it symbolic. Symbolic dims (an ONNX ``dim_param``, unless
     fixed here) take the shape of each run: the shape computations that read them (torch's
@@ -182,9 +212,24 @@ class Session:
     def __init__(self, model: Any, weights: Any = None, *, num_threads: int = -1,
                  device: str = "cpu", affinity: Any = None,
                  input_shapes: Mapping[str, Sequence[int]] | None = None,
-                 verify_checksum: bool = True) -> None:
+                 verify_checksum: bool = True, gpu_precision: str = "fp16",
+                 opencl_binary_file: str | os.PathLike | None = None,
+                 opencl_parameter_file: str | os.PathLike | None = None,
+                 gpu_platform: int = -1, gpu_device: int = -1,
+                 opencl_queue_window_size: int = 0) -> None:
         kw = dict(num_threads=_num_threads(num_threads), affinity=_affinity(affinity),
                   device=device, verify_checksum=bool(verify_checksum))
+        gpu_kw = _gpu_options(gpu_precision, opencl_binary_file, opencl_parameter_file,
+                              gpu_platform, gpu_device, opencl_queue_window_size)
+        if device in ("gpu", "GPU"):
+            kw.update(gpu_kw)
+        else:
+            given = [k for k, v in gpu_kw.items()
+                     if v != {"gpu_precision": "fp16", "gpu_platform": -1, "gpu_device": -1,
+                              "opencl_queue_window_size": 0}.get(k)]
+            if given:
+                raise InvalidArgumentError(f"{given[0]} applies to device='gpu' only, not "
+                                           f"device={device!r}")
         self.model = None  # the converted model when this session converted one
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
@@ -349,8 +394,10 @@ class Session:
     def profile(self, x: Any, rounds: int = 10, warmup: int = 1) -> list[dict]:
         """Per-op statistics averaged over ``rounds`` runs of ``x`` (after ``warmup`` runs).
 
-        Returns a list in execution order of dicts: name, type, ms (mean wall time),
-        min_ms, max_ms, macs, out_dims.
+        Returns a list in execution order of dicts: name, type, ms (mean wall time; for ops
+        on the GPU the kernels' device time from OpenCL profiling), min_ms, max_ms, macs,
+        out_dims, device ("cpu" or "gpu"). On the GPU the copies between devices are listed
+        too, where they run (type "Transfer", named ``<tensor>:to_gpu`` / ``:to_host``).
 
         Example::
 
@@ -385,7 +432,8 @@ class Session:
     # ---- memory and lifetime -------------------------------------------------------------
 
     def memory_stats(self) -> dict:
-        """dict(arena_bytes, naive_bytes, weights_bytes): planned vs. unplanned intermediates."""
+        """dict(arena_bytes, naive_bytes, weights_bytes): planned vs. unplanned intermediates
+        (host memory); on the GPU also device_arena_bytes, the planned device buffer."""
         return self._engine.memory_stats()
 
     def release_intermediate_buffers(self) -> None:

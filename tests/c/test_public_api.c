@@ -39,6 +39,19 @@ int main(void) {
             cfg.borrow_weights == 0,
         "config defaults: device %d threads %d affinity %d borrow %d", (int)cfg.device, cfg.num_threads,
         (int)cfg.affinity, cfg.borrow_weights);
+  CHECK(cfg.gpu_platform == -1 && cfg.gpu_device == -1 && cfg.gpu_precision == MACE_GPU_FP16 &&
+            cfg.opencl_binary_file == NULL && cfg.opencl_parameter_file == NULL &&
+            cfg.opencl_queue_window_size == 0,
+        "GPU config defaults: platform %d device %d precision %d window %d", cfg.gpu_platform,
+        cfg.gpu_device, (int)cfg.gpu_precision, cfg.opencl_queue_window_size);
+  {  /* the device listing: a count, or MACE_UNSUPPORTED with a message and none */
+    mace_gpu_info gi[4];
+    int n = -1;
+    mace_status st = mace_gpu_list_devices(gi, 4, &n);
+    CHECK((st == MACE_OK && n >= 0) || (st == MACE_UNSUPPORTED && n == 0 && *mace_last_error()),
+          "gpu_list_devices: status %d, %d devices", (int)st, n);
+    CHECK(mace_gpu_list_devices(NULL, 0, NULL) == MACE_INVALID_ARGS, "NULL count accepted");
+  }
 
   struct { mace_dtype dt; size_t size; } sizes[] = {
       {MACE_DT_F32, 4}, {MACE_DT_U8, 1}, {MACE_DT_F16, 2}, {MACE_DT_I32, 4}, {MACE_DT_BF16, 2},

@@ -1,6 +1,6 @@
 /* Unit test of the thread pool: parallel_for covers [0, n) exactly once in few contiguous chunks for
  * many n / grain / thread counts; pools are created and destroyed repeatedly; errors are reported;
- * the caller is pinned only while bound. */
+ * the caller is pinned only while bound, and only while the pool is pinned. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -150,44 +150,52 @@ static void check_caller_binding(void) {
   int is_own = 0;
   CHECK(pthread_getaffinity_np(pthread_self(), sizeof(own), &own) == 0, "getaffinity");
   const mace_affinity affs[] = {MACE_AFFINITY_NONE, MACE_AFFINITY_BIG_ONLY};
-  for (int a = 0; a < 2; ++a)
-    for (int threads = 1; threads <= 2; ++threads) {
-      mace_threadpool *pool = NULL;
-      CHECK(mace_threadpool_create(threads, affs[a], &pool) == MACE_OK, "create");
-      if (!pool) continue;
-      const int pinned = affs[a] != MACE_AFFINITY_NONE && threads > 1;
-      mace_caller_binding b;
-      mace_threadpool_bind_caller(pool, &b);
-      mace_threadpool_parallel_for(pool, 1, 1, noop_range, NULL); /* serial: no binding */
-      caller_cores(&own, &is_own);
-      CHECK(!b.bound && is_own, "affinity %d threads %d: bound before a parallel job",
-            (int)affs[a], threads);
-      check_cover(pool, threads, 1000, 1); /* works while bound */
-      const int cores = caller_cores(&own, &is_own);
-      CHECK(b.bound == pinned, "affinity %d threads %d: bound %d", (int)affs[a], threads, b.bound);
-      CHECK(pinned ? cores == 1 : is_own,
-            "affinity %d threads %d: the caller may run on %d cores while bound", (int)affs[a],
-            threads, cores);
-      mace_threadpool_unbind_caller(&b);
-      caller_cores(&own, &is_own);
-      CHECK(is_own, "affinity %d threads %d: caller's mask not restored", (int)affs[a], threads);
-      if (pinned) { /* nested: inner binds and restores, then the outer binds on its job */
-        mace_caller_binding outer, inner;
-        mace_threadpool_bind_caller(pool, &outer);
-        mace_threadpool_bind_caller(pool, &inner);
-        check_cover(pool, threads, 1000, 1);
-        CHECK(inner.bound && !outer.bound, "nested: the inner binding did not bind alone");
-        mace_threadpool_unbind_caller(&inner);
+  /* MACE_THREAD_ADAPT=0: pinned under a policy whatever the load; adaptive: the pool says. */
+  for (int adapt = 0; adapt < 2; ++adapt)
+    for (int a = 0; a < 2; ++a)
+      for (int threads = 1; threads <= 2; ++threads) {
+        mace_threadpool *pool = NULL;
+        if (!adapt) setenv("MACE_THREAD_ADAPT", "0", 1);
+        CHECK(mace_threadpool_create(threads, affs[a], &pool) == MACE_OK, "create");
+        unsetenv("MACE_THREAD_ADAPT");
+        if (!pool) continue;
+        mace_threadpool_stats st;
+        mace_threadpool_get_stats(pool, &st);
+        const int pinned = affs[a] != MACE_AFFINITY_NONE && threads > 1 && (!adapt || st.pinned);
+        CHECK(adapt || st.pinned == pinned, "threads %d affinity %d: pinned %d without adapting",
+              threads, (int)affs[a], st.pinned);
+        mace_caller_binding b;
+        mace_threadpool_bind_caller(pool, &b);
+        mace_threadpool_parallel_for(pool, 1, 1, noop_range, NULL); /* serial: no binding */
         caller_cores(&own, &is_own);
-        CHECK(is_own, "nested: the inner unbind did not restore the mask");
-        check_cover(pool, threads, 1000, 1);
-        CHECK(outer.bound && caller_cores(&own, &is_own) == 1, "nested: outer not re-armed");
-        mace_threadpool_unbind_caller(&outer);
+        CHECK(!b.bound && is_own, "affinity %d threads %d: bound before a parallel job",
+              (int)affs[a], threads);
+        check_cover(pool, threads, 1000, 1); /* works while bound */
+        const int cores = caller_cores(&own, &is_own);
+        CHECK(b.bound == pinned, "affinity %d threads %d: bound %d", (int)affs[a], threads, b.bound);
+        CHECK(pinned ? cores == 1 : is_own,
+              "affinity %d threads %d: the caller may run on %d cores while bound", (int)affs[a],
+              threads, cores);
+        mace_threadpool_unbind_caller(&b);
         caller_cores(&own, &is_own);
-        CHECK(is_own, "nested: the outer unbind did not restore the mask");
+        CHECK(is_own, "affinity %d threads %d: caller's mask not restored", (int)affs[a], threads);
+        if (pinned) { /* nested: inner binds and restores, then the outer binds on its job */
+          mace_caller_binding outer, inner;
+          mace_threadpool_bind_caller(pool, &outer);
+          mace_threadpool_bind_caller(pool, &inner);
+          check_cover(pool, threads, 1000, 1);
+          CHECK(inner.bound && !outer.bound, "nested: the inner binding did not bind alone");
+          mace_threadpool_unbind_caller(&inner);
+          caller_cores(&own, &is_own);
+          CHECK(is_own, "nested: the inner unbind did not restore the mask");
+          check_cover(pool, threads, 1000, 1);
+          CHECK(outer.bound && caller_cores(&own, &is_own) == 1, "nested: outer not re-armed");
+          mace_threadpool_unbind_caller(&outer);
+          caller_cores(&own, &is_own);
+          CHECK(is_own, "nested: the outer unbind did not restore the mask");
+        }
+        mace_threadpool_destroy(pool);
       }
-      mace_threadpool_destroy(pool);
-    }
   mace_caller_binding none;
   mace_threadpool_bind_caller(NULL, &none);
   CHECK(!none.bound, "a NULL pool bound the caller");

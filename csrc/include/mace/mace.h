@@ -96,7 +96,14 @@ typedef enum mace_affinity {
   MACE_AFFINITY_LITTLE_ONLY = 2
 } mace_affinity;
 
+/* Precision of float tensors on the GPU (seed 003's data_type fp16_fp32 / fp32_fp32). */
+typedef enum mace_gpu_precision { MACE_GPU_FP32 = 0, MACE_GPU_FP16 = 1 } mace_gpu_precision;
+
 typedef struct mace_config {
+  /* MACE_DEVICE_CPU (default), or MACE_DEVICE_GPU: OpenCL through the ICD loader
+   * (libOpenCL.so.1, opened at run time), ops without a GPU kernel on the CPU with copies
+   * between the two (MACE's cpu+gpu). With no OpenCL library, platform or device, engine
+   * creation fails with MACE_UNSUPPORTED saying which. */
   mace_device device;
   int num_threads;          /* <= 0: one per online core */
   mace_affinity affinity;   /* default BIG_ONLY: with workers, a core per thread among the
@@ -106,6 +113,19 @@ typedef struct mace_config {
   int skip_checksum;        /* default 0: a model that records checksums of its graph and
                              * weights (NetDef.weights_crc32, graph_crc32) is verified at
                              * load, a mismatch failing with MACE_INVALID_MODEL; 1 skips it */
+  /* Device MACE_DEVICE_GPU only (ignored on the CPU): */
+  int gpu_platform;         /* OpenCL platform index; default -1: the first with a GPU device,
+                             * else the first */
+  int gpu_device;           /* device index in that platform; default -1: its first GPU, else
+                             * its first device */
+  mace_gpu_precision gpu_precision;  /* default MACE_GPU_FP16 (as MACE's fp16_fp32): float
+                                      * tensors stored in half, computed in float */
+  const char *opencl_binary_file;    /* NULL (default): programs built from source each time;
+                                      * else compiled programs are cached in this file */
+  const char *opencl_parameter_file; /* NULL (default): default work-group sizes; else the
+                                      * local work sizes a tuning run wrote */
+  int opencl_queue_window_size;      /* > 0: wait for the GPU every that many kernels (keeps a
+                                      * UI responsive); 0 (default): never */
 } mace_config;
 
 typedef struct mace_tensor_info {
@@ -130,7 +150,8 @@ typedef struct mace_io {
 
 typedef struct mace_engine mace_engine;
 
-/* Per-op statistics of the last run when profiling is on (mace_engine_set_profiling). */
+/* Per-op statistics of the last run when profiling is on (mace_engine_set_profiling). Ops on the
+ * GPU report their kernels' device time from OpenCL profiling events. */
 typedef struct mace_op_stat {
   const char *name;         /* borrowed from the engine */
   const char *type;
@@ -138,13 +159,37 @@ typedef struct mace_op_stat {
   int64_t macs;             /* multiply-accumulates the op performs */
   int ndim;
   int64_t out_dims[MACE_MAX_DIMS];
+  mace_device device;       /* where it ran; copies between devices (type "Transfer", named
+                             * "<tensor>:to_gpu" / ":to_host") count as GPU */
 } mace_op_stat;
 
 typedef struct mace_memory_stat {
   int64_t arena_bytes;          /* peak bytes of intermediates with the planned arena */
   int64_t naive_bytes;          /* sum of all intermediates' bytes, no reuse */
   int64_t weights_bytes;
+  int64_t device_arena_bytes;   /* GPU engines: bytes of the planned device arena; else 0 */
 } mace_memory_stat;
+
+/* One OpenCL device (mace_gpu_list_devices). */
+typedef struct mace_gpu_info {
+  int platform_index, device_index;  /* what mace_config.gpu_platform / gpu_device take */
+  char platform[128];
+  char name[128];
+  char vendor[128];
+  char version[64];         /* CL_DEVICE_VERSION */
+  char driver[64];          /* CL_DRIVER_VERSION */
+  int is_gpu;               /* CL_DEVICE_TYPE_GPU (PoCL's CPU device is not) */
+  int has_fp16;             /* cl_khr_fp16: MACE_GPU_FP16 computes in half precision */
+  int compute_units;
+  int64_t global_mem_bytes;
+  int64_t max_alloc_bytes;
+  int64_t max_work_group_size;
+  char extensions[1024];    /* CL_DEVICE_EXTENSIONS, space separated (may be truncated) */
+} mace_gpu_info;
+
+/* Every OpenCL device of every platform: *n is how many (at most max written to out). With no
+ * OpenCL library or platform: MACE_UNSUPPORTED saying which, *n 0. */
+mace_status mace_gpu_list_devices(mace_gpu_info *out, int max, int *n);
 
 const char *mace_version(void);
 const char *mace_last_error(void);
@@ -190,6 +235,7 @@ mace_status mace_engine_resize(mace_engine *engine, const mace_io *inputs, int n
 mace_status mace_engine_release_intermediate_buffers(mace_engine *engine);
 
 mace_status mace_engine_set_profiling(mace_engine *engine, int on);
+/* Ops in execution order, with a GPU also the copies between devices (op_stat says which). */
 int mace_engine_num_ops(const mace_engine *engine);
 mace_status mace_engine_op_stat(const mace_engine *engine, int index, mace_op_stat *stat);
 mace_status mace_engine_memory_stat(const mace_engine *engine, mace_memory_stat *stat);

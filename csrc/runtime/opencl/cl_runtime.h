@@ -10,9 +10,16 @@
  * Memory: a GPU tensor (mace_tensor.storage == MACE_STORAGE_CL_BUFFER) lives in a device
  * buffer, t->cl_mem, from byte t->cl_offset on (the net plans one device arena like the host
  * one); t->data is NULL. Elements are stored as the runtime's precision says: fp32, or fp16
- * when the runtime was created with MACE_CL_FP16 and the device has cl_khr_fp16. Every
- * kernel source is compiled with -DDATA_T=float|half (and -DDATA4_T, -DREAD4/-DWRITE4 helpers
- * given by the runtime), so one source serves both precisions; accumulation is in float. */
+ * when the runtime was created with MACE_CL_FP16 (through vload_half/vstore_half, core OpenCL
+ * 1.2, so on every device; has_fp16 only says whether half arithmetic exists). Every program
+ * is compiled behind a preamble defining DATA_T (float | half), LOAD(p, i) (element i as a
+ * float) and STORE(p, i, v), then kernels/opencl/common.cl (the fused activation), so one
+ * source serves both precisions; accumulation is in float. Kernels take element offsets
+ * (cl_offset / elem_size) as int arguments and check their own bounds: the runtime rounds
+ * global sizes up to the work-group's.
+ *
+ * Not thread-safe: one runtime is used by one thread at a time (the engine's). Kernels are
+ * shared by the ops that use them: set the arguments and launch without interleaving. */
 #ifndef MACE_RUNTIME_OPENCL_CL_RUNTIME_H_
 #define MACE_RUNTIME_OPENCL_CL_RUNTIME_H_
 
@@ -49,6 +56,7 @@ typedef struct mace_cl_config {
   const char *binary_cache;  /* NULL: no cache; else a file (seed 003's opencl_binary_file) */
   const char *tuning_file;   /* NULL: default work sizes; else seed 003's opencl_parameter_file */
   int profiling;             /* queue with CL_QUEUE_PROFILING_ENABLE; events timed per launch */
+  const char *library;       /* NULL: $MACE_OPENCL_LIBRARY, else libOpenCL.so.1, else libOpenCL.so */
 } mace_cl_config;
 
 /* Every OpenCL device on every platform (n set to how many; at most max written). */

@@ -1,4 +1,4 @@
-/* Reference (portable C) widening of fp16 and bf16 values to fp32, exact for every input. */
+/* Reference (portable C) widening of fp16 and bf16 values to fp32 (exact for every input) and rounding of fp32 to fp16. */
 #include "kernels/cpu/ref/half.h"
 
 #include <string.h>
@@ -32,5 +32,36 @@ void mace_bf16_to_f32__ref(const uint16_t *in, float *out, int64_t begin, int64_
   for (int64_t i = begin; i < end; ++i) {
     uint32_t bits = (uint32_t)in[i] << 16;
     memcpy(&out[i], &bits, sizeof(bits));
+  }
+}
+
+/* The binary16 bits nearest to the fp32 bits f (round to nearest, ties to even). */
+static uint16_t f32_bits_to_f16_bits(uint32_t f) {
+  const uint16_t sign = (uint16_t)((f >> 16) & 0x8000u);
+  const uint32_t exp = (f >> 23) & 0xffu;
+  uint32_t man = f & 0x7fffffu;
+  if (exp == 0xff) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0u));
+  const int32_t e = (int32_t)exp - 127 + 15;  /* the half's biased exponent */
+  if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10) return sign;  /* below half the smallest subnormal */
+    man |= 0x800000u;          /* the implicit one; the value is man * 2^(exp-150) */
+    const uint32_t shift = (uint32_t)(14 - e);
+    uint32_t h = man >> shift;
+    const uint32_t rem = man & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (h & 1u))) ++h;
+    return (uint16_t)(sign | h);
+  }
+  uint32_t h = ((uint32_t)e << 10) | (man >> 13);
+  const uint32_t rem = man & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  /* may carry into inf: correct */
+  return (uint16_t)(sign | h);
+}
+
+void mace_f32_to_f16__ref(const float *in, uint16_t *out, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    uint32_t bits;
+    memcpy(&bits, &in[i], sizeof(bits));
+    out[i] = f32_bits_to_f16_bits(bits);
   }
 }

@@ -1,0 +1,53 @@
+/* The net's state, shared by core/net.c (build and run) and core/placement.c (which ops run on
+ * the GPU, the copies between devices, the device arena). Nothing outside core/ includes it. */
+#ifndef MACE_CORE_NET_INTERNAL_H_
+#define MACE_CORE_NET_INTERNAL_H_
+
+#include "core/net.h"
+#include "core/planner.h"
+#include "mace.pb-c.h"
+
+struct mace_net {
+  Mace__NetDef *def;          /* owned (protobuf-c); names and args borrow from it */
+  const uint8_t *weights;     /* borrowed */
+  size_t weights_size;
+  mace_tensor *tensors;       /* owned */
+  int n_tensors;
+  int *name_table;            /* owned: open-addressing hash of tensor names -> index */
+  int table_size;
+  mace_op *ops;               /* owned */
+  int n_ops;
+  int n_created;              /* ops [0, n_created) exist */
+  int n_built;                /* ops [0, n_built) are inferred for the current inputs */
+  int reshaped;               /* inputs changed since load: declared shapes no longer apply */
+  int has_value_inputs;       /* some model input carries values that infer reads */
+  char *evaluated;            /* owned, per op: ran during infer (produces value tensors) */
+  char **value_names;         /* owned array of borrowed names: tensors infer reads */
+  int n_value_names;
+  mace_arg *args;             /* owned; ops point into it; each `s` owned */
+  int n_args;
+  mace_net_io *inputs;        /* owned */
+  int n_inputs;
+  mace_net_io *outputs;       /* owned */
+  int n_outputs;
+  mace_planner *planner;      /* owned: lifetimes, flags and sizes in; offsets out */
+  uint8_t *arena;             /* owned, arena_capacity bytes */
+  int64_t arena_capacity;
+  int64_t weights_bytes;
+  mace_threadpool *pool;      /* borrowed */
+  int profiling;
+  double *op_ms;              /* owned, per op */
+  /* The engine's OpenCL runtime (borrowed), NULL when the net runs on the CPU alone; then
+   * `placement` (owned) says which ops run on the GPU and moves tensors between devices
+   * (core/placement.h). Tensors [n_tensors, tensor_capacity) are room for its copies. */
+  struct mace_cl_runtime *cl;
+  struct mace_placement *placement;
+  int tensor_capacity;
+  int queue_window;           /* GPU: wait for the queue every that many kernels (0: never) */
+};
+
+/* Adds a tensor named `name` (a name the net has already fails) at index *index. */
+mace_status mace_net_add_tensor(mace_net *net, const char *name, mace_tensor_role role,
+                                int *index);
+
+#endif /* MACE_CORE_NET_INTERNAL_H_ */

@@ -1,0 +1,499 @@
+/* Placement of ops on the GPU and the CPU, the copies between devices and the device arena. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/placement.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/status.h"
+#include "runtime/opencl/cl_runtime.h"
+
+/* A transfer step: a copy of a tensor to the other device, run before op `before`. */
+typedef struct transfer_step {
+  mace_op op;               /* kind: transfer_kind; name: the copy's name (borrowed) */
+  mace_tensor *io[2];       /* op.inputs = io (the source), op.outputs = io + 1 (the copy) */
+  int before;
+} transfer_step;
+
+/* One entry of the execution order: an op of the net or a transfer step. */
+typedef struct sched_entry {
+  const mace_op *op;
+  double *ms;
+} sched_entry;
+
+struct mace_placement {
+  unsigned char *is_copy;   /* owned, per tensor (capacity): made by placement (a copy) */
+  int *twin;                /* owned, per tensor: its copy on the other device (or, for a copy,
+                             * its original), -1 */
+  int *copy_first;          /* owned, per tensor: first / last op reading the copy (this plan) */
+  int *copy_last;
+  unsigned char *op_gpu;    /* owned, per op: runs on the GPU */
+  transfer_step *steps;     /* owned, n_steps (at most one per copy) */
+  double *step_ms;
+  int n_steps;
+  sched_entry *sched;       /* owned, n_ops + n_steps */
+  int n_sched;
+  mace_planner *planner;    /* owned: the device arena's planner */
+  void *arena;              /* owned cl_mem, arena_capacity bytes */
+  int64_t arena_capacity;
+  void **consts;            /* owned cl_mems of uploaded constants */
+  int n_consts, cap_consts;
+  int gpu_ops_queued;       /* GPU ops enqueued since the last wait (queue window) */
+};
+
+static int is_f32(const mace_tensor *t) { return t->dtype == MACE_DT_F32; }
+
+/* Bytes of t on the device: float tensors in the runtime's precision. */
+static size_t device_bytes(const mace_net *net, const mace_tensor *t) {
+  size_t es = is_f32(t) ? mace_cl_runtime_elem_size(net->cl) : mace_dtype_size(t->dtype);
+  return (size_t)mace_tensor_numel(t) * es;
+}
+
+/* The count mace_cl_write/read take for t: elements of a float tensor, else bytes. */
+static size_t device_count(const mace_tensor *t) {
+  return is_f32(t) ? (size_t)mace_tensor_numel(t) : mace_tensor_nbytes(t);
+}
+
+static int on_gpu(const mace_tensor *t) {
+  return t->storage == MACE_STORAGE_CL_BUFFER && t->role != MACE_TENSOR_CONST;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- transfer steps -------------------------------------------------------------------- */
+
+static mace_status transfer_infer(mace_op *op) {
+  (void)op;
+  return MACE_OK;
+}
+
+static mace_status transfer_run(mace_op *op) {
+  const mace_tensor *src = op->inputs[0];
+  mace_tensor *dst = op->outputs[0];
+  const size_t count = device_count(src);
+  if (!count) return MACE_OK;
+  mace_status st = dst->storage == MACE_STORAGE_CL_BUFFER
+                       ? mace_cl_write(op->cl, dst->cl_mem, dst->cl_offset, src->data, count,
+                                       is_f32(src))
+                       : mace_cl_read(op->cl, src->cl_mem, src->cl_offset, dst->data, count,
+                                      is_f32(src));
+  if (st != MACE_OK) return mace_error_wrap(st, "op '%s' (copy of '%s')", op->name, src->name);
+  return MACE_OK;
+}
+
+static const mace_op_kind transfer_kind = {.type = "Transfer",
+                                           .device = MACE_DEVICE_GPU,
+                                           .dtype = MACE_DT_INVALID,
+                                           .infer = transfer_infer,
+                                           .run = transfer_run};
+
+/* ---- lifetime -------------------------------------------------------------------------- */
+
+mace_status mace_placement_create(mace_net *net) {
+  const int cap = net->tensor_capacity, n_ops = net->n_ops;
+  mace_placement *pl = calloc(1, sizeof(*pl));
+  if (!pl) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  net->placement = pl;
+  pl->is_copy = calloc(cap ? (size_t)cap : 1, 1);
+  pl->twin = malloc((size_t)(cap ? cap : 1) * sizeof(int));
+  pl->copy_first = malloc((size_t)(cap ? cap : 1) * sizeof(int));
+  pl->copy_last = malloc((size_t)(cap ? cap : 1) * sizeof(int));
+  pl->op_gpu = calloc(n_ops ? (size_t)n_ops : 1, 1);
+  pl->steps = calloc(cap ? (size_t)cap : 1, sizeof(transfer_step));
+  pl->step_ms = calloc(cap ? (size_t)cap : 1, sizeof(double));
+  pl->sched = calloc((size_t)(n_ops + cap + 1), sizeof(sched_entry));
+  if (!pl->is_copy || !pl->twin || !pl->copy_first || !pl->copy_last || !pl->op_gpu || !pl->steps ||
+      !pl->step_ms || !pl->sched)
+    return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  for (int i = 0; i < cap; ++i) pl->twin[i] = pl->copy_first[i] = pl->copy_last[i] = -1;
+  return mace_planner_create(cap, n_ops, &pl->planner);
+}
+
+void mace_placement_release(mace_net *net) {
+  mace_placement *pl = net->placement;
+  if (!pl) return;
+  if (pl->arena) mace_cl_free(net->cl, pl->arena);
+  pl->arena = NULL;
+  pl->arena_capacity = 0;
+  for (int i = 0; i < net->n_tensors; ++i)
+    if (on_gpu(&net->tensors[i])) net->tensors[i].cl_mem = NULL;
+}
+
+void mace_placement_destroy(mace_net *net) {
+  mace_placement *pl = net->placement;
+  if (!pl) return;
+  mace_placement_release(net);
+  for (int i = 0; i < pl->n_consts; ++i) mace_cl_free(net->cl, pl->consts[i]);
+  free(pl->consts);
+  free(pl->is_copy);
+  free(pl->twin);
+  free(pl->copy_first);
+  free(pl->copy_last);
+  free(pl->op_gpu);
+  free(pl->steps);
+  free(pl->step_ms);
+  free(pl->sched);
+  mace_planner_destroy(pl->planner);
+  free(pl);
+  net->placement = NULL;
+}
+
+/* ---- build ----------------------------------------------------------------------------- */
+
+/* A new tensor named "<name>:<suffix>", the copy of tensor `idx` (twin of each other). */
+static mace_status add_copy(mace_net *net, int idx, const char *suffix, mace_tensor_role role,
+                            int *out) {
+  mace_placement *pl = net->placement;
+  const mace_tensor *t = &net->tensors[idx];
+  if (net->n_tensors >= net->tensor_capacity)
+    return mace_error(MACE_RUNTIME_ERROR, "no room for a copy of '%s'", t->name);
+  size_t len = strlen(t->name) + strlen(suffix) + 2;
+  char *name = malloc(len);
+  if (!name) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  snprintf(name, len, "%s:%s", t->name, suffix);
+  int c;
+  mace_status st = mace_net_add_tensor(net, name, role, &c);
+  free(name);
+  MACE_RETURN_IF_ERROR(st);
+  pl->is_copy[c] = 1;
+  pl->twin[idx] = c;
+  pl->twin[c] = idx;
+  *out = c;
+  return MACE_OK;
+}
+
+/* The device copy of constant `idx`, uploaded at its first use: a constant tensor with no host
+ * data (so the CPU kinds GPU kinds infer with pack nothing) and its own cl_mem. */
+static mace_status const_copy(mace_net *net, int idx, mace_tensor **out) {
+  mace_placement *pl = net->placement;
+  if (pl->twin[idx] >= 0) {
+    *out = &net->tensors[pl->twin[idx]];
+    return MACE_OK;
+  }
+  if (pl->n_consts == pl->cap_consts) {
+    int cap = pl->cap_consts ? 2 * pl->cap_consts : 64;
+    void **grown = realloc(pl->consts, (size_t)cap * sizeof(void *));
+    if (!grown) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+    pl->consts = grown;
+    pl->cap_consts = cap;
+  }
+  const mace_tensor *t = &net->tensors[idx];
+  size_t bytes = device_bytes(net, t);
+  void *mem = NULL;
+  mace_status st = mace_cl_alloc(net->cl, bytes ? bytes : 64, &mem);
+  if (st != MACE_OK) return mace_error_wrap(st, "uploading constant '%s'", t->name);
+  pl->consts[pl->n_consts++] = mem;
+  if (bytes && (st = mace_cl_write(net->cl, mem, 0, t->data, device_count(t), is_f32(t))) != MACE_OK)
+    return mace_error_wrap(st, "uploading constant '%s'", t->name);
+  int c;
+  MACE_RETURN_IF_ERROR(add_copy(net, idx, "gpu", MACE_TENSOR_CONST, &c));
+  mace_tensor *copy = &net->tensors[c];
+  t = &net->tensors[idx];
+  copy->dtype = t->dtype;
+  copy->ndim = t->ndim;
+  memcpy(copy->dims, t->dims, sizeof(copy->dims));
+  copy->scale = t->scale;
+  copy->zero_point = t->zero_point;
+  copy->storage = MACE_STORAGE_CL_BUFFER;
+  copy->cl_mem = mem;
+  copy->cl_offset = 0;
+  *out = copy;
+  return MACE_OK;
+}
+
+static int is_mask_bit(unsigned mask, int k) { return k < 32 && (mask >> k) & 1u; }
+
+mace_status mace_placement_bind_inputs(mace_net *net, mace_op *op) {
+  const mace_placement *pl = net->placement;
+  op->cl = net->cl;
+  for (int k = 0; k < op->n_inputs; ++k) {
+    int idx = (int)(op->inputs[k] - net->tensors);
+    if (pl->is_copy[idx]) op->inputs[k] = &net->tensors[pl->twin[idx]];
+  }
+  if (op->kind->device != MACE_DEVICE_GPU) return MACE_OK;
+  for (int k = 0; k < op->n_inputs; ++k)
+    if (op->inputs[k]->role == MACE_TENSOR_CONST && !is_mask_bit(op->kind->value_inputs, k))
+      MACE_RETURN_IF_ERROR(const_copy(net, (int)(op->inputs[k] - net->tensors), &op->inputs[k]));
+  return MACE_OK;
+}
+
+static const mace_op_kind *cpu_kind(const mace_op *op) {
+  mace_dtype dt = op->n_inputs ? op->inputs[0]->dtype : MACE_DT_F32;
+  return mace_registry_find(op->type, MACE_DEVICE_CPU, dt);
+}
+
+int mace_placement_can_fall_back(const mace_net *net, int index) {
+  const mace_op *op = &net->ops[index];
+  return op->kind->device == MACE_DEVICE_GPU && cpu_kind(op) != NULL;
+}
+
+mace_status mace_placement_fall_back(mace_net *net, int index) {
+  mace_op *op = &net->ops[index];
+  const mace_op_kind *cpu = cpu_kind(op);
+  if (!cpu) return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): no CPU kernel", op->name, op->type);
+  MACE_VLOG(1, "op '%s' (%s) runs on the CPU: the GPU kernel refused its shapes (%s)", op->name,
+            op->type, mace_last_error());
+  if (op->kind->release && op->state) op->kind->release(op);
+  free(op->state);
+  op->state = NULL;
+  op->kind = cpu;
+  MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, op)); /* the host constants again */
+  if (cpu->state_size) {
+    op->state = calloc(1, cpu->state_size);
+    if (!op->state) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  }
+  if (cpu->init) MACE_RETURN_IF_ERROR(cpu->init(op));
+  return MACE_OK;
+}
+
+/* The copy of tensor `idx` on the other device, made at its first use in this plan. */
+static mace_status get_copy(mace_net *net, int idx, int *out) {
+  mace_placement *pl = net->placement;
+  mace_tensor *t = &net->tensors[idx];
+  const int to_gpu = !on_gpu(t);
+  if (pl->twin[idx] < 0) {
+    int made;
+    MACE_RETURN_IF_ERROR(
+        add_copy(net, idx, to_gpu ? "to_gpu" : "to_host", MACE_TENSOR_INTERMEDIATE, &made));
+    t = &net->tensors[idx];
+  }
+  const int c = pl->twin[idx];
+  mace_tensor *copy = &net->tensors[c];
+  copy->dtype = t->dtype;
+  copy->ndim = t->ndim;
+  memcpy(copy->dims, t->dims, sizeof(copy->dims));
+  copy->layout = t->layout;
+  copy->block = t->block;
+  copy->scale = t->scale;
+  copy->zero_point = t->zero_point;
+  copy->view_of = NULL;
+  copy->storage = to_gpu ? MACE_STORAGE_CL_BUFFER : MACE_STORAGE_HOST;
+  *out = c;
+  return MACE_OK;
+}
+
+/* Whether op i runs on the GPU: a GPU kind, or a CPU view op whose input is there. */
+static int runs_on_gpu(const mace_net *net, const mace_op *op) {
+  if (op->kind->device == MACE_DEVICE_GPU) return 1;
+  if (op->kind->run != mace_op_view_run || op->n_inputs < 1) return 0;
+  const mace_tensor *x = op->inputs[0];
+  (void)net;
+  return x->role != MACE_TENSOR_CONST && !x->is_value && on_gpu(x);
+}
+
+/* Rewires the inputs of op i to copies on its device, adding the transfer steps. */
+static mace_status place_inputs(mace_net *net, int i, int gpu) {
+  mace_placement *pl = net->placement;
+  mace_op *op = &net->ops[i];
+  for (int k = 0; k < op->n_inputs; ++k) {
+    mace_tensor *t = op->inputs[k];
+    if (t->role == MACE_TENSOR_CONST || is_mask_bit(op->kind->value_inputs, k) ||
+        is_mask_bit(op->kind->dims_only_inputs, k) || on_gpu(t) == gpu)
+      continue;
+    int c = -1;
+    MACE_RETURN_IF_ERROR(get_copy(net, (int)(t - net->tensors), &c));
+    if (pl->copy_first[c] < 0) {
+      transfer_step *s = &pl->steps[pl->n_steps++];
+      memset(s, 0, sizeof(*s));
+      s->io[0] = t;
+      s->io[1] = &net->tensors[c];
+      s->op.kind = &transfer_kind;
+      s->op.name = net->tensors[c].name;
+      s->op.type = transfer_kind.type;
+      s->op.inputs = s->io;
+      s->op.n_inputs = 1;
+      s->op.outputs = s->io + 1;
+      s->op.n_outputs = 1;
+      s->op.cl = net->cl;
+      s->op.pool = net->pool;
+      s->before = i;
+      pl->copy_first[c] = i;
+    }
+    pl->copy_last[c] = i;
+    op->inputs[k] = &net->tensors[c];
+  }
+  return MACE_OK;
+}
+
+mace_status mace_placement_apply(mace_net *net) {
+  mace_placement *pl = net->placement;
+  for (int i = 0; i < net->tensor_capacity; ++i) pl->copy_first[i] = pl->copy_last[i] = -1;
+  pl->n_steps = 0;
+  for (int i = 0; i < net->n_tensors; ++i) {
+    mace_tensor *t = &net->tensors[i];
+    if (!pl->is_copy[i] && t->role != MACE_TENSOR_CONST) t->storage = MACE_STORAGE_HOST;
+  }
+  for (int i = 0; i < net->n_ops; ++i) {
+    mace_op *op = &net->ops[i];
+    MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, op));
+    const int gpu = !net->evaluated[i] && runs_on_gpu(net, op);
+    pl->op_gpu[i] = (unsigned char)gpu;
+    if (!net->evaluated[i]) MACE_RETURN_IF_ERROR(place_inputs(net, i, gpu));
+    for (int k = 0; k < op->n_outputs; ++k)
+      if (!op->outputs[k]->is_value)
+        op->outputs[k]->storage = gpu ? MACE_STORAGE_CL_BUFFER : MACE_STORAGE_HOST;
+    /* A view shares the bytes of its input as rewired: the root on this op's device. */
+    mace_tensor *y = op->outputs[0];
+    mace_plan_tensor *py = mace_planner_tensor(net->planner, (int)(y - net->tensors));
+    if (op->kind->output_is_view && op->n_inputs >= 1) {
+      mace_tensor *root = op->inputs[0]->view_of ? op->inputs[0]->view_of : op->inputs[0];
+      y->view_of = root;
+      py->view_of = (int)(root - net->tensors);
+    } else if (y->view_of) {
+      y->view_of = NULL;
+      py->view_of = -1;
+    }
+  }
+  /* Copies' lifetimes; copies not used in this plan take no memory. */
+  for (int c = 0; c < net->n_tensors; ++c) {
+    if (!pl->is_copy[c] || net->tensors[c].role == MACE_TENSOR_CONST) continue;
+    mace_plan_tensor *pt = mace_planner_tensor(net->planner, c);
+    pt->first = pl->copy_first[c];
+    pt->last = pl->copy_last[c];
+    pt->view_of = -1;
+    pt->flags = pl->copy_first[c] < 0 ? MACE_PLAN_OUTSIDE : 0;
+  }
+  /* The execution order. */
+  int n = 0, s = 0;
+  for (int i = 0; i < net->n_ops; ++i) {
+    for (; s < pl->n_steps && pl->steps[s].before == i; ++s)
+      pl->sched[n++] = (sched_entry){&pl->steps[s].op, &pl->step_ms[s]};
+    pl->sched[n++] = (sched_entry){&net->ops[i], &net->op_ms[i]};
+  }
+  pl->n_sched = n;
+  return MACE_OK;
+}
+
+/* ---- planning and memory --------------------------------------------------------------- */
+
+void mace_placement_describe(mace_net *net) {
+  mace_placement *pl = net->placement;
+  for (int i = 0; i < net->n_tensors; ++i) {
+    const mace_tensor *t = &net->tensors[i];
+    mace_plan_tensor *host = mace_planner_tensor(net->planner, i);
+    mace_plan_tensor *dev = mace_planner_tensor(pl->planner, i);
+    const int unused_copy = pl->is_copy[i] && pl->copy_first[i] < 0;
+    if (on_gpu(t) && !unused_copy) {
+      host->flags |= MACE_PLAN_OUTSIDE;
+      *dev = *host;
+      dev->flags = host->flags & (MACE_PLAN_COMPUTED | MACE_PLAN_KEEP);
+      dev->bytes = (int64_t)device_bytes(net, t);
+    } else {
+      if (t->role != MACE_TENSOR_CONST && !t->is_value && !unused_copy)
+        host->flags &= ~MACE_PLAN_OUTSIDE;
+      *dev = (mace_plan_tensor){0, -1, -1, -1, MACE_PLAN_OUTSIDE};
+    }
+  }
+}
+
+mace_status mace_placement_plan(mace_net *net) {
+  mace_placement *pl = net->placement;
+  mace_planner_clear_gathers(pl->planner);
+  MACE_RETURN_IF_ERROR(mace_planner_plan(pl->planner));
+  if (pl->arena && mace_planner_arena_bytes(pl->planner) > pl->arena_capacity)
+    mace_placement_release(net);
+  return MACE_OK;
+}
+
+int64_t mace_placement_arena_bytes(const mace_net *net) {
+  return net->placement ? mace_planner_arena_bytes(net->placement->planner) : 0;
+}
+
+mace_status mace_placement_prepare(mace_net *net) {
+  mace_placement *pl = net->placement;
+  if (!pl->arena) {
+    int64_t bytes = mace_planner_arena_bytes(pl->planner);
+    if (bytes < MACE_ALIGN) bytes = MACE_ALIGN;
+    mace_status st = mace_cl_alloc(net->cl, (size_t)bytes, &pl->arena);
+    if (st != MACE_OK) {
+      pl->arena = NULL;
+      return mace_error_wrap(st, "allocating the %lld-byte device arena", (long long)bytes);
+    }
+    pl->arena_capacity = bytes;
+  }
+  const int64_t *offsets = mace_planner_offsets(pl->planner);
+  for (int i = 0; i < net->n_tensors; ++i) {
+    mace_tensor *t = &net->tensors[i];
+    if (!on_gpu(t)) continue;
+    t->data = NULL;
+    if (t->view_of && t->view_of->role == MACE_TENSOR_CONST) { /* a view of an uploaded weight */
+      t->cl_mem = t->view_of->cl_mem;
+      t->cl_offset = t->view_of->cl_offset;
+    } else {
+      t->cl_mem = pl->arena;
+      t->cl_offset = (size_t)offsets[i];
+    }
+  }
+  return MACE_OK;
+}
+
+/* ---- run ------------------------------------------------------------------------------- */
+
+mace_status mace_placement_run_begin(mace_net *net) {
+  mace_cl_profile_reset(net->cl);
+  net->placement->gpu_ops_queued = 0;
+  return MACE_OK;
+}
+
+mace_status mace_placement_run_steps(mace_net *net, int index) {
+  mace_placement *pl = net->placement;
+  /* steps are in op order: find this op's first (few steps: a linear scan) */
+  for (int s = 0; s < pl->n_steps; ++s) {
+    if (pl->steps[s].before != index) continue;
+    double t0 = 0;
+    if (net->profiling) { /* time the copy alone, not the kernels queued before it */
+      MACE_RETURN_IF_ERROR(mace_cl_finish(net->cl));
+      t0 = now_ms();
+    }
+    MACE_RETURN_IF_ERROR(transfer_run(&pl->steps[s].op));
+    if (net->profiling) pl->step_ms[s] = now_ms() - t0;
+  }
+  return MACE_OK;
+}
+
+double mace_placement_op_done(mace_net *net, int index, double wall_ms) {
+  mace_placement *pl = net->placement;
+  if (!pl->op_gpu[index] || net->ops[index].kind->device != MACE_DEVICE_GPU) return wall_ms;
+  if (net->queue_window > 0 && ++pl->gpu_ops_queued >= net->queue_window) {
+    (void)mace_cl_finish(net->cl); /* an error surfaces at run end */
+    pl->gpu_ops_queued = 0;
+  }
+  return net->profiling ? mace_cl_profile_ms(net->cl, net->ops[index].name) : wall_ms;
+}
+
+mace_status mace_placement_run_end(mace_net *net) { return mace_cl_finish(net->cl); }
+
+/* ---- queries --------------------------------------------------------------------------- */
+
+int mace_placement_num_steps(const mace_net *net) {
+  return net->placement->n_sched ? net->placement->n_sched : net->n_ops;
+}
+
+const mace_op *mace_placement_step(const mace_net *net, int i, double *ms) {
+  const mace_placement *pl = net->placement;
+  if (!pl->n_sched) {
+    *ms = net->op_ms[i];
+    return &net->ops[i];
+  }
+  *ms = *pl->sched[i].ms;
+  return pl->sched[i].op;
+}
+
+mace_status mace_placement_read(const mace_net *net, const mace_tensor *t, void *dst) {
+  const size_t count = device_count(t);
+  if (!count) return MACE_OK;
+  mace_status st = mace_cl_read(net->cl, t->cl_mem, t->cl_offset, dst, count, is_f32(t));
+  if (st != MACE_OK) return mace_error_wrap(st, "reading '%s' from the GPU", t->name);
+  return MACE_OK;
+}
+
+int mace_placement_is_copy(const mace_net *net, int index) {
+  const mace_placement *pl = net->placement;
+  return pl && pl->is_copy[index];
+}

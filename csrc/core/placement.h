@@ -1,0 +1,86 @@
+/* Placement of a net's ops on the GPU and the CPU (MACE's cpu+gpu), the copies between them and
+ * the device arena. Used by core/net.c only when the engine has an OpenCL runtime.
+ *
+ * Which op runs where: an op whose type has a GPU kind (mace_registry_find(type,
+ * MACE_DEVICE_GPU, dtype)) runs on the GPU when that kind's infer accepts the shapes; otherwise
+ * (no GPU kind, infer refuses, or the op computes values that infer reads) its CPU kind runs
+ * it. A CPU view op (run == mace_op_view_run: Reshape, Squeeze, ...) follows its input to the
+ * GPU, since it moves no bytes. A fallen-back op stays on the CPU for the net's life.
+ *
+ * Tensors: an op's outputs live where the op runs: on the GPU in the device arena (storage
+ * MACE_STORAGE_CL_BUFFER, cl_mem/cl_offset, data NULL; a view shares its root's cl_mem at the
+ * root's offset), else in the host arena. A tensor read on the other device gets a copy there,
+ * a tensor named "<name>:to_gpu" or "<name>:to_host", written by a transfer step that runs
+ * right before the first op that reads it and shows in the profile as an op of type
+ * "Transfer". Constants read by GPU ops are uploaded once, when the op is created (before its
+ * init): a GPU kind sees a constant "<name>:gpu" (role MACE_TENSOR_CONST, storage
+ * MACE_STORAGE_CL_BUFFER, its own cl_mem at offset 0, data NULL: the CPU kinds GPU kinds infer
+ * with pack nothing), except for the inputs whose values its infer reads (value_inputs),
+ * which stay the host constants. Inputs a kind reads only the values of (value_inputs) or only
+ * the dims of (dims_only_inputs) are never copied. Model inputs stay on
+ * the host (a transfer step uploads them); model outputs computed on the GPU stay there and
+ * the engine reads them back (mace_net_read_tensor). Float (f32) tensors are stored on the
+ * device in the runtime's precision (mace_cl_runtime_elem_size bytes an element).
+ *
+ * Device memory: a second mace_planner over the same tensor indices plans one device buffer
+ * (mace_cl_alloc) for the device-resident tensors, as the host planner does the host arena;
+ * each planner sees the other device's tensors as MACE_PLAN_OUTSIDE. Op scratch stays in the
+ * host arena. Placement is recomputed after every full build, so new input shapes re-infer
+ * and re-plan both arenas. */
+#ifndef MACE_CORE_PLACEMENT_H_
+#define MACE_CORE_PLACEMENT_H_
+
+#include "core/net_internal.h"
+
+typedef struct mace_placement mace_placement;
+
+/* The placement of `net` (net->cl set): owned by the net, mace_placement_destroy frees it with
+ * the device arena and the uploaded constants. */
+mace_status mace_placement_create(mace_net *net);
+void mace_placement_destroy(mace_net *net);
+
+/* ---- build (core/net.c, in op order) ---- */
+
+/* Before init and before each infer: sets op->cl and points op's inputs at the tensors the
+ * model names, but for a GPU kind its constants at their device copies (uploaded at the first
+ * use). */
+mace_status mace_placement_bind_inputs(mace_net *net, mace_op *op);
+/* The GPU kind of op `index` refused its shapes: whether a CPU kind exists, and the switch to
+ * it (release, new state, init). */
+int mace_placement_can_fall_back(const mace_net *net, int index);
+mace_status mace_placement_fall_back(mace_net *net, int index);
+/* After every op is inferred: where each tensor lives, the copies and the transfer steps. */
+mace_status mace_placement_apply(mace_net *net);
+
+/* ---- planning and memory ---- */
+
+/* Before the host plan: the host planner sees device tensors as outside its arena. */
+void mace_placement_describe(mace_net *net);
+/* After the host plan: plans the device arena (freed when it must grow). */
+mace_status mace_placement_plan(mace_net *net);
+/* Allocates the device arena when missing and binds device tensors to it. */
+mace_status mace_placement_prepare(mace_net *net);
+void mace_placement_release(mace_net *net);
+int64_t mace_placement_arena_bytes(const mace_net *net);
+
+/* ---- run ---- */
+
+mace_status mace_placement_run_begin(mace_net *net);
+/* Runs the transfer steps due before op `index`. */
+mace_status mace_placement_run_steps(mace_net *net, int index);
+/* After op `index` ran on the GPU: its device milliseconds when profiling (else `wall_ms`),
+ * and the queue window (mace_net_set_queue_window). */
+double mace_placement_op_done(mace_net *net, int index, double wall_ms);
+mace_status mace_placement_run_end(mace_net *net);
+
+/* ---- queries ---- */
+
+/* Ops and transfer steps in execution order. */
+int mace_placement_num_steps(const mace_net *net);
+const mace_op *mace_placement_step(const mace_net *net, int i, double *ms);
+/* Copies t, a tensor on the GPU (on_gpu), into host memory (float tensors as f32). */
+mace_status mace_placement_read(const mace_net *net, const mace_tensor *t, void *dst);
+/* Whether tensor `index` is a copy made by placement ("<name>:to_gpu" / ":to_host"). */
+int mace_placement_is_copy(const mace_net *net, int index);
+
+#endif /* MACE_CORE_PLACEMENT_H_ */
