@@ -18,3 +18,20 @@ def test_onnx_mutation_loop_short_run(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "300 cases" in res.stdout and "0 findings" in res.stdout, res.stdout
+
+
+def _convert_and_load(path):
+    import mace
+    with open(path, "rb") as f:
+        data = f.read()
+    return mace.Session(mace.convert(data), num_threads=1)
+
+
+def test_finding_slice_starts_past_int64():
+    """fuzz_onnx seed 11: a mutated Slice whose computed starts (about -1.95e37) do not fit the
+    int64 argument; serialization raised protobuf's ValueError. Now InvalidModelError naming the
+    op and the argument."""
+    import pytest
+    import mace
+    with pytest.raises(mace.InvalidModelError, match=r"op 'Slice_g' \(Slice\): argument 'starts'"):
+        _convert_and_load(os.path.join(FUZZ, "corpus", "onnx", "finding_slice_starts_int64.onnx"))
