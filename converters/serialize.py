@@ -179,12 +179,21 @@ def aligned_zeros(nbytes: int) -> np.ndarray:
     return raw[start:start + nbytes]
 
 
+def _int64(name: str, v) -> int:
+    """v as an int64 argument value; InvalidModelError when it does not fit (a computed
+    attribute of a corrupt model)."""
+    v = int(v)
+    if not -2**63 <= v < 2**63:
+        raise InvalidModelError(f"argument '{name}': {v} does not fit in 64 bits")
+    return v
+
+
 def _set_arg(arg, name: str, value) -> None:
     arg.name = name
     if isinstance(value, (bool, np.bool_)):
         arg.i = int(value)
     elif isinstance(value, (int, np.integer)):
-        arg.i = int(value)
+        arg.i = _int64(name, value)
     elif isinstance(value, (float, np.floating)):
         arg.f = float(value)
     elif isinstance(value, str):
@@ -194,7 +203,7 @@ def _set_arg(arg, name: str, value) -> None:
     elif isinstance(value, (list, tuple, np.ndarray)):
         vals = np.asarray(value).reshape(-1).tolist() if isinstance(value, np.ndarray) else list(value)
         if all(isinstance(v, (bool, int, np.integer, np.bool_)) for v in vals):
-            arg.ints.extend(int(v) for v in vals)
+            arg.ints.extend(_int64(name, v) for v in vals)
         elif all(isinstance(v, (bool, int, float, np.integer, np.floating)) for v in vals):
             arg.floats.extend(float(v) for v in vals)
         else:
@@ -206,7 +215,8 @@ def _set_arg(arg, name: str, value) -> None:
 
 
 def _static(shape) -> bool:
-    return shape is not None and all(isinstance(d, (int, np.integer)) and d >= 0 for d in shape)
+    return shape is not None and all(isinstance(d, (int, np.integer)) and 0 <= d < 2**63
+                                     for d in shape)
 
 
 def const_alignment(data: np.ndarray) -> int:
@@ -292,7 +302,10 @@ def _fill_netdef(graph: ir.Graph, net, blob: _Blob) -> None:
                 _fill_netdef(v, sub, blob)
                 sub.weights_size = blob.offset
                 v = sub.SerializeToString()
-            _set_arg(od.arg.add(), k, v)
+            try:
+                _set_arg(od.arg.add(), k, v)
+            except InvalidModelError as e:
+                raise InvalidModelError(f"op '{op.name}' ({op.type}): {e}") from None
         shapes = [graph.shapes.get(o) for o in op.outputs]
         if graph.declare_shapes and op.outputs and all(_static(s) for s in shapes):
             for s in shapes:

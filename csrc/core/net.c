@@ -119,6 +119,11 @@ static mace_status mark_value_names(mace_net *net) {
 
 /* (Re)allocates a value tensor's owned host buffer for its current size. */
 static mace_status value_alloc(mace_tensor *t) {
+  const int64_t ceiling = mace_arena_ceiling();
+  if (ceiling > 0 && (int64_t)mace_tensor_nbytes(t) > ceiling)
+    return mace_error(MACE_OUT_OF_RESOURCES, "value tensor '%s' needs %lld bytes, above the "
+                      "ceiling of %lld bytes (MACE_MAX_ARENA_BYTES)", t->name,
+                      (long long)mace_tensor_nbytes(t), (long long)ceiling);
   if (t->owns_data) mace_aligned_free(t->data);
   t->data = mace_aligned_alloc(mace_tensor_nbytes(t));
   t->owns_data = t->data != NULL;
@@ -541,6 +546,11 @@ mace_status mace_net_prepare(mace_net *net) {
   if (!mace_net_is_built(net)) return mace_error(MACE_INVALID_INPUT, "input values are missing");
   if (!net->arena) {
     const int64_t bytes = mace_planner_arena_bytes(net->planner);
+    const int64_t ceiling = mace_arena_ceiling();
+    if (ceiling > 0 && bytes > ceiling)
+      return mace_error(MACE_OUT_OF_RESOURCES, "the arena of these input shapes needs %lld bytes, "
+                        "above the ceiling of %lld bytes (MACE_MAX_ARENA_BYTES)",
+                        (long long)bytes, (long long)ceiling);
     net->arena = mace_aligned_alloc((size_t)bytes);
     net->arena_capacity = bytes;
     if (!net->arena)

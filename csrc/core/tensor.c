@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -115,6 +116,21 @@ static void *aligned_alloc_(size_t bytes, int huge_ok) {
 }
 
 void *mace_aligned_alloc(size_t bytes) { return aligned_alloc_(bytes, 0); }
+
+int64_t mace_arena_ceiling(void) {
+  const char *env = getenv("MACE_MAX_ARENA_BYTES");
+  if (env && *env) {
+    char *end = NULL;
+    long long v = strtoll(env, &end, 10);
+    if (end && *end == '\0' && v >= 0) return (int64_t)v;
+    /* unparsable: fall back to physical memory rather than no limit */
+  }
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && pages <= INT64_MAX / page) return (int64_t)pages * page;
+#endif
+  return 0;
+}
 
 /* Packed filters are dense and streamed whole every run, tens of MB in a network: on 4 KB
  * pages every 4 KB of them is a TLB miss. Not for the arena or scratch: a huge page is

@@ -74,6 +74,11 @@ int mace_dims_equal(const int64_t *a, int na, const int64_t *b, int nb);
 
 /* 64-byte aligned allocation; NULL on failure or overflow. Freed with mace_aligned_free. */
 void *mace_aligned_alloc(size_t bytes);
+
+/* The most bytes a run arena may take: MACE_MAX_ARENA_BYTES from the environment when set (0: no
+ * limit), else the machine's physical memory (0 where it cannot be read). A larger plan fails with
+ * MACE_OUT_OF_RESOURCES instead of being allocated, touched and killed by the OOM killer. */
+int64_t mace_arena_ceiling(void);
 /* The same for a packed filter: from 2 MB up, 2 MB aligned in whole 2 MB pages with
  * transparent huge pages advised (Linux). Freed with mace_aligned_free. */
 void *mace_filter_alloc(size_t bytes);

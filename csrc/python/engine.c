@@ -31,7 +31,7 @@ static void engine_unlock(EngineObject *self) { PyThread_release_lock(self->lock
 
 static mace_engine *engine_get(EngineObject *self) {
   if (self->engine == NULL) {
-    PyErr_SetString(PyExc_ValueError, "mace Engine is closed (or was never created)");
+    PyErr_SetString(mace_py_InvalidArgumentError, "mace Engine is closed (or was never created)");
   }
   return self->engine;
 }
@@ -400,6 +400,12 @@ static PyArrayObject *input_array(const mace_tensor_info *info, PyObject *value)
   /* steals the descr reference */
   res = (PyArrayObject *)PyArray_FromAny((PyObject *)given, PyArray_DescrFromType(want), 0, 0,
                                          NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST, NULL);
+  if (res == NULL && PyErr_ExceptionMatches(PyExc_MemoryError)) {
+    /* a copy (a broadcast or strided view, a cast) that does not fit: a MaceError too */
+    PyErr_Clear();
+    PyErr_Format(mace_py_MaceError, "input '%s': out of memory for its contiguous copy of "
+                 "%lld elements", info->name, (long long)PyArray_SIZE(given));
+  }
 finally:
   Py_XDECREF(given);
   return res;
@@ -551,7 +557,7 @@ static int lock_and_bind(EngineObject *self, run_buffers *rb) {
   engine_lock(self);
   if (self->engine == NULL) {
     engine_unlock(self);
-    PyErr_SetString(PyExc_ValueError, "mace Engine is closed");
+    PyErr_SetString(mace_py_InvalidArgumentError, "mace Engine is closed");
     return -1;
   }
   mace_status st = mace_engine_bind_inputs(self->engine, rb->ins, rb->n_in);
@@ -769,7 +775,7 @@ static PyObject *Engine_run_with_intermediates(EngineObject *self, PyObject *arg
   engine_lock(self);
   if (self->engine == NULL) {
     engine_unlock(self);
-    PyErr_SetString(PyExc_ValueError, "mace Engine is closed");
+    PyErr_SetString(mace_py_InvalidArgumentError, "mace Engine is closed");
     goto finally;
   }
   if (keep_names(self, names) < 0) {

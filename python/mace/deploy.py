@@ -80,7 +80,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import MaceError
+from .errors import InvalidModelError, MaceError
 
 PLATFORMS = ("tensorflow", "caffe", "onnx")
 RUNTIMES = ("cpu", "gpu", "cpu+gpu", "dsp", "hta", "apu")
@@ -808,6 +808,7 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
             if m.obfuscate:
                 log(f"[{name}] obfuscated op and tensor names")
             pb, data = model.save(os.path.join(tmp, f"{name}.pb"), os.path.join(tmp, f"{name}.data"))
+            check_loads(pb, data, name, model.inputs)
             log(f"[{name}] wrote {name}.pb ({os.path.getsize(pb)} bytes), {name}.data "
                 f"({os.path.getsize(data)} bytes): {len(g.ops)} ops, {len(g.consts)} constants"
                 + (f", weights stored as {model.data_type[:4]}" if model.data_type != "fp32_fp32"
@@ -868,6 +869,18 @@ def _write_code(cfg: DeployConfig, tmp: str, log: Callable[[str], None]) -> bool
     log(f"wrote {len(written)} files of C code ({'graph' if graph_code else ''}"
         f"{' and ' if graph_code and data_code else ''}{'weights' if data_code else ''})")
     return True
+
+
+def check_loads(pb: str, data: str, name: str, inputs: Any = ()) -> None:
+    """Loads a written model once (no run arena is allocated), so that `mace convert` never
+    succeeds on a model the engine refuses: InvalidModelError naming the model and `inputs`."""
+    from .session import Session
+    try:
+        Session(pb, data, num_threads=1).close()
+    except MaceError as e:
+        shapes = ", ".join(f"'{t.name}' {list(t.shape)}" for t in inputs)
+        raise InvalidModelError(f"models.{name}: the converted model does not load"
+                                + (f" with input {shapes}" if shapes else "") + f": {e}") from e
 
 
 def _select(cfg: DeployConfig, name: str | None) -> dict[str, ModelConfig]:

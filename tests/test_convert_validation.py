@@ -1,0 +1,80 @@
+"""`mace convert` refuses, with one InvalidModelError naming the input, a model the engine would
+refuse at load (issue 37, item 5): it loads every written model once before reporting success."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import onnx
+import pytest
+import yaml
+from onnx import TensorProto, helper, numpy_helper
+
+import mace
+from mace import deploy
+from helpers import rand
+
+
+def _cnn(path, x_shape):
+    """x -> Conv 3x3 (4 channels) -> Relu -> y; x_shape None: x declares no shape at all (the
+    YAML's input_shapes alone gives it one)."""
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["y"])]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)
+    if x_shape is None:
+        x.type.tensor_type.ClearField("shape")
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4, "H", "W"])
+    g = helper.make_graph(nodes, "cnn", [x], [y],
+                          initializer=[numpy_helper.from_array(rand(4, 3, 3, 3, seed=1), "w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, path)
+
+
+def _config(d, shape: str, x_shape=(1, 3, 8, 8)) -> str:
+    path = os.path.join(d, "cnn.onnx")
+    if not os.path.exists(path):
+        _cnn(path, None if x_shape is None else list(x_shape))
+    sha = hashlib.sha256(open(path, "rb").read()).hexdigest()
+    cfg = {"library_name": "t", "models": {"cnn": {
+        "platform": "onnx", "model_file_path": path, "model_sha256_checksum": sha,
+        "subgraphs": [{"input_tensors": ["x"], "input_shapes": [shape],
+                       "output_tensors": ["y"]}]}}}
+    out = os.path.join(d, "deploy.yml")
+    with open(out, "w") as f:
+        yaml.safe_dump(cfg, f)
+    return out
+
+
+def test_good_shape_converts(tmp_path):
+    cfg = deploy.load(_config(str(tmp_path), "1,3,8,8"))
+    final = deploy.convert_all(cfg, os.path.join(str(tmp_path), "build"), log=lambda s: None)
+    assert os.path.isfile(os.path.join(final, "cnn.pb"))
+
+
+@pytest.mark.parametrize("x_shape,shape,why", [
+    (None, "24", "rank 1"),                                         # a CNN given a rank-1 input
+    (None, "1,3,2147483648,2147483648", "too large"),
+    (["N", "C", "H", "W"], "1,3,2147483648,2147483648", "too large"),
+    ((1, 3, 8, 8), "1,3,2147483648,2147483648", "too large"),     # declared dims overridden
+])
+def test_shape_the_engine_refuses_is_refused_at_convert(tmp_path, x_shape, shape, why):
+    d = str(tmp_path)
+    cfg_path = _config(d, shape, x_shape)
+    build = os.path.join(d, "build")
+    with pytest.raises(mace.MaceError) as e:
+        deploy.convert_all(deploy.load(cfg_path), build, log=lambda s: None)
+    assert isinstance(e.value, mace.InvalidModelError), repr(e.value)
+    msg = str(e.value)
+    dims = "[" + shape.replace(",", ", ") + "]"
+    assert "\n" not in msg and msg.startswith("models.cnn: ") and why in msg, msg
+    assert f"input 'x' {dims}" in msg, msg
+    assert not os.path.exists(os.path.join(build, "t")), "no model folder for a failed convert"
+    # the command line: one line, non-zero exit, nothing written
+    res = subprocess.run([sys.executable, "-m", "mace", "convert", "--config", cfg_path,
+                          "--build_dir", build], capture_output=True, text=True, timeout=120)
+    assert res.returncode != 0
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
