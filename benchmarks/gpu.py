@@ -1,0 +1,203 @@
+"""mace on an OpenCL GPU (fp32 and fp16) against torch eager (fp32 and fp16) on the same GPU, batch 1.
+
+    python benchmarks/gpu.py                               # every model, writes benchmarks/RESULTS_GPU.md
+    python benchmarks/gpu.py --models resnet50 --rounds 20 --out /tmp/gpu.md
+
+Each architecture is built by torchvision (random weights: no download) or torch.nn, exported to
+ONNX by torch's TorchScript exporter (`dynamo=False`), converted by mace in memory and run by
+mace.Session(device="gpu") at gpu_precision fp32 and fp16. torch eager runs the same module on
+CUDA (fp32, then fp16 via .half()), timed with torch.cuda.synchronize() around each run. Every
+engine is warmed up, then ROUNDS rounds in which each runs once in turn (so that machine noise
+hits all alike); the latency reported is the median. mace's outputs are checked against torch's
+fp32 output (max |err| / max(1, max |ref|)). Engine creation is timed twice per precision: cold
+(empty OpenCL binary cache) and warm (the cache file the cold run wrote).
+
+Needs: torch with CUDA, torchvision, onnx, and mace built with OpenCL on a machine whose OpenCL
+ICD sees the GPU (on NVIDIA: an ICD file naming libnvidia-opencl.so.1, OCL_ICD_VENDORS pointing
+at its folder). No assertion on timings anywhere.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+
+import mace  # noqa: E402
+
+MODELS = ["mobilenet_v2", "resnet50", "squeezenet1_1", "efficientnet_b0", "transformer_encoder"]
+WARMUP = 5
+
+
+def build(name: str):
+    """(torch module in eval mode, example input) for one architecture."""
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    if name == "transformer_encoder":  # a BERT-base-sized encoder: 4 layers, d=768, 12 heads
+        layer = torch.nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0, batch_first=True)
+        model = torch.nn.TransformerEncoder(layer, 4, enable_nested_tensor=False)
+        x = torch.randn(1, 128, 768)
+    else:
+        model = getattr(torchvision.models, name)(weights=None)
+        x = torch.randn(1, 3, 224, 224)
+    return model.eval(), x
+
+
+def export(model, x, path: str) -> None:
+    import torch
+    with torch.no_grad():
+        torch.onnx.export(model, (x,), path, dynamo=False, opset_version=17,
+                          input_names=["input"], output_names=["output"])
+
+
+def rel_err(y, ref) -> float:
+    y, ref = np.asarray(y, np.float64), np.asarray(ref, np.float64)
+    return float(np.max(np.abs(y - ref)) / max(1.0, float(np.max(np.abs(ref)))))
+
+
+def torch_runner(model, x, half: bool):
+    import torch
+    m = model.cuda()
+    xx = x.cuda()
+    if half:
+        m, xx = m.half(), xx.half()
+
+    def run():
+        with torch.no_grad():
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            y = m(xx)
+            torch.cuda.synchronize()
+            return (time.perf_counter() - t0) * 1e3, y
+    return run
+
+
+def mace_session(onnx_path: str, precision: str, cache: str):
+    t0 = time.perf_counter()
+    sess = mace.Session(onnx_path, device="gpu", gpu_precision=precision, opencl_binary_file=cache)
+    return sess, (time.perf_counter() - t0) * 1e3
+
+
+def mace_runner(sess, x: np.ndarray):
+    def run():
+        t0 = time.perf_counter()
+        y = sess.run(x)
+        return (time.perf_counter() - t0) * 1e3, y
+    return run
+
+
+def first(y):
+    if isinstance(y, dict):
+        y = next(iter(y.values()))
+    if isinstance(y, (list, tuple)):
+        y = y[0]
+    if hasattr(y, "detach"):
+        y = y.detach().float().cpu().numpy()
+    return np.asarray(y)
+
+
+def measure(name: str, rounds: int, workdir: str) -> dict:
+    import torch
+    model, x = build(name)
+    path = os.path.join(workdir, f"{name}.onnx")
+    export(model, x, path)
+    xn = x.numpy()
+    with torch.no_grad():
+        ref = first(model.cuda()(x.cuda()))
+    row = {"model": name, "error": {}, "create_ms": {}}
+    runners = {"torch fp32": torch_runner(model, x, False), "torch fp16": torch_runner(model, x, True)}
+    for prec in ("fp32", "fp16"):
+        cache = os.path.join(workdir, f"{name}.{prec}.bin")
+        try:
+            _, cold = mace_session(path, prec, cache)
+            sess, warm = mace_session(path, prec, cache)
+        except mace.MaceError as e:
+            row["error"][f"mace {prec}"] = f"{type(e).__name__}: {e}"
+            continue
+        row["create_ms"][prec] = (cold, warm)
+        runners[f"mace {prec}"] = mace_runner(sess, xn)
+    outs = {}
+    for eng, run in runners.items():
+        for _ in range(WARMUP):
+            _, y = run()
+        outs[eng] = rel_err(first(y), ref)
+    times = {eng: [] for eng in runners}
+    for _ in range(rounds):
+        for eng, run in runners.items():
+            times[eng].append(run()[0])
+    row["ms"] = {eng: statistics.median(t) for eng, t in times.items()}
+    row["err"] = outs
+    return row
+
+
+def device_line() -> str:
+    import torch
+    devs = [d for d in mace.devices() if d.get("type", "").lower() == "gpu"] or mace.devices()
+    cl = f"{devs[0].get('name')} (OpenCL {devs[0].get('version')}, driver {devs[0].get('driver')})" \
+        if devs else "no OpenCL device"
+    return (f"GPU: {torch.cuda.get_device_name(0)}; mace sees {cl}; torch {torch.__version__}; "
+            f"CPU: {platform.processor() or platform.machine()}")
+
+
+def write(out: str, rows: list[dict], rounds: int) -> str:
+    engines = ["torch fp32", "torch fp16", "mace fp32", "mace fp16"]
+    lines = [f"# mace OpenCL vs torch eager, batch 1 ({datetime.date.today()})", "",
+             device_line(), "",
+             f"`python benchmarks/gpu.py`: median of {rounds} rounds, each engine once per round in "
+             "turn; ms per run, host to host for mace (input upload and output download "
+             "included), GPU-synchronised for torch. err: max |out - torch fp32| / max(1, max |ref|).",
+             "", "| model | " + " | ".join(engines) + " | mace fp16 / torch fp32 | err fp32 | err fp16 |"
+             " create cold/warm fp16 (ms) |",
+             "|" + " --- |" * (len(engines) + 5)]
+    for r in rows:
+        ms = r.get("ms", {})
+        cells = [f"{ms[e]:.2f}" if e in ms else "failed" for e in engines]
+        ratio = f"{ms['mace fp16'] / ms['torch fp32']:.2f}" if "mace fp16" in ms and "torch fp32" in ms else "-"
+        err = r.get("err", {})
+        e32 = f"{err['mace fp32']:.1e}" if "mace fp32" in err else "-"
+        e16 = f"{err['mace fp16']:.1e}" if "mace fp16" in err else "-"
+        cw = r["create_ms"].get("fp16")
+        lines.append(f"| {r['model']} | " + " | ".join(cells) + f" | {ratio} | {e32} | {e16} | "
+                     + (f"{cw[0]:.0f} / {cw[1]:.0f}" if cw else "-") + " |")
+    for r in rows:
+        for eng, msg in r["error"].items():
+            lines.append(f"\n- {r['model']}, {eng}: {msg}")
+    text = "\n".join(lines) + "\n"
+    if out:
+        with open(out, "w") as f:
+            f.write(text)
+    return text
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--out", default=os.path.join(HERE, "RESULTS_GPU.md"))
+    args = ap.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as wd:
+        for name in args.models.split(","):
+            print(f"== {name}", flush=True)
+            try:
+                rows.append(measure(name, args.rounds, wd))
+            except Exception as e:  # a model that fails is reported, never dropped
+                rows.append({"model": name, "error": {"all": f"{type(e).__name__}: {e}"},
+                             "create_ms": {}})
+            print(rows[-1], flush=True)
+    print(write(args.out, rows, args.rounds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
