@@ -69,8 +69,9 @@ def rel_err(y, ref) -> float:
 
 
 def torch_runner(model, x, half: bool):
+    import copy
     import torch
-    m = model.cuda()
+    m = copy.deepcopy(model).cuda()  # .half() converts in place: each runner has its own copy
     xx = x.cuda()
     if half:
         m, xx = m.half(), xx.half()
