@@ -632,6 +632,7 @@ class OnnxConverter:
                           sym_shapes=sym)
         ctx.opset_imports = list(self.model.opset_import)  # what subgraph bodies convert under
         ctx.ir_version = self.model.ir_version
+        ctx.body_converter = type(self)  # converts subgraph bodies (onnx_subgraph.convert_body)
         for n in nodes:
             fn = handlers.get(n.op_type)
             if fn is None:

@@ -149,7 +149,6 @@ def convert_body(ctx, node, attr: str, body: onnx.GraphProto, formals: list[Form
     """(the body as a closed ir.Graph, the outer tensors lifted as its last inputs). The
     graph's inputs are the formals, then the lifted tensors; its outputs the body's."""
     from . import transforms
-    from .onnx_converter import OnnxConverter
 
     what = f"ONNX op '{node.op_type}' (node '{_label(node)}') {attr}"
     if len(formals) != len(body.input):
@@ -192,7 +191,7 @@ def convert_body(ctx, node, attr: str, body: onnx.GraphProto, formals: list[Form
     model = helper.make_model(g, opset_imports=list(ctx.opset_imports))
     model.ir_version = max(ctx.ir_version, 4)
     try:
-        sub = OnnxConverter(model, probes=probes).convert()
+        sub = ctx.body_converter(model, probes=probes).convert()
         transforms.optimize(sub)
     except MaceError as e:
         raise type(e)(f"{what}: {e}") from e

@@ -253,6 +253,20 @@ def _bias_add():
     return m, {"x": rand(2, c, 3, 5, seed=2)}
 
 
+def _strided_slice():
+    """StridedSlice (the TensorFlow front end's op; ONNX Slice converts to Slice), made by
+    retyping a converted Slice: begin/end masks and a negative stride, to the Slice's
+    declared output shape [2, 3, 3, 4]."""
+    model, feeds = _slice()
+    m = mace.convert(model)
+    (op,) = m.graph.ops
+    op.type, op.inputs = "StridedSlice", ["x"]
+    op.args = {"begin": [5, 1, 0, 7], "end": [2, 6, 1, 0], "strides": [1, 2, 1, -2],
+               "begin_mask": 1, "end_mask": 4}
+    m.invalidate()
+    return m, feeds
+
+
 def _split():
     model = make_model([helper.make_node("Split", ["x", "sizes"], ["a", "b"], axis=1)],
                        [("x", np.float32, [1, 7, 3, 4])],
@@ -345,6 +359,7 @@ CASES = {
     "bias_add": (_bias_add, False),
     "split": (_split, False),
     "slice": (_slice, False),
+    "strided_slice": (_strided_slice, False),
     "depth_to_space_dcr": (lambda: _depth_space("DepthToSpace", mode="DCR"), False),
     "depth_to_space_crd": (lambda: _depth_space("DepthToSpace", mode="CRD"), False),
     "space_to_depth": (lambda: _depth_space("SpaceToDepth"), False),

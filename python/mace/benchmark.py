@@ -36,7 +36,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .cli_common import add_affinity_arg, random_feeds
+from .cli_common import add_affinity_arg, op_type_label, random_feeds
 from .errors import InvalidArgumentError
 from .session import DEFAULT_AFFINITY
 
@@ -140,14 +140,6 @@ def _wall(sess: Any, feeds: dict, n: int) -> list[float]:
         sess.run(feeds)
         times.append((time.perf_counter() - t0) * 1e3)
     return times
-
-
-def op_type_label(stat: dict) -> str:
-    """An op's type, marked "(GPU)" for ops that ran on the GPU (their time is the kernels'
-    device time); copies between devices keep their type, "Transfer"."""
-    if stat.get("device") == "gpu" and stat["type"] != "Transfer":
-        return f"{stat['type']}(GPU)"
-    return stat["type"]
 
 
 def collect(sess: Any, feeds: dict, rounds: int = 10, warmup: int = 1,

@@ -37,3 +37,11 @@ def random_feeds(sess, seed: int, shapes: dict | None = None) -> dict[str, np.nd
     rng = np.random.default_rng(seed)
     shapes = shapes or {}
     return {i.name: random_input(shapes.get(i.name, i.shape), i.dtype, rng) for i in sess.inputs}
+
+
+def op_type_label(stat: dict) -> str:
+    """An op's type, marked "(GPU)" for ops that ran on the GPU (their time is the kernels'
+    device time); copies between devices keep their type, "Transfer"."""
+    if stat.get("device") == "gpu" and stat["type"] != "Transfer":
+        return f"{stat['type']}(GPU)"
+    return stat["type"]

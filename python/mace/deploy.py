@@ -1113,7 +1113,7 @@ def benchmark_all(cfg: DeployConfig, build_dir: str = "build", rounds: int = 10,
             f"min {t.min():.3f} ms over {rounds} round(s)")
         stats = sess.profile(feeds, rounds=rounds, warmup=0)
         by_type: dict[str, list] = {}
-        from .benchmark import op_type_label
+        from .cli_common import op_type_label
         for s in stats:
             acc = by_type.setdefault(op_type_label(s), [0.0, 0, 0.0])
             acc[0] += s["ms"]
