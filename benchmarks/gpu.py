@@ -147,7 +147,7 @@ def measure(name: str, rounds: int, workdir: str) -> dict:
 def device_line() -> str:
     import torch
     devs = [d for d in mace.devices() if d.get("type", "").lower() == "gpu"] or mace.devices()
-    cl = f"{devs[0].get('name')} (OpenCL {devs[0].get('version')}, driver {devs[0].get('driver')})" \
+    cl = f"{devs[0].get('name')} ({devs[0].get('version')}, driver {devs[0].get('driver')})" \
         if devs else "no OpenCL device"
     return (f"GPU: {torch.cuda.get_device_name(0)}; mace sees {cl}; torch {torch.__version__}; "
             f"CPU: {platform.processor() or platform.machine()}")
@@ -159,9 +159,11 @@ def write(out: str, rows: list[dict], rounds: int) -> str:
              device_line(), "",
              f"`python benchmarks/gpu.py`: median of {rounds} rounds, each engine once per round in "
              "turn; ms per run, host to host for mace (input upload and output download "
-             "included), GPU-synchronised for torch. err: max |out - torch fp32| / max(1, max |ref|).",
+             "included), GPU-synchronised for torch. err: max |out - torch fp32| / max(1, max |ref|). "
+             "session: mace.Session(model.onnx, device='gpu') wall time, the in-memory ONNX "
+             "conversion included, without (cold) and with (warm) the OpenCL binary cache.",
              "", "| model | " + " | ".join(engines) + " | mace fp16 / torch fp32 | err fp32 | err fp16 |"
-             " create cold/warm fp16 (ms) |",
+             " session cold/warm fp16 (ms) |",
              "|" + " --- |" * (len(engines) + 5)]
     for r in rows:
         ms = r.get("ms", {})
