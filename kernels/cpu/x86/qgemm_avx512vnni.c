@@ -14,33 +14,39 @@ static inline __m512i bcast_a(const int8_t *a, int i) {
   return _mm512_set1_epi32(v);
 }
 
+/* The 16x16 tile's accumulation, shared by the plain and the fused kernel: declares c0..c15
+ * and sums kp k (groups of 4) of A (16 rows x 4 k, i8) against B (16 columns x 4 k, u8) into
+ * them, one vpdpbusd per row. Expects kp, a and b in scope. */
+#define QGEMM_16X16_ACCUMULATE                                                                 \
+  const uint8_t *bp = (const uint8_t *)b;                                                      \
+  __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,   \
+          c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0, c12 = c0, c13 = c0, c14 = c0, c15 = c0;\
+  for (int64_t k = 0; k < kp; k += 4) {                                                        \
+    const __m512i vb = _mm512_loadu_si512((const void *)bp);                                   \
+    c0 = _mm512_dpbusd_epi32(c0, vb, bcast_a(a, 0));                                           \
+    c1 = _mm512_dpbusd_epi32(c1, vb, bcast_a(a, 1));                                           \
+    c2 = _mm512_dpbusd_epi32(c2, vb, bcast_a(a, 2));                                           \
+    c3 = _mm512_dpbusd_epi32(c3, vb, bcast_a(a, 3));                                           \
+    c4 = _mm512_dpbusd_epi32(c4, vb, bcast_a(a, 4));                                           \
+    c5 = _mm512_dpbusd_epi32(c5, vb, bcast_a(a, 5));                                           \
+    c6 = _mm512_dpbusd_epi32(c6, vb, bcast_a(a, 6));                                           \
+    c7 = _mm512_dpbusd_epi32(c7, vb, bcast_a(a, 7));                                           \
+    c8 = _mm512_dpbusd_epi32(c8, vb, bcast_a(a, 8));                                           \
+    c9 = _mm512_dpbusd_epi32(c9, vb, bcast_a(a, 9));                                           \
+    c10 = _mm512_dpbusd_epi32(c10, vb, bcast_a(a, 10));                                        \
+    c11 = _mm512_dpbusd_epi32(c11, vb, bcast_a(a, 11));                                        \
+    c12 = _mm512_dpbusd_epi32(c12, vb, bcast_a(a, 12));                                        \
+    c13 = _mm512_dpbusd_epi32(c13, vb, bcast_a(a, 13));                                        \
+    c14 = _mm512_dpbusd_epi32(c14, vb, bcast_a(a, 14));                                        \
+    c15 = _mm512_dpbusd_epi32(c15, vb, bcast_a(a, 15));                                        \
+    a += 64;                                                                                   \
+    bp += 64;                                                                                  \
+  }
+
 /* acc[i, 0..16) = sum over k of A[i, k] * B[k, 0..16): B's group is one 64-byte vector (16
  * columns x 4 k, u8), A's is 16 rows x 4 k (i8); each row is one vpdpbusd. */
 void mace_qgemm_16x16__avx512vnni(int64_t kp, const int8_t *a, const void *b, int32_t *acc) {
-  const uint8_t *bp = (const uint8_t *)b;
-  __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,
-          c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0, c12 = c0, c13 = c0, c14 = c0, c15 = c0;
-  for (int64_t k = 0; k < kp; k += 4) {
-    const __m512i vb = _mm512_loadu_si512((const void *)bp);
-    c0 = _mm512_dpbusd_epi32(c0, vb, bcast_a(a, 0));
-    c1 = _mm512_dpbusd_epi32(c1, vb, bcast_a(a, 1));
-    c2 = _mm512_dpbusd_epi32(c2, vb, bcast_a(a, 2));
-    c3 = _mm512_dpbusd_epi32(c3, vb, bcast_a(a, 3));
-    c4 = _mm512_dpbusd_epi32(c4, vb, bcast_a(a, 4));
-    c5 = _mm512_dpbusd_epi32(c5, vb, bcast_a(a, 5));
-    c6 = _mm512_dpbusd_epi32(c6, vb, bcast_a(a, 6));
-    c7 = _mm512_dpbusd_epi32(c7, vb, bcast_a(a, 7));
-    c8 = _mm512_dpbusd_epi32(c8, vb, bcast_a(a, 8));
-    c9 = _mm512_dpbusd_epi32(c9, vb, bcast_a(a, 9));
-    c10 = _mm512_dpbusd_epi32(c10, vb, bcast_a(a, 10));
-    c11 = _mm512_dpbusd_epi32(c11, vb, bcast_a(a, 11));
-    c12 = _mm512_dpbusd_epi32(c12, vb, bcast_a(a, 12));
-    c13 = _mm512_dpbusd_epi32(c13, vb, bcast_a(a, 13));
-    c14 = _mm512_dpbusd_epi32(c14, vb, bcast_a(a, 14));
-    c15 = _mm512_dpbusd_epi32(c15, vb, bcast_a(a, 15));
-    a += 64;
-    bp += 64;
-  }
+  QGEMM_16X16_ACCUMULATE
   _mm512_storeu_si512((void *)(acc + 0 * 16), c0);
   _mm512_storeu_si512((void *)(acc + 1 * 16), c1);
   _mm512_storeu_si512((void *)(acc + 2 * 16), c2);
@@ -88,30 +94,7 @@ void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b
                                       int64_t nr, const int32_t *bias, const int32_t *mult,
                                       const int32_t *shift, const mace_qgemm_out *q, void *c,
                                       int64_t c_rs) {
-  const uint8_t *bp = (const uint8_t *)b;
-  __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,
-          c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0, c12 = c0, c13 = c0, c14 = c0, c15 = c0;
-  for (int64_t k = 0; k < kp; k += 4) {
-    const __m512i vb = _mm512_loadu_si512((const void *)bp);
-    c0 = _mm512_dpbusd_epi32(c0, vb, bcast_a(a, 0));
-    c1 = _mm512_dpbusd_epi32(c1, vb, bcast_a(a, 1));
-    c2 = _mm512_dpbusd_epi32(c2, vb, bcast_a(a, 2));
-    c3 = _mm512_dpbusd_epi32(c3, vb, bcast_a(a, 3));
-    c4 = _mm512_dpbusd_epi32(c4, vb, bcast_a(a, 4));
-    c5 = _mm512_dpbusd_epi32(c5, vb, bcast_a(a, 5));
-    c6 = _mm512_dpbusd_epi32(c6, vb, bcast_a(a, 6));
-    c7 = _mm512_dpbusd_epi32(c7, vb, bcast_a(a, 7));
-    c8 = _mm512_dpbusd_epi32(c8, vb, bcast_a(a, 8));
-    c9 = _mm512_dpbusd_epi32(c9, vb, bcast_a(a, 9));
-    c10 = _mm512_dpbusd_epi32(c10, vb, bcast_a(a, 10));
-    c11 = _mm512_dpbusd_epi32(c11, vb, bcast_a(a, 11));
-    c12 = _mm512_dpbusd_epi32(c12, vb, bcast_a(a, 12));
-    c13 = _mm512_dpbusd_epi32(c13, vb, bcast_a(a, 13));
-    c14 = _mm512_dpbusd_epi32(c14, vb, bcast_a(a, 14));
-    c15 = _mm512_dpbusd_epi32(c15, vb, bcast_a(a, 15));
-    a += 64;
-    bp += 64;
-  }
+  QGEMM_16X16_ACCUMULATE
   {
     const __m512i zp = _mm512_set1_epi32(q->zp);
     const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
@@ -161,30 +144,14 @@ void mace_qgemm_requant__avx512vnni(const int32_t *acc, int64_t acc_ld, int64_t 
   const __m512i zp = _mm512_set1_epi32(q->zp);
   const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
   for (int64_t i = 0; i < mr; ++i) {
-    const int left = shift[i] < 0 ? -shift[i] : 0, right = shift[i] > 0 ? shift[i] : 0;
-    const __m128i lcnt = _mm_cvtsi32_si128(left);
-    const __m128i r1cnt = _mm_cvtsi32_si128(right > 0 ? right - 1 : 0);
-    const __m512i round =
-        _mm512_set1_epi64(((int64_t)1 << 30) + (right > 0 ? (int64_t)1 << (30 + right) : 0));
-    const __m512i m = _mm512_set1_epi32(mult[i]), vbias = _mm512_set1_epi32(bias[i]);
     const int32_t *ar = acc + i * acc_ld;
     int8_t *cr = (int8_t *)c + i * c_rs;
     for (int64_t j = 0; j < nr; j += 16) {
       const __mmask16 mask = nr - j >= 16 ? (__mmask16)0xFFFF
                                           : (__mmask16)((1u << (unsigned)(nr - j)) - 1u);
-      __m512i x = _mm512_maskz_loadu_epi32(mask, ar + j), t;
-      x = _mm512_sll_epi32(_mm512_add_epi32(x, vbias), lcnt);
-      const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
-      const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), round);
-      if (right > 0) {
-        t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 32), po);
-        t = _mm512_sra_epi32(t, r1cnt);
-      } else {
-        t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 31),
-                                    _mm512_slli_epi64(po, 1));
-      }
-      t = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(t, lo), hi), zp);
-      _mm512_mask_cvtepi32_storeu_epi8(cr + j, mask, t);
+      const __m512i x = _mm512_maskz_loadu_epi32(mask, ar + j);
+      _mm512_mask_cvtepi32_storeu_epi8(cr + j, mask,
+                                       requant_row(x, bias[i], mult[i], shift[i], lo, hi, zp));
     }
   }
 }
