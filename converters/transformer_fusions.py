@@ -1,4 +1,5 @@
-"""Transformer pattern fusions: RMSNorm and rotary embeddings as torch's exporters write them.
+"""Transformer pattern fusions: RMSNorm, rotary embeddings and softmax NaN guards as torch's
+exporters write them.
 
 Both of torch's ONNX exporters (TorchScript and dynamo) decompose what transformers' Llama and
 T5 modules compute into chains of small ops:
@@ -11,6 +12,8 @@ T5 modules compute into chains of small ops:
   cos / sin = Cos / Sin(Concat(t, t)) broadcast over the heads; seven ops per rotated tensor.
   It becomes one RotaryEmbedding (csrc/ops/rotary_embedding.c) fed with Cos / Sin(t), the half
   table, computed once and shared by every layer.
+- scaled_dot_product_attention's NaN guard (dynamo): Where(IsNaN(Softmax(s)), 0, Softmax(s))
+  becomes Softmax(s, nan_to_zero=1) (csrc/ops/softmax.c).
 
 A chain is rewritten only when every intermediate tensor is used only inside it and is not a
 graph output, as in transforms.py. They run before the activation and bias fusions
@@ -226,4 +229,34 @@ def fuse_rotary(graph: ir.Graph) -> bool:
     return False
 
 
-TRANSFORMER_FUSIONS = [fuse_rms_norm, fuse_rotary]
+def fuse_softmax_nan_fill(graph: ir.Graph) -> bool:
+    """Where(IsNaN(p), 0, p) of p = Softmax(x) -> Softmax(x, nan_to_zero=1): how the dynamo
+    exporter writes scaled_dot_product_attention's softmax (rows whose keys are all masked give
+    NaN, which becomes 0)."""
+    m = _t._Matcher(graph)
+    consumers = m.consumers
+    for sm in graph.ops:
+        if sm.type != "Softmax" or sm.args.get("use_log", 0) or sm.args.get("nan_to_zero", 0):
+            continue
+        p = sm.outputs[0]
+        users = list({id(u): u for u in consumers.get(p, [])}.values())
+        if p in m.outputs or len(users) != 2 or graph.dtypes.get(p) != np.float32:
+            continue
+        isnan = next((u for u in users if u.type == "Compare"
+                      and u.args == {"type": "IS_NAN"} and u.inputs == [p]), None)
+        where = next((u for u in users if u is not isnan), None)
+        if (isnan is None or where is None or where.type != "Where" or where.args
+                or m.sole_consumer(isnan) is not where
+                or where.inputs[0] != isnan.outputs[0] or where.inputs[2] != p
+                or not _t._scalar_const(graph, where.inputs[1], 0.0)
+                or graph.consts[where.inputs[1]].ndim > len(graph.shapes.get(p) or [])):
+            continue
+        fused = ir.Op("Softmax", sm.name, list(sm.inputs), list(where.outputs),
+                      dict(sm.args, nan_to_zero=1))
+        graph.ops = [fused if o is where else o for o in graph.ops
+                     if o is where or (o is not sm and o is not isnan)]
+        return True
+    return False
+
+
+TRANSFORMER_FUSIONS = [fuse_rms_norm, fuse_rotary, fuse_softmax_nan_fill]
