@@ -73,8 +73,15 @@ typedef struct {
   float *y;
 } softmax_job;
 
-/* Rows [begin, end) (row r: outer r / inner, inner index r % inner) with NaN set to 0. */
+/* Rows [begin, end) (row r: outer r / inner, inner index r % inner) with NaN set to 0; written
+ * as a select (v == v keeps v) so that the contiguous case vectorizes. */
 static void softmax_zero_nan(const softmax_state *s, float *y, int64_t begin, int64_t end) {
+  if (s->inner == 1) {
+    float *p = y + begin * s->len;
+    const int64_t n = (end - begin) * s->len;
+    for (int64_t i = 0; i < n; ++i) p[i] = p[i] == p[i] ? p[i] : 0.0f;
+    return;
+  }
   for (int64_t r = begin; r < end; ++r) {
     float *p = y + (r / s->inner) * s->len * s->inner + r % s->inner;
     for (int64_t k = 0; k < s->len; ++k)
