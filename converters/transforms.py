@@ -656,8 +656,8 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
 
 from .transformer_fusions import TRANSFORMER_FUSIONS  # noqa: E402 (it uses the helpers above)
 
-TRANSFORMS = [fuse_layer_norm, *TRANSFORMER_FUSIONS, matmul_add_to_fc, matmul_add_bias, fold_batchnorm,
-              batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,
+TRANSFORMS = [fuse_layer_norm, *TRANSFORMER_FUSIONS, matmul_add_to_fc, matmul_add_bias,
+              fold_batchnorm, batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,
               rewrite_channels_last, fold_channel_scale, fuse_residual_add, remove_dead_ops]
 
 

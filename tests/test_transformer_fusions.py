@@ -15,7 +15,6 @@ import mace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPORTED = os.path.join(HERE, "data", "exported")
-I64 = TensorProto.INT64
 SHAPES = [(1, 9), (2, 17), (3, 5), (1, 64)]
 
 
