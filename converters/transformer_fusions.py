@@ -93,6 +93,8 @@ def fuse_rms_norm(graph: ir.Graph) -> bool:
                 params[kind] = p
                 chain.append(nxt)
                 last = nxt
+        if graph.shapes.get(last.outputs[0]) != graph.shapes[x]:
+            continue  # a constant of higher rank broadcast the result past x's shape
         ins = [x, _t._new_const(graph, mean.name + "_scale",
                                 params.get("PROD", np.ones(1, np.float32)))]
         if "ADD" in params:

@@ -73,6 +73,17 @@ def test_rms_norm_left_alone_when_an_intermediate_is_used_elsewhere():
     assert not any(o.type == "LayerNorm" for o in _ops(model))
 
 
+def test_rms_norm_left_alone_when_a_constant_raises_the_rank():
+    """eps of shape [1, 1, 1, 1] makes the chain's result 4-D: not a LayerNorm of x [N, L, D]."""
+    model = _rms_model("reciprocal")
+    for t in model.graph.initializer:
+        if t.name == "eps":
+            t.CopyFrom(numpy_helper.from_array(np.full((1, 1, 1, 1), 1e-6, np.float32), "eps"))
+    del model.graph.output[0].type.tensor_type.shape.dim[:]
+    assert not any(o.type == "LayerNorm" for o in _ops(model))
+    _check(model, [(n, L, D) for n, L in SHAPES[:2]])
+
+
 def test_simplified_layer_normalization_maps_to_rms_layer_norm():
     """onnxruntime's contrib op (in the default domain, which onnx's checker does not know)."""
     node = h.make_node("SimplifiedLayerNormalization", ["x", "w"], ["y"], axis=-1, epsilon=1e-5)
