@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import ir
-from . import transforms as _t  # helpers; transforms imports this module in turn
+from . import graph_match as gm
 
 
 def _is_square_of(graph: ir.Graph, op: ir.Op | None) -> str | None:
@@ -33,7 +33,7 @@ def _is_square_of(graph: ir.Graph, op: ir.Op | None) -> str | None:
         return None
     if op.args == {"type": "PROD"} and len(op.inputs) == 2 and op.inputs[0] == op.inputs[1]:
         return op.inputs[0]
-    return _t._eltwise_with_const(graph, op, "POW", 2.0, commutes=False)
+    return gm.eltwise_with_const(graph, op, "POW", 2.0, commutes=False)
 
 
 def _rms_tail(graph: ir.Graph, m, sqrt: ir.Op, x: str) -> list | None:
@@ -47,7 +47,7 @@ def _rms_tail(graph: ir.Graph, m, sqrt: ir.Op, x: str) -> list | None:
         return [nxt]
     recip = (nxt.args == {"type": "RECIPROCAL"} and nxt.inputs == [s]) or (
         nxt.args == {"type": "DIV"} and len(nxt.inputs) == 2 and nxt.inputs[1] == s
-        and _t._scalar_const(graph, nxt.inputs[0], 1.0))
+        and gm.scalar_const(graph, nxt.inputs[0], 1.0))
     if not recip:
         return None
     mul = m.sole_consumer(nxt)
@@ -60,10 +60,10 @@ def _rms_tail(graph: ir.Graph, m, sqrt: ir.Op, x: str) -> list | None:
 def fuse_rms_norm(graph: ir.Graph) -> bool:
     """x / sqrt(mean(x^2 over trailing dims) + eps) [* scale] [+ bias] in the forms above ->
     LayerNorm(rms=1)."""
-    m = _t._Matcher(graph)
+    m = gm.Matcher(graph)
     producers = graph.producers()
     for mean in graph.ops:
-        k = _t._trailing_mean_axes(graph, mean)
+        k = gm.trailing_mean_axes(graph, mean)
         if k is None:
             continue
         sq = producers.get(mean.inputs[0])
@@ -74,7 +74,7 @@ def fuse_rms_norm(graph: ir.Graph) -> bool:
         if (add is None or add.type != "Eltwise" or add.args != {"type": "ADD"}
                 or len(add.inputs) != 2 or mean.outputs[0] not in add.inputs):
             continue
-        eps = _t._float_const(graph, next(i for i in add.inputs if i != mean.outputs[0]))
+        eps = gm.float_const(graph, next(i for i in add.inputs if i != mean.outputs[0]))
         if eps is None or eps.size != 1:
             continue
         sqrt = m.sole_consumer(add)
@@ -88,17 +88,17 @@ def fuse_rms_norm(graph: ir.Graph) -> bool:
         params = {}
         for kind in ("PROD", "ADD"):  # * scale, then + bias, each optional
             nxt = m.sole_consumer(last)
-            p = _t._norm_step(graph, nxt, last.outputs[0], kind, norm_shape)
+            p = gm.norm_step(graph, nxt, last.outputs[0], kind, norm_shape)
             if p is not None:
                 params[kind] = p
                 chain.append(nxt)
                 last = nxt
         if graph.shapes.get(last.outputs[0]) != graph.shapes[x]:
             continue  # a constant of higher rank broadcast the result past x's shape
-        ins = [x, _t._new_const(graph, mean.name + "_scale",
+        ins = [x, gm.new_const(graph, mean.name + "_scale",
                                 params.get("PROD", np.ones(1, np.float32)))]
         if "ADD" in params:
-            ins.append(_t._new_const(graph, mean.name + "_bias", params["ADD"]))
+            ins.append(gm.new_const(graph, mean.name + "_bias", params["ADD"]))
         ln = ir.Op("LayerNorm", last.name, ins, list(last.outputs),
                    {"axis": -k, "epsilon": float(eps.reshape(-1)[0]), "rms": 1})
         gone = {id(o) for o in chain}
@@ -115,8 +115,8 @@ def _through_views(graph: ir.Graph, producers: dict, name: str) -> str:
             return name
         if op.type == "ExpandDims" and len(op.inputs) == 1:
             name = op.inputs[0]
-        elif _t._eltwise_with_const(graph, op, "PROD", 1.0) is not None:
-            name = _t._eltwise_with_const(graph, op, "PROD", 1.0)
+        elif gm.eltwise_with_const(graph, op, "PROD", 1.0) is not None:
+            name = gm.eltwise_with_const(graph, op, "PROD", 1.0)
         else:
             return name
 
@@ -181,7 +181,7 @@ def _slice_half(op: ir.Op | None, x: str, rank: int, d: int, first: bool) -> boo
 
 def fuse_rotary(graph: ir.Graph) -> bool:
     """x * cos + Concat(-x[..., D/2:], x[..., :D/2]) * sin (x [B, H, L, D]) -> RotaryEmbedding."""
-    m = _t._Matcher(graph)
+    m = gm.Matcher(graph)
     producers = graph.producers()
     for add in graph.ops:
         if add.type != "Eltwise" or add.args != {"type": "ADD"} or len(add.inputs) != 2:
@@ -235,7 +235,7 @@ def fuse_softmax_nan_fill(graph: ir.Graph) -> bool:
     """Where(IsNaN(p), 0, p) of p = Softmax(x) -> Softmax(x, nan_to_zero=1): how the dynamo
     exporter writes scaled_dot_product_attention's softmax (rows whose keys are all masked give
     NaN, which becomes 0)."""
-    m = _t._Matcher(graph)
+    m = gm.Matcher(graph)
     consumers = m.consumers
     for sm in graph.ops:
         if sm.type != "Softmax" or sm.args.get("use_log", 0) or sm.args.get("nan_to_zero", 0):
@@ -250,7 +250,7 @@ def fuse_softmax_nan_fill(graph: ir.Graph) -> bool:
         if (isnan is None or where is None or where.type != "Where" or where.args
                 or m.sole_consumer(isnan) is not where
                 or where.inputs[0] != isnan.outputs[0] or where.inputs[2] != p
-                or not _t._scalar_const(graph, where.inputs[1], 0.0)
+                or not gm.scalar_const(graph, where.inputs[1], 0.0)
                 or graph.consts[where.inputs[1]].ndim > len(graph.shapes.get(p) or [])):
             continue
         fused = ir.Op("Softmax", sm.name, list(sm.inputs), list(where.outputs),
