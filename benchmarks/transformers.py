@@ -202,6 +202,11 @@ def main() -> None:
     for name, t, r in rows:
         lines.append(f"| {name} | {t} | {r['mace']:.3f} | {r['ort']:.3f} | "
                      f"{r['mace'] / r['ort']:.2f} | {r['min_ratio']:.2f} | {r['err']:.0e} |")
+    load = os.getloadavg()[0]
+    if load > (os.cpu_count() or 1):
+        lines += ["", f"**Noise warning:** the load average ({load:.1f}) exceeded the "
+                      f"{os.cpu_count()} cores: other processes held them, so the 2-thread rows "
+                      "mostly measure contention and small differences in the ratios are ties."]
     if missing:
         lines += ["", "Absent (not measured): " + ", ".join(missing) + "."]
     if a.note:
