@@ -1,14 +1,15 @@
-"""Mutation run: plants known bugs in a throwaway copy of the tree and checks that the tests catch each.
+"""Mutation run: plants known bugs in a throwaway copy of the tree; the tests must catch each.
 
     python tests/mutation/run.py [--workdir /tmp/mace-mutation] [--only NAME ...] [--list]
 
 The tree (tracked files and untracked ones git does not ignore, edits included) is copied into
 WORKDIR/tree; the user's checkout is never written. The copy's extension is built once
-(`setup.py build_ext --inplace`; WORKDIR is kept, so a second run rebuilds only what changed),
-the selected tests run on the unchanged copy and must pass, then for each planted bug: patch one
-source file, rebuild, run that bug's tests (pytest -x), restore the file. A bug is "caught" when
-its tests fail and "MISSED" when they pass; the exit status is 1 if any is missed, 2 if the copy
-does not build or its tests fail before any bug is planted.
+(`setup.py build_ext --inplace`, Debug: -O0 and asserts, so that the build stays short; WORKDIR
+is kept, so a second run rebuilds only what changed) and every bug's tests must pass on it. Then
+for each planted bug: patch one source file, rebuild, run that bug's tests (pytest -x), restore
+the file. A bug is "caught" when its tests fail (or crash) and "MISSED" when they pass; the exit
+status is 1 if any is missed or cannot be planted, 2 if the unchanged copy does not build or
+fails its tests.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class Mutant:
     new: str        # what replaces it
     tests: list     # pytest arguments (files, -k expressions), run from the tree's root
     env: dict = dataclasses.field(default_factory=dict)
+    needs: str = ""  # a file the tests need, relative to the checkout; absent: "skipped"
 
 
 MUTANTS = [
@@ -55,7 +57,7 @@ MUTANTS = [
            "Cast to INT64 produces an int32 tensor",
            "csrc/ops/cast.c",
            "  s->to = (mace_dtype)to;",
-           "  s->to = (mace_dtype)(to == MACE_DT_INT64 ? MACE_DT_INT32 : to);",
+           "  s->to = (mace_dtype)(to == MACE_DT_I64 ? MACE_DT_I32 : to);",
            ["tests/ops/test_cast.py"]),
     Mutant("pad-symmetric-off-by-one",
            "SYMMETRIC (TF MirrorPad) padding mirrors about the edge element, one too far in",
@@ -70,6 +72,15 @@ MUTANTS = [
            '@register("Gather")\ndef gather(ctx, node):\n'
            '    raise UnsupportedError("Gather: not supported")\n',
            ["tests/ops/test_gather.py"]),
+    Mutant("conformance-case-unsupported",
+           "the ONNX Shrink handler says unsupported: its conformance cases turn \"unsupported\"",
+           "converters/onnx_ops/activation_extra.py",
+           "    mace_type, names = _PARAM[node.op_type]\n",
+           "    if node.op_type == \"Shrink\":\n"
+           "        raise UnsupportedError(\"ONNX op 'Shrink': not supported\")\n"
+           "    mace_type, names = _PARAM[node.op_type]\n",
+           ["tests/test_onnx_conformance.py"], env={"MACE_CONFORMANCE_FILTER": "test_shrink"},
+           needs=os.path.join("..", "shared", "testdata", "onnx_node_tests.tar.xz")),
     Mutant("simd-eltwise-add-tail",
            "the SIMD element-wise Add computes a - b in its scalar tail (every ISA variant)",
            "kernels/cpu/simd/eltwise_impl.inc",
@@ -81,7 +92,7 @@ MUTANTS = [
            "csrc/core/planner.c",
            "if (items[j].last < items[i].first || items[i].last < items[j].first) continue;",
            "if (items[j].last <= items[i].first || items[i].last <= items[j].first) continue;",
-           ["tests/test_session.py"]),
+           ["tests/ops/test_conv2d.py"]),
     Mutant("converter-leakyrelu-default-alpha",
            "the ONNX LeakyRelu handler's default alpha is 0.1 instead of 0.01",
            "converters/onnx_ops/activation.py",
@@ -98,18 +109,22 @@ def _tree_files() -> list[str]:
 
 
 def _sync_tree(tree: str) -> None:
-    """Copies the checkout's files into `tree`, skipping those whose size and mtime match (so
-    the copy's build stays incremental across runs)."""
+    """Copies the checkout's files into `tree`, each whose content differs (a planted bug left
+    by a stopped run included), with a fresh mtime so that the copy's incremental build
+    recompiles exactly what changed."""
     for rel in _tree_files():
         src, dst = os.path.join(ROOT, rel), os.path.join(tree, rel)
-        s = os.stat(src)
+        with open(src, "rb") as f:
+            data = f.read()
         try:
-            d = os.stat(dst)
-            if d.st_size == s.st_size and d.st_mtime == s.st_mtime:
-                continue
+            with open(dst, "rb") as f:
+                if f.read() == data:
+                    continue
         except FileNotFoundError:
             os.makedirs(os.path.dirname(dst), exist_ok=True)
-        shutil.copy2(src, dst)
+        with open(dst, "wb") as f:
+            f.write(data)
+        shutil.copymode(src, dst)
     # mace.converters is the top-level converters/ folder (setup.py's package_dir): a link in
     # the copy lets PYTHONPATH=tree/python import all of mace from the copy.
     link = os.path.join(tree, "python", "mace", "converters")
@@ -129,10 +144,11 @@ def _env(tree: str, extra: dict | None = None) -> dict:
     return env
 
 
-def _build(tree: str, log: str) -> bool:
+def _build(tree: str, log: str, cmake_args: str) -> bool:
+    env = dict(os.environ, MACE_CMAKE_ARGS=cmake_args)
     with open(log, "a") as f:
         rc = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=tree,
-                            stdout=f, stderr=subprocess.STDOUT).returncode
+                            env=env, stdout=f, stderr=subprocess.STDOUT).returncode
     return rc == 0
 
 
@@ -162,6 +178,9 @@ def main() -> int:
     ap.add_argument("--workdir", default=os.path.join("/tmp", "mace-mutation"))
     ap.add_argument("--only", nargs="*", help="names of the bugs to plant (default: all)")
     ap.add_argument("--list", action="store_true", help="list the planted bugs and exit")
+    ap.add_argument("--cmake-args", default="-DCMAKE_BUILD_TYPE=Debug",
+                    help="MACE_CMAKE_ARGS of the copy's build (default: %(default)s, -O0 with "
+                         "asserts: the -O3 kernels would take most of the run to compile)")
     args = ap.parse_args()
     if args.list:
         for m in MUTANTS:
@@ -180,22 +199,24 @@ def main() -> int:
     open(log, "w").close()
     t0 = time.time()
     _sync_tree(tree)
-    # A previous run may have been stopped with a bug planted: restore every target first.
-    for m in MUTANTS:
-        shutil.copy2(os.path.join(ROOT, m.path), os.path.join(tree, m.path))
     print(f"mutation: copy in {tree}, building (log: {log})", flush=True)
-    if not _build(tree, log):
+    if not _build(tree, log, args.cmake_args):
         print("mutation: the unchanged copy does not build; see the log")
         return 2
     _check_imports(tree)
-    base = Mutant("baseline", "", "", "", "", sorted({t for m in mutants for t in m.tests
-                                                      if t.startswith("tests/")}))
-    if _pytest(tree, base, log) != 0:
-        print("mutation: the tests fail on the unchanged copy; see the log")
-        return 2
+    runnable = []
+    for m in mutants:
+        if m.needs and not os.path.exists(os.path.join(ROOT, m.needs)):
+            print(f"  skipped {m.name}: {m.needs} is absent")
+        else:
+            runnable.append(m)
+    for m in runnable:  # each bug's tests must pass before it is planted
+        if _pytest(tree, m, log) != 0:
+            print(f"mutation: {' '.join(m.tests)} fail on the unchanged copy; see the log")
+            return 2
     print(f"mutation: baseline built and passing ({time.time() - t0:.0f} s)", flush=True)
     missed, errors = [], []
-    for m in mutants:
+    for m in runnable:
         t1 = time.time()
         path = os.path.join(tree, m.path)
         original = open(path).read()
@@ -210,7 +231,7 @@ def main() -> int:
             with open(path, "w") as f:
                 f.write(original.replace(m.old, m.new))
             is_c = not m.path.endswith(".py")
-            if is_c and not _build(tree, log):
+            if is_c and not _build(tree, log, args.cmake_args):
                 print(f"  ERROR   {m.name}: the planted bug does not compile; see the log")
                 errors.append(m.name)
                 continue
@@ -218,7 +239,7 @@ def main() -> int:
         finally:
             with open(path, "w") as f:  # a fresh mtime: the next build recompiles it
                 f.write(original)
-        if rc == 1:
+        if rc == 1 or rc < 0:  # tests failed, or the test process died of a signal
             verdict = "caught"
         elif rc == 0:
             verdict = "MISSED"
@@ -229,9 +250,10 @@ def main() -> int:
         print(f"  {verdict:7s} {m.name}: {m.what} [{' '.join(m.tests)}; pytest exit {rc}; "
               f"{time.time() - t1:.0f} s]", flush=True)
     if any(not m.path.endswith(".py") for m in mutants):
-        _build(tree, log)  # leaves the copy built as the checkout is, for the next run
-    print(f"mutation: {len(mutants) - len(missed) - len(errors)} of {len(mutants)} caught, "
-          f"{len(missed)} missed, {len(errors)} errors ({time.time() - t0:.0f} s)")
+        _build(tree, log, args.cmake_args)  # the copy left built as the checkout is
+    print(f"mutation: {len(runnable) - len(missed) - len(errors)} of {len(runnable)} caught, "
+          f"{len(missed)} missed, {len(errors)} errors, {len(mutants) - len(runnable)} skipped "
+          f"({time.time() - t0:.0f} s)")
     return 1 if missed or errors else 0
 
 
