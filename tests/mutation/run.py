@@ -70,7 +70,8 @@ MUTANTS = [
            "converters/onnx_ops/gather.py",
            '@register("Gather")\ndef gather(ctx, node):\n',
            '@register("Gather")\ndef gather(ctx, node):\n'
-           '    raise UnsupportedError("Gather: not supported")\n',
+           '    from mace.errors import UnsupportedError\n'
+           '    raise UnsupportedError("ONNX op \'Gather\': not supported")\n',
            ["tests/ops/test_gather.py"]),
     Mutant("conformance-case-unsupported",
            "the ONNX Shrink handler says unsupported: its conformance cases turn \"unsupported\"",
@@ -102,10 +103,24 @@ MUTANTS = [
 ]
 
 
+SKIP_DIRS = {".git", ".cache", "build", "__pycache__", "mace.egg-info"}
+
+
 def _tree_files() -> list[str]:
-    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                         cwd=ROOT, check=True, capture_output=True).stdout.decode()
-    return [p for p in out.split("\0") if p and os.path.isfile(os.path.join(ROOT, p))]
+    """The checkout's source files: git's tracked and unignored untracked files, or, outside a
+    git checkout, every file but build outputs."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                              "--exclude-standard"], cwd=ROOT, check=True,
+                             capture_output=True).stdout.decode()
+        return [p for p in out.split("\0") if p and os.path.isfile(os.path.join(ROOT, p))]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for d, dirs, names in os.walk(ROOT):
+            dirs[:] = [x for x in dirs if x not in SKIP_DIRS]
+            files += [os.path.relpath(os.path.join(d, n), ROOT) for n in names
+                      if not n.endswith((".so", ".pyc"))]
+        return files
 
 
 def _sync_tree(tree: str) -> None:
