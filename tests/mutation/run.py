@@ -64,7 +64,7 @@ MUTANTS = [
            "kernels/cpu/ref/pad.c",
            "      return i < n ? i : period - 1 - i;",
            "      return i < n ? i : period - 2 - i;",
-           ["tests/ops/test_pad.py", "-k", "symmetric"]),
+           ["tests/test_tf_converter.py", "tests/ops/test_pad.py", "-k", "mirror or symmetric"]),
     Mutant("converter-handler-unsupported",
            "the ONNX Gather handler raises UnsupportedError",
            "converters/onnx_ops/gather.py",
