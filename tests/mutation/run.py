@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,7 @@ class Mutant:
     tests: list     # pytest arguments (files, -k expressions), run from the tree's root
     env: dict = dataclasses.field(default_factory=dict)
     needs: str = ""  # a file the tests need, relative to the checkout; absent: "skipped"
+    arch: str = ""   # the machine (platform.machine()) where the bug changes results, if one
 
 
 MUTANTS = [
@@ -88,6 +90,12 @@ MUTANTS = [
            "X(MACE_ELTWISE_ADD, VADD(va, vb), a_ + b_)",
            "X(MACE_ELTWISE_ADD, VADD(va, vb), a_ - b_)",
            ["tests/ops/test_eltwise.py", "-k", "binary"]),
+    Mutant("simd-relu-nan-to-zero",
+           "the SIMD Relu returns 0 for NaN (x86 max returns its second operand on NaN)",
+           "kernels/cpu/simd/activation_impl.inc",
+           "    case MACE_ACT_RELU: return VMAX(zero, x);",
+           "    case MACE_ACT_RELU: return VMAX(x, zero);",
+           ["tests/test_nan_semantics.py", "-k", "activation"], arch="x86_64"),
     Mutant("planner-overlap-at-boundary",
            "the arena planner lets a tensor share memory with one whose last use is its first",
            "csrc/core/planner.c",
@@ -223,6 +231,8 @@ def main() -> int:
     for m in mutants:
         if m.needs and not os.path.exists(os.path.join(ROOT, m.needs)):
             print(f"  skipped {m.name}: {m.needs} is absent")
+        elif m.arch and platform.machine() != m.arch:
+            print(f"  skipped {m.name}: the bug changes nothing on {platform.machine()}")
         else:
             runnable.append(m)
     for m in runnable:  # each bug's tests must pass before it is planted
