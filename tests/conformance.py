@@ -67,7 +67,8 @@ def write_passing(results: dict[str, tuple[str, str]]) -> int:
     """Writes the cases of `results` that pass to PASSING; returns how many."""
     cases = sorted(case for case, (status, _) in results.items() if status == "pass")
     with open(PASSING, "w") as f:
-        f.write("# ONNX node conformance cases that pass through mace, one per line: a listed case\n"
+        f.write("# ONNX node conformance cases that pass through mace, one per line: "
+                "a listed case\n"
                 "# that fails, crashes or turns unsupported fails tests/test_onnx_conformance.py.\n"
                 f"# Written by `{UPDATE_COMMAND}` (a full run); commit it with the change.\n")
         f.writelines(case + "\n" for case in cases)
