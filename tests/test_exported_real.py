@@ -88,3 +88,44 @@ def test_video_net_at_several_shapes(name):
     GlobalAveragePool, dynamo in a ReduceMean over D, H, W. The batch, the frame count, the
     height and the width change."""
     _run_shapes(_refilled(name, gain=2.0), _VIDEO_SHAPES, name)
+
+
+# --- detection: post-processing inside the graph --------------------------------------------
+
+
+def _check_detections(name, n_images=2, min_boxes=20):
+    """Images in one session; per image the same number of boxes as onnxruntime, integer
+    outputs (the class of each box) equal, float outputs (boxes in pixels, scores) within the
+    project's tolerance at their scale. Different images keep different numbers of boxes, so
+    the session re-sizes everything after the NMS on each run."""
+    model = _refilled(name)
+    names = [o.name for o in model.graph.output]
+    sess, ref_sess = mace.Session(model, num_threads=1), _ort(model)
+    counts = []
+    for k in range(n_images):
+        x = np.random.default_rng(k).random((3, 320, 320), dtype=np.float32)
+        ref = dict(zip(names, ref_sess.run(names, {"image": x})))
+        got = sess.run({"image": x})
+        n = len(ref["boxes"])
+        assert n >= min_boxes, f"{name}: only {n} boxes from onnxruntime (a trivial case)"
+        for o in names:
+            r = ref[o]
+            atol = scale_atol(r) if r.dtype.kind == "f" else None
+            assert_close(got[o], r, what=f"{name} image {k} {o}", atol=atol)
+        counts.append(n)
+    assert len(set(counts)) > 1, f"{name}: every image kept {counts[0]} boxes"
+
+
+def test_ssdlite_detections():
+    """SSDlite320 (MobileNetV3 backbone): per class a score threshold (Greater, NonZero,
+    GatherND), TopK with k = min(300, count), then torchvision's batched NMS inside an If on
+    the box count, whose branch reads the boxes, scores and labels computed after NonZero."""
+    _check_detections("ssdlite_ts")
+
+
+def test_faster_rcnn_detections():
+    """Faster R-CNN (MobileNetV3-FPN, 320): the region proposal network's TopK, NMS per level,
+    RoiAlign over the kept proposals, the box head, then the same batched NMS inside Ifs.
+    (torchvision's output names follow the dict it returns: here 'scores' holds the classes
+    and 'labels' the scores; each is compared by name.)"""
+    _check_detections("frcnn_ts")
