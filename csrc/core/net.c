@@ -177,17 +177,23 @@ mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, ui
   return st;
 }
 
-/* (Re)allocates a value tensor's owned host buffer for its current size. */
-static mace_status value_alloc(mace_tensor *t) {
+/* A value tensor's owned host buffer for its current size: the one it has when that is large
+ * enough (a net re-inferred on every run, a detector's backbone evaluated at infer, keeps its
+ * buffers), else a new one. */
+static mace_status value_alloc(mace_net *net, mace_tensor *t) {
+  const size_t need = mace_tensor_nbytes(t);
   const int64_t ceiling = mace_arena_ceiling();
-  if (ceiling > 0 && (int64_t)mace_tensor_nbytes(t) > ceiling)
+  if (ceiling > 0 && (int64_t)need > ceiling)
     return mace_error(MACE_OUT_OF_RESOURCES, "value tensor '%s' needs %lld bytes, above the "
                       "ceiling of %lld bytes (MACE_MAX_ARENA_BYTES)", t->name,
-                      (long long)mace_tensor_nbytes(t), (long long)ceiling);
-  if (t->owns_data) mace_aligned_free(t->data);
-  t->data = mace_aligned_alloc(mace_tensor_nbytes(t));
-  t->owns_data = t->data != NULL;
+                      (long long)need, (long long)ceiling);
+  size_t *room = &net->value_room[t - net->tensors];
   t->value_ready = 0;
+  if (t->owns_data && t->data && *room >= need) return MACE_OK;
+  if (t->owns_data) mace_aligned_free(t->data);
+  t->data = mace_aligned_alloc(need);
+  t->owns_data = t->data != NULL;
+  *room = t->data ? need : 0;
   if (!t->data) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory for '%s'", t->name);
   return MACE_OK;
 }
@@ -327,7 +333,7 @@ static mace_status load_inputs(mace_net *net) {
       t->is_value = 1;
       net->has_value_inputs = 1;
       pt->flags = MACE_PLAN_OUTSIDE;
-      MACE_RETURN_IF_ERROR(value_alloc(t));
+      MACE_RETURN_IF_ERROR(value_alloc(net, t));
     }
     net->inputs[i].tensor = idx;
     net->inputs[i].format = (mace_data_format)info->data_format;
@@ -483,7 +489,7 @@ static mace_status evaluate_op(mace_net *net, int i) {
       return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): output '%s' is needed at infer time "
                         "but output '%s' is not", op->name, op->type, op->outputs[0]->name,
                         op->outputs[k]->name);
-    MACE_RETURN_IF_ERROR(value_alloc(op->outputs[k]));
+    MACE_RETURN_IF_ERROR(value_alloc(net, op->outputs[k]));
   }
   /* Value tensors are small; their ops' scratch is a temporary buffer, not the arena. */
   op->scratch = op->scratch_bytes ? mace_aligned_alloc(op->scratch_bytes) : NULL;
@@ -706,7 +712,9 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   net->ops = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(mace_op));
   net->op_ms = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(double));
   net->evaluated = calloc(net->n_ops ? (size_t)net->n_ops : 1, 1);
-  if (!net->tensors || !net->name_table || !net->ops || !net->op_ms || !net->evaluated) {
+  net->value_room = calloc((size_t)net->tensor_capacity + 1, sizeof(size_t));
+  if (!net->tensors || !net->name_table || !net->ops || !net->op_ms || !net->evaluated ||
+      !net->value_room) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
     goto fail;
   }
@@ -752,6 +760,7 @@ void mace_net_destroy(mace_net *net) {
   free(net->evaluated);
   free(net->value_names);
   free(net->op_value_inputs);
+  free(net->value_room);
   mace_aligned_free(net->arena);
   mace_planner_destroy(net->planner);
   if (net->def) mace__net_def__free_unpacked(net->def, NULL);
@@ -830,7 +839,7 @@ mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS]
       t->value_ready = 0;
       continue;
     }
-    MACE_RETURN_IF_ERROR(value_alloc(t));
+    MACE_RETURN_IF_ERROR(value_alloc(net, t));
     if (mace_tensor_nbytes(t)) memcpy(t->data, values[i], mace_tensor_nbytes(t));
     t->value_ready = 1;
   }
