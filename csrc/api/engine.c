@@ -73,8 +73,8 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
                                                                            : MACE_CL_FP32,
                        .binary_cache = eng->cl_files[0],
                        .tuning_file = eng->cl_files[1],
-                       /* always: mace_engine_set_profiling may come after creation */
-                       .profiling = 1};
+                       /* launch events only while mace_engine_set_profiling is on */
+                       .profiling = 0};
   mace_status st = mace_cl_runtime_create(&cc, &eng->cl);
   if (st != MACE_OK) return mace_error_wrap(st, "device GPU (OpenCL)");
   return MACE_OK;
@@ -611,6 +611,7 @@ mace_status mace_engine_release_intermediate_buffers(mace_engine *eng) {
 mace_status mace_engine_set_profiling(mace_engine *eng, int on) {
   if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
   mace_net_set_profiling(eng->net, on);
+  if (eng->cl) mace_cl_set_profiling(eng->cl, on);
   return MACE_OK;
 }
 
