@@ -494,11 +494,13 @@ static mace_status check_output_buffers(const mace_net *net, const mace_io *outp
     const int i = find_output(net, outputs[k].name);
     if (i < 0 || !outputs[k].data_bytes) continue;
     const mace_tensor *t = mace_net_tensor_const(net, mace_net_output(net, i)->tensor);
-    if (mace_tensor_nbytes(t) > outputs[k].data_bytes) {
+    /* the bytes the caller receives (a blocked tensor's padded storage is refused later) */
+    const size_t need = (size_t)mace_tensor_numel(t) * mace_dtype_size(t->dtype);
+    if (need > outputs[k].data_bytes) {
       char d[96];
       return mace_error(MACE_INVALID_ARGS, "output '%s' is %s (%zu bytes) for the inputs bound, "
                         "but its buffer holds %zu bytes", t->name,
-                        mace_dims_str(t->dims, t->ndim, d, sizeof d), mace_tensor_nbytes(t),
+                        mace_dims_str(t->dims, t->ndim, d, sizeof d), need,
                         outputs[k].data_bytes);
     }
   }
