@@ -117,12 +117,20 @@ static mace_status mark_value_names(mace_net *net) {
   return MACE_OK;
 }
 
-/* (Re)allocates a value tensor's owned host buffer for its current size. */
-static mace_status value_alloc(mace_tensor *t) {
-  const int64_t ceiling = mace_arena_ceiling();
+/* The most bytes the net's arena or one value tensor may take (0: no limit): its
+ * max_arena_bytes, else mace_arena_ceiling() (the environment, read when asked). */
+static int64_t arena_ceiling(const mace_net *net) {
+  if (net->max_arena_bytes < 0) return 0;
+  return net->max_arena_bytes > 0 ? net->max_arena_bytes : mace_arena_ceiling();
+}
+
+/* (Re)allocates a value tensor's owned host buffer for its current size, within the net's
+ * arena ceiling. */
+static mace_status value_alloc(const mace_net *net, mace_tensor *t) {
+  const int64_t ceiling = arena_ceiling(net);
   if (ceiling > 0 && (int64_t)mace_tensor_nbytes(t) > ceiling)
     return mace_error(MACE_OUT_OF_RESOURCES, "value tensor '%s' needs %lld bytes, above the "
-                      "ceiling of %lld bytes (MACE_MAX_ARENA_BYTES)", t->name,
+                      "ceiling of %lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)", t->name,
                       (long long)mace_tensor_nbytes(t), (long long)ceiling);
   if (t->owns_data) mace_aligned_free(t->data);
   t->data = mace_aligned_alloc(mace_tensor_nbytes(t));
@@ -267,7 +275,7 @@ static mace_status load_inputs(mace_net *net) {
       t->is_value = 1;
       net->has_value_inputs = 1;
       pt->flags = MACE_PLAN_OUTSIDE;
-      MACE_RETURN_IF_ERROR(value_alloc(t));
+      MACE_RETURN_IF_ERROR(value_alloc(net, t));
     }
     net->inputs[i].tensor = idx;
     net->inputs[i].format = (mace_data_format)info->data_format;
@@ -422,7 +430,7 @@ static mace_status evaluate_op(mace_net *net, int i) {
       return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): output '%s' is needed at infer time "
                         "but output '%s' is not", op->name, op->type, op->outputs[0]->name,
                         op->outputs[k]->name);
-    MACE_RETURN_IF_ERROR(value_alloc(op->outputs[k]));
+    MACE_RETURN_IF_ERROR(value_alloc(net, op->outputs[k]));
   }
   /* Value tensors are small; their ops' scratch is a temporary buffer, not the arena. */
   op->scratch = op->scratch_bytes ? mace_aligned_alloc(op->scratch_bytes) : NULL;
@@ -546,10 +554,10 @@ mace_status mace_net_prepare(mace_net *net) {
   if (!mace_net_is_built(net)) return mace_error(MACE_INVALID_INPUT, "input values are missing");
   if (!net->arena) {
     const int64_t bytes = mace_planner_arena_bytes(net->planner);
-    const int64_t ceiling = mace_arena_ceiling();
+    const int64_t ceiling = arena_ceiling(net);
     if (ceiling > 0 && bytes > ceiling)
       return mace_error(MACE_OUT_OF_RESOURCES, "the arena of these input shapes needs %lld bytes, "
-                        "above the ceiling of %lld bytes (MACE_MAX_ARENA_BYTES)",
+                        "above the ceiling of %lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)",
                         (long long)bytes, (long long)ceiling);
     net->arena = mace_aligned_alloc((size_t)bytes);
     net->arena_capacity = bytes;
@@ -597,12 +605,13 @@ static mace_status load_outputs(mace_net *net) {
 
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
                             size_t weights_size, mace_threadpool *pool, mace_net **out) {
-  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, out);
+  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, 0, out);
 }
 
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
-                               struct mace_cl_runtime *cl, mace_net **out) {
+                               struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                               mace_net **out) {
   *out = NULL;
   if (!graph || graph_size == 0) return mace_error(MACE_INVALID_MODEL, "the graph is empty");
   mace_net *net = calloc(1, sizeof(*net));
@@ -610,6 +619,7 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   mace_status st = MACE_OK;
   net->pool = pool;
   net->cl = cl;
+  net->max_arena_bytes = max_arena_bytes;
   net->weights = weights;
   net->weights_size = weights ? weights_size : 0;
   net->def = mace__net_def__unpack(NULL, graph_size, graph);
@@ -768,7 +778,7 @@ mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS]
       t->value_ready = 0;
       continue;
     }
-    MACE_RETURN_IF_ERROR(value_alloc(t));
+    MACE_RETURN_IF_ERROR(value_alloc(net, t));
     if (mace_tensor_nbytes(t)) memcpy(t->data, values[i], mace_tensor_nbytes(t));
     t->value_ready = 1;
   }
