@@ -122,10 +122,12 @@ def check_loads(model: Any, name: str, inputs: Any = ()) -> None:
     """Loads a converted model (a MaceModel) once from memory, as a session would (no run
     arena is allocated), so that neither `mace convert` nor mace.convert() hands out a model
     the engine refuses at load (shapes, ranks, sizes): InvalidModelError naming `name` (the
-    user's model, never a temporary file) and the shapes of `inputs`."""
+    user's model, never a temporary file) and the shapes of `inputs`. The model is left as it
+    was (MaceModel.serialized_copy): nothing cached, so later edits of its graph still count."""
     from .session import Session
+    graph, weights = model.serialized_copy()
     try:
-        Session(model, num_threads=1).close()
+        Session(graph, weights, num_threads=1).close()
     except MaceError as e:
         shapes = ", ".join(f"'{t.name}' {list(t.shape)}" for t in inputs)
         raise InvalidModelError(f"{name}: the converted model does not load"
