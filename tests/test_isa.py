@@ -130,6 +130,7 @@ def test_every_op_test_under_each_isa(isa, sweep):
         f"MACE_CPU_ISA={isa}: {len(failed)} failed (exit {rc}):\n" + "\n".join(failed[:50])
         + f"\n--- last lines of the {isa} run:\n{tail}")
     summary = log.strip().splitlines()[-1]
+    print(f"MACE_CPU_ISA={isa}: {summary}")
     assert re.search(r"\d+ passed", summary), f"MACE_CPU_ISA={isa}: nothing ran: {summary}"
 
 
