@@ -108,3 +108,16 @@ def test_api_convert_returns_a_model_that_loads(tmp_path):
     ref = run_ort(onnx.load(path), {"x": x})[0]
     assert got.dtype == ref.dtype and got.shape == ref.shape
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_api_convert_check_leaves_the_model_unserialized(tmp_path):
+    """The load check works on its own serialization: the returned model caches nothing, so
+    a constant replaced after convert() is what a session of it runs (here: zero weights)."""
+    path = os.path.join(str(tmp_path), "cnn.onnx")
+    _cnn(path, [1, 3, 8, 8])
+    model = mace.convert(path)
+    assert model._serialized is None
+    (name,) = [n for n, v in model.graph.consts.items() if np.asarray(v).ndim == 4]
+    model.graph.consts[name] = np.zeros_like(model.graph.consts[name])
+    got = mace.Session(model, num_threads=1).run(rand(1, 3, 8, 8, seed=4))
+    np.testing.assert_array_equal(got, np.zeros((1, 4, 8, 8), np.float32))

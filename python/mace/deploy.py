@@ -11,7 +11,7 @@ from typing import Any, Callable
 from .deploy_config import (  # noqa: F401  (re-exported: the YAML's API as mace.deploy.*)
     DEFAULT_THRESHOLD, ConfigError, DeployConfig, ModelConfig, SubGraph, ValidationError, _fail,
     _formats, _input_spec, file_sha256, load, needs_nhwc_transpose, parse)
-from .errors import InvalidModelError, MaceError
+from .errors import InvalidModelError, MaceError, UnsupportedError
 
 
 # ---- the commands: mace convert|run|benchmark --config X.yml ------------------------------
@@ -121,8 +121,9 @@ def _write_code(cfg: DeployConfig, tmp: str, log: Callable[[str], None]) -> bool
 def check_loads(model: Any, name: str, inputs: Any = ()) -> None:
     """Loads a converted model (a MaceModel) once from memory, as a session would (no run
     arena is allocated), so that neither `mace convert` nor mace.convert() hands out a model
-    the engine refuses at load (shapes, ranks, sizes): InvalidModelError naming `name` (the
-    user's model, never a temporary file) and the shapes of `inputs`. The model is left as it
+    the engine refuses at load (shapes, ranks, sizes): InvalidModelError (UnsupportedError
+    when the engine says so) naming `name` (the user's model, never a temporary file) and the
+    shapes of `inputs`. The model is left as it
     was (MaceModel.serialized_copy): nothing cached, so later edits of its graph still count."""
     from .session import Session
     graph, weights = model.serialized_copy()
@@ -130,8 +131,9 @@ def check_loads(model: Any, name: str, inputs: Any = ()) -> None:
         Session(graph, weights, num_threads=1).close()
     except MaceError as e:
         shapes = ", ".join(f"'{t.name}' {list(t.shape)}" for t in inputs)
-        raise InvalidModelError(f"{name}: the converted model does not load"
-                                + (f" with input {shapes}" if shapes else "") + f": {e}") from e
+        cls = UnsupportedError if isinstance(e, UnsupportedError) else InvalidModelError
+        raise cls(f"{name}: the converted model does not load"
+                  + (f" with input {shapes}" if shapes else "") + f": {e}") from e
 
 
 def convert(source: Any, **kw: Any):
