@@ -17,6 +17,7 @@ import glob
 import os
 import platform
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -79,8 +80,9 @@ class _Sweep:
             out = open(os.path.join(self.dir, f"{isa}.log"), "w+")
             check = (f"import mace, sys; got = mace._mace.cpu_isa(); "
                      f"sys.exit(0 if got == {isa!r} else 'MACE_CPU_ISA={isa} gave ' + got)")
-            cmd = (f"{sys.executable} -c \"{check}\" && exec {sys.executable} -m pytest -q "
-                   f"-p no:cacheprovider -rfE --maxfail=50 {' '.join(TESTS)} -k '{SELECT}'")
+            py = shlex.quote(sys.executable)
+            cmd = (f"{py} -c {shlex.quote(check)} && exec {py} -m pytest -q -p no:cacheprovider "
+                   f"-rfE --maxfail=50 {shlex.join(TESTS)} -k {shlex.quote(SELECT)}")
             self.procs[isa] = (subprocess.Popen(["bash", "-c", cmd], cwd=ROOT, env=env,
                                                 stdout=out, stderr=subprocess.STDOUT), out)
 
@@ -132,12 +134,6 @@ def test_every_op_test_under_each_isa(isa, sweep):
     summary = log.strip().splitlines()[-1]
     print(f"MACE_CPU_ISA={isa}: {summary}")
     assert re.search(r"\d+ passed", summary), f"MACE_CPU_ISA={isa}: nothing ran: {summary}"
-
-
-def test_the_sweep_covers_every_op_test():
-    """A new file in tests/ops is swept without being listed; the subprocesses see them all."""
-    assert len(OP_TESTS) == len(glob.glob(os.path.join(HERE, "ops", "test_*.py"))) > 50
-    assert "tests/ops/test_qlinear_conv2d.py" in TESTS and "tests/ops/test_conv2d.py" in TESTS
 
 
 def test_unsupported_isa_falls_back_with_a_warning():
