@@ -1,7 +1,8 @@
-"""3-D Conv, MaxPool and AveragePool over NCDHW against onnxruntime: sweeps of kernel, stride,
-dilation, explicit and automatic padding, groups, bias, ceil_mode and count_include_pad, thread
-splits. The 3-D kernels are the reference loops whatever MACE_CPU_ISA says; tests/test_isa.py
-runs this file again under every other level the machine has, ref included."""
+"""3-D Conv, MaxPool, AveragePool and their global forms over NCDHW against onnxruntime: sweeps
+of kernel, stride, dilation, explicit and automatic padding, groups, bias, ceil_mode and
+count_include_pad, thread splits. The 3-D kernels are the reference loops whatever MACE_CPU_ISA
+says; tests/test_isa.py runs this file again under every other level the machine has, ref
+included."""
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
@@ -90,6 +91,12 @@ def test_pool3d(kernel, strides, dilations, pads, ceil_mode, op, cip):
 def test_pool3d_auto_pad(auto_pad, op):
     attrs = dict(kernel_shape=[3, 2, 3], strides=[2, 1, 2], auto_pad=auto_pad)
     check_model(_model(op, X_SHAPE, attrs), {"x": _x()})
+
+
+@pytest.mark.parametrize("op", ["GlobalMaxPool", "GlobalAveragePool"])
+@pytest.mark.parametrize("shape", [X_SHAPE, (1, 3, 1, 1, 1), (1, 5, 2, 1, 9)], ids=str)
+def test_global_pool3d(op, shape):
+    check_model(_model(op, shape, {}), {"x": _x(shape, 3)})
 
 
 def test_pool3d_threads():
