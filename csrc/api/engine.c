@@ -10,6 +10,7 @@
 
 #include "api/model_crypto.h"
 #include "core/checksum.h"
+#include "core/cpu_features.h"
 #include "core/net.h"
 #include "core/status.h"
 #include "mace/mace.h"
@@ -44,6 +45,8 @@ struct mace_engine {
 };
 
 const char *mace_version(void) { return MACE_VERSION_STRING; }
+
+const char *mace_cpu_get_isa(void) { return mace_cpu_isa_name(mace_cpu_isa_active()); }
 
 void mace_config_init(mace_config *config) {
   memset(config, 0, sizeof(*config));
@@ -98,7 +101,7 @@ static mace_status engine_build(mace_engine *eng, const void *graph, size_t grap
         mace_model_verify_checksums(graph, graph_size, weights, weights_size, graph_name));
   MACE_RETURN_IF_ERROR(mace_threadpool_acquire(config->num_threads, config->affinity, &eng->pool));
   MACE_RETURN_IF_ERROR(mace_net_create_on(graph, graph_size, weights, weights_size, eng->pool,
-                                          eng->cl, &eng->net));
+                                          eng->cl, config->max_arena_bytes, &eng->net));
   if (eng->cl) mace_net_set_queue_window(eng->net, config->opencl_queue_window_size);
   int n_in = mace_net_num_inputs(eng->net);
   eng->bound = calloc(n_in ? (size_t)n_in : 1, sizeof(mace_io));

@@ -177,15 +177,22 @@ mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, ui
   return st;
 }
 
-/* A value tensor's owned host buffer for its current size: the one it has when that is large
- * enough (a net re-inferred on every run, a detector's backbone evaluated at infer, keeps its
- * buffers), else a new one. */
+/* The most bytes the net's arena or one value tensor may take (0: no limit): its
+ * max_arena_bytes, else mace_arena_ceiling() (the environment, read when asked). */
+static int64_t arena_ceiling(const mace_net *net) {
+  if (net->max_arena_bytes < 0) return 0;
+  return net->max_arena_bytes > 0 ? net->max_arena_bytes : mace_arena_ceiling();
+}
+
+/* A value tensor's owned host buffer for its current size, within the net's arena ceiling: the
+ * one it has when that is large enough (a net re-inferred on every run, a detector's backbone
+ * evaluated at infer, keeps its buffers), else a new one. */
 static mace_status value_alloc(mace_net *net, mace_tensor *t) {
   const size_t need = mace_tensor_nbytes(t);
-  const int64_t ceiling = mace_arena_ceiling();
+  const int64_t ceiling = arena_ceiling(net);
   if (ceiling > 0 && (int64_t)need > ceiling)
     return mace_error(MACE_OUT_OF_RESOURCES, "value tensor '%s' needs %lld bytes, above the "
-                      "ceiling of %lld bytes (MACE_MAX_ARENA_BYTES)", t->name,
+                      "ceiling of %lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)", t->name,
                       (long long)need, (long long)ceiling);
   size_t *room = &net->value_room[t - net->tensors];
   t->value_ready = 0;
@@ -613,10 +620,10 @@ mace_status mace_net_prepare(mace_net *net) {
   if (!mace_net_is_built(net)) return mace_error(MACE_INVALID_INPUT, "input values are missing");
   if (!net->arena) {
     const int64_t bytes = mace_planner_arena_bytes(net->planner);
-    const int64_t ceiling = mace_arena_ceiling();
+    const int64_t ceiling = arena_ceiling(net);
     if (ceiling > 0 && bytes > ceiling)
       return mace_error(MACE_OUT_OF_RESOURCES, "the arena of these input shapes needs %lld bytes, "
-                        "above the ceiling of %lld bytes (MACE_MAX_ARENA_BYTES)",
+                        "above the ceiling of %lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)",
                         (long long)bytes, (long long)ceiling);
     net->arena = mace_aligned_alloc((size_t)bytes);
     net->arena_capacity = bytes;
@@ -664,12 +671,13 @@ static mace_status load_outputs(mace_net *net) {
 
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
                             size_t weights_size, mace_threadpool *pool, mace_net **out) {
-  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, out);
+  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, 0, out);
 }
 
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
-                               struct mace_cl_runtime *cl, mace_net **out) {
+                               struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                               mace_net **out) {
   *out = NULL;
   if (!graph || graph_size == 0) return mace_error(MACE_INVALID_MODEL, "the graph is empty");
   mace_net *net = calloc(1, sizeof(*net));
@@ -677,6 +685,7 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   mace_status st = MACE_OK;
   net->pool = pool;
   net->cl = cl;
+  net->max_arena_bytes = max_arena_bytes;
   net->weights = weights;
   net->weights_size = weights ? weights_size : 0;
   net->def = mace__net_def__unpack(NULL, graph_size, graph);

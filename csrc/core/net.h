@@ -26,11 +26,13 @@ mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t 
                             size_t weights_size, mace_threadpool *pool, mace_net **out);
 /* The same with an OpenCL runtime (borrowed; it must outlive the net): ops with a GPU kernel
  * run on the GPU, the others on the CPU, with copies between them (core/placement.h).
- * cl NULL: mace_net_create. */
+ * cl NULL: mace_net_create. max_arena_bytes: the arena ceiling as mace_config's field of
+ * that name (0: mace_arena_ceiling()'s default; < 0: none). */
 struct mace_cl_runtime;
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
-                               struct mace_cl_runtime *cl, mace_net **out);
+                               struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                               mace_net **out);
 void mace_net_destroy(mace_net *net);
 
 /* Which inputs of the NetDef in `graph` infer reads the values of, directly or through what is

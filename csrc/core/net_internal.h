@@ -35,6 +35,7 @@ struct mace_net {
   mace_planner *planner;      /* owned: lifetimes, flags and sizes in; offsets out */
   uint8_t *arena;             /* owned, arena_capacity bytes */
   int64_t arena_capacity;
+  int64_t max_arena_bytes;    /* as mace_config's: 0 the default ceiling, < 0 none */
   int64_t weights_bytes;
   mace_threadpool *pool;      /* borrowed */
   int profiling;
