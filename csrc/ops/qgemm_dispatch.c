@@ -352,19 +352,51 @@ static void compute_tile(const qgemm_job *j, int64_t pa, int64_t pb) {
              (uint8_t *)g->c + i0 * g->c_rs + j0 * g->c_cs, g->c_rs, g->c_cs);
 }
 
+/* The residual add (mace_qgemm_residual) over C's rows [i0, i1) and columns [j0, j1), written
+ * already: one run-kernel call per row (per element where C's columns are not contiguous). */
+static void add_residual(const mace_qgemm_args *g, int64_t i0, int64_t i1, int64_t j0,
+                         int64_t j1) {
+  const mace_qgemm_residual *r = g->residual;
+  for (int64_t i = i0; i < i1; ++i) {
+    const int64_t off = i * g->c_rs + j0 * g->c_cs;
+    uint8_t *c = (uint8_t *)g->c + off;
+    const uint8_t *rr = (const uint8_t *)r->r + off;
+    if (g->c_cs == 1) {
+      r->add(r->p, r->is_signed, c, 1, rr, 1, c, j1 - j0);
+      continue;
+    }
+    for (int64_t jj = 0; jj < j1 - j0; ++jj)
+      r->add(r->p, r->is_signed, c + jj * g->c_cs, 1, rr + jj * g->c_cs, 1, c + jj * g->c_cs, 1);
+  }
+}
+
+/* With a residual, B panels go in groups of about this many columns, so that each row's add
+ * runs over a vector's worth of columns while the group's C is still in cache. */
+#define QGEMM_RESIDUAL_COLS 128
+
 static void qgemm_range(void *ctx, int64_t begin, int64_t end) {
   const qgemm_job *j = (const qgemm_job *)ctx;
-  const mace_qgemm_family *f = j->g->f;
-  const int64_t pm = round_up(j->g->m, f->mr) / f->mr, pn = round_up(j->g->n, f->nr) / f->nr;
+  const mace_qgemm_args *g = j->g;
+  const mace_qgemm_family *f = g->f;
+  const int64_t pm = round_up(g->m, f->mr) / f->mr, pn = round_up(g->n, f->nr) / f->nr;
+  int64_t group;
   if (j->split_m) {
     /* B is packed and small (it stays in L2): each A panel once, against every B panel */
-    for (int64_t pa = begin; pa < end; ++pa)
+    for (int64_t pa = begin; pa < end; ++pa) {
       for (int64_t pb = 0; pb < pn; ++pb) compute_tile(j, pa, pb);
+      if (g->residual)
+        add_residual(g, pa * f->mr, g->m < (pa + 1) * f->mr ? g->m : (pa + 1) * f->mr, 0, g->n);
+    }
     return;
   }
-  for (int64_t pb = begin; pb < end; ++pb) {
-    pack_b(j->g, j->packed_b, pb, pb + 1);
-    for (int64_t pa = 0; pa < pm; ++pa) compute_tile(j, pa, pb);
+  group = g->residual && f->nr < QGEMM_RESIDUAL_COLS ? QGEMM_RESIDUAL_COLS / f->nr : 1;
+  for (int64_t pb0 = begin; pb0 < end; pb0 += group) {
+    const int64_t pb1 = end - pb0 < group ? end : pb0 + group;
+    for (int64_t pb = pb0; pb < pb1; ++pb) {
+      pack_b(g, j->packed_b, pb, pb + 1);
+      for (int64_t pa = 0; pa < pm; ++pa) compute_tile(j, pa, pb);
+    }
+    if (g->residual) add_residual(g, 0, g->m, pb0 * f->nr, g->n < pb1 * f->nr ? g->n : pb1 * f->nr);
   }
 }
 
@@ -397,6 +429,8 @@ void mace_qgemm_run(mace_threadpool *pool, const mace_qgemm_args *g, void *scrat
     mace_threadpool_parallel_for(pool, pm, grain, qgemm_range, &job);
   } else {
     grain = QGEMM_MIN_MACS_PER_JOB / (f->nr * kp * pm * f->mr) + 1;
+    if (g->residual && grain * f->nr < QGEMM_RESIDUAL_COLS) /* whole groups (qgemm_range) */
+      grain = (QGEMM_RESIDUAL_COLS + f->nr - 1) / f->nr;
     mace_threadpool_parallel_for(pool, pn, grain, qgemm_range, &job);
   }
 }
