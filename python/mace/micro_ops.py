@@ -521,6 +521,9 @@ def h_dequantize(g, op) -> None:
 
 
 def h_qconv2d(g, op) -> None:
+    if len(op.input) > 9:
+        raise unsupported(op, "a fused residual Add (inputs 9-13; mace.quantize(..., "
+                              "fuse_residual=False) keeps it a QLinearAdd)")
     x = g.value(op, 0, "i8")
     xs_, xz = q_scalar(g, op, 1, "x_scale"), q_zp(g, op, 2, "x_zero_point")
     w = g.const(op, 3, "filter")
