@@ -183,7 +183,12 @@ def test_concat_ranges_are_unified_or_requantized():
     params = set()
     for t in cat.inputs:
         p = _producer(q, t)
-        s, z = p.inputs[-2:] if p.type in ("QLinearAdd", "QLinearMul") else p.inputs[1:3]
+        if p.type in ("QLinearAdd", "QLinearMul"):
+            s, z = p.inputs[-2:]
+        elif p.type == "QLinearConv2D":  # a fused residual's output is its Add's (inputs 12, 13)
+            s, z = p.inputs[12:14] if len(p.inputs) == 14 else p.inputs[6:8]
+        else:
+            s, z = p.inputs[1:3]
         params.add((float(c[s][0]), int(c[z][0])))
     assert len(params) == 1
     q2 = mace.quantize(_small_net(), _calib(), progress=False, change_concat_ranges=False)

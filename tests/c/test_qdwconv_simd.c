@@ -98,5 +98,5 @@ int main(void) {
             }
   CHECK(tested == nv, "every variant has an int8 depthwise kernel");
   TEST_REQUIRE_SIMD_VARIANTS(simd);
-  return TEST_FINISH("%ld cases over %d variants", cases, tested);
+  return TEST_FINISH("%ld cases over %d kernels", cases, n);
 }

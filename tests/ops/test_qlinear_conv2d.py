@@ -228,9 +228,9 @@ def test_fused_residual_is_the_two_ops(case, dtype):
 def test_fused_residual_bad_inputs_are_named():
     case = RESIDUAL_CASES[1]
     p, r, rs, rz, zs, zz = _residual_case(case, np.uint8, 0)
-    with pytest.raises(mace.MaceError, match="residual is u8 of 4 dims, must be the output's"):
+    with pytest.raises(mace.MaceError, match="residual is uint8 of 4 dims, must be the output.s uint8"):
         _run_residual(p, r[:, :, :-1], rs, rz, zs, zz, (1, 1, 1, 1), "NOOP", "RELU", True)
     with pytest.raises(mace.MaceError, match="residual_activation \"RELUX\""):
         _run_residual(p, r, rs, rz, zs, zz, (1, 1, 1, 1), "NOOP", "RELUX", True)
-    with pytest.raises(mace.MaceError, match="residual is i8"):
+    with pytest.raises(mace.MaceError, match="residual is int8"):
         _run_residual(p, r.view(np.int8), rs, rz, zs, zz, (1, 1, 1, 1), "NOOP", "RELU", True)
