@@ -52,7 +52,8 @@ typedef struct mace_qgemm_conv {
  * of C holds its requantized bytes, C = add(C, R) by QLinearAdd's formula with C as its input a
  * and R as b (R[i, j] = r[i * c_rs + j * c_cs], C's layout), through a q8_add run kernel
  * (kernels/cpu/qeltwise.h, in place), so the bytes are those of the GEMM followed by the
- * QLinearAdd. The blocks are rows of C across a thread's columns, still in cache. */
+ * QLinearAdd. It runs once per thread's chunk of C (one A panel's rows, or every row of the
+ * chunk's columns), one kernel call per contiguous run. */
 typedef struct mace_qgemm_residual {
   mace_q8_binary_ukernel *add;  /* the active ISA's q8_add (or mace_q8_add__ref) */
   const mace_qbinary_params *p; /* the Add's: a = C's scale and zero point, b = R's */

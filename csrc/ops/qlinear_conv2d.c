@@ -22,8 +22,8 @@
  * The residual (the quantizer's rewrite of QLinearConv2D -> QLinearAdd, ResNet's and MobileNetV2's
  * shortcut): the convolution's bytes are computed as without it (y_scale, y_zero_point, the
  * activation's clamp), then QLinearAdd's formula (ops/qlinear_add.c) with a = those bytes and
- * b = r runs over each block of them while it is in cache (mace_qgemm_residual; a depthwise
- * plane at a time), through the active ISA's q8_add kernel: the same bytes as the two ops.
+ * b = r runs over each thread's chunk of them (mace_qgemm_residual; a depthwise plane at a
+ * time), through the active ISA's q8_add kernel: the same bytes as the two ops.
  */
 #include <string.h>
 
