@@ -140,6 +140,11 @@ def test_small_net_structure():
     # the same bytes either way
     x = _calib(1, seed=50)[0]
     np.testing.assert_array_equal(mace.Session(q).run(x), mace.Session(unfused).run(x))
+    # the per-layer comparison dequantizes the fused op's output with the Add's parameters
+    from mace.accuracy import int8_params
+    scale, zp, _ = int8_params(mace.Session(q))[fused.outputs[0]]
+    assert float(scale[0]) == float(g.consts[add.inputs[6]][0])
+    assert int(zp[0]) == int(g.consts[add.inputs[7]][0])
     act = next(op for op in g.ops if op.type == "Activation")
     assert act.args["activation"] == "SIGMOID"
     # the fp32 model is left as it was
