@@ -704,8 +704,8 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
 
 TRANSFORMS = [fuse_layer_norm, matmul_add_to_fc, matmul_add_bias, fold_batchnorm,
               batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,
-              rewrite_channels_last, fold_channel_scale, fuse_residual_add, fuse_qlinear_residual_add,
-              remove_dead_ops]
+              rewrite_channels_last, fold_channel_scale, fuse_residual_add,
+              fuse_qlinear_residual_add, remove_dead_ops]
 
 
 def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:

@@ -14,8 +14,9 @@
 
 static long cases = 0;
 
-static void check(const char *name, mace_q8_dwconv_fn fn, int64_t k, int64_t stride, int64_t dil, int64_t pad,
-                  int64_t h, int64_t w, int x_signed, int out_signed, unsigned seed) {
+static void check(const char *name, mace_q8_dwconv_fn fn, int64_t k, int64_t stride, int64_t dil,
+                  int64_t pad, int64_t h, int64_t w, int x_signed, int out_signed,
+                  unsigned seed) {
   mace_q8_dwconv_args a;
   memset(&a, 0, sizeof(a));
   a.in_h = h;

@@ -173,7 +173,8 @@ def _residual_case(case, dtype, seed):
     r = rng.integers(info.min, info.max + 1, (2, c_out, oh, ow)).astype(dtype)
     r_scale, r_zp = np.float32(rng.uniform(0.01, 0.1)), dtype(rng.integers(info.min // 2, 64))
     mid = 128 if dtype == np.uint8 else 0
-    z_scale, z_zp = np.float32(float(p[5]) * rng.uniform(1.0, 2.5)), dtype(mid + rng.integers(-20, 20))
+    z_scale = np.float32(float(p[5]) * rng.uniform(1.0, 2.5))
+    z_zp = dtype(mid + rng.integers(-20, 20))
     return p, r, r_scale, r_zp, z_scale, z_zp
 
 
@@ -228,7 +229,8 @@ def test_fused_residual_is_the_two_ops(case, dtype):
 def test_fused_residual_bad_inputs_are_named():
     case = RESIDUAL_CASES[1]
     p, r, rs, rz, zs, zz = _residual_case(case, np.uint8, 0)
-    with pytest.raises(mace.MaceError, match="residual is uint8 of 4 dims, must be the output.s uint8"):
+    with pytest.raises(mace.MaceError,
+                       match="residual is uint8 of 4 dims, must be the output.s uint8"):
         _run_residual(p, r[:, :, :-1], rs, rz, zs, zz, (1, 1, 1, 1), "NOOP", "RELU", True)
     with pytest.raises(mace.MaceError, match="residual_activation \"RELUX\""):
         _run_residual(p, r, rs, rz, zs, zz, (1, 1, 1, 1), "NOOP", "RELUX", True)
