@@ -603,6 +603,7 @@ static int alloc_outputs(EngineObject *self, int df, run_buffers *rb) {
     mace_io *y = &rb->outs[i];
     y->name = info.name;
     y->data = PyArray_DATA(arr);
+    y->data_bytes = (size_t)PyArray_NBYTES(arr);
     y->ndim = info.ndim;
     memcpy(y->dims, info.dims, sizeof(info.dims));
     y->dtype = info.dtype;

@@ -160,7 +160,10 @@ typedef struct mace_tensor_info {
 
 /* One named input or output for mace_engine_run. For inputs, dims/ndim/dtype/format
  * describe `data`; for outputs, `data` must hold the output's bytes (see output_info) and
- * dims/ndim are filled on return. `format` NHWC on a 4-D NCHW model tensor is transposed. */
+ * dims/ndim are filled on return. `format` NHWC on a 4-D NCHW model tensor is transposed.
+ * `data_bytes` (0: not given) is the size of an output's buffer: a run whose output needs
+ * more fails with MACE_INVALID_ARGS before anything is written. Set it whenever input shapes
+ * change between runs; without it the buffer must fit the output of the shapes bound. */
 typedef struct mace_io {
   const char *name;
   void *data;               /* borrowed: caller's memory */
@@ -168,6 +171,7 @@ typedef struct mace_io {
   int64_t dims[MACE_MAX_DIMS];
   mace_dtype dtype;
   mace_data_format format;
+  size_t data_bytes;        /* outputs: capacity of `data` in bytes, 0 if not given */
 } mace_io;
 
 typedef struct mace_engine mace_engine;
