@@ -328,6 +328,54 @@ def fuse_residual_add(graph: ir.Graph) -> bool:
     return False
 
 
+def _known_4d(graph: ir.Graph, name: str) -> list | None:
+    shape = graph.shapes.get(name)
+    if (shape is None or len(shape) != 4
+            or not all(isinstance(d, (int, np.integer)) and d > 0 for d in shape)):
+        return None
+    return [int(d) for d in shape]
+
+
+def fuse_qlinear_residual_add(graph: ir.Graph) -> bool:
+    """The int8 form of fuse_residual_add (docs/int8.md): QLinearConv2D -> QLinearAdd(conv
+    output, r) of the same shape becomes QLinearConv2D with r, r's scale and zero point and the
+    Add's output scale and zero point as inputs 9-13 and the Add's activation as
+    `residual_activation`. The op computes the convolution's bytes as before and then the Add's
+    formula on them, so the result is the two ops' bit for bit. A missing bias becomes zeros
+    (the residual follows it). The fused op runs where the Add ran, when r is ready."""
+    m = _Matcher(graph)
+    producers = graph.producers()
+    for add in graph.ops:
+        if (add.type != "QLinearAdd" or len(add.inputs) != 8
+                or not set(add.args) <= {"activation"}
+                or add.args.get("activation", "NOOP") not in ("NOOP", "RELU")
+                or add.inputs[0] == add.inputs[3]):
+            continue
+        shape = _known_4d(graph, add.outputs[0])
+        if shape is None or any(_known_4d(graph, add.inputs[k]) != shape for k in (0, 3)):
+            continue  # only shapes known to match: a broadcast Add stays an Add
+        for k, kr in ((0, 3), (3, 0)):
+            conv = producers.get(add.inputs[k])
+            if (conv is None or conv.type != "QLinearConv2D" or len(conv.inputs) not in (8, 9)
+                    or m.sole_consumer(conv) is not add or add.inputs[kr] in graph.consts
+                    or "residual_activation" in conv.args):
+                continue
+            inputs = list(conv.inputs)
+            if len(inputs) == 8:
+                n = _out_channels(graph, conv)
+                if n is None:
+                    continue
+                inputs.append(_new_const(graph, conv.name + "_bias", np.zeros(n, np.int32)))
+            inputs += add.inputs[kr:kr + 3] + add.inputs[6:8]
+            args = dict(conv.args)
+            if add.args.get("activation", "NOOP") != "NOOP":
+                args["residual_activation"] = add.args["activation"]
+            fused = ir.Op("QLinearConv2D", conv.name, inputs, list(add.outputs), args)
+            graph.ops = [fused if o is add else o for o in graph.ops if o is not conv]
+            return True
+    return False
+
+
 def _const_add(graph: ir.Graph, m: _Matcher, op: ir.Op) -> tuple:
     """(add, c) where op's output goes only to an Eltwise ADD (with at most a fused activation)
     of it and a float constant c; else (None, None)."""
@@ -557,7 +605,8 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
 
 TRANSFORMS = [fuse_layer_norm, *TRANSFORMER_FUSIONS, matmul_add_to_fc, matmul_add_bias,
               fold_batchnorm, batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,
-              rewrite_channels_last, fold_channel_scale, fuse_residual_add, remove_dead_ops]
+              rewrite_channels_last, fold_channel_scale, fuse_residual_add,
+              fuse_qlinear_residual_add, remove_dead_ops]
 
 
 def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:
