@@ -104,8 +104,8 @@ int main(void) {
   CHECK(st == MACE_OK, "load with max_arena_bytes: %s", mace_last_error());
   if (st == MACE_OK) {
     float small[16] = {0}, y[16];
-    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE};
-    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE};
+    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE, 0};
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE, 0};
     st = mace_engine_run(eng, &in, 1, &out, 1);
     const char *msg = mace_last_error();
     CHECK(st == MACE_OUT_OF_RESOURCES && strstr(msg, "ceiling of 1048576 bytes") &&
@@ -122,8 +122,8 @@ int main(void) {
   CHECK(st == MACE_OK, "load without a ceiling: %s", mace_last_error());
   if (st == MACE_OK) {
     float small[16] = {0}, y[16];
-    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE};
-    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE};
+    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE, 0};
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE, 0};
     st = mace_engine_run(eng, &in, 1, &out, 1);
     const char *msg = mace_last_error();
     CHECK(st == MACE_OUT_OF_RESOURCES && strstr(msg, "could not allocate") &&
