@@ -49,7 +49,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
                            "num_threads", "affinity", "device", "verify_checksum",
                            "gpu_precision", "opencl_binary_file", "opencl_parameter_file",
                            "gpu_platform", "gpu_device", "opencl_queue_window_size",
-                           "decrypt_key", NULL};
+                           "decrypt_key", "share_gpu_with", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
   PyObject *binary_file = NULL, *parameter_file = NULL;
@@ -60,19 +60,20 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   int verify_checksum = 1;
   const char *decrypt_key = NULL; /* encrypted models (mace encrypt); borrowed for the call */
   Py_ssize_t decrypt_key_size = 0;
+  PyObject *share = Py_None; /* an Engine on the GPU whose OpenCL context this one shares */
   Py_buffer graph_buf;
   int has_graph_buf = 0;
   mace_engine *engine = NULL;
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#:Engine", kwlist, &graph,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#O:Engine", kwlist, &graph,
                                    &weights, path_converter, &graph_path, path_converter,
                                    &weights_path, &num_threads, &affinity, &device,
                                    &verify_checksum, &gpu_precision, path_converter,
                                    &binary_file, path_converter, &parameter_file,
                                    &gpu_platform, &gpu_device, &queue_window, &decrypt_key,
-                                   &decrypt_key_size)) {
+                                   &decrypt_key_size, &share)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -113,6 +114,13 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   cfg.gpu_platform = gpu_platform;
   cfg.gpu_device = gpu_device;
   cfg.opencl_queue_window_size = queue_window;
+  if (share != Py_None) {
+    if (!PyObject_TypeCheck(share, &EngineType) || ((EngineObject *)share)->engine == NULL) {
+      PyErr_SetString(mace_py_InvalidArgumentError, "share_gpu_with must be an open GPU session");
+      goto finally;
+    }
+    cfg.share_gpu_with = ((EngineObject *)share)->engine;
+  }
 
   self->lock = PyThread_allocate_lock();
   if (self->lock == NULL) {
@@ -520,6 +528,27 @@ static int bind_feeds(EngineObject *self, PyObject *feeds, int df, run_buffers *
     mace_tensor_info info;
     if (input_info(self, i, &info) < 0) return -1;
     PyObject *val = rb->ins[i].data;
+    mace_io *x = &rb->ins[i];
+    int gpu_ndim = 0;
+    mace_dtype gpu_dtype = MACE_DT_INVALID;
+    if (val != NULL &&
+        (x->gpu_buffer = mace_py_gpu_buffer_get(val, &gpu_ndim, x->dims, &gpu_dtype)) != NULL) {
+      /* a device tensor: the engine checks its context, precision and size */
+      if (gpu_dtype != info.dtype || gpu_ndim != info.ndim) {
+        PyObject *dtype = dtype_object(gpu_dtype);
+        npy_intp dims[MACE_MAX_DIMS];
+        for (int d = 0; d < gpu_ndim; ++d) dims[d] = (npy_intp)x->dims[d];
+        if (dtype != NULL) raise_input_mismatch(&info, gpu_ndim, dims, dtype);
+        Py_XDECREF(dtype);
+        return -1;
+      }
+      x->name = info.name;
+      x->data = NULL;
+      x->ndim = gpu_ndim;
+      x->dtype = info.dtype;
+      x->format = info.format;
+      continue;
+    }
     if (val == NULL) {
       PyObject *dtype = dtype_object(info.dtype);
       PyObject *spec = dtype ? spec_string(info.ndim, info.dims, dtype) : NULL;
@@ -539,7 +568,6 @@ static int bind_feeds(EngineObject *self, PyObject *feeds, int df, run_buffers *
                    info.name, PyArray_NDIM(arr), MACE_MAX_DIMS);
       return -1;
     }
-    mace_io *x = &rb->ins[i];
     x->name = info.name;
     x->data = PyArray_DATA(arr);
     x->ndim = PyArray_NDIM(arr);
@@ -569,8 +597,44 @@ static int lock_and_bind(EngineObject *self, run_buffers *rb) {
   return 0;
 }
 
-/* Allocate step: one NumPy array per model output, of the shape the bound inputs give. */
-static int alloc_outputs(EngineObject *self, int df, run_buffers *rb) {
+/* The caller's array `given` for output `info` (run's out=): the output's dtype and shape,
+ * C-contiguous, aligned and writeable, else InvalidOutputError naming what differs. */
+static int check_out_array(const mace_tensor_info *info, PyObject *given) {
+  if (!PyArray_Check(given)) {
+    PyErr_Format(mace_py_InvalidOutputError, "out['%s'] must be a NumPy array, not %.200s",
+                 info->name, Py_TYPE(given)->tp_name);
+    return -1;
+  }
+  PyArrayObject *arr = (PyArrayObject *)given;
+  int same = PyArray_TYPE(arr) == mace_py_npy_type(info->dtype) && PyArray_NDIM(arr) == info->ndim;
+  for (int d = 0; same && d < info->ndim; ++d) same = PyArray_DIM(arr, d) == info->dims[d];
+  if (!same) {
+    int64_t dims[NPY_MAXDIMS];
+    const int nd = PyArray_NDIM(arr) < NPY_MAXDIMS ? PyArray_NDIM(arr) : NPY_MAXDIMS;
+    for (int d = 0; d < nd; ++d) dims[d] = (int64_t)PyArray_DIM(arr, d);
+    PyObject *want_dtype = dtype_object(info->dtype);
+    PyObject *want = want_dtype ? spec_string(info->ndim, info->dims, want_dtype) : NULL;
+    PyObject *got = spec_string(nd, dims, (PyObject *)PyArray_DESCR(arr));
+    if (want != NULL && got != NULL)
+      PyErr_Format(mace_py_InvalidOutputError, "out['%s'] is %U, the output is %U", info->name,
+                   got, want);
+    Py_XDECREF(want_dtype);
+    Py_XDECREF(want);
+    Py_XDECREF(got);
+    return -1;
+  }
+  if (!PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISALIGNED(arr) || !PyArray_ISWRITEABLE(arr)) {
+    PyErr_Format(mace_py_InvalidOutputError, "out['%s'] must be C-contiguous, aligned and "
+                 "writeable", info->name);
+    return -1;
+  }
+  return 0;
+}
+
+/* Allocate step: per model output, the caller's array from `out` (a dict, or NULL), else a
+ * GpuBuffer when keep_on_device, else a new NumPy array, of the shape the bound inputs give. */
+static int alloc_outputs(EngineObject *self, int df, PyObject *out, int keep_on_device,
+                         run_buffers *rb) {
   for (int i = 0; i < rb->n_out; ++i) {
     mace_tensor_info info;
     mace_status st = mace_engine_output_info(self->engine, i, &info);
@@ -597,11 +661,31 @@ static int alloc_outputs(EngineObject *self, int df, run_buffers *rb) {
       }
       dims[d] = (npy_intp)info.dims[d];
     }
-    PyArrayObject *arr = (PyArrayObject *)PyArray_SimpleNew(info.ndim, dims, npy);
-    if (arr == NULL) return -1;
-    rb->arrs[rb->n_in + i] = arr;
+    PyObject *key = out != NULL ? mace_py_str(info.name) : NULL;
+    PyObject *given = key != NULL ? PyDict_GetItemWithError(out, key) : NULL; /* borrowed */
+    Py_XDECREF(key);
+    if (PyErr_Occurred()) return -1;
     mace_io *y = &rb->outs[i];
+    PyArrayObject *arr = NULL;
+    if (given != NULL) {
+      if (check_out_array(&info, given) < 0) return -1;
+      arr = (PyArrayObject *)given;
+      Py_INCREF(arr);
+    } else if (keep_on_device) {
+      PyObject *buffer = mace_py_gpu_buffer_new(self->engine, &info);
+      if (buffer == NULL) return -1;
+      rb->arrs[rb->n_in + i] = (PyArrayObject *)buffer; /* released by run_free as any object */
+      y->gpu_buffer = mace_py_gpu_buffer_get(buffer, &y->ndim, y->dims, &y->dtype);
+    } else {
+      arr = (PyArrayObject *)PyArray_SimpleNew(info.ndim, dims, npy);
+      if (arr == NULL) return -1;
+    }
     y->name = info.name;
+    if (arr == NULL) { /* on the device */
+      y->format = info.format;
+      continue;
+    }
+    rb->arrs[rb->n_in + i] = arr;
     y->data = PyArray_DATA(arr);
     y->ndim = info.ndim;
     memcpy(y->dims, info.dims, sizeof(info.dims));
@@ -635,7 +719,11 @@ static PyObject *wrap_outputs(const run_buffers *rb) {
     PyArrayObject *allocated = rb->arrs[rb->n_in + i];
     PyObject *arr = (PyObject *)allocated;
     Py_INCREF(arr);
-    int same = y->ndim == PyArray_NDIM(allocated);
+    if (y->gpu_buffer) {
+      mace_py_gpu_buffer_set_dims(arr, y->ndim, y->dims);
+      allocated = NULL;
+    }
+    int same = allocated == NULL || y->ndim == PyArray_NDIM(allocated);
     for (int d = 0; same && d < y->ndim; ++d) same = y->dims[d] == (int64_t)PyArray_DIM(allocated, d);
     if (!same && y->ndim >= 0 && y->ndim <= MACE_MAX_DIMS) {
       npy_intp dims[MACE_MAX_DIMS];
@@ -662,14 +750,18 @@ static PyObject *wrap_outputs(const run_buffers *rb) {
 }
 
 static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"inputs", "data_format", NULL};
-  PyObject *feeds = NULL, *result = NULL;
+  static char *kwlist[] = {"inputs", "data_format", "out", "keep_on_device", NULL};
+  PyObject *feeds = NULL, *result = NULL, *out = Py_None;
   const char *data_format = NULL;
-  int df;
+  int df, keep_on_device = 0;
   run_buffers rb = {0};
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|z:run", kwlist, &PyDict_Type, &feeds,
-                                   &data_format)) {
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|zOp:run", kwlist, &PyDict_Type, &feeds,
+                                   &data_format, &out, &keep_on_device)) {
+    return NULL;
+  }
+  if (out != Py_None && !PyDict_Check(out)) {
+    PyErr_SetString(mace_py_InvalidOutputError, "out must be a dict output name -> array");
     return NULL;
   }
   if (parse_data_format(data_format, &df) < 0 || engine_get(self) == NULL) return NULL;
@@ -680,7 +772,7 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
   /* One locked section from bind to run: another thread must not resize the engine between
    * our reading the output shapes and the run filling buffers of those sizes. */
   if (lock_and_bind(self, &rb) < 0) goto finally;
-  if (alloc_outputs(self, df, &rb) < 0) {
+  if (alloc_outputs(self, df, out == Py_None ? NULL : out, keep_on_device, &rb) < 0) {
     engine_unlock(self);
     goto finally;
   }
