@@ -724,7 +724,8 @@ static PyObject *wrap_outputs(const run_buffers *rb) {
       allocated = NULL;
     }
     int same = allocated == NULL || y->ndim == PyArray_NDIM(allocated);
-    for (int d = 0; same && d < y->ndim; ++d) same = y->dims[d] == (int64_t)PyArray_DIM(allocated, d);
+    for (int d = 0; allocated && same && d < y->ndim; ++d)
+      same = y->dims[d] == (int64_t)PyArray_DIM(allocated, d);
     if (!same && y->ndim >= 0 && y->ndim <= MACE_MAX_DIMS) {
       npy_intp dims[MACE_MAX_DIMS];
       PyArray_Dims shape = {dims, y->ndim};
