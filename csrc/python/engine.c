@@ -241,31 +241,10 @@ static PyObject *Engine_exit(EngineObject *self, PyObject *args) {
 
 /* ---- tensor descriptions ------------------------------------------------------------ */
 
-static PyObject *dims_tuple(int ndim, const int64_t *dims) {
-  PyObject *t = PyTuple_New(ndim < 0 ? 0 : ndim);
-  if (t == NULL) return NULL;
-  for (int i = 0; i < ndim; ++i) {
-    PyObject *d = PyLong_FromLongLong((long long)dims[i]);
-    if (d == NULL) {
-      Py_DECREF(t);
-      return NULL;
-    }
-    PyTuple_SET_ITEM(t, i, d);
-  }
-  return t;
-}
-
-/* numpy.dtype of a mace dtype, or None where NumPy has no such type. */
-static PyObject *dtype_object(mace_dtype dtype) {
-  int npy = mace_py_npy_type(dtype);
-  if (npy < 0) Py_RETURN_NONE;
-  return (PyObject *)PyArray_DescrFromType(npy);
-}
-
 /* (name, shape tuple, numpy dtype) */
 static PyObject *info_tuple(const mace_tensor_info *info) {
-  PyObject *shape = dims_tuple(info->ndim, info->dims);
-  PyObject *dtype = dtype_object(info->dtype);
+  PyObject *shape = mace_py_dims_tuple(info->ndim, info->dims);
+  PyObject *dtype = mace_py_dtype_object(info->dtype);
   PyObject *res = NULL;
   if (shape != NULL && dtype != NULL) {
     res = Py_BuildValue("(NOO)", mace_py_str(info->name), shape, dtype);
@@ -309,14 +288,6 @@ static PyObject *Engine_outputs(EngineObject *self, PyObject *unused) {
   return info_list(self, mace_engine_num_outputs(self->engine), mace_engine_output_info);
 }
 
-/* "shape (1, 3, 8, 8) float32" for error messages. */
-static PyObject *spec_string(int ndim, const int64_t *dims, PyObject *dtype) {
-  PyObject *shape = dims_tuple(ndim, dims);
-  if (shape == NULL) return NULL;
-  PyObject *s = PyUnicode_FromFormat("shape %S %S", shape, dtype ? dtype : Py_None);
-  Py_DECREF(shape);
-  return s;
-}
 
 /* Lists the model's inputs ("'x' shape (1, 3) float32, ...") for unknown-name errors. */
 static PyObject *inputs_string(EngineObject *self) {
@@ -326,9 +297,9 @@ static PyObject *inputs_string(EngineObject *self) {
   for (int i = 0; i < n; ++i) {
     mace_tensor_info info;
     if (mace_engine_input_info(self->engine, i, &info) != MACE_OK) continue;
-    PyObject *dtype = dtype_object(info.dtype);
+    PyObject *dtype = mace_py_dtype_object(info.dtype);
     if (dtype == NULL) goto finally;
-    PyObject *spec = spec_string(info.ndim, info.dims, dtype);
+    PyObject *spec = mace_py_spec_string(info.ndim, info.dims, dtype);
     Py_DECREF(dtype);
     if (spec == NULL) goto finally;
     PyObject *part = PyUnicode_FromFormat("'%s' %U", info.name, spec);
@@ -361,9 +332,9 @@ static void raise_input_mismatch(const mace_tensor_info *info, int given_ndim,
                                  const npy_intp *given_dims, PyObject *given_dtype) {
   int64_t dims[NPY_MAXDIMS];
   for (int d = 0; d < given_ndim && d < NPY_MAXDIMS; ++d) dims[d] = (int64_t)given_dims[d];
-  PyObject *want_dtype = dtype_object(info->dtype);
-  PyObject *want = want_dtype ? spec_string(info->ndim, info->dims, want_dtype) : NULL;
-  PyObject *got = spec_string(given_ndim < NPY_MAXDIMS ? given_ndim : NPY_MAXDIMS, dims,
+  PyObject *want_dtype = mace_py_dtype_object(info->dtype);
+  PyObject *want = want_dtype ? mace_py_spec_string(info->ndim, info->dims, want_dtype) : NULL;
+  PyObject *got = mace_py_spec_string(given_ndim < NPY_MAXDIMS ? given_ndim : NPY_MAXDIMS, dims,
                               given_dtype);
   if (want != NULL && got != NULL) {
     PyErr_Format(mace_py_InvalidInputError, "input '%s': got %U, the model expects %U",
@@ -535,7 +506,7 @@ static int bind_feeds(EngineObject *self, PyObject *feeds, int df, run_buffers *
         (x->gpu_buffer = mace_py_gpu_buffer_get(val, &gpu_ndim, x->dims, &gpu_dtype)) != NULL) {
       /* a device tensor: the engine checks its context, precision and size */
       if (gpu_dtype != info.dtype || gpu_ndim != info.ndim) {
-        PyObject *dtype = dtype_object(gpu_dtype);
+        PyObject *dtype = mace_py_dtype_object(gpu_dtype);
         npy_intp dims[MACE_MAX_DIMS];
         for (int d = 0; d < gpu_ndim; ++d) dims[d] = (npy_intp)x->dims[d];
         if (dtype != NULL) raise_input_mismatch(&info, gpu_ndim, dims, dtype);
@@ -550,8 +521,8 @@ static int bind_feeds(EngineObject *self, PyObject *feeds, int df, run_buffers *
       continue;
     }
     if (val == NULL) {
-      PyObject *dtype = dtype_object(info.dtype);
-      PyObject *spec = dtype ? spec_string(info.ndim, info.dims, dtype) : NULL;
+      PyObject *dtype = mace_py_dtype_object(info.dtype);
+      PyObject *spec = dtype ? mace_py_spec_string(info.ndim, info.dims, dtype) : NULL;
       if (spec != NULL) {
         PyErr_Format(mace_py_InvalidInputError, "missing input '%s' (the model expects %U)",
                      info.name, spec);
@@ -597,39 +568,6 @@ static int lock_and_bind(EngineObject *self, run_buffers *rb) {
   return 0;
 }
 
-/* The caller's array `given` for output `info` (run's out=): the output's dtype and shape,
- * C-contiguous, aligned and writeable, else InvalidOutputError naming what differs. */
-static int check_out_array(const mace_tensor_info *info, PyObject *given) {
-  if (!PyArray_Check(given)) {
-    PyErr_Format(mace_py_InvalidOutputError, "out['%s'] must be a NumPy array, not %.200s",
-                 info->name, Py_TYPE(given)->tp_name);
-    return -1;
-  }
-  PyArrayObject *arr = (PyArrayObject *)given;
-  int same = PyArray_TYPE(arr) == mace_py_npy_type(info->dtype) && PyArray_NDIM(arr) == info->ndim;
-  for (int d = 0; same && d < info->ndim; ++d) same = PyArray_DIM(arr, d) == info->dims[d];
-  if (!same) {
-    int64_t dims[NPY_MAXDIMS];
-    const int nd = PyArray_NDIM(arr) < NPY_MAXDIMS ? PyArray_NDIM(arr) : NPY_MAXDIMS;
-    for (int d = 0; d < nd; ++d) dims[d] = (int64_t)PyArray_DIM(arr, d);
-    PyObject *want_dtype = dtype_object(info->dtype);
-    PyObject *want = want_dtype ? spec_string(info->ndim, info->dims, want_dtype) : NULL;
-    PyObject *got = spec_string(nd, dims, (PyObject *)PyArray_DESCR(arr));
-    if (want != NULL && got != NULL)
-      PyErr_Format(mace_py_InvalidOutputError, "out['%s'] is %U, the output is %U", info->name,
-                   got, want);
-    Py_XDECREF(want_dtype);
-    Py_XDECREF(want);
-    Py_XDECREF(got);
-    return -1;
-  }
-  if (!PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISALIGNED(arr) || !PyArray_ISWRITEABLE(arr)) {
-    PyErr_Format(mace_py_InvalidOutputError, "out['%s'] must be C-contiguous, aligned and "
-                 "writeable", info->name);
-    return -1;
-  }
-  return 0;
-}
 
 /* Allocate step: per model output, the caller's array from `out` (a dict, or NULL), else a
  * GpuBuffer when keep_on_device, else a new NumPy array, of the shape the bound inputs give. */
@@ -668,7 +606,7 @@ static int alloc_outputs(EngineObject *self, int df, PyObject *out, int keep_on_
     mace_io *y = &rb->outs[i];
     PyArrayObject *arr = NULL;
     if (given != NULL) {
-      if (check_out_array(&info, given) < 0) return -1;
+      if (mace_py_check_out_array(&info, given) < 0) return -1;
       arr = (PyArrayObject *)given;
       Py_INCREF(arr);
     } else if (keep_on_device) {
@@ -920,7 +858,7 @@ static PyObject *Engine_op_stats(EngineObject *self, PyObject *unused) {
       mace_py_raise(st);
       goto finally;
     }
-    PyObject *dims = dims_tuple(stat.ndim, stat.out_dims);
+    PyObject *dims = mace_py_dims_tuple(stat.ndim, stat.out_dims);
     if (dims == NULL) goto finally;
     PyObject *d = Py_BuildValue("{s:N,s:N,s:d,s:L,s:N,s:s}", "name", mace_py_str(stat.name),
                                 "type", mace_py_str(stat.type), "ms", stat.ms, "macs",

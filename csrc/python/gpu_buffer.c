@@ -91,16 +91,7 @@ static PyObject *GpuBuffer_read(GpuBufferObject *self, PyObject *unused) {
 
 static PyObject *GpuBuffer_get_shape(GpuBufferObject *self, void *closure) {
   (void)closure;
-  PyObject *t = PyTuple_New(self->ndim);
-  for (int d = 0; t && d < self->ndim; ++d) {
-    PyObject *v = PyLong_FromLongLong(self->dims[d]);
-    if (v == NULL) {
-      Py_CLEAR(t);
-      break;
-    }
-    PyTuple_SET_ITEM(t, d, v);
-  }
-  return t;
+  return mace_py_dims_tuple(self->ndim, self->dims);
 }
 
 static PyObject *GpuBuffer_get_dtype(GpuBufferObject *self, void *closure) {

@@ -41,6 +41,14 @@ int mace_py_engine_module_init(PyObject *module);
 int mace_py_gpu_buffer_module_init(PyObject *module);
 int mace_py_tensor_module_init(PyObject *module);
 
+/* tensor_spec.c: a tuple of dims; the numpy.dtype of a mace dtype (None where NumPy has none);
+ * "shape (1, 3) float32"; 0 when array `given` can receive output `info` in place (its dtype
+ * and shape, C-contiguous, aligned, writeable), else -1 with InvalidOutputError naming it. */
+PyObject *mace_py_dims_tuple(int ndim, const int64_t *dims);
+PyObject *mace_py_dtype_object(mace_dtype dtype);
+PyObject *mace_py_spec_string(int ndim, const int64_t *dims, PyObject *dtype);
+int mace_py_check_out_array(const mace_tensor_info *info, PyObject *given);
+
 /* GpuBuffer (gpu_buffer.c): a new one holding a tensor of `info` on `engine`'s GPU (NULL with
  * the exception set); the buffer of `obj` with its tensor's dims and dtype (NULL, no exception,
  * when obj is no GpuBuffer); new dims of the same element count after a run. */
