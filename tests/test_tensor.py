@@ -248,3 +248,29 @@ def test_gpu_tensor_misuse_raises():
     a.close()
     with pytest.raises(mace.MaceError, match="closed"):
         a.run(rand(SHAPE), keep_on_device=True)
+
+
+FALLBACK_CANDIDATES = ["Floor", "Sign", "Erf", "Atan", "Sin"]  # ops that may lack a GPU kind
+
+
+def test_gpu_tensor_read_by_a_cpu_op_too():
+    """The input feeds a GPU op and an op that runs on the CPU: the GPU op reads the buffer in
+    place (no upload), the CPU op a download of it."""
+    need_gpu()
+    a = mace.Session(model_a(), device="gpu", gpu_precision="fp32")
+    x = rand(SHAPE, seed=6)
+    mid = a.run(x, keep_on_device=True)
+    for op in FALLBACK_CANDIDATES:
+        m = model([helper.make_node("Relu", ["y"], ["p"]), helper.make_node(op, ["y"], ["q"])],
+                  "y", ["p", "q"], SHAPE, SHAPE)
+        c = mace.Session(m, device="gpu", gpu_precision="fp32", share_gpu_with=a)
+        stats = c.profile(mid, rounds=1, warmup=0)
+        if not any(s["device"] == "cpu" and s["type"] != "Transfer" for s in stats):
+            continue  # this op has a GPU kind: try the next
+        assert "y:to_gpu" not in transfers(stats), stats
+        want = mace.Session(m, num_threads=1).run(mid.numpy())
+        got = c.run(mid)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6)
+        return
+    pytest.skip(f"every candidate op ({FALLBACK_CANDIDATES}) has a GPU kind")
