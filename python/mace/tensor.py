@@ -102,6 +102,9 @@ class Tensor(_mace.TensorBase):
         else:
             arr = self._host
         if dtype is not None and np.dtype(dtype) != arr.dtype:
+            if copy is False:
+                raise ValueError(f"a {arr.dtype} mace.Tensor cannot be viewed as {dtype} "
+                                 "without a copy")
             return arr.astype(dtype)
         return arr.copy() if copy and arr is self._host else arr
 
