@@ -88,6 +88,13 @@ def test_host_tensor_shares_memory():
     assert t.__dlpack_device__() == (1, 0)
 
 
+def test_docstring_example_runs():
+    import doctest
+    import mace.tensor
+    failed, tried = doctest.testmod(mace.tensor)
+    assert tried > 0 and failed == 0
+
+
 def test_host_tensor_copies_what_the_engine_cannot_read_in_place():
     a = np.arange(24, dtype=np.float32).reshape(4, 6)
     strided = mace.Tensor(a[:, ::2])            # not C-contiguous
