@@ -19,9 +19,9 @@
  *   mace_engine_output_info(eng, 0, &out);
  *   float *y = calloc(mace_tensor_info_numel(&out), sizeof(float));
  *
- *   mace_io input = {in.name, x, in.ndim, {0}, MACE_DT_F32, MACE_DF_NCHW};
+ *   mace_io input = {in.name, x, in.ndim, {0}, MACE_DT_F32, MACE_DF_NCHW, NULL};
  *   memcpy(input.dims, in.dims, sizeof(in.dims));
- *   mace_io output = {out.name, y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW};
+ *   mace_io output = {out.name, y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, NULL};
  *   if (mace_engine_run(eng, &input, 1, &output, 1) != MACE_OK) { ... mace_last_error() ... }
  *   // output.dims / output.ndim now hold the output's shape
  *   mace_engine_destroy(eng);
