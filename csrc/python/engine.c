@@ -61,6 +61,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   const char *decrypt_key = NULL; /* encrypted models (mace encrypt); borrowed for the call */
   Py_ssize_t decrypt_key_size = 0;
   PyObject *share = Py_None; /* an Engine on the GPU whose OpenCL context this one shares */
+  EngineObject *shared = NULL; /* share, its lock held during the creation */
   Py_buffer graph_buf;
   int has_graph_buf = 0;
   mace_engine *engine = NULL;
@@ -115,11 +116,18 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   cfg.gpu_device = gpu_device;
   cfg.opencl_queue_window_size = queue_window;
   if (share != Py_None) {
-    if (!PyObject_TypeCheck(share, &EngineType) || ((EngineObject *)share)->engine == NULL) {
+    if (!PyObject_TypeCheck(share, &EngineType) || ((EngineObject *)share)->lock == NULL) {
       PyErr_SetString(mace_py_InvalidArgumentError, "share_gpu_with must be an open GPU session");
       goto finally;
     }
-    cfg.share_gpu_with = ((EngineObject *)share)->engine;
+    /* held until the engine is made: the other cannot be closed under it meanwhile */
+    shared = (EngineObject *)share;
+    engine_lock(shared);
+    if (shared->engine == NULL) {
+      PyErr_SetString(mace_py_InvalidArgumentError, "share_gpu_with is a closed session");
+      goto finally;
+    }
+    cfg.share_gpu_with = shared->engine;
   }
 
   self->lock = PyThread_allocate_lock();
@@ -176,6 +184,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   rc = 0;
 
 finally:
+  if (shared != NULL) engine_unlock(shared);
   if (rc < 0 && self->has_weights) {
     PyBuffer_Release(&self->weights);
     self->has_weights = 0;
