@@ -257,7 +257,9 @@ def test_gpu_tensor_misuse_raises():
         a.run(rand(SHAPE), keep_on_device=True)
     with pytest.raises(mace.InvalidArgumentError, match="closed"):
         mace.Session(model_b(), device="gpu", gpu_precision="fp16", share_gpu_with=a)
-    np.testing.assert_array_equal(shared.run(rand([2, 5], seed=7))[1], -rand([2, 5], seed=7))
+    # a session sharing the closed one's context still runs (fp16 storage: its tolerance)
+    np.testing.assert_allclose(shared.run(rand([2, 5], seed=7))[1], -rand([2, 5], seed=7),
+                               rtol=PRECISIONS["fp16"])
 
 
 FALLBACK_CANDIDATES = ["Floor", "Sign", "Erf", "Atan", "Sin"]  # ops that may lack a GPU kind
