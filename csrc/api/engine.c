@@ -76,8 +76,8 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
                                                                            : MACE_CL_FP32,
                        .binary_cache = eng->cl_files[0],
                        .tuning_file = eng->cl_files[1],
-                       /* always: mace_engine_set_profiling may come after creation */
-                       .profiling = 1};
+                       /* launch events only while mace_engine_set_profiling is on */
+                       .profiling = 0};
   if (config->share_gpu_with) {
     if (!config->share_gpu_with->cl)
       return mace_error(MACE_INVALID_ARGS, "share_gpu_with is an engine on the CPU: it has no "
@@ -534,6 +534,25 @@ static mace_status write_gpu_output(const mace_engine *eng, const mace_tensor *t
   return MACE_OK;
 }
 
+/* Refuses, before the run writes anything, an output buffer the caller sized smaller than
+ * the output of the shapes bound (mace_io.data_bytes; 0 means not given). */
+static mace_status check_output_buffers(const mace_net *net, const mace_io *outputs,
+                                        int num_outputs) {
+  for (int k = 0; k < num_outputs; ++k) {
+    const int i = find_output(net, outputs[k].name);
+    if (i < 0 || !outputs[k].data_bytes) continue;
+    const mace_tensor *t = mace_net_tensor_const(net, mace_net_output(net, i)->tensor);
+    if (mace_tensor_nbytes(t) > outputs[k].data_bytes) {
+      char d[96];
+      return mace_error(MACE_INVALID_ARGS, "output '%s' is %s (%zu bytes) for the inputs bound, "
+                        "but its buffer holds %zu bytes", t->name,
+                        mace_dims_str(t->dims, t->ndim, d, sizeof d), mace_tensor_nbytes(t),
+                        outputs[k].data_bytes);
+    }
+  }
+  return MACE_OK;
+}
+
 /* Copies the outputs named in `outputs` out of the net after a run (none for those written in
  * place). */
 static mace_status copy_outputs(const mace_engine *eng, mace_io *outputs, int num_outputs) {
@@ -630,6 +649,7 @@ mace_status mace_engine_run_bound(mace_engine *eng, mace_io *outputs, int num_ou
   mace_net *net = eng->net;
   eng->inputs_bound = 0;
   eng->kept_valid = 0;
+  MACE_RETURN_IF_ERROR(check_output_buffers(net, outputs, num_outputs));
   MACE_RETURN_IF_ERROR(mace_net_prepare(net));
   mace_status st = read_inputs(eng, eng->bound);
   if (st == MACE_OK) {
@@ -664,6 +684,7 @@ mace_status mace_engine_release_intermediate_buffers(mace_engine *eng) {
 mace_status mace_engine_set_profiling(mace_engine *eng, int on) {
   if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
   mace_net_set_profiling(eng->net, on);
+  if (eng->cl) mace_cl_set_profiling(eng->cl, on);
   return MACE_OK;
 }
 

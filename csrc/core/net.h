@@ -33,6 +33,11 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
                                struct mace_cl_runtime *cl, mace_net **out);
 void mace_net_destroy(mace_net *net);
 
+/* Which inputs of the NetDef in `graph` infer reads the values of, directly or through what is
+ * computed from them (a subgraph's; the value mechanism of mace_op_kind.value_inputs): bit i
+ * for input i (the first 64). */
+mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, uint64_t *mask);
+
 int mace_net_num_inputs(const mace_net *net);
 int mace_net_num_outputs(const mace_net *net);
 const mace_net_io *mace_net_input(const mace_net *net, int i);

@@ -24,6 +24,8 @@ struct mace_net {
   char *evaluated;            /* owned, per op: ran during infer (produces value tensors) */
   char **value_names;         /* owned array of borrowed names: tensors infer reads */
   int n_value_names;
+  unsigned *op_value_inputs;  /* owned, per op: value-input bits found at load (mark_values) */
+  size_t *value_room;         /* owned, per tensor: bytes a value tensor's buffer holds */
   mace_arg *args;             /* owned; ops point into it; each `s` owned */
   int n_args;
   mace_net_io *inputs;        /* owned */

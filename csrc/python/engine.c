@@ -634,6 +634,7 @@ static int alloc_outputs(EngineObject *self, int df, PyObject *out, int keep_on_
     }
     rb->arrs[rb->n_in + i] = arr;
     y->data = PyArray_DATA(arr);
+    y->data_bytes = (size_t)PyArray_NBYTES(arr);
     y->ndim = info.ndim;
     memcpy(y->dims, info.dims, sizeof(info.dims));
     y->dtype = info.dtype;

@@ -382,6 +382,8 @@ def h_softmax(g, op) -> None:
     x = g.value(op, 0, "f32")
     if arg_int(op, "use_log", 0):
         raise unsupported(op, "log-softmax")
+    if arg_int(op, "nan_to_zero", 0):
+        raise unsupported(op, "nan_to_zero (the converter's fold of Where(IsNaN(p), 0, p))")
     xs = list(g.shape(x)) or [1]
     axis = arg_int(op, "axis", -1)
     axis = axis + len(xs) if axis < 0 else axis

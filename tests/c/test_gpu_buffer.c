@@ -59,7 +59,7 @@ static void test_chain(mace_gpu_precision precision, float tol) {
     float y = x[i] + bias > 0 ? x[i] + bias : 0;
     ref[i] = y + bias > 0 ? y + bias : 0;
   }
-  mace_io in = {"x", x, 4, {1, 3, 4, 4}, MACE_DT_F32, MACE_DF_NCHW, NULL};
+  mace_io in = {"x", x, 4, {1, 3, 4, 4}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
   CHECK(mace_engine_bind_inputs(a, &in, 1) == MACE_OK, "bind: %s", mace_last_error());
   mace_tensor_info info;
   mace_engine_output_info(a, 0, &info);
@@ -70,13 +70,13 @@ static void test_chain(mace_gpu_precision precision, float tol) {
   CHECK(mace_gpu_buffer_size(mid) == bytes && mace_gpu_buffer_precision(mid) == precision &&
             mace_gpu_buffer_cl_mem(mid) != NULL && mace_engine_shares_gpu_buffer(b, mid),
         "buffer properties");
-  mace_io y = {"y", NULL, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, mid};
+  mace_io y = {"y", NULL, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, mid};
   CHECK(mace_engine_run_bound(a, &y, 1) == MACE_OK, "run a: %s", mace_last_error());
   CHECK(y.ndim == 4 && y.dims[1] == 3, "output dims");
   mace_engine_destroy(a); /* the buffer keeps its context */
   a = NULL;
-  mace_io in_b = {"x", NULL, 4, {1, 3, 4, 4}, MACE_DT_F32, MACE_DF_NCHW, mid};
-  mace_io out_b = {"y", z, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, NULL};
+  mace_io in_b = {"x", NULL, 4, {1, 3, 4, 4}, MACE_DT_F32, MACE_DF_NCHW, 0, mid};
+  mace_io out_b = {"y", z, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
   CHECK(mace_engine_run(b, &in_b, 1, &out_b, 1) == MACE_OK, "run b: %s", mace_last_error());
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += !(fabsf(z[i] - ref[i]) <= tol * (1 + fabsf(ref[i])));
@@ -123,7 +123,7 @@ static void test_misuse(void) {
   CHECK(mace_gpu_buffer_create(a, N * 2, &buf) == MACE_OK, "%s", mace_last_error());
   CHECK(mace_gpu_buffer_create(a, N, &small) == MACE_OK, "%s", mace_last_error());
   float z[N];
-  mace_io out = {"y", z, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, NULL};
+  mace_io out = {"y", z, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
   struct {
     mace_engine *eng;
     mace_gpu_buffer *buf;
@@ -133,7 +133,7 @@ static void test_misuse(void) {
                {fp32, buf, "fp16"},
                {a, small, "needs 96 bytes"}};
   for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); ++k) {
-    mace_io in = {"x", NULL, 4, {1, 3, 4, 4}, MACE_DT_F32, MACE_DF_NCHW, cases[k].buf};
+    mace_io in = {"x", NULL, 4, {1, 3, 4, 4}, MACE_DT_F32, MACE_DF_NCHW, 0, cases[k].buf};
     mace_status st = mace_engine_run(cases[k].eng, &in, 1, &out, 1);
     CHECK(st == MACE_INVALID_INPUT && strstr(mace_last_error(), cases[k].says),
           "case %zu: status %d, '%s'", k, (int)st, mace_last_error());

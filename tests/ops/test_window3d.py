@@ -1,7 +1,7 @@
-"""3-D Conv, MaxPool and AveragePool over NCDHW against onnxruntime: sweeps of kernel, stride,
-dilation, explicit and automatic padding, groups, bias, ceil_mode and count_include_pad, thread
-splits. The 3-D kernels are the reference loops whatever MACE_CPU_ISA says; the runs under
-MACE_CPU_ISA=ref are in test_window3d_isa_ref."""
+"""3-D Conv, MaxPool, AveragePool and their global forms over NCDHW against onnxruntime: sweeps
+of kernel, stride, dilation, explicit and automatic padding, groups, bias, ceil_mode and
+count_include_pad, thread splits. The 3-D kernels are the reference loops whatever MACE_CPU_ISA
+says; the runs under MACE_CPU_ISA=ref are in test_window3d_isa_ref."""
 import os
 import subprocess
 import sys
@@ -94,6 +94,12 @@ def test_pool3d(kernel, strides, dilations, pads, ceil_mode, op, cip):
 def test_pool3d_auto_pad(auto_pad, op):
     attrs = dict(kernel_shape=[3, 2, 3], strides=[2, 1, 2], auto_pad=auto_pad)
     check_model(_model(op, X_SHAPE, attrs), {"x": _x()})
+
+
+@pytest.mark.parametrize("op", ["GlobalMaxPool", "GlobalAveragePool"])
+@pytest.mark.parametrize("shape", [X_SHAPE, (1, 3, 1, 1, 1), (1, 5, 2, 1, 9)], ids=str)
+def test_global_pool3d(op, shape):
+    check_model(_model(op, shape, {}), {"x": _x(shape, 3)})
 
 
 def test_pool3d_threads():

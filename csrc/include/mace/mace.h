@@ -19,9 +19,9 @@
  *   mace_engine_output_info(eng, 0, &out);
  *   float *y = calloc(mace_tensor_info_numel(&out), sizeof(float));
  *
- *   mace_io input = {in.name, x, in.ndim, {0}, MACE_DT_F32, MACE_DF_NCHW, NULL};
+ *   mace_io input = {in.name, x, in.ndim, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
  *   memcpy(input.dims, in.dims, sizeof(in.dims));
- *   mace_io output = {out.name, y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, NULL};
+ *   mace_io output = {out.name, y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
  *   if (mace_engine_run(eng, &input, 1, &output, 1) != MACE_OK) { ... mace_last_error() ... }
  *   // output.dims / output.ndim now hold the output's shape
  *   mace_engine_destroy(eng);
@@ -173,7 +173,10 @@ typedef struct mace_gpu_buffer mace_gpu_buffer;
 
 /* One named input or output for mace_engine_run. For inputs, dims/ndim/dtype/format
  * describe `data`; for outputs, `data` must hold the output's bytes (see output_info) and
- * dims/ndim are filled on return. `format` NHWC on a 4-D NCHW model tensor is transposed. */
+ * dims/ndim are filled on return. `format` NHWC on a 4-D NCHW model tensor is transposed.
+ * `data_bytes` (0: not given) is the size of an output's buffer: a run whose output needs
+ * more fails with MACE_INVALID_ARGS before anything is written. Set it whenever input shapes
+ * change between runs; without it the buffer must fit the output of the shapes bound. */
 typedef struct mace_io {
   const char *name;
   void *data;               /* borrowed: caller's memory */
@@ -181,6 +184,7 @@ typedef struct mace_io {
   int64_t dims[MACE_MAX_DIMS];
   mace_dtype dtype;
   mace_data_format format;
+  size_t data_bytes;        /* outputs: capacity of `data` in bytes, 0 if not given */
   /* NULL (default): `data` is host memory. Else (GPU engines; `data` unused) the tensor is in
    * this buffer from byte 0, in the engine's precision: an input is read there by the GPU
    * ops with no upload (no "<name>:to_gpu" transfer in the profile); an output is copied
@@ -304,9 +308,9 @@ mace_status mace_engine_memory_stat(const mace_engine *engine, mace_memory_stat 
  *   mace_engine_bind_inputs(a, &x, 1);
  *   mace_engine_output_info(a, 0, &info);
  *   mace_gpu_buffer_create(a, mace_engine_gpu_tensor_bytes(a, &info), &mid);
- *   mace_io y = {info.name, NULL, 0, {0}, info.dtype, MACE_DF_NONE, mid};
+ *   mace_io y = {info.name, NULL, 0, {0}, info.dtype, MACE_DF_NONE, 0, mid};
  *   mace_engine_run_bound(a, &y, 1);                       // y stays on the GPU
- *   mace_io z = {"b_input", NULL, y.ndim, {0}, y.dtype, MACE_DF_NONE, mid};
+ *   mace_io z = {"b_input", NULL, y.ndim, {0}, y.dtype, MACE_DF_NONE, 0, mid};
  *   memcpy(z.dims, y.dims, sizeof(z.dims));
  *   mace_engine_run(b, &z, 1, &out, 1);                    // b reads mid in place
  *   mace_gpu_buffer_destroy(mid);

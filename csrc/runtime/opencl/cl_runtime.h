@@ -59,8 +59,8 @@ typedef struct mace_cl_config {
   const char *library;       /* NULL: $MACE_OPENCL_LIBRARY, else libOpenCL.so.1, else libOpenCL.so */
   /* NULL: a context and queue of its own. Else this runtime uses share's device, context and
    * in-order queue (retained: share may be destroyed first), so buffers of one are valid in
-   * the other and their work runs in submission order (platform/device indices, library and
-   * profiling are share's). Programs, precision, caches and profiles stay per runtime. */
+   * the other and their work runs in submission order (platform/device indices and library
+   * are share's). Programs, precision, caches, profiling and profiles stay per runtime. */
   const struct mace_cl_runtime *share;
 } mace_cl_config;
 
@@ -121,6 +121,9 @@ mace_status mace_cl_arg_local(mace_cl_kernel *k, int index, size_t size);
  * choose. `tag` names the launch in profiles (the op's name). Never blocks. */
 mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, const size_t *gws,
                            const size_t *lws, const char *tag);
+/* Turns per-launch profiling events on or off (mace_cl_config.profiling is the initial state;
+ * off, launches carry no event). */
+void mace_cl_set_profiling(mace_cl_runtime *rt, int on);
 /* With profiling on: device milliseconds of the launches tagged `tag` since the last
  * mace_cl_profile_reset (waits for them). */
 double mace_cl_profile_ms(mace_cl_runtime *rt, const char *tag);
