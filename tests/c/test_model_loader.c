@@ -152,7 +152,7 @@ static void test_valid_model(void) {
   CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_OK, "data_bytes that fit: %s", mace_last_error());
   {
     float big[60] = {0};
-    mace_io in2 = {"x", big, 4, {1, 3, 4, 5}, MACE_DT_F32, MACE_DF_NCHW, 0};
+    mace_io in2 = {"x", big, 4, {1, 3, 4, 5}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
     for (int i = 0; i < 48; ++i) y[i] = -7.0f;
     mace_status s2 = mace_engine_run(eng, &in2, 1, &out, 1);
     int untouched = 1;
