@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/engine_internal.h"
 #include "api/model_crypto.h"
 #include "core/checksum.h"
 #include "core/cpu_features.h"
@@ -47,6 +48,7 @@ struct mace_engine {
 const char *mace_version(void) { return MACE_VERSION_STRING; }
 
 const char *mace_cpu_get_isa(void) { return mace_cpu_isa_name(mace_cpu_isa_active()); }
+mace_cl_runtime *mace_engine_cl_runtime(const mace_engine *engine) { return engine->cl; }
 
 void mace_config_init(mace_config *config) {
   memset(config, 0, sizeof(*config));
@@ -78,6 +80,12 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
                        .tuning_file = eng->cl_files[1],
                        /* launch events only while mace_engine_set_profiling is on */
                        .profiling = 0};
+  if (config->share_gpu_with) {
+    if (!config->share_gpu_with->cl)
+      return mace_error(MACE_INVALID_ARGS, "share_gpu_with is an engine on the CPU: it has no "
+                        "OpenCL context to share");
+    cc.share = config->share_gpu_with->cl;
+  }
   mace_status st = mace_cl_runtime_create(&cc, &eng->cl);
   if (st != MACE_OK) return mace_error_wrap(st, "device GPU (OpenCL)");
   return MACE_OK;
@@ -375,12 +383,29 @@ static mace_status reshape_inputs(mace_net *net, int64_t (*dims)[MACE_MAX_DIMS],
   return mace_error(MACE_INVALID_INPUT, "%s (the model cannot run this shape: %s)", given, reason);
 }
 
+/* An input given as a GPU buffer: one the engine can read in place (engine_internal.h). */
+static mace_status check_gpu_input(const mace_engine *eng, const mace_tensor *t,
+                                   const mace_io *x, mace_data_format model_format,
+                                   const int64_t *dims, int ndim) {
+  if (needs_transpose(x->format, model_format, x->ndim))
+    return mace_error(MACE_UNSUPPORTED, "input '%s': a GPU buffer is read in the model's layout, "
+                      "not NHWC", t->name);
+  if (t->is_value)
+    return mace_error(MACE_UNSUPPORTED, "input '%s': its values set the model's shapes, so it "
+                      "must be given in host memory", t->name);
+  mace_tensor_info info = {t->name, ndim, {0}, t->dtype, MACE_DF_NONE};
+  memcpy(info.dims, dims, sizeof(info.dims));
+  return mace_gpu_buffer_check(eng, x->gpu_buffer, "input", t->name, t->dtype == MACE_DT_F32,
+                               mace_engine_gpu_tensor_bytes(eng, &info));
+}
+
 /* Matches `inputs` to the model's inputs by name (in the model's order, the usual case, with
  * no search), checks dtypes and ranks, and re-infers the net when a shape or an input's
  * values that shapes depend on differ. bound (NULL: not wanted) gets the description of
  * model input i at i. */
-static mace_status match_inputs(mace_net *net, const mace_io *inputs, int num_inputs,
+static mace_status match_inputs(const mace_engine *eng, const mace_io *inputs, int num_inputs,
                                 mace_io *bound) {
+  mace_net *net = eng->net;
   int n_in = mace_net_num_inputs(net);
   if (num_inputs != n_in || (num_inputs && !inputs))
     return mace_error(MACE_INVALID_INPUT, "the model has %d inputs, %d given", n_in, num_inputs);
@@ -397,7 +422,7 @@ static mace_status match_inputs(mace_net *net, const mace_io *inputs, int num_in
       if (inputs[j].name && strcmp(inputs[j].name, t->name) == 0) k = j;
     if (k < 0) return mace_error(MACE_INVALID_INPUT, "input '%s' is not given", t->name);
     const mace_io *x = &inputs[k];
-    if (!x->data && mace_tensor_numel(t) > 0)
+    if (!x->data && !x->gpu_buffer && mace_tensor_numel(t) > 0)
       return mace_error(MACE_INVALID_INPUT, "input '%s' has no data", t->name);
     if (x->dtype != t->dtype)
       return mace_error(MACE_INVALID_INPUT, "input '%s': expected dtype %s, given %s", t->name,
@@ -421,6 +446,7 @@ static mace_status match_inputs(mace_net *net, const mace_io *inputs, int num_in
                         mace_dims_str(dims[i], ndims[i], b, sizeof(b)));
     }
     if (!mace_dims_equal(dims[i], ndims[i], t->dims, t->ndim)) reshape = 1;
+    if (x->gpu_buffer) MACE_RETURN_IF_ERROR(check_gpu_input(eng, t, x, io->format, dims[i], ndims[i]));
     values[i] = x->data;
     /* Values that shapes depend on: a change re-infers the net. */
     if (t->is_value && (!mace_dims_equal(dims[i], ndims[i], t->dims, t->ndim) ||
@@ -436,14 +462,14 @@ mace_status mace_engine_resize(mace_engine *eng, const mace_io *inputs, int num_
   if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
   eng->inputs_bound = 0;
   eng->kept_valid = 0;
-  return match_inputs(eng->net, inputs, num_inputs, NULL);
+  return match_inputs(eng, inputs, num_inputs, NULL);
 }
 
 mace_status mace_engine_bind_inputs(mace_engine *eng, const mace_io *inputs, int num_inputs) {
   if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
   eng->inputs_bound = 0;
   eng->kept_valid = 0;
-  MACE_RETURN_IF_ERROR(match_inputs(eng->net, inputs, num_inputs, eng->bound));
+  MACE_RETURN_IF_ERROR(match_inputs(eng, inputs, num_inputs, eng->bound));
   eng->inputs_bound = 1;
   return MACE_OK;
 }
@@ -472,7 +498,7 @@ static void bind_outputs(mace_net *net, const mace_io *inputs, int num_inputs,
   for (int k = 0; k < num_outputs; ++k) {
     const mace_io *y = &outputs[k];
     const int i = find_output(net, y->name);
-    if (i < 0 || !y->data) continue;
+    if (i < 0 || !y->data || y->gpu_buffer) continue;
     const mace_net_io *io = mace_net_output(net, i);
     const mace_tensor *t = mace_net_tensor_const(net, io->tensor);
     const size_t nbytes = mace_tensor_nbytes(t);
@@ -481,12 +507,33 @@ static void bind_outputs(mace_net *net, const mace_io *inputs, int num_inputs,
              !needs_transpose(y->format, io->format, t->ndim) &&
              (uintptr_t)y->data % mace_dtype_size(t->dtype) == 0;
     for (int j = 0; ok && j < num_inputs; ++j) {  /* the caller's input buffers */
+      if (!inputs[j].data) continue;
       size_t in_bytes = mace_dtype_size(inputs[j].dtype);
       for (int d = 0; d < inputs[j].ndim; ++d) in_bytes *= (size_t)inputs[j].dims[d];
       ok = !overlaps(y->data, nbytes, inputs[j].data, in_bytes);
     }
     if (ok) (void)mace_net_borrow(net, io->tensor, y->data);
   }
+}
+
+/* Output t into the caller's GPU buffer: a copy on the device, or an upload when t was
+ * computed on the CPU. Enqueued only (copy_outputs waits). */
+static mace_status write_gpu_output(const mace_engine *eng, const mace_tensor *t,
+                                    mace_gpu_buffer *buffer) {
+  mace_tensor_info info;
+  fill_info(t, MACE_DF_NONE, &info);
+  const size_t bytes = mace_engine_gpu_tensor_bytes(eng, &info);
+  const int is_float = t->dtype == MACE_DT_F32;
+  MACE_RETURN_IF_ERROR(mace_gpu_buffer_check(eng, buffer, "output", t->name, is_float, bytes));
+  void *mem = mace_gpu_buffer_cl_mem(buffer);
+  mace_status st = t->storage != MACE_STORAGE_HOST && t->role != MACE_TENSOR_CONST
+                       ? mace_cl_copy(eng->cl, t->cl_mem, t->cl_offset, mem, 0, bytes)
+                       : mace_cl_write(eng->cl, mem, 0, t->data,
+                                       is_float ? (size_t)mace_tensor_numel(t)
+                                                : mace_tensor_nbytes(t),
+                                       is_float);
+  if (st != MACE_OK) return mace_error_wrap(st, "output '%s' into its GPU buffer", t->name);
+  return MACE_OK;
 }
 
 /* Refuses, before the run writes anything, an output buffer the caller sized smaller than
@@ -512,7 +559,9 @@ static mace_status check_output_buffers(const mace_net *net, const mace_io *outp
 
 /* Copies the outputs named in `outputs` out of the net after a run (none for those written in
  * place). */
-static mace_status copy_outputs(const mace_net *net, mace_io *outputs, int num_outputs) {
+static mace_status copy_outputs(const mace_engine *eng, mace_io *outputs, int num_outputs) {
+  const mace_net *net = eng->net;
+  int on_device = 0;
   for (int k = 0; k < num_outputs; ++k) {
     mace_io *y = &outputs[k];
     const int found = find_output(net, y->name);
@@ -521,7 +570,7 @@ static mace_status copy_outputs(const mace_net *net, mace_io *outputs, int num_o
                         y->name ? y->name : "(null)");
     const mace_net_io *io = mace_net_output(net, found);
     const mace_tensor *t = mace_net_tensor_const(net, io->tensor);
-    if (!y->data && mace_tensor_numel(t) > 0)
+    if (!y->data && !y->gpu_buffer && mace_tensor_numel(t) > 0)
       return mace_error(MACE_INVALID_ARGS, "output '%s' has no buffer", t->name);
     /* Only a model's own Reorder op can return one; its storage is larger than its dims. */
     if (t->layout == MACE_LAYOUT_NCHWC)
@@ -531,7 +580,13 @@ static mace_status copy_outputs(const mace_net *net, mace_io *outputs, int num_o
     y->ndim = t->ndim;
     memcpy(y->dims, t->dims, sizeof(y->dims));
     const int transpose = needs_transpose(y->format, io->format, t->ndim);
-    if (t->storage != MACE_STORAGE_HOST && t->role != MACE_TENSOR_CONST) {
+    if (y->gpu_buffer) {
+      if (transpose)
+        return mace_error(MACE_UNSUPPORTED, "output '%s': a GPU buffer is written in the "
+                          "model's layout, not NHWC", t->name);
+      MACE_RETURN_IF_ERROR(write_gpu_output(eng, t, y->gpu_buffer));
+      on_device = 1;
+    } else if (t->storage != MACE_STORAGE_HOST && t->role != MACE_TENSOR_CONST) {
       /* computed on the GPU: read back (into a temporary to transpose it) */
       void *tmp = transpose ? mace_aligned_alloc(mace_tensor_nbytes(t)) : y->data;
       if (!tmp) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory reading '%s'", t->name);
@@ -553,24 +608,39 @@ static mace_status copy_outputs(const mace_net *net, mace_io *outputs, int num_o
       memcpy(y->data, t->data, mace_tensor_nbytes(t));
     }
   }
-  return MACE_OK;
+  /* The device copies are done before the caller (or another engine's queue) reads them. */
+  return on_device ? mace_cl_finish(eng->cl) : MACE_OK;
 }
 
 /* Puts the bound inputs where the net reads them: an input in the model's layout is read in
  * place from the caller's buffer (aligned to its element: the kernels load unaligned vectors),
  * which saves a copy on a cold destination; others are copied (transposed from NHWC). */
-static void read_inputs(mace_net *net, const mace_io *bound) {
+static mace_status read_inputs(mace_engine *eng, const mace_io *bound) {
+  mace_net *net = eng->net;
+  if (eng->cl) mace_net_clear_device_inputs(net);
   for (int i = 0; i < mace_net_num_inputs(net); ++i) {
     const mace_net_io *io = mace_net_input(net, i);
     mace_tensor *t = mace_net_tensor(net, io->tensor);
     const mace_io *x = &bound[i];
-    if (needs_transpose(x->format, io->format, x->ndim))
+    if (x->gpu_buffer) {
+      /* read in place by the GPU ops; downloaded only when a CPU op reads it too */
+      void *mem = mace_gpu_buffer_cl_mem(x->gpu_buffer);
+      int needs_host = 0;
+      MACE_RETURN_IF_ERROR(mace_net_bind_device_input(net, i, mem, &needs_host));
+      const int is_float = t->dtype == MACE_DT_F32;
+      if (needs_host && mace_tensor_nbytes(t))
+        MACE_RETURN_IF_ERROR(mace_cl_read(eng->cl, mem, 0, t->data,
+                                          is_float ? (size_t)mace_tensor_numel(t)
+                                                   : mace_tensor_nbytes(t),
+                                          is_float));
+    } else if (needs_transpose(x->format, io->format, x->ndim))
       copy_nhwc_nchw(x->data, t->data, t->dims, mace_dtype_size(t->dtype), 1);
     else if (mace_tensor_nbytes(t) &&
              !((uintptr_t)x->data % mace_dtype_size(t->dtype) == 0 &&
                mace_net_borrow(net, io->tensor, x->data)))
       memcpy(t->data, x->data, mace_tensor_nbytes(t));
   }
+  return MACE_OK;
 }
 
 mace_status mace_engine_run_bound(mace_engine *eng, mace_io *outputs, int num_outputs) {
@@ -585,10 +655,12 @@ mace_status mace_engine_run_bound(mace_engine *eng, mace_io *outputs, int num_ou
   eng->kept_valid = 0;
   MACE_RETURN_IF_ERROR(check_output_buffers(net, outputs, num_outputs));
   MACE_RETURN_IF_ERROR(mace_net_prepare(net));
-  read_inputs(net, eng->bound);
-  bind_outputs(net, eng->bound, mace_net_num_inputs(net), outputs, num_outputs);
-  mace_status st = mace_net_run(net);
-  if (st == MACE_OK) st = copy_outputs(net, outputs, num_outputs);
+  mace_status st = read_inputs(eng, eng->bound);
+  if (st == MACE_OK) {
+    bind_outputs(net, eng->bound, mace_net_num_inputs(net), outputs, num_outputs);
+    st = mace_net_run(net);
+  }
+  if (st == MACE_OK) st = copy_outputs(eng, outputs, num_outputs);
   for (int i = 0; i < mace_net_num_inputs(net); ++i)  /* the arrays are the caller's again */
     (void)mace_net_borrow(net, mace_net_input(net, i)->tensor, NULL);
   for (int i = 0; i < mace_net_num_outputs(net); ++i)

@@ -816,6 +816,15 @@ mace_status mace_net_read_tensor(const mace_net *net, int index, void *dst) {
   return MACE_OK;
 }
 
+mace_status mace_net_bind_device_input(mace_net *net, int i, void *mem, int *needs_host) {
+  if (!net->placement)
+    return mace_error(MACE_INVALID_INPUT, "input '%s': a device buffer needs a GPU engine",
+                      net->tensors[net->inputs[i].tensor].name);
+  return mace_placement_bind_device_input(net, net->inputs[i].tensor, mem, needs_host);
+}
+
+void mace_net_clear_device_inputs(mace_net *net) { mace_placement_clear_device_inputs(net); }
+
 int64_t mace_net_device_arena_bytes(const mace_net *net) {
   return mace_placement_arena_bytes(net);
 }

@@ -94,6 +94,12 @@ int mace_net_tensor_is_copy(const mace_net *net, int index);
 /* Copies tensor `index`'s bytes (mace_tensor_nbytes, float tensors as f32) into dst, from
  * host memory or from the GPU. */
 mace_status mace_net_read_tensor(const mace_net *net, int index, void *dst);
+/* GPU nets: model input i is read this run from the caller's device buffer `mem` (a cl_mem of
+ * the net's OpenCL context, in its precision), with no upload (core/placement.h); call after
+ * mace_net_prepare. *needs_host: a CPU op or an output reads it too, so its host data must
+ * be filled as well. mace_net_clear_device_inputs undoes it (host inputs again). */
+mace_status mace_net_bind_device_input(mace_net *net, int i, void *mem, int *needs_host);
+void mace_net_clear_device_inputs(mace_net *net);
 int mace_net_num_ops(const mace_net *net);
 const mace_op *mace_net_op(const mace_net *net, int i);
 double mace_net_op_ms(const mace_net *net, int i);

@@ -15,6 +15,7 @@ typedef struct transfer_step {
   mace_op op;               /* kind: transfer_kind; name: the copy's name (borrowed) */
   mace_tensor *io[2];       /* op.inputs = io (the source), op.outputs = io + 1 (the copy) */
   int before;
+  int skipped;              /* the copy is a caller's device buffer this run: no step */
 } transfer_step;
 
 /* One entry of the execution order: an op of the net or a transfer step. */
@@ -41,6 +42,9 @@ struct mace_placement {
   void **consts;            /* owned cl_mems of uploaded constants */
   int n_consts, cap_consts;
   int gpu_ops_queued;       /* GPU ops enqueued since the last wait (queue window) */
+  void **bound_mem;         /* owned array, per tensor: the caller's cl_mem a device copy of a
+                             * model input reads from instead of the arena (borrowed, this
+                             * run; mace_placement_bind_device_input), or NULL */
 };
 
 static int is_f32(const mace_tensor *t) { return t->dtype == MACE_DT_F32; }
@@ -108,7 +112,8 @@ mace_status mace_placement_create(mace_net *net) {
   pl->steps = calloc(cap ? (size_t)cap : 1, sizeof(transfer_step));
   pl->step_ms = calloc(cap ? (size_t)cap : 1, sizeof(double));
   pl->sched = calloc((size_t)(n_ops + cap + 1), sizeof(sched_entry));
-  if (!pl->is_copy || !pl->twin || !pl->copy_first || !pl->copy_last || !pl->op_gpu || !pl->steps ||
+  pl->bound_mem = calloc(cap ? (size_t)cap : 1, sizeof(void *));
+  if (!pl->bound_mem || !pl->is_copy || !pl->twin || !pl->copy_first || !pl->copy_last || !pl->op_gpu || !pl->steps ||
       !pl->step_ms || !pl->sched)
     return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   for (int i = 0; i < cap; ++i) pl->twin[i] = pl->copy_first[i] = pl->copy_last[i] = -1;
@@ -139,6 +144,7 @@ void mace_placement_destroy(mace_net *net) {
   free(pl->steps);
   free(pl->step_ms);
   free(pl->sched);
+  free(pl->bound_mem);
   mace_planner_destroy(pl->planner);
   free(pl);
   net->placement = NULL;
@@ -359,14 +365,63 @@ mace_status mace_placement_apply(mace_net *net) {
     pt->view_of = -1;
     pt->flags = pl->copy_first[c] < 0 ? MACE_PLAN_OUTSIDE : 0;
   }
-  /* The execution order. */
+  mace_placement_clear_device_inputs(net);
+  return MACE_OK;
+}
+
+/* The execution order: the ops and the transfer steps not skipped. */
+static void schedule(mace_net *net) {
+  mace_placement *pl = net->placement;
   int n = 0, s = 0;
   for (int i = 0; i < net->n_ops; ++i) {
     for (; s < pl->n_steps && pl->steps[s].before == i; ++s)
-      pl->sched[n++] = (sched_entry){&pl->steps[s].op, &pl->step_ms[s]};
+      if (!pl->steps[s].skipped)
+        pl->sched[n++] = (sched_entry){&pl->steps[s].op, &pl->step_ms[s]};
     pl->sched[n++] = (sched_entry){&net->ops[i], &net->op_ms[i]};
   }
   pl->n_sched = n;
+}
+
+void mace_placement_clear_device_inputs(mace_net *net) {
+  mace_placement *pl = net->placement;
+  if (!pl) return;
+  memset(pl->bound_mem, 0, (size_t)net->tensor_capacity * sizeof(void *));
+  for (int s = 0; s < pl->n_steps; ++s) pl->steps[s].skipped = 0;
+  schedule(net);
+}
+
+/* Points the device copy `c` of a model input, and the views of it, at `mem` (from byte 0). */
+static void bind_copy(mace_net *net, int c, void *mem) {
+  const int64_t *offsets = mace_planner_offsets(net->placement->planner);
+  mace_tensor *copy = &net->tensors[c];
+  for (int i = 0; i < net->n_tensors; ++i) {
+    mace_tensor *t = &net->tensors[i];
+    if (!on_gpu(t) || (t != copy && t->view_of != copy)) continue;
+    t->cl_mem = mem;
+    t->cl_offset = (size_t)(offsets[i] - offsets[c]);
+  }
+}
+
+mace_status mace_placement_bind_device_input(mace_net *net, int index, void *mem,
+                                              int *needs_host) {
+  mace_placement *pl = net->placement;
+  *needs_host = 0;
+  const mace_tensor *x = &net->tensors[index];
+  for (int i = 0; i < net->n_ops && !*needs_host; ++i) {
+    const mace_op *op = &net->ops[i];
+    if (pl->op_gpu[i] || net->evaluated[i]) continue;
+    for (int k = 0; k < op->n_inputs; ++k)
+      if (op->inputs[k] == x && !is_mask_bit(op->kind->dims_only_inputs, k)) *needs_host = 1;
+  }
+  for (int j = 0; j < net->n_outputs; ++j)
+    if (net->outputs[j].tensor == index) *needs_host = 1;
+  const int c = pl->twin[index];
+  if (c < 0 || pl->copy_first[c] < 0) return MACE_OK; /* no GPU op reads it */
+  for (int s = 0; s < pl->n_steps; ++s)
+    if (pl->steps[s].io[1] == &net->tensors[c]) pl->steps[s].skipped = 1;
+  pl->bound_mem[c] = mem;
+  bind_copy(net, c, mem);
+  schedule(net);
   return MACE_OK;
 }
 
@@ -430,6 +485,8 @@ mace_status mace_placement_prepare(mace_net *net) {
       t->cl_offset = (size_t)offsets[i];
     }
   }
+  for (int c = 0; c < net->n_tensors; ++c)
+    if (pl->bound_mem[c]) bind_copy(net, c, pl->bound_mem[c]);
   return MACE_OK;
 }
 
@@ -445,7 +502,7 @@ mace_status mace_placement_run_steps(mace_net *net, int index) {
   mace_placement *pl = net->placement;
   /* steps are in op order: find this op's first (few steps: a linear scan) */
   for (int s = 0; s < pl->n_steps; ++s) {
-    if (pl->steps[s].before != index) continue;
+    if (pl->steps[s].before != index || pl->steps[s].skipped) continue;
     double t0 = 0;
     if (net->profiling) { /* time the copy alone, not the kernels queued before it */
       MACE_RETURN_IF_ERROR(mace_cl_finish(net->cl));

@@ -63,6 +63,18 @@ mace_status mace_placement_prepare(mace_net *net);
 void mace_placement_release(mace_net *net);
 int64_t mace_placement_arena_bytes(const mace_net *net);
 
+/* ---- model inputs in a caller's device buffer ---- */
+
+/* For this run (after mace_placement_apply), model input tensor `index` is the caller's
+ * device buffer `mem` (a cl_mem of the runtime's context, from byte 0, in the runtime's
+ * precision): the GPU ops read it in place (its copy "<name>:to_gpu" and that copy's views
+ * point at `mem`; the transfer step is gone from the run and the profile). *needs_host is set
+ * when a CPU op or a model output reads the input too: the caller must then fill its host
+ * data. Lasts until mace_placement_clear_device_inputs (called by apply). */
+mace_status mace_placement_bind_device_input(mace_net *net, int index, void *mem,
+                                             int *needs_host);
+void mace_placement_clear_device_inputs(mace_net *net);
+
 /* ---- run ---- */
 
 mace_status mace_placement_run_begin(mace_net *net);

@@ -49,7 +49,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
                            "num_threads", "affinity", "device", "verify_checksum",
                            "gpu_precision", "opencl_binary_file", "opencl_parameter_file",
                            "gpu_platform", "gpu_device", "opencl_queue_window_size",
-                           "decrypt_key", "max_arena_bytes", NULL};
+                           "decrypt_key", "max_arena_bytes", "share_gpu_with", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
   PyObject *binary_file = NULL, *parameter_file = NULL;
@@ -61,19 +61,21 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   long long max_arena_bytes = 0; /* mace_config's: 0 default, < 0 no limit */
   const char *decrypt_key = NULL; /* encrypted models (mace encrypt); borrowed for the call */
   Py_ssize_t decrypt_key_size = 0;
+  PyObject *share = Py_None; /* an Engine on the GPU whose OpenCL context this one shares */
+  EngineObject *shared = NULL; /* share, its lock held during the creation */
   Py_buffer graph_buf;
   int has_graph_buf = 0;
   mace_engine *engine = NULL;
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#L:Engine", kwlist, &graph,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#LO:Engine", kwlist, &graph,
                                    &weights, path_converter, &graph_path, path_converter,
                                    &weights_path, &num_threads, &affinity, &device,
                                    &verify_checksum, &gpu_precision, path_converter,
                                    &binary_file, path_converter, &parameter_file,
                                    &gpu_platform, &gpu_device, &queue_window, &decrypt_key,
-                                   &decrypt_key_size, &max_arena_bytes)) {
+                                   &decrypt_key_size, &max_arena_bytes, &share)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -115,6 +117,20 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   cfg.gpu_platform = gpu_platform;
   cfg.gpu_device = gpu_device;
   cfg.opencl_queue_window_size = queue_window;
+  if (share != Py_None) {
+    if (!PyObject_TypeCheck(share, &EngineType) || ((EngineObject *)share)->lock == NULL) {
+      PyErr_SetString(mace_py_InvalidArgumentError, "share_gpu_with must be an open GPU session");
+      goto finally;
+    }
+    /* held until the engine is made: the other cannot be closed under it meanwhile */
+    shared = (EngineObject *)share;
+    engine_lock(shared);
+    if (shared->engine == NULL) {
+      PyErr_SetString(mace_py_InvalidArgumentError, "share_gpu_with is a closed session");
+      goto finally;
+    }
+    cfg.share_gpu_with = shared->engine;
+  }
 
   self->lock = PyThread_allocate_lock();
   if (self->lock == NULL) {
@@ -170,6 +186,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   rc = 0;
 
 finally:
+  if (shared != NULL) engine_unlock(shared);
   if (rc < 0 && self->has_weights) {
     PyBuffer_Release(&self->weights);
     self->has_weights = 0;
@@ -235,31 +252,10 @@ static PyObject *Engine_exit(EngineObject *self, PyObject *args) {
 
 /* ---- tensor descriptions ------------------------------------------------------------ */
 
-static PyObject *dims_tuple(int ndim, const int64_t *dims) {
-  PyObject *t = PyTuple_New(ndim < 0 ? 0 : ndim);
-  if (t == NULL) return NULL;
-  for (int i = 0; i < ndim; ++i) {
-    PyObject *d = PyLong_FromLongLong((long long)dims[i]);
-    if (d == NULL) {
-      Py_DECREF(t);
-      return NULL;
-    }
-    PyTuple_SET_ITEM(t, i, d);
-  }
-  return t;
-}
-
-/* numpy.dtype of a mace dtype, or None where NumPy has no such type. */
-static PyObject *dtype_object(mace_dtype dtype) {
-  int npy = mace_py_npy_type(dtype);
-  if (npy < 0) Py_RETURN_NONE;
-  return (PyObject *)PyArray_DescrFromType(npy);
-}
-
 /* (name, shape tuple, numpy dtype) */
 static PyObject *info_tuple(const mace_tensor_info *info) {
-  PyObject *shape = dims_tuple(info->ndim, info->dims);
-  PyObject *dtype = dtype_object(info->dtype);
+  PyObject *shape = mace_py_dims_tuple(info->ndim, info->dims);
+  PyObject *dtype = mace_py_dtype_object(info->dtype);
   PyObject *res = NULL;
   if (shape != NULL && dtype != NULL) {
     res = Py_BuildValue("(NOO)", mace_py_str(info->name), shape, dtype);
@@ -303,14 +299,6 @@ static PyObject *Engine_outputs(EngineObject *self, PyObject *unused) {
   return info_list(self, mace_engine_num_outputs(self->engine), mace_engine_output_info);
 }
 
-/* "shape (1, 3, 8, 8) float32" for error messages. */
-static PyObject *spec_string(int ndim, const int64_t *dims, PyObject *dtype) {
-  PyObject *shape = dims_tuple(ndim, dims);
-  if (shape == NULL) return NULL;
-  PyObject *s = PyUnicode_FromFormat("shape %S %S", shape, dtype ? dtype : Py_None);
-  Py_DECREF(shape);
-  return s;
-}
 
 /* Lists the model's inputs ("'x' shape (1, 3) float32, ...") for unknown-name errors. */
 static PyObject *inputs_string(EngineObject *self) {
@@ -320,9 +308,9 @@ static PyObject *inputs_string(EngineObject *self) {
   for (int i = 0; i < n; ++i) {
     mace_tensor_info info;
     if (mace_engine_input_info(self->engine, i, &info) != MACE_OK) continue;
-    PyObject *dtype = dtype_object(info.dtype);
+    PyObject *dtype = mace_py_dtype_object(info.dtype);
     if (dtype == NULL) goto finally;
-    PyObject *spec = spec_string(info.ndim, info.dims, dtype);
+    PyObject *spec = mace_py_spec_string(info.ndim, info.dims, dtype);
     Py_DECREF(dtype);
     if (spec == NULL) goto finally;
     PyObject *part = PyUnicode_FromFormat("'%s' %U", info.name, spec);
@@ -355,9 +343,9 @@ static void raise_input_mismatch(const mace_tensor_info *info, int given_ndim,
                                  const npy_intp *given_dims, PyObject *given_dtype) {
   int64_t dims[NPY_MAXDIMS];
   for (int d = 0; d < given_ndim && d < NPY_MAXDIMS; ++d) dims[d] = (int64_t)given_dims[d];
-  PyObject *want_dtype = dtype_object(info->dtype);
-  PyObject *want = want_dtype ? spec_string(info->ndim, info->dims, want_dtype) : NULL;
-  PyObject *got = spec_string(given_ndim < NPY_MAXDIMS ? given_ndim : NPY_MAXDIMS, dims,
+  PyObject *want_dtype = mace_py_dtype_object(info->dtype);
+  PyObject *want = want_dtype ? mace_py_spec_string(info->ndim, info->dims, want_dtype) : NULL;
+  PyObject *got = mace_py_spec_string(given_ndim < NPY_MAXDIMS ? given_ndim : NPY_MAXDIMS, dims,
                               given_dtype);
   if (want != NULL && got != NULL) {
     PyErr_Format(mace_py_InvalidInputError, "input '%s': got %U, the model expects %U",
@@ -523,9 +511,30 @@ static int bind_feeds(EngineObject *self, PyObject *feeds, int df, run_buffers *
     mace_tensor_info info;
     if (input_info(self, i, &info) < 0) return -1;
     PyObject *val = rb->ins[i].data;
+    mace_io *x = &rb->ins[i];
+    int gpu_ndim = 0;
+    mace_dtype gpu_dtype = MACE_DT_INVALID;
+    if (val != NULL &&
+        (x->gpu_buffer = mace_py_gpu_buffer_get(val, &gpu_ndim, x->dims, &gpu_dtype)) != NULL) {
+      /* a device tensor: the engine checks its context, precision and size */
+      if (gpu_dtype != info.dtype || gpu_ndim != info.ndim) {
+        PyObject *dtype = mace_py_dtype_object(gpu_dtype);
+        npy_intp dims[MACE_MAX_DIMS];
+        for (int d = 0; d < gpu_ndim; ++d) dims[d] = (npy_intp)x->dims[d];
+        if (dtype != NULL) raise_input_mismatch(&info, gpu_ndim, dims, dtype);
+        Py_XDECREF(dtype);
+        return -1;
+      }
+      x->name = info.name;
+      x->data = NULL;
+      x->ndim = gpu_ndim;
+      x->dtype = info.dtype;
+      x->format = info.format;
+      continue;
+    }
     if (val == NULL) {
-      PyObject *dtype = dtype_object(info.dtype);
-      PyObject *spec = dtype ? spec_string(info.ndim, info.dims, dtype) : NULL;
+      PyObject *dtype = mace_py_dtype_object(info.dtype);
+      PyObject *spec = dtype ? mace_py_spec_string(info.ndim, info.dims, dtype) : NULL;
       if (spec != NULL) {
         PyErr_Format(mace_py_InvalidInputError, "missing input '%s' (the model expects %U)",
                      info.name, spec);
@@ -542,7 +551,6 @@ static int bind_feeds(EngineObject *self, PyObject *feeds, int df, run_buffers *
                    info.name, PyArray_NDIM(arr), MACE_MAX_DIMS);
       return -1;
     }
-    mace_io *x = &rb->ins[i];
     x->name = info.name;
     x->data = PyArray_DATA(arr);
     x->ndim = PyArray_NDIM(arr);
@@ -572,8 +580,11 @@ static int lock_and_bind(EngineObject *self, run_buffers *rb) {
   return 0;
 }
 
-/* Allocate step: one NumPy array per model output, of the shape the bound inputs give. */
-static int alloc_outputs(EngineObject *self, int df, run_buffers *rb) {
+
+/* Allocate step: per model output, the caller's array from `out` (a dict, or NULL), else a
+ * GpuBuffer when keep_on_device, else a new NumPy array, of the shape the bound inputs give. */
+static int alloc_outputs(EngineObject *self, int df, PyObject *out, int keep_on_device,
+                         run_buffers *rb) {
   for (int i = 0; i < rb->n_out; ++i) {
     mace_tensor_info info;
     mace_status st = mace_engine_output_info(self->engine, i, &info);
@@ -600,11 +611,31 @@ static int alloc_outputs(EngineObject *self, int df, run_buffers *rb) {
       }
       dims[d] = (npy_intp)info.dims[d];
     }
-    PyArrayObject *arr = (PyArrayObject *)PyArray_SimpleNew(info.ndim, dims, npy);
-    if (arr == NULL) return -1;
-    rb->arrs[rb->n_in + i] = arr;
+    PyObject *key = out != NULL ? mace_py_str(info.name) : NULL;
+    PyObject *given = key != NULL ? PyDict_GetItemWithError(out, key) : NULL; /* borrowed */
+    Py_XDECREF(key);
+    if (PyErr_Occurred()) return -1;
     mace_io *y = &rb->outs[i];
+    PyArrayObject *arr = NULL;
+    if (given != NULL) {
+      if (mace_py_check_out_array(&info, given) < 0) return -1;
+      arr = (PyArrayObject *)given;
+      Py_INCREF(arr);
+    } else if (keep_on_device) {
+      PyObject *buffer = mace_py_gpu_buffer_new(self->engine, &info);
+      if (buffer == NULL) return -1;
+      rb->arrs[rb->n_in + i] = (PyArrayObject *)buffer; /* released by run_free as any object */
+      y->gpu_buffer = mace_py_gpu_buffer_get(buffer, &y->ndim, y->dims, &y->dtype);
+    } else {
+      arr = (PyArrayObject *)PyArray_SimpleNew(info.ndim, dims, npy);
+      if (arr == NULL) return -1;
+    }
     y->name = info.name;
+    if (arr == NULL) { /* on the device */
+      y->format = info.format;
+      continue;
+    }
+    rb->arrs[rb->n_in + i] = arr;
     y->data = PyArray_DATA(arr);
     y->data_bytes = (size_t)PyArray_NBYTES(arr);
     y->ndim = info.ndim;
@@ -639,8 +670,13 @@ static PyObject *wrap_outputs(const run_buffers *rb) {
     PyArrayObject *allocated = rb->arrs[rb->n_in + i];
     PyObject *arr = (PyObject *)allocated;
     Py_INCREF(arr);
-    int same = y->ndim == PyArray_NDIM(allocated);
-    for (int d = 0; same && d < y->ndim; ++d) same = y->dims[d] == (int64_t)PyArray_DIM(allocated, d);
+    if (y->gpu_buffer) {
+      mace_py_gpu_buffer_set_dims(arr, y->ndim, y->dims);
+      allocated = NULL;
+    }
+    int same = allocated == NULL || y->ndim == PyArray_NDIM(allocated);
+    for (int d = 0; allocated && same && d < y->ndim; ++d)
+      same = y->dims[d] == (int64_t)PyArray_DIM(allocated, d);
     if (!same && y->ndim >= 0 && y->ndim <= MACE_MAX_DIMS) {
       npy_intp dims[MACE_MAX_DIMS];
       PyArray_Dims shape = {dims, y->ndim};
@@ -666,14 +702,18 @@ static PyObject *wrap_outputs(const run_buffers *rb) {
 }
 
 static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"inputs", "data_format", NULL};
-  PyObject *feeds = NULL, *result = NULL;
+  static char *kwlist[] = {"inputs", "data_format", "out", "keep_on_device", NULL};
+  PyObject *feeds = NULL, *result = NULL, *out = Py_None;
   const char *data_format = NULL;
-  int df;
+  int df, keep_on_device = 0;
   run_buffers rb = {0};
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|z:run", kwlist, &PyDict_Type, &feeds,
-                                   &data_format)) {
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|zOp:run", kwlist, &PyDict_Type, &feeds,
+                                   &data_format, &out, &keep_on_device)) {
+    return NULL;
+  }
+  if (out != Py_None && !PyDict_Check(out)) {
+    PyErr_SetString(mace_py_InvalidOutputError, "out must be a dict output name -> array");
     return NULL;
   }
   if (parse_data_format(data_format, &df) < 0 || engine_get(self) == NULL) return NULL;
@@ -684,7 +724,7 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args, PyObject *kwargs
   /* One locked section from bind to run: another thread must not resize the engine between
    * our reading the output shapes and the run filling buffers of those sizes. */
   if (lock_and_bind(self, &rb) < 0) goto finally;
-  if (alloc_outputs(self, df, &rb) < 0) {
+  if (alloc_outputs(self, df, out == Py_None ? NULL : out, keep_on_device, &rb) < 0) {
     engine_unlock(self);
     goto finally;
   }
@@ -831,7 +871,7 @@ static PyObject *Engine_op_stats(EngineObject *self, PyObject *unused) {
       mace_py_raise(st);
       goto finally;
     }
-    PyObject *dims = dims_tuple(stat.ndim, stat.out_dims);
+    PyObject *dims = mace_py_dims_tuple(stat.ndim, stat.out_dims);
     if (dims == NULL) goto finally;
     PyObject *d = Py_BuildValue("{s:N,s:N,s:d,s:L,s:N,s:s}", "name", mace_py_str(stat.name),
                                 "type", mace_py_str(stat.type), "ms", stat.ms, "macs",

@@ -22,6 +22,7 @@ extern PyObject *mace_py_InvalidInputError;
 extern PyObject *mace_py_UnsupportedError;
 extern PyObject *mace_py_InvalidArgumentError;
 extern PyObject *mace_py_OutOfResourcesError;
+extern PyObject *mace_py_InvalidOutputError;
 
 /* Raises the exception class that fits `status` with mace_last_error() as the message;
  * returns NULL so callers can `return mace_py_raise(st);`. Call it with the GIL held, in the
@@ -38,5 +39,23 @@ mace_dtype mace_py_mace_dtype(int npy_type);
 
 /* Module init of each type's file: adds the type to `module`; 0 on success, -1 with an error. */
 int mace_py_engine_module_init(PyObject *module);
+int mace_py_gpu_buffer_module_init(PyObject *module);
+int mace_py_tensor_module_init(PyObject *module);
+
+/* tensor_spec.c: a tuple of dims; the numpy.dtype of a mace dtype (None where NumPy has none);
+ * "shape (1, 3) float32"; 0 when array `given` can receive output `info` in place (its dtype
+ * and shape, C-contiguous, aligned, writeable), else -1 with InvalidOutputError naming it. */
+PyObject *mace_py_dims_tuple(int ndim, const int64_t *dims);
+PyObject *mace_py_dtype_object(mace_dtype dtype);
+PyObject *mace_py_spec_string(int ndim, const int64_t *dims, PyObject *dtype);
+int mace_py_check_out_array(const mace_tensor_info *info, PyObject *given);
+
+/* GpuBuffer (gpu_buffer.c): a new one holding a tensor of `info` on `engine`'s GPU (NULL with
+ * the exception set); the buffer of `obj` with its tensor's dims and dtype (NULL, no exception,
+ * when obj is no GpuBuffer); new dims of the same element count after a run. */
+PyObject *mace_py_gpu_buffer_new(mace_engine *engine, const mace_tensor_info *info);
+mace_gpu_buffer *mace_py_gpu_buffer_get(PyObject *obj, int *ndim, int64_t *dims,
+                                        mace_dtype *dtype);
+void mace_py_gpu_buffer_set_dims(PyObject *obj, int ndim, const int64_t *dims);
 
 #endif /* MACE_PYTHON_MACE_PYTHON_H_ */

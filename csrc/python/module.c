@@ -14,6 +14,7 @@ PyObject *mace_py_InvalidInputError = NULL;
 PyObject *mace_py_UnsupportedError = NULL;
 PyObject *mace_py_InvalidArgumentError = NULL;
 PyObject *mace_py_OutOfResourcesError = NULL;
+PyObject *mace_py_InvalidOutputError = NULL;
 
 PyObject *mace_py_str(const char *s) {
   if (s == NULL) s = "";
@@ -217,6 +218,7 @@ static int errors_module_init(PyObject *module) {
       {"UnsupportedError", &mace_py_UnsupportedError},
       {"InvalidArgumentError", &mace_py_InvalidArgumentError},
       {"OutOfResourcesError", &mace_py_OutOfResourcesError},
+      {"InvalidOutputError", &mace_py_InvalidOutputError},
   };
   for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); ++i) {
     PyObject *cls = PyObject_GetAttrString(errors, classes[i].name);
@@ -247,7 +249,8 @@ PyMODINIT_FUNC PyInit__mace(void) {
   import_array();
   PyObject *module = PyModule_Create(&mace_module_def);
   if (module == NULL) return NULL;
-  if (errors_module_init(module) < 0 || mace_py_engine_module_init(module) < 0) {
+  if (errors_module_init(module) < 0 || mace_py_engine_module_init(module) < 0 ||
+      mace_py_gpu_buffer_module_init(module) < 0 || mace_py_tensor_module_init(module) < 0) {
     Py_DECREF(module);
     return NULL;
   }

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import (InvalidArgumentError, InvalidInputError, InvalidModelError, MaceError,
-                     OutOfResourcesError, UnsupportedError)
+from .errors import (InvalidArgumentError, InvalidInputError, InvalidModelError,
+                     InvalidOutputError, MaceError, OutOfResourcesError, UnsupportedError)
 from . import _mace
 from .session import Session, TensorSpec
+from .tensor import Tensor
 from .deploy import ConfigError  # noqa: F401  (deployment YAML errors, mace.deploy)
 from .calibration import RangeFileError, calibrate, read_range_file, write_range_file
 # The function shadows its module's name here: mace.quantize(...) quantizes; the module's other
@@ -47,9 +48,9 @@ def devices() -> list[dict]:
     """
     return _mace.devices()
 
-__all__ = ["Session", "TensorSpec", "convert", "MaceError", "InvalidModelError",
+__all__ = ["Session", "TensorSpec", "Tensor", "convert", "MaceError", "InvalidModelError",
            "InvalidInputError", "UnsupportedError", "InvalidArgumentError",
-           "OutOfResourcesError", "calibrate",
+           "InvalidOutputError", "OutOfResourcesError", "calibrate",
            "write_range_file", "read_range_file", "RangeFileError", "quantize", "validate",
            "AccuracyPlugin", "PluginError", "devices", "__version__"]
 

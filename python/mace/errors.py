@@ -26,3 +26,8 @@ class OutOfResourcesError(MaceError, MemoryError):
 class InvalidArgumentError(MaceError, ValueError):
     """A session option or call argument that cannot be used (num_threads, affinity, device,
     data_format, rounds); also a ValueError, as Python's own argument errors are."""
+
+
+class InvalidOutputError(InvalidArgumentError):
+    """An array given to receive an output (``run(x, out=...)``) whose shape, dtype or memory
+    (C-contiguous, writeable) does not fit that output; the message names it."""

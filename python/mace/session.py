@@ -7,7 +7,8 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from . import _mace
-from .errors import InvalidArgumentError, InvalidInputError, MaceError
+from .errors import InvalidArgumentError, InvalidInputError, InvalidOutputError, MaceError
+from .tensor import Tensor
 
 AFFINITY_NAMES = ("none", "big", "little")  # the policies by name (the CLI's choices)
 DEFAULT_AFFINITY = "big"  # what affinity=None means
@@ -93,8 +94,8 @@ class _PendingEngine:
     def outputs(self):
         return list(self._outputs)
 
-    def run(self, feeds, data_format=None):
-        return self._start(feeds).run(feeds, data_format)
+    def run(self, feeds, data_format=None, **kw):
+        return self._start(feeds).run(feeds, data_format, **kw)
 
     def run_with_intermediates(self, feeds, names):
         return self._start(feeds).run_with_intermediates(feeds, names)
@@ -233,7 +234,8 @@ class Session:
                  opencl_parameter_file: str | os.PathLike | None = None,
                  gpu_platform: int = -1, gpu_device: int = -1,
                  opencl_queue_window_size: int = 0, decrypt_key: bytes | None = None,
-                 max_arena_bytes: int | None = None) -> None:
+                 max_arena_bytes: int | None = None,
+                 share_gpu_with: "Session | None" = None) -> None:
         kw = dict(num_threads=_num_threads(num_threads), affinity=_affinity(affinity),
                   device=device, verify_checksum=bool(verify_checksum))
         if max_arena_bytes is not None:
@@ -242,6 +244,13 @@ class Session:
             kw["decrypt_key"] = bytes(decrypt_key)
         gpu_kw = _gpu_options(gpu_precision, opencl_binary_file, opencl_parameter_file,
                               gpu_platform, gpu_device, opencl_queue_window_size)
+        self._gpu = device in ("gpu", "GPU")
+        if share_gpu_with is not None:
+            engine = getattr(share_gpu_with, "_engine", None)
+            if not self._gpu or not isinstance(engine, _mace.Engine):
+                raise InvalidArgumentError("share_gpu_with takes a GPU mace.Session (already "
+                                           "built), for a session with device='gpu'")
+            gpu_kw["share_gpu_with"] = engine
         if device in ("gpu", "GPU"):
             kw.update(gpu_kw)
         else:
@@ -332,15 +341,49 @@ class Session:
 
     def _feeds(self, x: Any) -> dict:
         if isinstance(x, Mapping):
-            return dict(x)
-        inputs = self.inputs
-        if len(inputs) != 1:
-            names = ", ".join(repr(i.name) for i in inputs)
-            raise InvalidInputError(f"the model has {len(inputs)} inputs ({names}): "
-                                    "pass a dict name -> array")
-        return {inputs[0].name: x}
+            feeds = dict(x)
+        else:
+            inputs = self.inputs
+            if len(inputs) != 1:
+                names = ", ".join(repr(i.name) for i in inputs)
+                raise InvalidInputError(f"the model has {len(inputs)} inputs ({names}): "
+                                        "pass a dict name -> array")
+            feeds = {inputs[0].name: x}
+        for name, value in feeds.items():  # host tensors as their arrays, GPU ones as buffers
+            if isinstance(value, Tensor):
+                feeds[name] = value._host if value._host is not None else value._gpu
+        return feeds
 
-    def run(self, x: Any, *, data_format: str | None = None) -> Any:
+    def _out(self, out: Any) -> dict | None:
+        """run's out= as {output name: host array}."""
+        if out is None:
+            return None
+        names = self._output_names
+        if isinstance(out, Mapping):
+            given = dict(out)
+        elif isinstance(out, (list, tuple)):
+            if len(out) != len(names):
+                raise InvalidOutputError(f"out has {len(out)} arrays, the model has "
+                                         f"{len(names)} outputs")
+            given = dict(zip(names, out))
+        elif len(names) == 1:
+            given = {names[0]: out}
+        else:
+            raise InvalidOutputError(f"the model has {len(names)} outputs: give out as a dict "
+                                     "name -> array or a tuple in the order of outputs")
+        for name, value in given.items():
+            if name not in names:
+                raise InvalidOutputError(f"out names {name!r}, which is not an output of the "
+                                         f"model ({', '.join(map(repr, names))})")
+            if isinstance(value, Tensor):
+                if value._host is None:
+                    raise InvalidOutputError(f"out[{name!r}] is a GPU tensor: out= takes host "
+                                             "memory (use keep_on_device=True for the GPU)")
+                given[name] = value._host
+        return given
+
+    def run(self, x: Any, *, data_format: str | None = None, keep_on_device: bool = False,
+            out: Any = None) -> Any:
         """Runs the model.
 
         ``x`` is one array (for a model with one input) or a dict name -> array. With one
@@ -357,13 +400,38 @@ class Session:
         ``data_format="NHWC"`` passes and returns 4-D tensors of an NCHW model in NHWC (the
         engine transposes them); by default every tensor is in the model's own format.
 
+        Inputs may be ``mace.Tensor``: a host tensor is read like its array (in place when
+        contiguous and aligned); a GPU tensor (from ``keep_on_device``) of a session sharing
+        this one's OpenCL context (``share_gpu_with``) is read by the GPU ops where it lies,
+        with no copy through the host (the profile shows no ``:to_gpu`` transfer for it). A
+        GPU tensor of another context, or given to a CPU session, raises InvalidInputError.
+
+        ``keep_on_device=True`` (GPU sessions) returns GPU ``mace.Tensor`` outputs instead of
+        arrays: each is copied on the device into a buffer of its own (an output computed
+        on the CPU is uploaded), so it stays valid across later runs.
+        ``out`` receives outputs in memory the caller owns: an array (or host Tensor) for a
+        model with one output, a tuple in the order of ``outputs``, or a dict name -> array
+        (outputs not named are returned as usual). Each must have the output's shape and
+        dtype and be C-contiguous, aligned and writeable, else InvalidOutputError; the run
+        writes into it and returns that array.
+
         Example::
 
             >>> y = sess.run(np.zeros(sess.inputs[0].shape, np.float32))    # doctest: +SKIP
             >>> ys = sess.run({"x": np.zeros((1, 4))})                        # doctest: +SKIP
+            >>> buf = np.empty(sess.outputs[0].shape, np.float32)            # doctest: +SKIP
+            >>> sess.run(x, out=buf) is buf                                   # doctest: +SKIP
+            True
         """
         as_dict = isinstance(x, Mapping)
-        out = self._engine.run(self._feeds(x), data_format)
+        if keep_on_device and not self._gpu:
+            raise InvalidArgumentError("keep_on_device=True needs a session with device='gpu'")
+        given = self._out(out)
+        out = self._engine.run(self._feeds(x), data_format, out=given,
+                               keep_on_device=bool(keep_on_device))
+        for name, value in out.items():
+            if isinstance(value, _mace.GpuBuffer):
+                out[name] = Tensor._on_gpu(value)
         if as_dict:
             return out
         names = self._output_names

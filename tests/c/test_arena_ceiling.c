@@ -79,8 +79,8 @@ int main(void) {
     CHECK(mace_engine_input_info(eng, 0, &info) == MACE_OK && info.ndim == 2 &&
               info.dims[0] == 25 && info.dims[1] == BIG_DIM, "input info");
     float small[16] = {0}, y[16];
-    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE, 0};
-    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE, 0};
+    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE, 0, NULL};
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE, 0, NULL};
     setenv("MACE_MAX_ARENA_BYTES", "1073741824", 1);
     st = mace_engine_run(eng, &in, 1, &out, 1);
     CHECK(st == MACE_OUT_OF_RESOURCES, "run under the ceiling: %s (%s)", mace_status_name(st),
@@ -92,7 +92,7 @@ int main(void) {
               strstr(msg, "MACE_MAX_ARENA_BYTES"),
           "the message names the size (t alone is 19496652400 bytes) and the ceiling: %s", msg);
     /* a bad shape is still refused before anything, and the engine stays usable */
-    mace_io bad = {"x", small, 2, {25, -1}, MACE_DT_F32, MACE_DF_NONE, 0};
+    mace_io bad = {"x", small, 2, {25, -1}, MACE_DT_F32, MACE_DF_NONE, 0, NULL};
     st = mace_engine_run(eng, &bad, 1, &out, 1);
     CHECK(st == MACE_INVALID_INPUT, "negative dim: %s", mace_status_name(st));
     mace_engine_destroy(eng);
@@ -104,8 +104,8 @@ int main(void) {
   CHECK(st == MACE_OK, "load with max_arena_bytes: %s", mace_last_error());
   if (st == MACE_OK) {
     float small[16] = {0}, y[16];
-    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE, 0};
-    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE, 0};
+    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE, 0, NULL};
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE, 0, NULL};
     st = mace_engine_run(eng, &in, 1, &out, 1);
     const char *msg = mace_last_error();
     CHECK(st == MACE_OUT_OF_RESOURCES && strstr(msg, "ceiling of 1048576 bytes") &&
@@ -122,8 +122,8 @@ int main(void) {
   CHECK(st == MACE_OK, "load without a ceiling: %s", mace_last_error());
   if (st == MACE_OK) {
     float small[16] = {0}, y[16];
-    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE, 0};
-    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE, 0};
+    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE, 0, NULL};
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE, 0, NULL};
     st = mace_engine_run(eng, &in, 1, &out, 1);
     const char *msg = mace_last_error();
     CHECK(st == MACE_OUT_OF_RESOURCES && strstr(msg, "could not allocate") &&

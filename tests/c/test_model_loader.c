@@ -103,9 +103,9 @@ static void test_valid_model(void) {
     int64_t n = shapes[s][0] * shapes[s][1] * shapes[s][2] * shapes[s][3];
     float *x = malloc((size_t)n * sizeof(float)), *y = malloc((size_t)n * sizeof(float));
     for (int64_t i = 0; i < n; ++i) x[i] = rnd();
-    mace_io in = {"x", x, 4, {0}, MACE_DT_F32, MACE_DF_NCHW, 0};
+    mace_io in = {"x", x, 4, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
     memcpy(in.dims, shapes[s], sizeof(shapes[s]));
-    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0};
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
     st = mace_engine_run(eng, &in, 1, NULL, 0); /* reshape first, so output_info is current */
     CHECK(st == MACE_OK, "shape %d: %s", s, mace_last_error());
     st = mace_engine_output_info(eng, 0, &oi);
@@ -129,8 +129,8 @@ static void test_valid_model(void) {
 
   /* Bad run requests are refused with a message. */
   float x[48] = {0}, y[48];
-  mace_io in = {"x", x, 4, {1, 3, 4, 4}, MACE_DT_I32, MACE_DF_NCHW, 0};
-  mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0};
+  mace_io in = {"x", x, 4, {1, 3, 4, 4}, MACE_DT_I32, MACE_DF_NCHW, 0, NULL};
+  mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
   CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_INVALID_INPUT && strstr(mace_last_error(), "dtype"),
         "wrong dtype: %s", mace_last_error());
   in.dtype = MACE_DT_F32;
@@ -152,7 +152,7 @@ static void test_valid_model(void) {
   CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_OK, "data_bytes that fit: %s", mace_last_error());
   {
     float big[60] = {0};
-    mace_io in2 = {"x", big, 4, {1, 3, 4, 5}, MACE_DT_F32, MACE_DF_NCHW, 0};
+    mace_io in2 = {"x", big, 4, {1, 3, 4, 5}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
     for (int i = 0; i < 48; ++i) y[i] = -7.0f;
     mace_status s2 = mace_engine_run(eng, &in2, 1, &out, 1);
     int untouched = 1;

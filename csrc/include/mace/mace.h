@@ -19,9 +19,9 @@
  *   mace_engine_output_info(eng, 0, &out);
  *   float *y = calloc(mace_tensor_info_numel(&out), sizeof(float));
  *
- *   mace_io input = {in.name, x, in.ndim, {0}, MACE_DT_F32, MACE_DF_NCHW};
+ *   mace_io input = {in.name, x, in.ndim, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
  *   memcpy(input.dims, in.dims, sizeof(in.dims));
- *   mace_io output = {out.name, y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW};
+ *   mace_io output = {out.name, y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, NULL};
  *   if (mace_engine_run(eng, &input, 1, &output, 1) != MACE_OK) { ... mace_last_error() ... }
  *   // output.dims / output.ndim now hold the output's shape
  *   mace_engine_destroy(eng);
@@ -154,6 +154,12 @@ typedef struct mace_config {
    * MACE_MAX_ARENA_BYTES when set (0 there: no limit), else the machine's physical memory;
    * > 0: that many bytes; < 0: no limit. */
   int64_t max_arena_bytes;
+  /* Device MACE_DEVICE_GPU: NULL (default), a context and queue of its own; else a GPU engine
+   * whose OpenCL device, context and in-order queue this engine shares (gpu_platform and
+   * gpu_device are then ignored), so that the GPU buffers of one are inputs and outputs of
+   * the other with no copy through the host (see mace_gpu_buffer). Borrowed for the create
+   * call only: the shared context lives as long as any engine or buffer using it. */
+  const struct mace_engine *share_gpu_with;
 } mace_config;
 
 typedef struct mace_tensor_info {
@@ -163,6 +169,13 @@ typedef struct mace_tensor_info {
   mace_dtype dtype;
   mace_data_format format;
 } mace_tensor_info;
+
+/* A buffer in a GPU engine's OpenCL context (a cl_mem), for tensors that stay on the device
+ * between runs and between engines that share a context (mace_config.share_gpu_with).
+ * Float (f32) tensors are stored in the precision of the engine that made the buffer
+ * (mace_gpu_buffer_precision: fp16 as IEEE half, or fp32), other dtypes as on the host.
+ * Owned by the caller (mace_gpu_buffer_destroy), valid after its engine is destroyed. */
+typedef struct mace_gpu_buffer mace_gpu_buffer;
 
 /* One named input or output for mace_engine_run. For inputs, dims/ndim/dtype/format
  * describe `data`; for outputs, `data` must hold the output's bytes (see output_info) and
@@ -178,6 +191,13 @@ typedef struct mace_io {
   mace_dtype dtype;
   mace_data_format format;
   size_t data_bytes;        /* outputs: capacity of `data` in bytes, 0 if not given */
+  /* NULL (default): `data` is host memory. Else (GPU engines; `data` unused) the tensor is in
+   * this buffer from byte 0, in the engine's precision: an input is read there by the GPU
+   * ops with no upload (no "<name>:to_gpu" transfer in the profile); an output is copied
+   * there on the device (an output computed on the CPU is uploaded). The buffer must be of
+   * the engine's context and precision and hold mace_engine_gpu_tensor_bytes; NHWC `format`
+   * and inputs whose values set shapes are MACE_UNSUPPORTED; mismatches MACE_INVALID_INPUT. */
+  mace_gpu_buffer *gpu_buffer;
 } mace_io;
 
 typedef struct mace_engine mace_engine;
@@ -288,6 +308,39 @@ mace_status mace_engine_memory_stat(const mace_engine *engine, mace_memory_stat 
  * mace_engine_read_kept_tensor copies one into `data` (`size` bytes, at least numel * dtype
  * size) in the model's layout: tensors that run blocked (NCHWc) come back as NCHW. Reading when
  * no run has completed since the last keep, bind, resize or release is MACE_INVALID_ARGS. */
+/* GPU buffers (see mace_gpu_buffer). Chaining two engines on the GPU:
+ *
+ *   cfg.device = MACE_DEVICE_GPU;
+ *   mace_engine_create_from_files("a.pb", "a.data", &cfg, &a);
+ *   cfg.share_gpu_with = a;                                // same context and queue
+ *   mace_engine_create_from_files("b.pb", "b.data", &cfg, &b);
+ *   mace_engine_bind_inputs(a, &x, 1);
+ *   mace_engine_output_info(a, 0, &info);
+ *   mace_gpu_buffer_create(a, mace_engine_gpu_tensor_bytes(a, &info), &mid);
+ *   mace_io y = {info.name, NULL, 0, {0}, info.dtype, MACE_DF_NONE, 0, mid};
+ *   mace_engine_run_bound(a, &y, 1);                       // y stays on the GPU
+ *   mace_io z = {"b_input", NULL, y.ndim, {0}, y.dtype, MACE_DF_NONE, 0, mid};
+ *   memcpy(z.dims, y.dims, sizeof(z.dims));
+ *   mace_engine_run(b, &z, 1, &out, 1);                    // b reads mid in place
+ *   mace_gpu_buffer_destroy(mid);
+ */
+mace_status mace_gpu_buffer_create(mace_engine *engine, size_t bytes, mace_gpu_buffer **out);
+void mace_gpu_buffer_destroy(mace_gpu_buffer *buffer);
+size_t mace_gpu_buffer_size(const mace_gpu_buffer *buffer);
+mace_gpu_precision mace_gpu_buffer_precision(const mace_gpu_buffer *buffer);
+/* The cl_mem, for the caller's own OpenCL code (retain it to keep it past destroy). */
+void *mace_gpu_buffer_cl_mem(const mace_gpu_buffer *buffer);
+/* Blocking copies of raw bytes (float tensors in the buffer's precision) to/from the host. */
+mace_status mace_gpu_buffer_read(const mace_gpu_buffer *buffer, size_t offset, void *dst,
+                                 size_t bytes);
+mace_status mace_gpu_buffer_write(mace_gpu_buffer *buffer, size_t offset, const void *src,
+                                  size_t bytes);
+/* Bytes a tensor of `info`'s dtype and dims takes in a GPU buffer of this engine (f32 in its
+ * precision); 0 for a CPU engine. */
+size_t mace_engine_gpu_tensor_bytes(const mace_engine *engine, const mace_tensor_info *info);
+/* Whether `buffer` is in this engine's OpenCL context (usable as its input or output). */
+int mace_engine_shares_gpu_buffer(const mace_engine *engine, const mace_gpu_buffer *buffer);
+
 #define MACE_KEEP_ALL (-1)
 mace_status mace_engine_keep_tensors(mace_engine *engine, const char *const *names,
                                      int num_names);

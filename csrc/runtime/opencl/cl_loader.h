@@ -18,7 +18,8 @@
   X(clFinish) X(clFlush) X(clCreateProgramWithSource) X(clCreateProgramWithBinary)           \
   X(clBuildProgram) X(clGetProgramBuildInfo) X(clGetProgramInfo) X(clReleaseProgram)         \
   X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg) X(clEnqueueNDRangeKernel)           \
-  X(clGetKernelWorkGroupInfo) X(clGetEventProfilingInfo) X(clWaitForEvents) X(clReleaseEvent)
+  X(clGetKernelWorkGroupInfo) X(clGetEventProfilingInfo) X(clWaitForEvents) X(clReleaseEvent)  \
+  X(clRetainContext) X(clRetainCommandQueue) X(clEnqueueCopyBuffer)
 
 /* The loaded library: one function pointer per entry point (never NULL once loaded). */
 typedef struct mace_cl_api {
@@ -32,6 +33,11 @@ typedef struct mace_cl_api {
  * unloaded). MACE_UNSUPPORTED naming the library and dlerror() when it or a symbol is
  * missing. Thread-safe. */
 mace_status mace_cl_loader_open(const char *library, const mace_cl_api **api);
+
+/* The handles of a runtime (cl_runtime.c), for the other files of this folder (cl_buffer.c). */
+struct mace_cl_runtime;
+void mace_cl_runtime_handles(const struct mace_cl_runtime *rt, const mace_cl_api **api,
+                             cl_context *context, cl_command_queue *queue);
 
 /* "CL_OUT_OF_RESOURCES (-5)" for an OpenCL error code. */
 const char *mace_cl_error_name(cl_int err);

@@ -363,11 +363,29 @@ mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime
   mace_cl_runtime *rt = calloc(1, sizeof(*rt));
   if (!rt) return mace_error(MACE_OUT_OF_RESOURCES, "OpenCL: no memory for the runtime");
   rt->api = api;
+  cl_int err;
+  if (c->share) { /* share's device, context and queue */
+    rt->api = api = c->share->api;
+    rt->platform = c->share->platform;
+    rt->device = c->share->device;
+    rt->info = c->share->info;
+    rt->profiling = c->profiling != 0; /* the queue can always time launches */
+    if ((err = api->clRetainContext(c->share->context)) != CL_SUCCESS) {
+      st = cl_fail(err, "clRetainContext");
+      goto fail;
+    }
+    rt->context = c->share->context;
+    if ((err = api->clRetainCommandQueue(c->share->queue)) != CL_SUCCESS) {
+      st = cl_fail(err, "clRetainCommandQueue");
+      goto fail;
+    }
+    rt->queue = c->share->queue;
+    goto own_state;
+  }
   int pi = 0, di = 0;
   st = pick_device(api, c, &rt->platform, &rt->device, &pi, &di);
   if (st != MACE_OK) goto fail;
   fill_device_info(api, rt->platform, rt->device, pi, di, &rt->info);
-  cl_int err;
   const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                          (cl_context_properties)rt->platform, 0};
   rt->context = api->clCreateContext(props, 1, &rt->device, NULL, NULL, &err);
@@ -384,6 +402,7 @@ mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime
     st = cl_fail(err, "clCreateCommandQueue");
     goto fail;
   }
+own_state:
   rt->precision = c->precision;
   if (c->binary_cache && *c->binary_cache) {
     rt->binary_cache = dup_str(c->binary_cache);
@@ -439,6 +458,15 @@ const mace_cl_device_info *mace_cl_runtime_device(const mace_cl_runtime *rt) {
 mace_cl_precision mace_cl_runtime_precision(const mace_cl_runtime *rt) { return rt->precision; }
 size_t mace_cl_runtime_elem_size(const mace_cl_runtime *rt) {
   return rt->precision == MACE_CL_FP16 ? 2 : 4;
+}
+
+const void *mace_cl_runtime_context(const mace_cl_runtime *rt) { return rt->context; }
+
+void mace_cl_runtime_handles(const mace_cl_runtime *rt, const mace_cl_api **api,
+                             cl_context *context, cl_command_queue *queue) {
+  *api = rt->api;
+  *context = rt->context;
+  *queue = rt->queue;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -525,6 +553,14 @@ mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, vo
 mace_status mace_cl_finish(mace_cl_runtime *rt) {
   const cl_int err = rt->api->clFinish(rt->queue);
   return err == CL_SUCCESS ? MACE_OK : cl_fail(err, "clFinish");
+}
+
+mace_status mace_cl_copy(mace_cl_runtime *rt, const void *src, size_t src_offset, void *dst,
+                         size_t dst_offset, size_t bytes) {
+  if (!bytes) return MACE_OK;
+  const cl_int err = rt->api->clEnqueueCopyBuffer(rt->queue, (cl_mem)src, (cl_mem)dst,
+                                                  src_offset, dst_offset, bytes, 0, NULL, NULL);
+  return err == CL_SUCCESS ? MACE_OK : cl_fail(err, "clEnqueueCopyBuffer");
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -57,6 +57,11 @@ typedef struct mace_cl_config {
   const char *tuning_file;   /* NULL: default work sizes; else seed 003's opencl_parameter_file */
   int profiling;             /* queue with CL_QUEUE_PROFILING_ENABLE; events timed per launch */
   const char *library;       /* NULL: $MACE_OPENCL_LIBRARY, else libOpenCL.so.1, else libOpenCL.so */
+  /* NULL: a context and queue of its own. Else this runtime uses share's device, context and
+   * in-order queue (retained: share may be destroyed first), so buffers of one are valid in
+   * the other and their work runs in submission order (platform/device indices and library
+   * are share's). Programs, precision, caches, profiling and profiles stay per runtime. */
+  const struct mace_cl_runtime *share;
 } mace_cl_config;
 
 /* Every OpenCL device on every platform (n set to how many; at most max written). */
@@ -69,6 +74,9 @@ mace_cl_precision mace_cl_runtime_precision(const mace_cl_runtime *rt);
 /* Bytes of one stored element of a float tensor: 4, or 2 in fp16. */
 size_t mace_cl_runtime_elem_size(const mace_cl_runtime *rt);
 
+/* The runtime's cl_context (opaque): equal for runtimes that share one. */
+const void *mace_cl_runtime_context(const mace_cl_runtime *rt);
+
 /* Device buffers (cl_mem, opaque). */
 mace_status mace_cl_alloc(mace_cl_runtime *rt, size_t bytes, void **mem);
 void mace_cl_free(mace_cl_runtime *rt, void *mem);
@@ -80,6 +88,25 @@ mace_status mace_cl_write(mace_cl_runtime *rt, void *mem, size_t offset, const v
 mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, void *dst,
                          size_t count, int as_float);
 mace_status mace_cl_finish(mace_cl_runtime *rt);
+/* Enqueues a device-to-device copy of `bytes` bytes (never blocks); buffers of this context. */
+mace_status mace_cl_copy(mace_cl_runtime *rt, const void *src, size_t src_offset, void *dst,
+                         size_t dst_offset, size_t bytes);
+
+/* A buffer that outlives its runtime (the public mace_gpu_buffer): its cl_mem with the
+ * context and queue it was made on, retained, so it can be read, written and freed after
+ * the runtime (the engine) is gone. Created with the runtime's precision as a tag (float
+ * tensors in it are stored so). Owned by the caller: mace_cl_buffer_destroy. */
+typedef struct mace_cl_buffer mace_cl_buffer;
+mace_status mace_cl_buffer_create(mace_cl_runtime *rt, size_t bytes, mace_cl_buffer **out);
+void mace_cl_buffer_destroy(mace_cl_buffer *b);
+void *mace_cl_buffer_mem(const mace_cl_buffer *b);           /* the cl_mem */
+const void *mace_cl_buffer_context(const mace_cl_buffer *b); /* its cl_context */
+size_t mace_cl_buffer_size(const mace_cl_buffer *b);
+mace_cl_precision mace_cl_buffer_precision(const mace_cl_buffer *b);
+/* Blocking byte copies between host memory and the buffer, on the queue it was made on. */
+mace_status mace_cl_buffer_read(const mace_cl_buffer *b, size_t offset, void *dst, size_t bytes);
+mace_status mace_cl_buffer_write(mace_cl_buffer *b, size_t offset, const void *src,
+                                 size_t bytes);
 
 /* The kernel `name` of program `program` (kernels/opencl/<program>.cl) built with extra
  * `options` (e.g. "-DACT=1 -DKSIZE=3"); built once per (program, options) and cached. */

@@ -86,4 +86,46 @@ double mace_cl_profile_ms(mace_cl_runtime *rt, const char *tag) {
 }
 void mace_cl_profile_reset(mace_cl_runtime *rt) { (void)rt; }
 
+const void *mace_cl_runtime_context(const mace_cl_runtime *rt) {
+  (void)rt;
+  return NULL;
+}
+mace_status mace_cl_copy(mace_cl_runtime *rt, const void *src, size_t src_offset, void *dst,
+                         size_t dst_offset, size_t bytes) {
+  (void)rt, (void)src, (void)src_offset, (void)dst, (void)dst_offset, (void)bytes;
+  return no_headers();
+}
+/* No runtime can be made, so no buffer exists: the accessors are never reached. */
+mace_status mace_cl_buffer_create(mace_cl_runtime *rt, size_t bytes, mace_cl_buffer **out) {
+  (void)rt, (void)bytes;
+  *out = NULL;
+  return no_headers();
+}
+void mace_cl_buffer_destroy(mace_cl_buffer *b) { (void)b; }
+void *mace_cl_buffer_mem(const mace_cl_buffer *b) {
+  (void)b;
+  return NULL;
+}
+const void *mace_cl_buffer_context(const mace_cl_buffer *b) {
+  (void)b;
+  return NULL;
+}
+size_t mace_cl_buffer_size(const mace_cl_buffer *b) {
+  (void)b;
+  return 0;
+}
+mace_cl_precision mace_cl_buffer_precision(const mace_cl_buffer *b) {
+  (void)b;
+  return MACE_CL_FP32;
+}
+mace_status mace_cl_buffer_read(const mace_cl_buffer *b, size_t offset, void *dst, size_t bytes) {
+  (void)b, (void)offset, (void)dst, (void)bytes;
+  return no_headers();
+}
+mace_status mace_cl_buffer_write(mace_cl_buffer *b, size_t offset, const void *src,
+                                 size_t bytes) {
+  (void)b, (void)offset, (void)src, (void)bytes;
+  return no_headers();
+}
+
 #endif /* !MACE_HAVE_OPENCL_HEADERS */
