@@ -122,43 +122,137 @@ ${_kept_lines}" @ONLY)
   message(STATUS "mace: op selection ${MACE_OPS_SELECTION}: ${_nfiles} op files")
 endif()
 
-# Kernel units left out (MACE_KERNELS_EXCLUDE=dwconv,directconv): the MACE_UKERNEL lines of those units of
-# kernels/cpu/manifest.inc are dropped from a copy that the build includes instead (gen/ksel/ comes first on
-# the include path) and their per-ISA files are not compiled. Their table fields are then NULL, which the
-# ops already handle (the reference table leaves them NULL): such layers run the reference or GEMM path,
-# correct but slower. `perf` on a model's run shows which units it uses (README, "On a device"). The units
-# whose field the reference table fills (activation, pooling, qdwconv) cannot be left out.
+# Kernel fields left out. The SIMD tables of csrc/ops/simd_dispatch.c (kernels/cpu/manifest.inc's
+# MACE_UKERNEL lines) hold every kernel of every field, so whatever the ops, a table keeps all of them
+# linked. Two ways to leave some out:
+#  - derived from the op selection: a field that no kept source of csrc/ reads (`->field` or `.field`
+#    in the .c file or in an ops/ header it includes; csrc/ops/simd_dispatch.c itself does not count) is
+#    dropped with its reference entry: no kept op can call it, so the outputs cannot change.
+#  - MACE_KERNELS_EXCLUDE=dwconv,directconv: whole units of the manifest, for kernels the selected ops
+#    read but the models never run (which ones a model runs depends on its shapes; `perf` on a run
+#    shows them, README "On a device"). Their fields are then NULL in the SIMD tables, which the ops
+#    already handle (the reference table leaves them NULL): such layers run the reference or GEMM path,
+#    correct but slower, and not necessarily bit for bit the same. The units whose field the reference
+#    table fills (activation, pooling, qdwconv) cannot be left out this way.
+# The manifest cut to the kept lines is gen/ksel_manifest.inc, which only simd_dispatch.c includes
+# (gen/mace_kernel_selection.h names it), and a per-ISA kernel file all of whose lines are dropped is not
+# compiled; changing the selection recompiles simd_dispatch.c only.
 set(MACE_KERNELS_EXCLUDE "" CACHE STRING "Kernel units of kernels/cpu/manifest.inc to leave out (comma separated)")
+set(_kmanifest ${CMAKE_SOURCE_DIR}/kernels/cpu/manifest.inc)
+file(STRINGS ${_kmanifest} _klines REGEX "^MACE_UKERNEL\\(")
+set(_kunits "")
+set(_kfields "")
+foreach(line ${_klines})
+  if(NOT line MATCHES "^MACE_UKERNEL\\(([a-z0-9]+), *([A-Za-z0-9_./]+), *([a-z0-9_]+),")
+    message(FATAL_ERROR "mace: kernels/cpu/manifest.inc: cannot read '${line}'")
+  endif()
+  list(APPEND _kunits ${CMAKE_MATCH_2})
+  list(APPEND _kfields ${CMAKE_MATCH_3})
+endforeach()
+list(REMOVE_DUPLICATES _kunits)
+list(REMOVE_DUPLICATES _kfields)
+
+set(_kx "")
 if(MACE_KERNELS_EXCLUDE)
   string(REPLACE "," ";" _kx "${MACE_KERNELS_EXCLUDE}")
   list(TRANSFORM _kx STRIP)
-  set(_kmanifest ${CMAKE_SOURCE_DIR}/kernels/cpu/manifest.inc)
-  file(STRINGS ${_kmanifest} _klines)
-  set(_kunits "")
-  foreach(line ${_klines})
-    if(line MATCHES "^MACE_UKERNEL\\(([a-z0-9]+), *([a-z0-9_]+),")
-      list(APPEND _kunits ${CMAKE_MATCH_2})
-    endif()
-  endforeach()
-  list(REMOVE_DUPLICATES _kunits)
   foreach(unit ${_kx})
     if(unit MATCHES "^(activation|pooling|qdwconv)$" OR NOT unit IN_LIST _kunits)
-      list(REMOVE_ITEM _kunits activation pooling qdwconv)
-      string(REPLACE ";" ", " _k "${_kunits}")
+      set(_k ${_kunits})
+      list(REMOVE_ITEM _k activation pooling qdwconv)
+      string(REPLACE ";" ", " _k "${_k}")
       message(FATAL_ERROR "mace: MACE_KERNELS_EXCLUDE: '${unit}' is not a unit that can be left out (${_k})")
     endif()
-    foreach(isa avx2 avx512 neon)
-      list(REMOVE_ITEM MACE_LIB_SOURCES ${CMAKE_BINARY_DIR}/gen/kernels/${unit}__${isa}.c)
+  endforeach()
+endif()
+
+set(_kdropped_fields "")
+if(_mace_selected)
+  # What the kept sources read: their text and that of the csrc/ops headers they include.
+  set(_kread "")
+  foreach(f ${MACE_LIB_SOURCES})
+    if(NOT f MATCHES "^${CMAKE_SOURCE_DIR}/csrc/.*\\.c$" OR f MATCHES "/ops/simd_dispatch\\.c$")
+      continue()
+    endif()
+    file(READ ${f} _t)
+    string(APPEND _kread "${_t}")
+    string(REGEX MATCHALL "#include \"ops/[a-z0-9_]+\\.h\"" _incs "${_t}")
+    foreach(inc ${_incs})
+      string(REGEX REPLACE "#include \"(ops/[a-z0-9_]+\\.h)\"" "\\1" h "${inc}")
+      if(EXISTS ${CMAKE_SOURCE_DIR}/csrc/${h} AND NOT h STREQUAL "ops/simd_dispatch.h")
+        file(READ ${CMAKE_SOURCE_DIR}/csrc/${h} _t)
+        string(APPEND _kread "${_t}")
+      endif()
     endforeach()
   endforeach()
-  file(READ ${_kmanifest} _ktext)
-  foreach(unit ${_kx})
-    string(REGEX REPLACE "\nMACE_UKERNEL\\([a-z0-9]+, *${unit},[^\n]*" "" _ktext "${_ktext}")
+  foreach(field ${_kfields})
+    # activation is also read through mace_f32_activation (simd_dispatch.c), which every op may call
+    if(NOT field STREQUAL "activation" AND NOT _kread MATCHES "(->|\\.)${field}[^A-Za-z0-9_]")
+      list(APPEND _kdropped_fields ${field})
+    endif()
   endforeach()
-  file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/gen/ksel/kernels/cpu/manifest.inc CONTENT "${_ktext}" @ONLY)
-  include_directories(BEFORE ${CMAKE_BINARY_DIR}/gen/ksel)
-  message(STATUS "mace: kernel units left out: ${MACE_KERNELS_EXCLUDE}")
 endif()
+
+set(_ksel_header "")
+if(_kx OR _kdropped_fields)
+  # The manifest without the dropped lines; each per-ISA file whose lines are all dropped is not compiled.
+  file(STRINGS ${_kmanifest} _kall REGEX "^MACE_[A-Z_]+\\(")
+  set(_kfiles_kept "")
+  set(_kfiles_all "")
+  file(READ ${_kmanifest} _ktext)
+  foreach(line ${_kall})
+    string(REGEX MATCH "^MACE_([A-Z_]+)\\(([a-z0-9]+), *([A-Za-z0-9_./]+)(, *([a-z0-9_]+))?" _m "${line}")
+    set(kind ${CMAKE_MATCH_1})
+    set(isa ${CMAKE_MATCH_2})
+    set(unit ${CMAKE_MATCH_3})
+    set(field ${CMAKE_MATCH_5})
+    if(kind STREQUAL "GEMM_TILE")
+      continue()
+    endif()
+    set(build_isa ${isa})
+    if(isa MATCHES "^avx512vnni$")
+      set(build_isa avx512)
+    elseif(isa MATCHES "^neondot$")
+      set(build_isa neon)
+    endif()
+    if(unit MATCHES "\\.c$")
+      set(src ${CMAKE_SOURCE_DIR}/kernels/cpu/${unit})
+    else()
+      set(src ${CMAKE_BINARY_DIR}/gen/kernels/${unit}__${isa}.c)
+    endif()
+    list(APPEND _kfiles_all ${src})
+    if(kind STREQUAL "UKERNEL" AND (unit IN_LIST _kx OR field IN_LIST _kdropped_fields))
+      string(REPLACE "${line}\n" "" _ktext "${_ktext}")
+    else()
+      list(APPEND _kfiles_kept ${src})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES _kfiles_all)
+  set(_kfiles_dropped "")
+  foreach(src ${_kfiles_all})
+    if(NOT src IN_LIST _kfiles_kept)
+      list(REMOVE_ITEM MACE_LIB_SOURCES ${src})
+      get_filename_component(_n ${src} NAME_WE)
+      list(APPEND _kfiles_dropped ${_n})
+    endif()
+  endforeach()
+  file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/gen/ksel_manifest.inc CONTENT "${_ktext}" @ONLY)
+  set(_ksel_header "#define MACE_KERNEL_MANIFEST \"ksel_manifest.inc\"\n")
+  foreach(field ${_kdropped_fields})
+    string(APPEND _ksel_header "#define MACE_KERNEL_DROPPED_${field} 1\n")
+  endforeach()
+  string(REPLACE ";" ", " _kd "${_kdropped_fields}")
+  string(REPLACE ";" ", " _kf "${_kfiles_dropped}")
+  message(STATUS "mace: kernel fields no selected op reads: ${_kd}")
+  if(_kx)
+    message(STATUS "mace: kernel units left out (MACE_KERNELS_EXCLUDE): ${MACE_KERNELS_EXCLUDE}")
+  endif()
+  message(STATUS "mace: kernel files not compiled: ${_kf}")
+endif()
+# gen/mace_kernel_selection.h, which csrc/ops/simd_dispatch.c includes (empty: every kernel).
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/gen/mace_kernel_selection.h CONTENT
+"/* Generated by cmake/op_selection.cmake: the kernel fields this build leaves out (none: every one). */
+${_ksel_header}" @ONLY)
 
 set(MACE_GC_LINK_OPTIONS "")
 # gen/mace_ops_selection.h, which csrc/core/registry.c includes: a header rather than compile definitions, so
