@@ -155,6 +155,32 @@ def test_op_not_compiled_in_names_op_and_build(tmp_path):
     assert any(f"'{t}'" in r.stderr for t in missing), r.stderr
 
 
+def test_op_selected_run_matches_full_library_bit_for_bit(tmp_path):
+    """The op-selected build of the tests above (LeNet's ops; cmake/op_selection.cmake also leaves out
+    the SIMD kernel fields no selected op reads) runs LeNet to the same bits as the full library (the
+    Python extension: every op, every kernel)."""
+    lib = _convert(tmp_path)
+    bdir = os.path.join(BUILD, "host")
+    _cmake_build(bdir, lib / "code")
+    with open(os.path.join(bdir, "gen", "mace_kernel_selection.h")) as f:
+        dropped = [line.split()[1] for line in f if line.startswith("#define MACE_KERNEL_DROPPED_")]
+    assert "MACE_KERNEL_DROPPED_softmax_rows" in dropped, dropped  # LeNet has no Softmax op
+    model_dir = lib / "model"
+    x = np.random.default_rng(2).uniform(0, 1, (1, 1, 28, 28)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = _run([os.path.join(bdir, "mace_run"), "--model", str(model_dir / "lenet.pb"),
+              "--weights", str(model_dir / "lenet.data"), "--input", str(tmp_path / "x.npy"),
+              "--output_dir", str(tmp_path / "out"), "--round", "1", "--num_threads", "1"],
+             timeout=300)
+    assert r.returncode == 0, r.stderr
+    outs = os.listdir(tmp_path / "out")
+    assert len(outs) == 1
+    got = np.load(tmp_path / "out" / outs[0])
+    full = mace.Session(str(model_dir / "lenet.pb"), str(model_dir / "lenet.data"),
+                        num_threads=1).run(x)
+    assert got.shape == full.shape and got.tobytes() == full.tobytes(), np.abs(got - full).max()
+
+
 def _arm64_ready() -> bool:
     return bool(shutil.which("aarch64-linux-gnu-gcc") and shutil.which("qemu-aarch64")
                 and os.path.exists("/usr/lib/aarch64-linux-gnu/libprotobuf-c.a"))
