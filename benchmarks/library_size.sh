@@ -17,21 +17,25 @@
 #                                                            # CMAKE_ARGS: more cmake options
 #   SKIP_FULL=1 FULL_SO_ON=n FULL_SO_OFF=m benchmarks/library_size.sh ...  # selections only, the full
 #                                                            # .so sizes given (one architecture)
+#   MODELS="MobileNetV2=dir/mobilenet_v2 ResNet-50=dir/resnet50" benchmarks/library_size.sh ...
+#     runs each build's mace_run (qemu-aarch64 for aarch64) once on PREFIX.pb/.data with random inputs
+#     (seed 0, one thread) for the models of that row's name (every model in the full rows) and prints
+#     the SHA-256 (first 12 hex digits) of its output files: equal digits, equal bits.
 # Each build's unstripped mace_run is kept as $OUT/<arch>/stripped/<name>-<ON|OFF>/mace_run.unstripped
 # (the input of benchmarks/kernels_unused.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-2}
 out=${OUT:-build/size}
-echo "| arch | ops | OpenCL | kernel units left out (beyond the ops' own) | libmace.a | libmace.so | of full | of full CPU-only | mace_run |"
-echo "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| arch | ops | OpenCL | kernel units left out (beyond the ops' own) | libmace.a | libmace.so | of full | of full CPU-only | mace_run | outputs (SHA-256) |"
+echo "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"
 for arch in ${ARCHS:-x86-64 aarch64}; do
   tc=()
-  strip=strip; size=size
+  strip=strip; size=size; emu=()
   if [ $arch = aarch64 ]; then
-    command -v aarch64-linux-gnu-gcc >/dev/null || { echo "| aarch64 | (no cross compiler) | | | | | | | |"; continue; }
+    command -v aarch64-linux-gnu-gcc >/dev/null || { echo "| aarch64 | (no cross compiler) | | | | | | | | |"; continue; }
     tc=(-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake)
-    strip=aarch64-linux-gnu-strip; size=aarch64-linux-gnu-size
+    strip=aarch64-linux-gnu-strip; size=aarch64-linux-gnu-size; emu=(qemu-aarch64)
   fi
   bdir=$out/$arch
   full_on=${FULL_SO_ON:-}; full_off=${FULL_SO_OFF:-}
@@ -61,8 +65,18 @@ for arch in ${ARCHS:-x86-64 aarch64}; do
       if [ "$sel" = full ]; then
         [ $cl = ON ] && full_on=$so || full_off=$so
       fi
+      hashes=""
+      for m in ${MODELS:-}; do
+        mname=${m%%=*}; prefix=$(realpath "${m#*=}")
+        [ "$sel" = full ] || [ "$mname" = "$name" ] || continue
+        rm -rf "$s/out-$mname"
+        "${emu[@]}" "$s/mace_run" --model "$prefix.pb" --weights "$prefix.data" --round 1 \
+          --num_threads 1 --output_dir "$s/out-$mname" >/dev/null
+        h=$(cd "$s/out-$mname" && cat $(ls | sort) | sha256sum | cut -c1-12)
+        hashes="$hashes${hashes:+, }$mname $h"
+      done
       pct() { [ -n "$1" ] && awk -v a="$so" -v b="$1" 'BEGIN{printf "%.1f%%", 100*a/b}' || true; }
-      echo "| $arch | $name ($ntypes) | $cl | ${units:-none} | $a | $so | $(pct "$full_on") | $(pct "$full_off") | $run |"
+      echo "| $arch | $name ($ntypes) | $cl | ${units:-none} | $a | $so | $(pct "$full_on") | $(pct "$full_off") | $run | $hashes |"
     done
   done
 done
