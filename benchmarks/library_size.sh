@@ -40,16 +40,17 @@ for arch in ${ARCHS:-x86-64 aarch64}; do
   bdir=$out/$arch
   full_on=${FULL_SO_ON:-}; full_off=${FULL_SO_OFF:-}
   sels=(full "$@"); [ -n "${SKIP_FULL:-}" ] && sels=("$@")
-  for sel in "${sels[@]}"; do
-    name=${sel%%=*}; file=${sel#*=}; units=""
-    case "$file" in *:*) units=${file#*:}; file=${file%%:*};; esac
-    ops_arg=(-DMACE_OPS_FILE=)
-    ntypes="all"
-    if [ "$sel" != full ]; then
-      ops_arg=(-DMACE_OPS_FILE=$(realpath "$file"))
-      ntypes="$(grep -c '^[A-Za-z]' "$file") types"
-    fi
-    for cl in ${OPENCL:-ON OFF}; do
+  rows=()
+  for cl in ${OPENCL:-ON OFF}; do  # OpenCL outermost: toggling it recompiles the runtime's files
+    for sel in "${sels[@]}"; do
+      name=${sel%%=*}; file=${sel#*=}; units=""
+      case "$file" in *:*) units=${file#*:}; file=${file%%:*};; esac
+      ops_arg=(-DMACE_OPS_FILE=)
+      ntypes="all"
+      if [ "$sel" != full ]; then
+        ops_arg=(-DMACE_OPS_FILE=$(realpath "$file"))
+        ntypes="$(grep -c '^[A-Za-z]' "$file") types"
+      fi
       cmake -S . -B "$bdir" "${tc[@]}" -DCMAKE_BUILD_TYPE=Release -DMACE_BUILD_TESTS=OFF \
         -DMACE_GC_SECTIONS=ON -DMACE_OPENCL=$cl "${ops_arg[@]}" -DMACE_KERNELS_EXCLUDE="$units" \
         ${CMAKE_ARGS:-} >/dev/null
@@ -63,7 +64,7 @@ for arch in ${ARCHS:-x86-64 aarch64}; do
       so=$($size "$s/libmace.so" | tail -1 | awk '{print $4}')
       run=$($size "$s/mace_run" | tail -1 | awk '{print $4}')
       if [ "$sel" = full ]; then
-        [ $cl = ON ] && full_on=$so || full_off=$so
+        if [ $cl = ON ]; then full_on=$so; else full_off=$so; fi
       fi
       hashes=""
       for m in ${MODELS:-}; do
@@ -75,8 +76,13 @@ for arch in ${ARCHS:-x86-64 aarch64}; do
         h=$(cd "$s/out-$mname" && cat $(ls | sort) | sha256sum | cut -c1-12)
         hashes="$hashes${hashes:+, }$mname $h"
       done
-      pct() { [ -n "$1" ] && awk -v a="$so" -v b="$1" 'BEGIN{printf "%.1f%%", 100*a/b}' || true; }
-      echo "| $arch | $name ($ntypes) | $cl | ${units:-none} | $a | $so | $(pct "$full_on") | $(pct "$full_off") | $run | $hashes |"
+      rows+=("$arch|$name ($ntypes)|$cl|${units:-none}|$a|$so|$run|$hashes")
+      echo "built: ${rows[-1]}" >&2
     done
+  done
+  pct() { [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f%%", 100*a/b}' || true; }
+  for r in "${rows[@]}"; do
+    IFS='|' read -r c1 c2 c3 c4 a so run hashes <<<"$r"
+    echo "| $c1 | $c2 | $c3 | ${c4//,/, } | $a | $so | $(pct "$so" "$full_on") | $(pct "$so" "$full_off") | $run | $hashes |"
   done
 done
