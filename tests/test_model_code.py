@@ -155,6 +155,28 @@ def test_op_not_compiled_in_names_op_and_build(tmp_path):
     assert any(f"'{t}'" in r.stderr for t in missing), r.stderr
 
 
+def test_op_selection_derives_kernel_cut_and_cpu_only(tmp_path):
+    """cmake/op_selection.cmake at configure time (nothing built): the SIMD fields only unselected ops
+    read are cut, the selected ops' are kept, and MACE_OPENCL=OFF registers no GPU kind."""
+    if not shutil.which("cmake"):
+        pytest.skip("cmake is not installed")
+    bdir = tmp_path / "b"
+    cfg = _run(["cmake", "-S", ROOT, "-B", str(bdir), "-DMACE_BUILD_TESTS=OFF",
+                "-DMACE_OPS=Conv2D,Pooling,FullyConnected,Reshape", "-DMACE_OPENCL=OFF"])
+    assert cfg.returncode == 0, cfg.stderr[-3000:]
+    sel = (bdir / "gen" / "mace_kernel_selection.h").read_text()
+    for field in ("softmax_rows", "layer_norm", "reduce_rows", "transpose2d", "col2im", "q8_add"):
+        assert f"MACE_KERNEL_DROPPED_{field} 1" in sel, field  # read by Softmax, LayerNorm, ...
+    for field in ("dwconv", "nchwc_conv1x1", "nchwc_dwconv", "maxpool2d", "nchw_to_nchwc"):
+        assert f"MACE_KERNEL_DROPPED_{field} " not in sel, field  # read by Conv2D, Pooling, Reorder
+    cut = (bdir / "gen" / "ksel_manifest.inc").read_text()
+    assert "mace_f32_softmax_rows" not in cut and "mace_f32_nchwc_dwconv)" in cut
+    kinds = (bdir / "gen" / "ops_manifest.inc").read_text()
+    assert "mace_op_conv2d_f32" in kinds and "_cl)" not in kinds and "softmax" not in kinds
+    not_compiled = cfg.stdout.split("kernel files not compiled:")[1].splitlines()[0]
+    assert "softmax__" in not_compiled and "nchwc_dwconv__" not in not_compiled
+
+
 def test_op_selected_run_matches_full_library_bit_for_bit(tmp_path):
     """The op-selected build of the tests above (LeNet's ops; cmake/op_selection.cmake also leaves out
     the SIMD kernel fields no selected op reads) runs LeNet to the same bits as the full library (the
