@@ -21,6 +21,11 @@
 #     runs each build's mace_run (qemu-aarch64 for aarch64) once on PREFIX.pb/.data with random inputs
 #     (seed 0, one thread) for the models of that row's name (every model in the full rows) and prints
 #     the SHA-256 (first 12 hex digits) of its output files: equal digits, equal bits.
+# REUSE_OBJECTS=1: after each configure, mark the objects already built up to date except the registry,
+# the SIMD tables and the OpenCL runtime's (the only ones a selection or MACE_OPENCL changes). With
+# CMake's Makefile generator, a selection that drops a kernel file compiled with per-file ISA flags
+# rewrites flags.make, which every object depends on, and so rebuilds everything. Only when no source
+# changed since the last build in that folder.
 # Each build's unstripped mace_run is kept as $OUT/<arch>/stripped/<name>-<ON|OFF>/mace_run.unstripped
 # (the input of benchmarks/kernels_unused.py).
 set -euo pipefail
@@ -54,6 +59,10 @@ for arch in ${ARCHS:-x86-64 aarch64}; do
       cmake -S . -B "$bdir" "${tc[@]}" -DCMAKE_BUILD_TYPE=Release -DMACE_BUILD_TESTS=OFF \
         -DMACE_GC_SECTIONS=ON -DMACE_OPENCL=$cl "${ops_arg[@]}" -DMACE_KERNELS_EXCLUDE="$units" \
         ${CMAKE_ARGS:-} >/dev/null
+      if [ -n "${REUSE_OBJECTS:-}" ]; then
+        find "$bdir/CMakeFiles/mace_objects.dir" -name '*.o' ! -path '*/runtime/opencl/*' \
+          ! -name cl_sources.c.o ! -name registry.c.o ! -name simd_dispatch.c.o -exec touch {} +
+      fi
       nice cmake --build "$bdir" -j"$jobs" --target mace_static mace_shared mace_run >/dev/null
       s=$bdir/stripped/$name-$cl${units:+-k}; mkdir -p "$s"
       $strip --strip-unneeded -o "$s/libmace.a" "$bdir/libmace.a"
