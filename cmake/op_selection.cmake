@@ -152,7 +152,9 @@ endif()
 #    table fills (activation, pooling, qdwconv) cannot be left out this way.
 # The manifest cut to the kept lines is gen/ksel_manifest.inc, which only simd_dispatch.c includes
 # (gen/mace_kernel_selection.h names it), and a per-ISA kernel file all of whose lines are dropped is not
-# compiled; changing the selection recompiles simd_dispatch.c only.
+# compiled. Only simd_dispatch.c reads the cut; but where a dropped file had per-file ISA flags (x86-64),
+# the Makefile generator rewrites flags.make and rebuilds every object (benchmarks/library_size.sh:
+# REUSE_OBJECTS).
 set(MACE_KERNELS_EXCLUDE "" CACHE STRING "Kernel units of kernels/cpu/manifest.inc to leave out (comma separated)")
 set(_kmanifest ${CMAKE_SOURCE_DIR}/kernels/cpu/manifest.inc)
 file(STRINGS ${_kmanifest} _klines REGEX "^MACE_UKERNEL\\(")
