@@ -186,7 +186,7 @@ def test_op_selected_run_matches_full_library_bit_for_bit(tmp_path):
     _cmake_build(bdir, lib / "code")
     with open(os.path.join(bdir, "gen", "mace_kernel_selection.h")) as f:
         dropped = [line.split()[1] for line in f if line.startswith("#define MACE_KERNEL_DROPPED_")]
-    assert "MACE_KERNEL_DROPPED_softmax_rows" in dropped, dropped  # LeNet has no Softmax op
+    assert "MACE_KERNEL_DROPPED_layer_norm" in dropped, dropped  # LeNet has no LayerNorm op
     model_dir = lib / "model"
     x = np.random.default_rng(2).uniform(0, 1, (1, 1, 28, 28)).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
