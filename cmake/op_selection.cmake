@@ -141,8 +141,9 @@ endif()
 # Kernel fields left out. The SIMD tables of csrc/ops/simd_dispatch.c (kernels/cpu/manifest.inc's
 # MACE_UKERNEL lines) hold every kernel of every field, so whatever the ops, a table keeps all of them
 # linked. Two ways to leave some out:
-#  - derived from the op selection: a field that no kept source of csrc/ reads (`->field` or `.field`
-#    in the .c file or in an ops/ header it includes; csrc/ops/simd_dispatch.c itself does not count) is
+#  - derived from the op selection: a field that no kept source of csrc/ reads (`->field`, `.field` or
+#    an accessor `mace_<field>_active()` in the .c file or in an ops/ header it includes;
+#    csrc/ops/simd_dispatch.c itself does not count) is
 #    dropped with its reference entry: no kept op can call it, so the outputs cannot change.
 #  - MACE_KERNELS_EXCLUDE=dwconv,directconv: whole units of the manifest, for kernels the selected ops
 #    read but the models never run (which ones a model runs depends on its shapes; `perf` on a run
@@ -205,7 +206,9 @@ if(_mace_selected)
   endforeach()
   foreach(field ${_kfields})
     # activation is also read through mace_f32_activation (simd_dispatch.c), which every op may call
-    if(NOT field STREQUAL "activation" AND NOT _kread MATCHES "(->|\\.)${field}[^A-Za-z0-9_]")
+    # or through an accessor of simd_dispatch.c named after it (mace_q8_dwconv_active())
+    if(NOT field STREQUAL "activation" AND NOT _kread MATCHES "(->|\\.)${field}[^A-Za-z0-9_]"
+       AND NOT _kread MATCHES "mace_${field}_active[ \t]*\\(")
       list(APPEND _kdropped_fields ${field})
     endif()
   endforeach()
