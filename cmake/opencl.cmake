@@ -3,7 +3,10 @@
 # (a table of NUL-terminated byte arrays, csrc/runtime/opencl/cl_sources.h). Nothing links OpenCL: the ICD
 # loader is dlopen'ed at run time (csrc/runtime/opencl/cl_loader.c), so only -ldl is added. Without the
 # headers the runtime is built as a stub whose create/list say so (MACE_UNSUPPORTED).
+# MACE_OPENCL=OFF builds that stub whatever the headers, and cmake/op_selection.cmake then registers
+# and compiles no GPU kind (csrc/ops/opencl/): a CPU-only library.
 # Output: MACE_OPENCL_SOURCES (append to the library's sources), MACE_OPENCL_LIBS (link libraries).
+option(MACE_OPENCL "Build the OpenCL GPU runtime and GPU op kinds (when CL/cl.h is found); OFF: CPU only" ON)
 include(CheckIncludeFile)
 check_include_file(CL/cl.h MACE_HAVE_OPENCL_HEADERS)
 
@@ -18,7 +21,10 @@ add_custom_command(
   COMMENT "embedding kernels/opencl/*.cl -> gen/cl_sources.c"
   VERBATIM)
 
-if(MACE_HAVE_OPENCL_HEADERS)
+if(NOT MACE_OPENCL)
+  message(STATUS "mace: MACE_OPENCL=OFF: CPU only (the OpenCL runtime is a stub, no GPU op kinds)")
+  set(MACE_OPENCL_SOURCES)
+elseif(MACE_HAVE_OPENCL_HEADERS)
   message(STATUS "mace: OpenCL runtime built (libOpenCL.so.1 is loaded at run time)")
   set(MACE_OPENCL_SOURCES ${MACE_CL_SOURCES_C})
   file(GLOB MACE_CL_RUNTIME_C CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/csrc/runtime/opencl/*.c)

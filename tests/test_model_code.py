@@ -155,6 +155,54 @@ def test_op_not_compiled_in_names_op_and_build(tmp_path):
     assert any(f"'{t}'" in r.stderr for t in missing), r.stderr
 
 
+def test_op_selection_derives_kernel_cut_and_cpu_only(tmp_path):
+    """cmake/op_selection.cmake at configure time (nothing built): the SIMD fields only unselected ops
+    read are cut, the selected ops' are kept, and MACE_OPENCL=OFF registers no GPU kind."""
+    if not shutil.which("cmake"):
+        pytest.skip("cmake is not installed")
+    bdir = tmp_path / "b"
+    cfg = _run(["cmake", "-S", ROOT, "-B", str(bdir), "-DMACE_BUILD_TESTS=OFF",
+                "-DMACE_OPS=Conv2D,Pooling,FullyConnected,Reshape", "-DMACE_OPENCL=OFF"])
+    assert cfg.returncode == 0, cfg.stderr[-3000:]
+    sel = (bdir / "gen" / "mace_kernel_selection.h").read_text()
+    for field in ("softmax_rows", "layer_norm", "reduce_rows", "transpose2d", "col2im", "q8_add"):
+        assert f"MACE_KERNEL_DROPPED_{field} 1" in sel, field  # read by Softmax, LayerNorm, ...
+    for field in ("dwconv", "nchwc_conv1x1", "nchwc_dwconv", "maxpool2d", "nchw_to_nchwc"):
+        assert f"MACE_KERNEL_DROPPED_{field} " not in sel, field  # read by Conv2D, Pooling, Reorder
+    cut = (bdir / "gen" / "ksel_manifest.inc").read_text()
+    assert "mace_f32_softmax_rows" not in cut and "mace_f32_nchwc_dwconv)" in cut
+    kinds = (bdir / "gen" / "ops_manifest.inc").read_text()
+    assert "mace_op_conv2d_f32" in kinds and "_cl)" not in kinds and "softmax" not in kinds
+    not_compiled = cfg.stdout.split("kernel files not compiled:")[1].splitlines()[0]
+    assert "softmax__" in not_compiled and "nchwc_dwconv__" not in not_compiled
+
+
+def test_op_selected_run_matches_full_library_bit_for_bit(tmp_path):
+    """The op-selected build of the tests above (LeNet's ops; cmake/op_selection.cmake also leaves out
+    the SIMD kernel fields no selected op reads) runs LeNet to the same bits as the full library (the
+    Python extension: every op, every kernel)."""
+    lib = _convert(tmp_path)
+    bdir = os.path.join(BUILD, "host")
+    _cmake_build(bdir, lib / "code")
+    with open(os.path.join(bdir, "gen", "mace_kernel_selection.h")) as f:
+        dropped = [line.split()[1] for line in f if line.startswith("#define MACE_KERNEL_DROPPED_")]
+    assert "MACE_KERNEL_DROPPED_layer_norm" in dropped, dropped  # LeNet has no LayerNorm op
+    model_dir = lib / "model"
+    x = np.random.default_rng(2).uniform(0, 1, (1, 1, 28, 28)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = _run([os.path.join(bdir, "mace_run"), "--model", str(model_dir / "lenet.pb"),
+              "--weights", str(model_dir / "lenet.data"), "--input", str(tmp_path / "x.npy"),
+              "--output_dir", str(tmp_path / "out"), "--round", "1", "--num_threads", "1"],
+             timeout=300)
+    assert r.returncode == 0, r.stderr
+    outs = os.listdir(tmp_path / "out")
+    assert len(outs) == 1
+    got = np.load(tmp_path / "out" / outs[0])
+    full = mace.Session(str(model_dir / "lenet.pb"), str(model_dir / "lenet.data"),
+                        num_threads=1).run(x)
+    assert got.shape == full.shape and got.tobytes() == full.tobytes(), np.abs(got - full).max()
+
+
 def _arm64_ready() -> bool:
     return bool(shutil.which("aarch64-linux-gnu-gcc") and shutil.which("qemu-aarch64")
                 and os.path.exists("/usr/lib/aarch64-linux-gnu/libprotobuf-c.a"))

@@ -3,6 +3,16 @@
 
 #include <pthread.h>
 
+/* gen/mace_kernel_selection.h (cmake/op_selection.cmake): in a build that leaves kernel fields out
+ * (an op selection whose ops never read them, or MACE_KERNELS_EXCLUDE), MACE_KERNEL_MANIFEST names
+ * the manifest cut to the kept lines and MACE_KERNEL_DROPPED_<field> is 1 for each field left out;
+ * nothing otherwise. Only this file reads the cut manifest: the prototypes stay whole. */
+#include "mace_kernel_selection.h"
+#ifndef MACE_KERNEL_MANIFEST
+#define MACE_KERNEL_MANIFEST "kernels/cpu/manifest.inc"
+#endif
+#define MACE_KERNEL_DROPPED(field) MACE_KERNEL_DROPPED_##field
+
 /* One ISA's fields from the manifest: `.activation = mace_f32_activation__avx2,` and so on for
  * its MACE_UKERNEL lines of ISA MACE_TABLE_ISA (the manifest #undefs MACE_UKERNEL after each
  * use, so each table defines it again). */
@@ -15,7 +25,7 @@ static const mace_simd_kernels g_all[] = {
 #define MACE_TABLE_ISA avx512
 #define MACE_UKERNEL SIMD_FIELD_
     {.name = "avx512", .isa = MACE_ISA_AVX512, .nchwc_block = 16,
-#include "kernels/cpu/manifest.inc"
+#include MACE_KERNEL_MANIFEST
     },
 #undef MACE_TABLE_ISA
 #endif
@@ -23,7 +33,7 @@ static const mace_simd_kernels g_all[] = {
 #define MACE_TABLE_ISA avx2
 #define MACE_UKERNEL SIMD_FIELD_
     {.name = "avx2", .isa = MACE_ISA_AVX2, .nchwc_block = 8,
-#include "kernels/cpu/manifest.inc"
+#include MACE_KERNEL_MANIFEST
     },
 #undef MACE_TABLE_ISA
 #endif
@@ -31,18 +41,31 @@ static const mace_simd_kernels g_all[] = {
 #define MACE_TABLE_ISA neon
 #define MACE_UKERNEL SIMD_FIELD_
     {.name = "neon", .isa = MACE_ISA_NEON, .nchwc_block = 4,
-#include "kernels/cpu/manifest.inc"
+#include MACE_KERNEL_MANIFEST
     },
 #undef MACE_TABLE_ISA
 #endif
     {.name = "ref", .isa = MACE_ISA_REF,
      .activation = mace_f32_activation__ref,
+#if !MACE_KERNEL_DROPPED(maxpool2d)
      .maxpool2d = mace_f32_maxpool2d__ref,
+#endif
+#if !MACE_KERNEL_DROPPED(avgpool2d)
      .avgpool2d = mace_f32_avgpool2d__ref,
+#endif
+#if !MACE_KERNEL_DROPPED(q8_dwconv)
      .q8_dwconv = mace_q8_dwconv__ref,
+#endif
+#if !MACE_KERNEL_DROPPED(q8_add)
      .q8_add = mace_q8_add__ref,
+#endif
+#if !MACE_KERNEL_DROPPED(q8_mul)
      .q8_mul = mace_q8_mul__ref,
-     .q8_maxpool2d = mace_q8_maxpool2d__ref}};
+#endif
+#if !MACE_KERNEL_DROPPED(q8_maxpool2d)
+     .q8_maxpool2d = mace_q8_maxpool2d__ref,
+#endif
+    }};
 
 #define N_ALL ((int)(sizeof(g_all) / sizeof(g_all[0])))
 
