@@ -82,7 +82,8 @@ class _PendingEngine:
         s = self._session
         model = _convert(self._source, self._input_shapes, shapes)
         s._engine = s._from_converted(model, self._kw)
-        s.model = model
+        if s._keep_model:
+            s.model = model
         if self._profiling:
             s._engine.set_profiling(True)
         return s._engine
@@ -186,6 +187,9 @@ class Session:
     OpenCL library or device, ``device="gpu"`` raises UnsupportedError saying which.
     ``decrypt_key`` (32 bytes): the AES-256 key of a model `mace encrypt` encrypted, which the
     engine decrypts in memory; a wrong key raises InvalidModelError (docs/encryption.md).
+    ``keep_model`` (default False): a session that converts its model (an ONNX source) keeps
+    the converted ``MaceModel`` as ``Session.model`` (to save it, or read its graph); by
+    default ``model`` is None and the session holds the engine and its weights blob alone.
     ``input_shapes`` ({name: shape}) fixes input dims of an ONNX model being converted: an
     int fixes a dim, None leaves it symbolic. Symbolic dims (an ONNX ``dim_param``, unless
     fixed here) take the shape of each run: the shape computations that read them (torch's
@@ -218,7 +222,8 @@ class Session:
                  opencl_binary_file: str | os.PathLike | None = None,
                  opencl_parameter_file: str | os.PathLike | None = None,
                  gpu_platform: int = -1, gpu_device: int = -1,
-                 opencl_queue_window_size: int = 0, decrypt_key: bytes | None = None) -> None:
+                 opencl_queue_window_size: int = 0, decrypt_key: bytes | None = None,
+                 keep_model: bool = False) -> None:
         kw = dict(num_threads=_num_threads(num_threads), affinity=_affinity(affinity),
                   device=device, verify_checksum=bool(verify_checksum))
         if decrypt_key is not None:  # an encrypted .pb/.data (mace encrypt; mace/encrypt.py)
@@ -234,7 +239,12 @@ class Session:
             if given:
                 raise InvalidArgumentError(f"{given[0]} applies to device='gpu' only, not "
                                            f"device={device!r}")
-        self.model = None  # the converted model when this session converted one
+        # The converted model when this session converted one and keep_model is set (or the
+        # MaceModel it was given). Not kept by default: the engine holds the weights blob
+        # alone, and the converted graph (ops, shapes, constants not stored as they are) would
+        # stay resident for nothing.
+        self.model = None
+        self._keep_model = bool(keep_model)
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
             if path.lower().endswith(".onnx"):
@@ -301,7 +311,8 @@ class Session:
                 raise
             self._engine = _PendingEngine(self, source, input_shapes, kw, specs)
             return
-        self.model = model
+        if self._keep_model:
+            self.model = model
 
     def _from_converted(self, model: Any, kw: dict):
         # The conversion's garbage (parsed tensors, the graph's arrays before the blob took
