@@ -92,6 +92,12 @@ const mace_op *mace_net_op(const mace_net *net, int i);
 double mace_net_op_ms(const mace_net *net, int i);
 void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
                      int64_t *weights_bytes);
+/* Gives back (madvise DONTNEED) the whole pages of the weights blob that hold constants read
+ * only through packed copies (op kinds' input_packed), outside every constant read as it is;
+ * those bytes read as zeros afterwards. For an engine that owns its weights, or whose caller
+ * said the buffer is the engine's to spend (mace_config.discard_packed_weights). CPU nets
+ * built for their inputs only; returns the bytes given back (core/weights_discard.c). */
+int64_t mace_net_discard_packed_weights(mace_net *net);
 /* With a GPU: the planned device arena's bytes; else 0. */
 int64_t mace_net_device_arena_bytes(const mace_net *net);
 

@@ -49,7 +49,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
                            "num_threads", "affinity", "device", "verify_checksum",
                            "gpu_precision", "opencl_binary_file", "opencl_parameter_file",
                            "gpu_platform", "gpu_device", "opencl_queue_window_size",
-                           "decrypt_key", NULL};
+                           "decrypt_key", "discard_packed_weights", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
   PyObject *binary_file = NULL, *parameter_file = NULL;
@@ -60,19 +60,20 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   int verify_checksum = 1;
   const char *decrypt_key = NULL; /* encrypted models (mace encrypt); borrowed for the call */
   Py_ssize_t decrypt_key_size = 0;
+  int discard_packed = 0; /* the weights buffer is the engine's to spend (mace.h) */
   Py_buffer graph_buf;
   int has_graph_buf = 0;
   mace_engine *engine = NULL;
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#:Engine", kwlist, &graph,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#p:Engine", kwlist, &graph,
                                    &weights, path_converter, &graph_path, path_converter,
                                    &weights_path, &num_threads, &affinity, &device,
                                    &verify_checksum, &gpu_precision, path_converter,
                                    &binary_file, path_converter, &parameter_file,
                                    &gpu_platform, &gpu_device, &queue_window, &decrypt_key,
-                                   &decrypt_key_size)) {
+                                   &decrypt_key_size, &discard_packed)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -85,6 +86,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   cfg.skip_checksum = !verify_checksum;
   cfg.decrypt_key = (const unsigned char *)decrypt_key;
   cfg.decrypt_key_size = (size_t)decrypt_key_size;
+  cfg.discard_packed_weights = discard_packed;
   if (strcmp(device, "cpu") == 0 || strcmp(device, "CPU") == 0) {
     cfg.device = MACE_DEVICE_CPU;
   } else if (strcmp(device, "gpu") == 0 || strcmp(device, "GPU") == 0) {
@@ -919,7 +921,9 @@ PyDoc_STRVAR(Engine_doc,
              "(the weights file is read into memory). num_threads <= 0 uses one thread per core;\n"
              "affinity is 0 (none), 1 (big cores) or 2 (little cores). verify_checksum=False\n"
              "skips the check of the checksums the graph records. device='gpu' runs on OpenCL\n"
-             "(mace_config's gpu_* and opencl_* fields).");
+             "(mace_config's gpu_* and opencl_* fields). discard_packed_weights=True lets the\n"
+             "engine give back the pages of the weights buffer that its ops read only through\n"
+             "packed copies (they then read as zeros): for a buffer nothing else reads.");
 
 static PyTypeObject EngineType = {
     PyVarObject_HEAD_INIT(NULL, 0)

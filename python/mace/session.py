@@ -299,6 +299,17 @@ class Session:
         self._weights = buffer() if callable(buffer) else model.weights_bytes()
         return _mace.Engine(model.graph_bytes(), self._weights or None, **kw)
 
+    def _from_converted(self, model: Any, kw: dict):
+        # The conversion's garbage (parsed tensors, the graph's arrays before the blob took
+        # their place) is freed by now, but stays resident in the C heap unless handed back.
+        # Converted here and never written to a file: there is nothing to verify. Unless the
+        # converted model is kept, its blob is the engine's alone: the engine may give back the
+        # pages of the weights it holds packed (the blob reads zeros there afterwards).
+        engine = self._from_model(model, dict(kw, verify_checksum=False,
+                                              discard_packed_weights=not self._keep_model))
+        _mace.release_free_heap()
+        return engine
+
     def _open_onnx(self, source: Any, input_shapes: Mapping | None, kw: dict) -> None:
         model = _convert(source, input_shapes)
         try:
@@ -313,14 +324,6 @@ class Session:
             return
         if self._keep_model:
             self.model = model
-
-    def _from_converted(self, model: Any, kw: dict):
-        # The conversion's garbage (parsed tensors, the graph's arrays before the blob took
-        # their place) is freed by now, but stays resident in the C heap unless handed back.
-        # Converted here and never written to a file: there is nothing to verify.
-        engine = self._from_model(model, dict(kw, verify_checksum=False))
-        _mace.release_free_heap()
-        return engine
 
     # ---- running -----------------------------------------------------------------------
 

@@ -148,6 +148,11 @@ typedef struct mace_config {
    * MACE_INVALID_MODEL; a build without OpenSSL's libcrypto gives MACE_UNSUPPORTED. */
   const unsigned char *decrypt_key;
   size_t decrypt_key_size;  /* 32 */
+  /* create_from_buffers with borrow_weights: 1 lets the engine give back (madvise
+   * MADV_DONTNEED) the pages of weights its ops read only through packed copies, which then
+   * read as zeros: for a buffer nothing else reads (mace.Session's own converted blob).
+   * Weights the engine owns (read from a file, or copied) are always spent so. Default 0. */
+  int discard_packed_weights;
 } mace_config;
 
 typedef struct mace_tensor_info {
