@@ -114,3 +114,37 @@ def test_pb_data_session_matches_after_giving_weights_back(tmp_path):
     for batch in (3, 1, 17):
         x = rand(batch, K, seed=batch)
         np.testing.assert_allclose(sess.run(x), _reference(x, w, b), rtol=1e-4, atol=1e-4)
+
+
+def test_blocked_pointwise_and_depthwise_filters_are_held_once(tmp_path):
+    """Pointwise and depthwise convolutions on the blocked layout read their filters packed at
+    every input size: the blob gives their pages back, and results stay onnxruntime's at other
+    heights and widths (the plans made again there pack nothing from the blob)."""
+    from helpers import nchwc_block, run_ort
+    if nchwc_block() <= 1:
+        pytest.skip("no blocked layout on this CPU")
+    c = 128  # a chain of five: long enough for the layout pass to block it
+    inits, nodes, x = [], [], "x"
+    for i in range(5):
+        if i % 2 == 0:
+            inits.append((f"w{i}", rand(c, c, 1, 1, seed=i)))
+            nodes.append(helper.make_node("Conv", [x, f"w{i}"], [f"c{i}"]))
+        else:
+            inits.append((f"w{i}", rand(c, 1, 3, 3, seed=i)))
+            nodes.append(helper.make_node("Conv", [x, f"w{i}"], [f"c{i}"], group=c,
+                                          pads=[1, 1, 1, 1]))
+        nodes.append(helper.make_node("Relu", [f"c{i}"], [f"r{i}"]))
+        x = f"r{i}"
+    model = make_model(nodes, [("x", np.float32, [1, c, "H", "W"])],
+                       [(x, np.float32, [1, c, "h", "w"])], inits)
+    pointwise = sum(w.nbytes for _, w in inits[::2])
+    path = str(tmp_path / "pw.onnx")
+    onnx.save(model, path)
+    sess = mace.Session(path, num_threads=1)
+    for h, w in ((8, 8), (5, 13), (16, 3), (8, 8)):
+        x = rand(1, c, h, w, seed=h * w)
+        ref = run_ort(model, {"x": x})[0]
+        np.testing.assert_allclose(sess.run(x), ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    blob = np.frombuffer(sess._weights, np.uint8)
+    assert [p["type"] for p in sess.profile(x, rounds=1)].count("Reorder") == 2  # blocked
+    assert blob.size - np.count_nonzero(blob) >= pointwise - 6 * 4096

@@ -635,6 +635,18 @@ static mace_status conv2d_run(mace_op *op) {
   return MACE_OK;
 }
 
+/* On blocked input, a pointwise (1x1, stride 1, unpadded) or depthwise convolution reads its
+ * filter from the packed copy alone: the layout is fixed at net build, and the kind, block,
+ * channels and window of such a convolution do not depend on the input's height and width
+ * (no Winograd, no subsampled copy), so no later plan packs it again. The other kernels may
+ * change with the shape (Winograd's tile, the direct kernel) and pack from the filter. */
+static int conv2d_input_packed(const mace_op *op, int k) {
+  const conv2d_state *st = op->state;
+  const mace_conv_nchwc *c = &st->nchwc;
+  return k == 1 && c->packed && !c->x_plain && !c->subsample && !c->wino_m &&
+         (c->kind == MACE_CONV_NCHWC_POINTWISE || c->kind == MACE_CONV_NCHWC_DEPTHWISE);
+}
+
 const mace_op_kind mace_op_conv2d_f32 = {.type = "Conv2D",
                                          .device = MACE_DEVICE_CPU,
                                          .dtype = MACE_DT_F32,
@@ -643,4 +655,5 @@ const mace_op_kind mace_op_conv2d_f32 = {.type = "Conv2D",
                                          .infer = conv2d_infer,
                                          .run = conv2d_run,
                                          .release = conv2d_release,
-                                         .accepts_nchwc = conv2d_accepts_nchwc};
+                                         .accepts_nchwc = conv2d_accepts_nchwc,
+                                         .input_packed = conv2d_input_packed};
