@@ -449,6 +449,21 @@ static mace_status plan(mace_net *net);
  * value tensors. Stops early, without error, at an op that needs the values of a model
  * input not given yet; the rest is built when the inputs arrive. Plans the arena once the
  * whole net is built. */
+/* Counts the constant bytes op just holds packed; past DISCARD_EVERY of them the blob's pages
+ * of those read only packed go back now, not after the whole build (peak memory). */
+#define DISCARD_EVERY ((size_t)8 << 20)
+static void note_packed(mace_net *net, const mace_op *op) {
+  if (!op->kind || !op->kind->input_packed) return;
+  for (int k = 0; k < op->n_inputs; ++k)
+    if (op->inputs[k] && op->inputs[k]->role == MACE_TENSOR_CONST &&
+        op->kind->input_packed(op, k))
+      net->packed_since_discard += mace_tensor_nbytes(op->inputs[k]);
+  if (net->packed_since_discard >= DISCARD_EVERY) {
+    (void)mace_net_discard_packed_weights(net);
+    net->packed_since_discard = 0;
+  }
+}
+
 static mace_status build(mace_net *net) {
   const mace_arg *args = net->args;
   for (int i = 0; i < net->n_built; ++i) args += net->def->op[i]->n_arg;
@@ -467,6 +482,7 @@ static mace_status build(mace_net *net) {
       st = infer_op(net, i, !net->reshaped);
     }
     MACE_RETURN_IF_ERROR(st);
+    if (net->discard_packed) note_packed(net, &net->ops[i]);
     net->evaluated[i] = 0;
     if (net->ops[i].outputs[0]->is_value) MACE_RETURN_IF_ERROR(evaluate_op(net, i));
     net->n_built = i + 1;
@@ -474,6 +490,10 @@ static mace_status build(mace_net *net) {
   }
   if (!net->outputs[0].resolved) MACE_RETURN_IF_ERROR(load_outputs(net));
   if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_apply(net));
+  if (net->discard_packed && net->packed_since_discard) {
+    (void)mace_net_discard_packed_weights(net);
+    net->packed_since_discard = 0;
+  }
   return plan(net);
 }
 
@@ -597,12 +617,13 @@ static mace_status load_outputs(mace_net *net) {
 
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
                             size_t weights_size, mace_threadpool *pool, mace_net **out) {
-  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, out);
+  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, 0, out);
 }
 
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
-                               struct mace_cl_runtime *cl, mace_net **out) {
+                               struct mace_cl_runtime *cl, int discard_packed,
+                               mace_net **out) {
   *out = NULL;
   if (!graph || graph_size == 0) return mace_error(MACE_INVALID_MODEL, "the graph is empty");
   mace_net *net = calloc(1, sizeof(*net));
@@ -610,6 +631,7 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   mace_status st = MACE_OK;
   net->pool = pool;
   net->cl = cl;
+  net->discard_packed = discard_packed && !cl;
   net->weights = weights;
   net->weights_size = weights ? weights_size : 0;
   net->def = mace__net_def__unpack(NULL, graph_size, graph);

@@ -31,10 +31,8 @@ static int64_t drop_pages(uintptr_t lo, uintptr_t hi, uintptr_t page) {
 }
 
 int64_t mace_net_discard_packed_weights(mace_net *net) {
-  /* Only a net built for its inputs, on the CPU alone: a GPU placement copies constants to
-   * the device when it plans again. */
-  if (!net || !net->weights || !net->weights_size || net->cl || !mace_net_is_built(net))
-    return 0;
+  /* On the CPU alone: a GPU placement copies constants to the device when it plans again. */
+  if (!net || !net->weights || !net->weights_size || net->cl) return 0;
   const uintptr_t base = (uintptr_t)net->weights, end = base + net->weights_size;
   const long page_size = sysconf(_SC_PAGESIZE);
   const uintptr_t page = page_size > 0 ? (uintptr_t)page_size : 4096;
@@ -57,8 +55,19 @@ int64_t mace_net_discard_packed_weights(mace_net *net) {
       else if (use[idx] == 0) use[idx] = 1;
     }
   }
+  /* Ops not created yet (a build in progress) read their inputs as they are, for all we know. */
+  for (int i = net->n_created; i < net->n_ops; ++i) {
+    const Mace__OperatorDef *od = net->def->op[i];
+    for (size_t k = 0; k < od->n_input; ++k) {
+      const int idx = od->input[k] ? mace_net_find_tensor(net, od->input[k]) : -1;
+      if (idx >= 0 && idx < n) use[idx] = 2;
+    }
+  }
   for (int i = 0; i < net->n_outputs; ++i) { /* a constant given as an output is copied out */
-    const int idx = net->outputs[i].tensor;
+    const mace_net_io *io = &net->outputs[i];
+    const int idx = io->tensor >= 0 ? io->tensor
+                    : io->name     ? mace_net_find_tensor(net, io->name)
+                                   : -1;
     if (idx >= 0 && idx < n) use[idx] = 2;
   }
   for (int i = 0; i < n; ++i) {
