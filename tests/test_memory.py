@@ -148,3 +148,33 @@ def test_blocked_pointwise_and_depthwise_filters_are_held_once(tmp_path):
     blob = np.frombuffer(sess._weights, np.uint8)
     assert [p["type"] for p in sess.profile(x, rounds=1)].count("Reorder") == 2  # blocked
     assert blob.size - np.count_nonzero(blob) >= pointwise - 6 * 4096
+
+
+def test_blocked_3x3_filters_go_back_after_the_first_run(tmp_path):
+    """Blocked 3x3 convolutions (Winograd or direct, chosen by the input size) keep the first
+    run's choice at other sizes: their filters' pages go back after that run, and later runs
+    at other heights and widths still match onnxruntime."""
+    from helpers import nchwc_block, run_ort
+    if nchwc_block() <= 1:
+        pytest.skip("no blocked layout on this CPU")
+    c = 64  # a first convolution from 3 channels, then 64 -> 64: blocked from the start
+    inits = [("w_in", rand(c, 3, 3, 3, seed=9))]
+    nodes, x = [helper.make_node("Conv", ["x", "w_in"], ["c_in"], pads=[1, 1, 1, 1])], "c_in"
+    for i in range(4):
+        inits.append((f"w{i}", rand(c, c, 3, 3, seed=10 + i)))
+        nodes.append(helper.make_node("Conv", [x, f"w{i}"], [f"c{i}"], pads=[1, 1, 1, 1]))
+        nodes.append(helper.make_node("Relu", [f"c{i}"], [f"r{i}"]))
+        x = f"r{i}"
+    model = make_model(nodes, [("x", np.float32, [1, 3, "H", "W"])],
+                       [(x, np.float32, [1, c, "h", "w"])], inits)
+    path = str(tmp_path / "k3.onnx")
+    onnx.save(model, path)
+    sess = mace.Session(path, num_threads=1)
+    filters = sum(w.nbytes for _, w in inits[1:])
+    for h, w in ((40, 40), (7, 9), (64, 24), (40, 40)):
+        x = rand(1, 3, h, w, seed=h + w)
+        ref = run_ort(model, {"x": x})[0]
+        np.testing.assert_allclose(sess.run(x), ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+        blob = np.frombuffer(sess._weights, np.uint8)
+        assert blob.size - np.count_nonzero(blob) >= filters - 8 * 4096, (h, w)
+    assert [p["type"] for p in sess.profile(x, rounds=1)].count("Reorder") == 1  # blocked

@@ -849,5 +849,11 @@ mace_status mace_net_run(mace_net *net) {
   }
   if (st == MACE_OK && net->placement) st = mace_placement_run_end(net);
   mace_threadpool_unbind_caller(&binding);
+  /* Ops that pack for good only once they have run (a convolution's Winograd choice): their
+   * weights go back after the first run. */
+  if (st == MACE_OK && net->discard_packed && !net->discarded_after_run) {
+    net->discarded_after_run = 1;
+    (void)mace_net_discard_packed_weights(net);
+  }
   return st;
 }
