@@ -225,6 +225,18 @@ class OnnxContext:
             return None
         return list(s)
 
+    def dims(self, name: str) -> list | None:
+        """The dims ONNX inference found: an int per known dim, None per dim known only at run
+        time (an output sized by values, NonZero's count, and all downstream of it); None when
+        even the rank is unknown."""
+        if not name:
+            return None
+        s = self.shape(name)
+        if s is not None:
+            return s
+        s = self._shapes.get(self.resolve(name))
+        return list(s) if s is not None else None
+
     def static_shape(self, name: str) -> list | None:
         """shape(name) with None for each dim that may differ from run to run (it follows a
         symbolic input dim, or inference lost track of it): the dims a handler may write into

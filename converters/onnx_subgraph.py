@@ -17,7 +17,7 @@ from onnx import AttributeProto, helper, numpy_helper
 
 from mace.errors import InvalidModelError, MaceError, UnsupportedError
 
-from . import ir
+from . import ir, onnx_dims
 
 _GRAPH_ATTRS = (AttributeProto.GRAPH, AttributeProto.GRAPHS)
 
@@ -170,11 +170,15 @@ def convert_body(ctx, node, attr: str, body: onnx.GraphProto, formals: list[Form
         if value is not None:
             consts.append(numpy_helper.from_array(np.asarray(value), name))
             continue
-        shape, dtype = ctx.shape(name), ctx.dtype(name)
-        if shape is None or dtype is None:
-            raise UnsupportedError(f"{what}: the body reads outer tensor '{name}', whose shape "
+        dims, dtype = ctx.dims(name), ctx.dtype(name)
+        if dims is None or dtype is None:
+            raise UnsupportedError(f"{what}: the body reads outer tensor '{name}', whose rank "
                                    "or dtype is unknown at conversion")
-        static = ctx.static_shape(name) or [None] * len(shape)
+        # A dim known only at run time (a count of detections after NonZero or TopK) is a
+        # symbolic dim of the body, converted at a probe size; so is one following a symbolic
+        # input dim.
+        static = ctx.static_shape(name) if ctx.shape(name) is not None else dims
+        shape = [d if d is not None else onnx_dims.PROBE_OTHER for d in dims]
         formals = formals + [Formal(name, dtype, shape, [d is None for d in static])]
         lifted.append(name)
     for f in formals:

@@ -689,16 +689,22 @@ class TfConverter:
         p = self.val(n, 1, "paddings").astype(np.int64).reshape(-1, 2)
         value = float(self.val(n, 2, "constant_values").reshape(-1)[0]) \
             if len(self.ins(n)) > 2 else 0.0
-        mode = {"REFLECT": "reflect", "SYMMETRIC": None}.get(_attr(n, "mode", ""), "constant") \
-            if n.op == "MirrorPad" else "constant"
-        if mode is None:
-            raise self._fail(n, "SYMMETRIC mirror padding is not supported")
+        mode = "constant"
+        if n.op == "MirrorPad":
+            mode = {"REFLECT": "reflect", "SYMMETRIC": "symmetric"}.get(_attr(n, "mode", ""))
+            if mode is None:
+                raise self._fail(n, f"mirror padding mode {_attr(n, 'mode', '')!r} is not "
+                                    "REFLECT or SYMMETRIC")
         held = x in self.env and self.held(x) and p.shape[0] == 4
         if held:
             p = p[_TO_NCHW]
             xin = self.env[x][0]
         else:
             xin = self.nhwc(x)
+        if mode == "symmetric":  # no ONNX mode: the mace Pad op's SYMMETRIC (pad_type 2)
+            self.emit(n, "MaceOp", [xin], held, rank=p.shape[0], mace_type="Pad",
+                      paddings=[int(v) for v in p.reshape(-1)], pad_type=2)
+            return
         pads = np.concatenate([p[:, 0], p[:, 1]]).astype(np.int64)
         self.emit(n, "Pad", [xin, self.b.const(pads), self.b.const(np.float32(value))], held,
                   rank=p.shape[0], mode=mode)

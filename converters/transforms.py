@@ -9,7 +9,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import ir
+# the matching helpers, under the names the rewrites below have always used
+from .graph_match import Matcher as _Matcher
+from .graph_match import eltwise_with_const as _eltwise_with_const
+from .graph_match import float_const as _float_const
+from .graph_match import new_const as _new_const
+from .graph_match import norm_step as _norm_step
+from .graph_match import trailing_mean_axes as _trailing_mean_axes
 from .pattern_fusions import PATTERN_FUSIONS  # x * Sigmoid(x), Erf/Tanh GELUs, HardSwish forms
+from .transformer_fusions import TRANSFORMER_FUSIONS  # RMSNorm, rotary, softmax NaN guard
 
 ACTIVATION_ARGS = ir.ACTIVATION_ARGS
 # SWISH (x * sigmoid(alpha x)) fuses like the others now that the C ops apply it over each
@@ -22,37 +30,6 @@ CONV_TYPES = ("Conv2D", "Deconv2D")
 
 def _has_activation(op: ir.Op) -> bool:
     return op.args.get("activation", "NOOP") not in ("NOOP", "", None)
-
-
-def _new_const(graph: ir.Graph, base: str, value: np.ndarray) -> str:
-    name, k = base, 0
-    taken = set(graph.consts) | {t for op in graph.ops for t in op.inputs + op.outputs}
-    while name in taken:
-        k += 1
-        name = f"{base}_{k}"
-    graph.consts[name] = np.ascontiguousarray(value)
-    return name
-
-
-class _Matcher:
-    """Producer -> single-consumer pairs, recomputed after every rewrite."""
-
-    def __init__(self, graph: ir.Graph):
-        self.graph = graph
-        self.consumers = graph.consumers()
-        self.outputs = {t.name for t in graph.outputs}
-
-    def sole_consumer(self, op: ir.Op) -> ir.Op | None:
-        """The only consumer of op's single output, unless that output is a graph output."""
-        if len(op.outputs) != 1:
-            return None
-        t = op.outputs[0]
-        if t in self.outputs:
-            return None
-        users = self.consumers.get(t, [])
-        if len(users) != 1:
-            return None
-        return users[0]
 
 
 def _merge(graph: ir.Graph, first: ir.Op, second: ir.Op) -> None:
@@ -72,13 +49,6 @@ def _out_channels(graph: ir.Graph, op: ir.Op) -> int | None:
     if s is not None and len(s) >= 2:
         return int(s[1])
     return None
-
-
-def _float_const(graph: ir.Graph, name: str) -> np.ndarray | None:
-    c = graph.consts.get(name)
-    if c is None or c.dtype.kind != "f":
-        return None
-    return c
 
 
 def _scale_filter(op: ir.Op, w: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -229,75 +199,6 @@ def fuse_bias(graph: ir.Graph) -> bool:
     return False
 
 
-def _scalar_const(graph: ir.Graph, name: str, value: float, rtol: float = 0.0) -> bool:
-    """name is a constant f32 of one element within rtol of value."""
-    c = _float_const(graph, name)
-    return (c is not None and c.size == 1
-            and abs(float(c.reshape(-1)[0]) - value) <= rtol * abs(value))
-
-
-def _eltwise_with_const(graph: ir.Graph, op: ir.Op | None, kind: str, value: float,
-                        rtol: float = 0.0, commutes: bool = True) -> str | None:
-    """The variable input of an argument-free Eltwise `kind`(x, constant value) (or (value, x)
-    where the op commutes), else None."""
-    if (op is None or op.type != "Eltwise" or op.args != {"type": kind}
-            or len(op.inputs) != 2):
-        return None
-    x, c = op.inputs
-    if _scalar_const(graph, c, value, rtol) and x not in graph.consts:
-        return x
-    if commutes and _scalar_const(graph, x, value, rtol) and c not in graph.consts:
-        return c
-    return None
-
-
-def _trailing_mean_axes(graph: ir.Graph, op: ir.Op | None) -> int | None:
-    """For a Reduce MEAN with keepdims over the trailing dims of its f32 input, how many dims
-    (k; axes [rank - k, rank) in any spelling), else None."""
-    if (op is None or op.type != "Reduce" or op.args.get("reduce_type") != "MEAN"
-            or op.args.get("keepdims", 1) != 1 or len(op.inputs) != 1
-            or not set(op.args) <= {"reduce_type", "keepdims", "axis"}
-            or graph.dtypes.get(op.inputs[0]) != np.float32):
-        return None
-    shape = graph.shapes.get(op.inputs[0])
-    axes = op.args.get("axis")
-    if shape is None or not axes or not isinstance(axes, (list, tuple)):
-        return None
-    r = len(shape)
-    if not all(-r <= int(a) < r for a in axes):
-        return None
-    norm = sorted({int(a) % r for a in axes})
-    return len(norm) if norm == list(range(r - len(norm), r)) else None
-
-
-def _norm_param(graph: ir.Graph, name: str, norm_shape: list) -> np.ndarray | None:
-    """A constant that broadcasts over the normalized (trailing) dims only, flattened to their
-    element count (or one element), else None."""
-    c = _float_const(graph, name)
-    if c is None:
-        return None
-    if c.size == 1:
-        return c.reshape(1).astype(np.float32)
-    lead = c.shape[:max(0, c.ndim - len(norm_shape))]
-    if any(d != 1 for d in lead):
-        return None
-    try:
-        full = np.broadcast_to(c.reshape(c.shape[len(lead):]), norm_shape)
-    except ValueError:
-        return None
-    return np.ascontiguousarray(full, np.float32).reshape(-1)
-
-
-def _norm_step(graph: ir.Graph, op: ir.Op | None, src: str, kind: str,
-               norm_shape: list) -> np.ndarray | None:
-    """For an argument-free two-input Eltwise `kind` of src and a constant over the normalized
-    dims, that constant (flattened, _norm_param), else None."""
-    if (op is None or op.type != "Eltwise" or op.args != {"type": kind} or len(op.inputs) != 2
-            or src not in op.inputs):
-        return None
-    return _norm_param(graph, op.inputs[1] if op.inputs[0] == src else op.inputs[0], norm_shape)
-
-
 def fuse_layer_norm(graph: ir.Graph) -> bool:
     """LayerNorm written out as ONNX exporters before opset 17 write it: ReduceMean(x) over
     trailing dims, d = x - mean, Pow(d, 2) or d * d, ReduceMean over the same dims, + eps,
@@ -422,6 +323,54 @@ def fuse_residual_add(graph: ir.Graph) -> bool:
                 if k in add.args:
                     args[k] = add.args[k]
             fused = ir.Op("Conv2D", conv.name, inputs + [r], list(add.outputs), args)
+            graph.ops = [fused if o is add else o for o in graph.ops if o is not conv]
+            return True
+    return False
+
+
+def _known_4d(graph: ir.Graph, name: str) -> list | None:
+    shape = graph.shapes.get(name)
+    if (shape is None or len(shape) != 4
+            or not all(isinstance(d, (int, np.integer)) and d > 0 for d in shape)):
+        return None
+    return [int(d) for d in shape]
+
+
+def fuse_qlinear_residual_add(graph: ir.Graph) -> bool:
+    """The int8 form of fuse_residual_add (docs/int8.md): QLinearConv2D -> QLinearAdd(conv
+    output, r) of the same shape becomes QLinearConv2D with r, r's scale and zero point and the
+    Add's output scale and zero point as inputs 9-13 and the Add's activation as
+    `residual_activation`. The op computes the convolution's bytes as before and then the Add's
+    formula on them, so the result is the two ops' bit for bit. A missing bias becomes zeros
+    (the residual follows it). The fused op runs where the Add ran, when r is ready."""
+    m = _Matcher(graph)
+    producers = graph.producers()
+    for add in graph.ops:
+        if (add.type != "QLinearAdd" or len(add.inputs) != 8
+                or not set(add.args) <= {"activation"}
+                or add.args.get("activation", "NOOP") not in ("NOOP", "RELU")
+                or add.inputs[0] == add.inputs[3]):
+            continue
+        shape = _known_4d(graph, add.outputs[0])
+        if shape is None or any(_known_4d(graph, add.inputs[k]) != shape for k in (0, 3)):
+            continue  # only shapes known to match: a broadcast Add stays an Add
+        for k, kr in ((0, 3), (3, 0)):
+            conv = producers.get(add.inputs[k])
+            if (conv is None or conv.type != "QLinearConv2D" or len(conv.inputs) not in (8, 9)
+                    or m.sole_consumer(conv) is not add or add.inputs[kr] in graph.consts
+                    or "residual_activation" in conv.args):
+                continue
+            inputs = list(conv.inputs)
+            if len(inputs) == 8:
+                n = _out_channels(graph, conv)
+                if n is None:
+                    continue
+                inputs.append(_new_const(graph, conv.name + "_bias", np.zeros(n, np.int32)))
+            inputs += add.inputs[kr:kr + 3] + add.inputs[6:8]
+            args = dict(conv.args)
+            if add.args.get("activation", "NOOP") != "NOOP":
+                args["residual_activation"] = add.args["activation"]
+            fused = ir.Op("QLinearConv2D", conv.name, inputs, list(add.outputs), args)
             graph.ops = [fused if o is add else o for o in graph.ops if o is not conv]
             return True
     return False
@@ -654,9 +603,10 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
     return changed or n != len(graph.consts)
 
 
-TRANSFORMS = [fuse_layer_norm, matmul_add_to_fc, matmul_add_bias, fold_batchnorm,
-              batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,
-              rewrite_channels_last, fold_channel_scale, fuse_residual_add, remove_dead_ops]
+TRANSFORMS = [fuse_layer_norm, *TRANSFORMER_FUSIONS, matmul_add_to_fc, matmul_add_bias,
+              fold_batchnorm, batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,
+              rewrite_channels_last, fold_channel_scale, fuse_residual_add,
+              fuse_qlinear_residual_add, remove_dead_ops]
 
 
 def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:

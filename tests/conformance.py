@@ -1,6 +1,10 @@
 """Runner for the ONNX backend conformance suite (../shared/testdata/onnx_node_tests.tar.xz).
 
-    python tests/conformance.py [--filter SUBSTR] [--report FILE]
+    python tests/conformance.py [--filter SUBSTR] [--report FILE] [--update-passing]
+
+--update-passing rewrites tests/onnx_conformance_passing.txt, the committed list of the cases that
+pass (tests/test_onnx_conformance.py fails when a listed case no longer passes), from a full run:
+run it after a change makes more cases pass, and commit the list with the change.
 
 The archive is unpacked once into .cache/onnx_node_tests. Each node case is converted and
 run through mace in a worker subprocess (a crash costs one case, not the run) and compared
@@ -24,6 +28,8 @@ ROOT = os.path.dirname(HERE)
 ARCHIVE = os.path.join(ROOT, "..", "shared", "testdata", "onnx_node_tests.tar.xz")
 CACHE = os.path.join(ROOT, ".cache")
 EXCEPTIONS = os.path.join(HERE, "onnx_conformance_exceptions.txt")
+PASSING = os.path.join(HERE, "onnx_conformance_passing.txt")
+UPDATE_COMMAND = "python tests/conformance.py --update-passing"
 
 
 def unpack() -> str | None:
@@ -47,6 +53,26 @@ def load_exceptions() -> dict[str, str]:
                 case, _, reason = line.partition(" ")
                 out[case] = reason.strip()
     return out
+
+
+def load_passing() -> list[str]:
+    """The committed list of passing cases (empty when the file is absent)."""
+    if not os.path.exists(PASSING):
+        return []
+    return [line.strip() for line in open(PASSING)
+            if line.strip() and not line.startswith("#")]
+
+
+def write_passing(results: dict[str, tuple[str, str]]) -> int:
+    """Writes the cases of `results` that pass to PASSING; returns how many."""
+    cases = sorted(case for case, (status, _) in results.items() if status == "pass")
+    with open(PASSING, "w") as f:
+        f.write("# ONNX node conformance cases that pass through mace, one per line: "
+                "a listed case\n"
+                "# that fails, crashes or turns unsupported fails tests/test_onnx_conformance.py.\n"
+                f"# Written by `{UPDATE_COMMAND}` (a full run); commit it with the change.\n")
+        f.writelines(case + "\n" for case in cases)
+    return len(cases)
 
 
 def case_ops(case_dir: str) -> set[str]:
@@ -193,13 +219,19 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--filter", default="")
     ap.add_argument("--report", default=os.path.join(CACHE, "conformance_report.tsv"))
+    ap.add_argument("--update-passing", action="store_true",
+                    help=f"rewrite {os.path.relpath(PASSING, ROOT)} from this run (no --filter)")
     args = ap.parse_args()
+    if args.update_passing and args.filter:
+        ap.error("--update-passing needs the full run: leave out --filter")
     results = run_all(args.filter)
     with open(args.report, "w") as f:
         for case, (status, msg) in sorted(results.items()):
             f.write(f"{case}\t{status}\t{msg}\n")
     print(summarize(results))
     print(f"per-case report: {args.report}")
+    if args.update_passing:
+        print(f"{write_passing(results)} passing cases written to {PASSING}")
     return 0
 
 

@@ -1,5 +1,6 @@
-"""`mace convert` refuses, with one InvalidModelError naming the input, a model the engine would
-refuse at load (issue 37, item 5): it loads every written model once before reporting success."""
+"""`mace convert` and mace.convert() refuse, with one InvalidModelError naming the model and its
+input, a model the engine would refuse at load (issue 37, item 5): both load the converted
+model once (mace.deploy.check_loads) before writing or returning it."""
 from __future__ import annotations
 
 import hashlib
@@ -7,6 +8,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import onnx
 import pytest
 import yaml
@@ -14,7 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import mace
 from mace import deploy
-from helpers import rand
+from helpers import rand, run_ort
 
 
 def _cnn(path, x_shape):
@@ -69,8 +71,10 @@ def test_shape_the_engine_refuses_is_refused_at_convert(tmp_path, x_shape, shape
     assert isinstance(e.value, mace.InvalidModelError), repr(e.value)
     msg = str(e.value)
     dims = "[" + shape.replace(",", ", ") + "]"
-    assert "\n" not in msg and msg.startswith("models.cnn: ") and why in msg, msg
+    model_path = os.path.join(d, "cnn.onnx")
+    assert "\n" not in msg and msg.startswith(f"models.cnn ({model_path}): ") and why in msg, msg
     assert f"input 'x' {dims}" in msg, msg
+    assert ".t.model." not in msg, f"names a temporary folder: {msg}"
     assert not os.path.exists(os.path.join(build, "t")), "no model folder for a failed convert"
     # the command line: one line, non-zero exit, nothing written
     res = subprocess.run([sys.executable, "-m", "mace", "convert", "--config", cfg_path,
@@ -78,3 +82,42 @@ def test_shape_the_engine_refuses_is_refused_at_convert(tmp_path, x_shape, shape
     assert res.returncode != 0
     err = res.stderr.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert model_path in err and ".t.model." not in err, err
+
+
+@pytest.mark.parametrize("shape,why", [([24], "rank 1"), ([1, 3, 2**31, 2**31], "too large")])
+def test_api_convert_refuses_what_the_engine_refuses(tmp_path, shape, why):
+    """mace.convert() of a path and of a ModelProto: InvalidModelError naming the source, the
+    input's shape and the engine's reason; nothing returned."""
+    path = os.path.join(str(tmp_path), "cnn.onnx")
+    _cnn(path, None)
+    for source, name in ((path, path), (onnx.load(path), "model 'cnn'")):
+        with pytest.raises(mace.InvalidModelError) as e:
+            mace.convert(source, inputs={"x": shape})
+        msg = str(e.value)
+        assert msg.startswith(f"{name}: the converted model does not load"), msg
+        assert f"input 'x' {list(shape)}" in msg and why in msg and "\n" not in msg, msg
+
+
+def test_api_convert_returns_a_model_that_loads(tmp_path):
+    path = os.path.join(str(tmp_path), "cnn.onnx")
+    _cnn(path, [1, 3, 8, 8])
+    model = mace.convert(path)
+    x = rand(1, 3, 8, 8, seed=4)
+    got = mace.Session(model, num_threads=1).run(x)
+    ref = run_ort(onnx.load(path), {"x": x})[0]
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_api_convert_check_leaves_the_model_unserialized(tmp_path):
+    """The load check works on its own serialization: the returned model caches nothing, so
+    a constant replaced after convert() is what a session of it runs (here: zero weights)."""
+    path = os.path.join(str(tmp_path), "cnn.onnx")
+    _cnn(path, [1, 3, 8, 8])
+    model = mace.convert(path)
+    assert model._serialized is None
+    (name,) = [n for n, v in model.graph.consts.items() if np.asarray(v).ndim == 4]
+    model.graph.consts[name] = np.zeros_like(model.graph.consts[name])
+    got = mace.Session(model, num_threads=1).run(rand(1, 3, 8, 8, seed=4))
+    np.testing.assert_array_equal(got, np.zeros((1, 4, 8, 8), np.float32))

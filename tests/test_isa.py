@@ -1,17 +1,34 @@
-"""The SIMD kernel levels against onnxruntime: the conv / FC / MatMul op tests and a few zoo
-networks, each in a subprocess with MACE_CPU_ISA=ref|avx2|avx512 (levels the CPU lacks are
-skipped), at the project tolerance (the tests themselves assert it)."""
+"""The one driver over every kernel level (ggml's test-backend-ops): every op test of tests/ops
+(f32 and int8) plus the int8 QOperator chain, the NCHWc tests, a few zoo networks and the
+GEMM-sized cases below run again under each MACE_CPU_ISA level the machine has, each level in
+a subprocess of its own, all levels at once. The tests themselves assert the project
+tolerance against onnxruntime / NumPy.
+
+The level the surrounding run already uses (the detected one, or MACE_CPU_ISA when set) is not
+run again: the ISA choice is read once, from MACE_CPU_ISA alone (csrc/core/cpu_features.c), and
+every dispatch table and the NCHWc block follow mace_cpu_isa_active(), so forcing the active
+level changes nothing. Each subprocess first checks that the engine took the forced level
+(mace._mace.cpu_isa()); a failure names the level and every failing test.
+
+MACE_ISA_LEVELS=ref,avx2 (a comma list) limits the levels, e.g. to rerun one by hand."""
 from __future__ import annotations
 
+import glob
 import os
 import platform
+import re
+import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
 from onnx import helper
 from helpers import check_model, cpu_flags, make_model, rand
+
+import mace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -19,38 +36,104 @@ ROOT = os.path.dirname(HERE)
 
 FLAGS = cpu_flags()
 X86 = platform.machine().lower() in ("x86_64", "amd64")
+ARM = platform.machine().lower() in ("aarch64", "arm64")
 SUPPORTED = {
     "ref": True,
     "avx2": X86 and {"avx2", "fma"} <= FLAGS,
     "avx512": X86 and {"avx2", "fma", "avx512f", "avx512bw"} <= FLAGS,
+    "neon": ARM,
 }
+ACTIVE = mace._mace.cpu_isa()  # the level this process (the surrounding run) uses
+SWEEP_ENV = "MACE_ISA_SWEEP"   # set inside a level's subprocess
 
+# Every op test file (the int8 ones included: test_qlinear_*, test_q8_*, test_integer_ops,
+# test_quantize_linear, ...), the int8 QOperator chain (tests/test_qoperator_model.py), then
 # mobilenet_v2 (depthwise 3x3 stride 1/2 with RELUX in registers, small-K 1x1), mnasnet
-# (depthwise 5x5), mobilenet_v1 (1x1 + fused relu), resnet50 (1x1, 3x3 Winograd and im2col, 7x7
-# im2col, strides, FC) and squeezenet (1x1 / 3x3 in parallel branches, ceil-mode pooling) cover
-# the SIMD paths; resnet18 adds time but no new path.
-TESTS = ["tests/ops/test_conv2d.py", "tests/ops/test_gemm.py", "tests/ops/test_matmul.py",
-         "tests/ops/test_activation.py", "tests/ops/test_eltwise.py", "tests/ops/test_softmax.py",
-         "tests/ops/test_pooling.py", "tests/ops/test_conv2d_winograd.py", "tests/ops/test_batch_norm.py",
-         "tests/test_networks.py", "tests/test_isa.py", "tests/test_nchwc.py"]
+# (depthwise 5x5), mobilenet_v1 (1x1 + fused relu), resnet50 (1x1, 3x3 Winograd and im2col,
+# 7x7 im2col, strides, FC) and squeezenet (1x1 / 3x3 in parallel branches, ceil-mode pooling)
+# from test_networks, the NCHWc tests and this file's GEMM-sized cases.
+OP_TESTS = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(HERE, "ops", "test_*.py")))
+TESTS = [*OP_TESTS, "tests/test_qoperator_model.py", "tests/test_networks.py",
+         "tests/test_nchwc.py", "tests/test_isa.py"]
 SELECT = ("(not test_networks and not test_isa) or (zoo_network and not resnet18 and not "
           "efficientnet and not shufflenet) or gemm_sized")
 
 
-def _run(isa: str, args: list[str]) -> subprocess.CompletedProcess:
-    env = dict(os.environ, MACE_CPU_ISA=isa, MACE_CPP_MIN_LOG_LEVEL="0")
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+def _levels() -> list[str]:
+    """The levels to sweep: every one the CPU has but the active one (MACE_ISA_LEVELS: these)."""
+    asked = os.environ.get("MACE_ISA_LEVELS")
+    if asked:
+        return [s.strip() for s in asked.split(",") if s.strip()]
+    return [isa for isa, ok in SUPPORTED.items() if ok and isa != ACTIVE]
 
 
-@pytest.mark.parametrize("isa", ["ref", "avx2", "avx512"])
-def test_ops_and_networks_match_onnxruntime(isa):
+class _Sweep:
+    """One pytest subprocess per level, all started together on first use; output to files."""
+
+    def __init__(self, levels: list[str]):
+        self.dir = tempfile.mkdtemp(prefix="mace_isa_sweep.")
+        self.procs = {}
+        for isa in levels:
+            env = dict(os.environ, MACE_CPU_ISA=isa, MACE_CPP_MIN_LOG_LEVEL="0",
+                       **{SWEEP_ENV: "1"})
+            env.pop("MACE_ISA_LEVELS", None)
+            out = open(os.path.join(self.dir, f"{isa}.log"), "w+")
+            check = (f"import mace, sys; got = mace._mace.cpu_isa(); "
+                     f"sys.exit(0 if got == {isa!r} else 'MACE_CPU_ISA={isa} gave ' + got)")
+            py = shlex.quote(sys.executable)
+            cmd = (f"{py} -c {shlex.quote(check)} && exec {py} -m pytest -q -p no:cacheprovider "
+                   f"-rfE --maxfail=50 {shlex.join(TESTS)} -k {shlex.quote(SELECT)}")
+            self.procs[isa] = (subprocess.Popen(["bash", "-c", cmd], cwd=ROOT, env=env,
+                                                stdout=out, stderr=subprocess.STDOUT), out)
+
+    def result(self, isa: str, timeout: float) -> tuple[int, str]:
+        proc, out = self.procs[isa]
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        out.seek(0)
+        return proc.returncode, out.read()
+
+    def close(self) -> None:
+        for proc, out in self.procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            out.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    s = _Sweep([isa for isa in _levels() if SUPPORTED.get(isa)])
+    yield s
+    s.close()
+
+
+def _failures(log: str) -> list[str]:
+    """pytest's short summary lines: 'FAILED tests/ops/test_x.py::test_y[..] - why'."""
+    return [line for line in log.splitlines() if re.match(r"(FAILED|ERROR) ", line)]
+
+
+@pytest.mark.skipif(os.environ.get(SWEEP_ENV) == "1", reason="inside a level's subprocess")
+@pytest.mark.parametrize("isa", list(SUPPORTED))
+def test_every_op_test_under_each_isa(isa, sweep):
     if not SUPPORTED[isa]:
         pytest.skip(f"this CPU has no {isa}")
-    res = _run(isa, [*TESTS, "-k", SELECT, "-x"])
-    assert res.returncode == 0, f"MACE_CPU_ISA={isa}:\n{res.stdout[-4000:]}\n{res.stderr[-2000:]}"
-    assert " passed" in res.stdout
+    if isa not in sweep.procs:
+        pytest.skip(f"{isa} is the level this run already uses" if isa == ACTIVE
+                    else "not in MACE_ISA_LEVELS")
+    rc, log = sweep.result(isa, timeout=1800)
+    tail = log[-3000:]
+    failed = _failures(log)
+    assert rc == 0 and not failed, (
+        f"MACE_CPU_ISA={isa}: {len(failed)} failed (exit {rc}):\n" + "\n".join(failed[:50])
+        + f"\n--- last lines of the {isa} run:\n{tail}")
+    summary = log.strip().splitlines()[-1]
+    print(f"MACE_CPU_ISA={isa}: {summary}")
+    assert re.search(r"\d+ passed", summary), f"MACE_CPU_ISA={isa}: nothing ran: {summary}"
 
 
 def test_unsupported_isa_falls_back_with_a_warning():

@@ -251,11 +251,13 @@ def test_requant_params_match_the_c_reference(tmp_path):
         assert requant_params(float(m)) == (mult.value, shift.value), m
 
 
-def _onnx_model(nodes, shape):
-    from onnx import TensorProto, helper
+def _onnx_model(nodes, shape, zero=False):
+    from onnx import TensorProto, helper, numpy_helper
+    inits = [numpy_helper.from_array(np.array(0.0, np.float32), "zero")] if zero else []
     g = helper.make_graph(nodes, "g",
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
+                          initializer=inits)
     return mace.convert(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
 
 
@@ -268,6 +270,13 @@ def test_unsupported_op_is_named(tmp_path):
     # a type micro has, with an argument its kernel lacks: the op and the argument are named
     m = _onnx_model([helper.make_node("Sin", ["x"], ["y"], name="the_sine")], [1, 4])
     with pytest.raises(mace.UnsupportedError, match=r"'the_sine'.*SIN"):
+        micro.generate(m, tmp_path, name="bad")
+    # Softmax with the NaN guard the converter folds into it (transformer_fusions.py)
+    m = _onnx_model([helper.make_node("Softmax", ["x"], ["p"], name="sm"),
+                     helper.make_node("IsNaN", ["p"], ["bad"]),
+                     helper.make_node("Where", ["bad", "zero", "p"], ["y"])], [1, 4],
+                    zero=True)
+    with pytest.raises(mace.UnsupportedError, match="nan_to_zero"):
         micro.generate(m, tmp_path, name="bad")
     assert not (tmp_path / "bad.c").exists()
 

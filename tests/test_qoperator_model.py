@@ -163,3 +163,20 @@ def test_dynamic_quantized_model(tmp_path, weight_type):
             np.testing.assert_array_equal(c, c_ref)
         else:  # the float Conv: f32 sums in another order, the project's tolerance
             assert_close(c, c_ref)
+
+
+def test_residual_add_is_fused(qmodel):
+    """The QLinearConv -> QLinearAdd shortcut (c2 + p1) imports as one QLinearConv2D with the
+    Add in (converters/transforms.py, fuse_qlinear_residual_add; docs/int8.md); the test above
+    checks the model's outputs against onnxruntime with it."""
+    import mace
+    ops = mace.convert(qmodel).graph.ops
+    fused = [op for op in ops if op.type == "QLinearConv2D" and len(op.inputs) == 14]
+    assert len(fused) == 1
+    # r is the MaxPool's output, which is also the conv's input; no QLinearAdd reads a conv's
+    # output any more (the one left adds the MatMul's bias)
+    pool = next(op for op in ops if op.type == "Pooling")
+    assert fused[0].inputs[9] == fused[0].inputs[0] == pool.outputs[0]
+    producers = {o: op.type for op in ops for o in op.outputs}
+    assert all(producers.get(op.inputs[k]) != "QLinearConv2D" for op in ops
+               if op.type == "QLinearAdd" for k in (0, 3))

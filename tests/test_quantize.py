@@ -114,19 +114,37 @@ def _producer(q, name):
 
 def test_small_net_structure():
     fp32 = mace.convert(_small_net())
+    unfused = mace.quantize(fp32, _calib(), progress=False, fuse_residual=False)
     q = mace.quantize(fp32, _calib(), progress=False)
+    tail = ["QLinearConv2D", "Dequantize", "Activation", "Quantize",  # SIGMOID island
+            "QLinearMul", "Concat", "QLinearAveragePool", "Pooling",
+            "QLinearConv2D", "Reshape", "QLinearMatMul", "Dequantize", "Softmax"]
+    assert _ops(unfused) == ["Quantize", "QLinearConv2D",
+                             "QLinearConv2D", "QLinearAdd",        # the fp32 fused residual, split
+                             *tail]
     assert _ops(q) == ["Quantize", "QLinearConv2D",
-                       "QLinearConv2D", "QLinearAdd",              # the fused residual, split
-                       "QLinearConv2D", "Dequantize", "Activation", "Quantize",  # SIGMOID island
-                       "QLinearMul", "Concat", "QLinearAveragePool", "Pooling",
-                       "QLinearConv2D", "Reshape", "QLinearMatMul",
-                       "Dequantize", "Softmax"]
+                       "QLinearConv2D",                          # ... and fused again in int8
+                       *tail]
     g = q.graph
     # graph inputs and outputs stay f32 with their names
     assert [t.name for t in g.inputs] == ["x"] and [t.name for t in g.outputs] == ["y"]
     assert g.inputs[0].dtype == np.float32 and g.outputs[0].dtype == np.float32
-    add = next(op for op in g.ops if op.type == "QLinearAdd")
+    add = next(op for op in unfused.graph.ops if op.type == "QLinearAdd")
     assert add.args.get("activation") == "RELU" and len(add.inputs) == 8
+    conv = next(op for op in unfused.graph.ops if op.outputs[0] == add.inputs[0])
+    fused = g.ops[2]
+    # the conv's inputs, then the Add's other input and output parameters (docs/int8.md)
+    assert fused.inputs == conv.inputs + add.inputs[3:6] + add.inputs[6:8]
+    assert fused.outputs == add.outputs and fused.args.get("activation", "NOOP") == "NOOP"
+    assert fused.args["residual_activation"] == "RELU"
+    # the same bytes either way
+    x = _calib(1, seed=50)[0]
+    np.testing.assert_array_equal(mace.Session(q).run(x), mace.Session(unfused).run(x))
+    # the per-layer comparison dequantizes the fused op's output with the Add's parameters
+    from mace.accuracy import int8_params
+    scale, zp, _ = int8_params(mace.Session(q))[fused.outputs[0]]
+    assert float(scale[0]) == float(g.consts[add.inputs[6]][0])
+    assert int(zp[0]) == int(g.consts[add.inputs[7]][0])
     act = next(op for op in g.ops if op.type == "Activation")
     assert act.args["activation"] == "SIGMOID"
     # the fp32 model is left as it was
@@ -170,7 +188,12 @@ def test_concat_ranges_are_unified_or_requantized():
     params = set()
     for t in cat.inputs:
         p = _producer(q, t)
-        s, z = p.inputs[-2:] if p.type in ("QLinearAdd", "QLinearMul") else p.inputs[1:3]
+        if p.type in ("QLinearAdd", "QLinearMul"):
+            s, z = p.inputs[-2:]
+        elif p.type == "QLinearConv2D":  # a fused residual's output is its Add's (inputs 12, 13)
+            s, z = p.inputs[12:14] if len(p.inputs) == 14 else p.inputs[6:8]
+        else:
+            s, z = p.inputs[1:3]
         params.add((float(c[s][0]), int(c[z][0])))
     assert len(params) == 1
     q2 = mace.quantize(_small_net(), _calib(), progress=False, change_concat_ranges=False)

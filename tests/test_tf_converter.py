@@ -175,6 +175,41 @@ def test_reshape_matmul_softmax_after_conv():
     _close(mace.Session(model).run(x), e / e.sum())
 
 
+# MirrorPad (paddings up to the dim for SYMMETRIC, below it for REFLECT, as TF requires) on a
+# plain NHWC input and on a Conv2D output (the converter holds it as NCHW), against np.pad.
+MIRROR = [("SYMMETRIC", [[0, 0], [2, 5], [6, 1], [0, 0]]),
+          ("SYMMETRIC", [[0, 1], [1, 0], [0, 3], [2, 3]]),
+          ("REFLECT", [[0, 0], [2, 4], [5, 1], [0, 0]])]
+
+
+@pytest.mark.parametrize("after_conv", [False, True])
+@pytest.mark.parametrize("mode,paddings", MIRROR, ids=str)
+def test_mirror_pad(mode, paddings, after_conv):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((1, 5, 6, 3)).astype(np.float32)
+    w = rng.standard_normal((1, 1, 3, 3)).astype(np.float32)
+    g = G()
+    src = g.placeholder("x", list(x.shape))
+    base = x.astype(np.float64)
+    if after_conv:
+        g.const("w", w)
+        src = g.node("conv", "Conv2D", ["x", "w"], strides=[1, 1, 1, 1], padding="VALID")
+        base = base @ w[0, 0]
+    g.const("p", np.array(paddings, np.int32))
+    g.node("y", "MirrorPad", [src, "p"], mode=mode)
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["y"])
+    _close(mace.Session(model).run(x), np.pad(base, paddings, mode=mode.lower()))
+
+
+def test_mirror_pad_unknown_mode_is_unsupported():
+    g = G()
+    g.placeholder("x", [1, 4])
+    g.const("p", np.array([[0, 0], [1, 1]], np.int32))
+    g.node("y", "MirrorPad", ["x", "p"], mode="CIRCULAR")
+    with pytest.raises(mace.errors.UnsupportedError, match="CIRCULAR"):
+        mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["y"])
+
+
 def test_unknown_op_is_unsupported():
     g = G()
     g.placeholder("x", [1, 4])

@@ -1,4 +1,5 @@
-"""ONNX normalization ops -> mace LayerNorm (LayerNormalization, RMSNormalization),
+"""ONNX normalization ops -> mace LayerNorm (LayerNormalization, RMSNormalization,
+onnxruntime's SimplifiedLayerNormalization),
 GroupNorm (GroupNormalization, InstanceNormalization), LpNorm (LpNormalization),
 LocalResponseNorm (LRN) and MVN (MeanVarianceNormalization)."""
 from __future__ import annotations
@@ -86,6 +87,14 @@ def layer_normalization(ctx, node):
 
 @register("RMSNormalization")
 def rms_normalization(ctx, node):
+    _layer_norm(ctx, node, 1, 1e-5)
+
+
+@register("SimplifiedLayerNormalization")
+def simplified_layer_normalization(ctx, node):
+    """onnxruntime's RMSNorm (its transformer optimizer writes it, in the default domain):
+    RMSNormalization's arithmetic; its inv_std_var output is refused as RMSNormalization's
+    statistics are."""
     _layer_norm(ctx, node, 1, 1e-5)
 
 

@@ -1,6 +1,7 @@
 """ONNX MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool -> mace Pooling (NCHW; float32,
 and uint8 / int8 for the max poolings); 1-D pooling (N, C, L) runs as 2-D with H = 1 (conv.py's
-lifting); 3-D max/average pooling (N, C, D, H, W) is mace Pool3D (float32)."""
+lifting); 3-D max/average pooling (N, C, D, H, W) is mace Pool3D (float32), 3-D global pooling
+a mace Reduce over D, H and W (kept as 1)."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,9 +24,9 @@ def _check_input(ctx, node) -> tuple[str, int]:
     if rank is None:
         ks = ctx.attrs(node).get("kernel_shape")
         rank = len(ks) + 2 if ks is not None else 4
-    if rank not in (3, 4, 5) or (rank == 5 and node.op_type.startswith("Global")):
+    if rank not in (3, 4, 5):
         raise _fail(node, "only 1-D, 2-D and 3-D pooling (NCL, NCHW or NCDHW input) are "
-                          "supported (global pooling: 1-D and 2-D)")
+                          "supported")
     if rank == 5 and ctx.dtype(x) is not None and np.dtype(ctx.dtype(x)) != np.float32:
         raise _fail(node, f"3-D pooling of {np.dtype(ctx.dtype(x)).name} is not supported "
                           "(float32)")
@@ -123,6 +124,10 @@ def global_pool(ctx, node):
     kind = "MAX" if node.op_type == "GlobalMaxPool" else "AVG"
     if rank == 2:
         ctx.emit("Pooling", [x], [node.output[0]], node, pooling_type=kind, **{"global": 1})
+        return
+    if rank == 3:  # [N, C, D, H, W] -> [N, C, 1, 1, 1]: rows of D * H * W contiguous floats
+        ctx.emit("Reduce", [x], [node.output[0]], node, reduce_type=kind.replace("AVG", "MEAN"),
+                 axis=[2, 3, 4], keepdims=1)
         return
     x, y = to_h1(ctx, node, x), h1_output(ctx, node)
     ctx.emit("Pooling", [x], [y], ctx.unique((node.name or node.output[0]) + "_2d"),

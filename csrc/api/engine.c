@@ -10,6 +10,7 @@
 
 #include "api/model_crypto.h"
 #include "core/checksum.h"
+#include "core/cpu_features.h"
 #include "core/net.h"
 #include "core/status.h"
 #include "mace/mace.h"
@@ -45,6 +46,8 @@ struct mace_engine {
 
 const char *mace_version(void) { return MACE_VERSION_STRING; }
 
+const char *mace_cpu_get_isa(void) { return mace_cpu_isa_name(mace_cpu_isa_active()); }
+
 void mace_config_init(mace_config *config) {
   memset(config, 0, sizeof(*config));
   config->device = MACE_DEVICE_CPU;
@@ -73,8 +76,8 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
                                                                            : MACE_CL_FP32,
                        .binary_cache = eng->cl_files[0],
                        .tuning_file = eng->cl_files[1],
-                       /* always: mace_engine_set_profiling may come after creation */
-                       .profiling = 1};
+                       /* launch events only while mace_engine_set_profiling is on */
+                       .profiling = 0};
   mace_status st = mace_cl_runtime_create(&cc, &eng->cl);
   if (st != MACE_OK) return mace_error_wrap(st, "device GPU (OpenCL)");
   return MACE_OK;
@@ -101,7 +104,7 @@ static mace_status engine_build(mace_engine *eng, const void *graph, size_t grap
    * engine owns, or a buffer its caller gave it to spend. */
   const int discard = (weights && weights == eng->weights_copy) || config->discard_packed_weights;
   MACE_RETURN_IF_ERROR(mace_net_create_on(graph, graph_size, weights, weights_size, eng->pool,
-                                          eng->cl, discard, &eng->net));
+                                          eng->cl, config->max_arena_bytes, discard, &eng->net));
   if (eng->cl) mace_net_set_queue_window(eng->net, config->opencl_queue_window_size);
   int n_in = mace_net_num_inputs(eng->net);
   eng->bound = calloc(n_in ? (size_t)n_in : 1, sizeof(mace_io));
@@ -489,6 +492,27 @@ static void bind_outputs(mace_net *net, const mace_io *inputs, int num_inputs,
   }
 }
 
+/* Refuses, before the run writes anything, an output buffer the caller sized smaller than
+ * the output of the shapes bound (mace_io.data_bytes; 0 means not given). */
+static mace_status check_output_buffers(const mace_net *net, const mace_io *outputs,
+                                        int num_outputs) {
+  for (int k = 0; k < num_outputs; ++k) {
+    const int i = find_output(net, outputs[k].name);
+    if (i < 0 || !outputs[k].data_bytes) continue;
+    const mace_tensor *t = mace_net_tensor_const(net, mace_net_output(net, i)->tensor);
+    /* the bytes the caller receives (a blocked tensor's padded storage is refused later) */
+    const size_t need = (size_t)mace_tensor_numel(t) * mace_dtype_size(t->dtype);
+    if (need > outputs[k].data_bytes) {
+      char d[96];
+      return mace_error(MACE_INVALID_ARGS, "output '%s' is %s (%zu bytes) for the inputs bound, "
+                        "but its buffer holds %zu bytes", t->name,
+                        mace_dims_str(t->dims, t->ndim, d, sizeof d), need,
+                        outputs[k].data_bytes);
+    }
+  }
+  return MACE_OK;
+}
+
 /* Copies the outputs named in `outputs` out of the net after a run (none for those written in
  * place). */
 static mace_status copy_outputs(const mace_net *net, mace_io *outputs, int num_outputs) {
@@ -562,6 +586,7 @@ mace_status mace_engine_run_bound(mace_engine *eng, mace_io *outputs, int num_ou
   mace_net *net = eng->net;
   eng->inputs_bound = 0;
   eng->kept_valid = 0;
+  MACE_RETURN_IF_ERROR(check_output_buffers(net, outputs, num_outputs));
   MACE_RETURN_IF_ERROR(mace_net_prepare(net));
   read_inputs(net, eng->bound);
   bind_outputs(net, eng->bound, mace_net_num_inputs(net), outputs, num_outputs);
@@ -594,6 +619,7 @@ mace_status mace_engine_release_intermediate_buffers(mace_engine *eng) {
 mace_status mace_engine_set_profiling(mace_engine *eng, int on) {
   if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
   mace_net_set_profiling(eng->net, on);
+  if (eng->cl) mace_cl_set_profiling(eng->cl, on);
   return MACE_OK;
 }
 

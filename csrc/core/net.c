@@ -80,54 +80,127 @@ mace_status mace_net_add_tensor(mace_net *net, const char *name, mace_tensor_rol
 
 /* ---- value tensors --------------------------------------------------------------------- */
 
-static int is_value_name(const mace_net *net, const char *name) {
-  for (int i = 0; name && i < net->n_value_names; ++i)
-    if (strcmp(net->value_names[i], name) == 0) return 1;
+static int name_listed(char *const *names, int n, const char *name) {
+  for (int i = 0; name && i < n; ++i)
+    if (strcmp(names[i], name) == 0) return 1;
   return 0;
 }
 
+static int is_value_name(const mace_net *net, const char *name) {
+  return name_listed(net->value_names, net->n_value_names, name);
+}
+
+/* The bits a kind's arg_value_inputs adds for op `od` (an If whose branch reads the values of
+ * a lifted tensor): asked on a probe op holding the arguments alone. */
+static mace_status arg_value_inputs(const Mace__OperatorDef *od, unsigned *mask) {
+  *mask = 0;
+  if (!mace_registry_has_arg_value_inputs(od->type)) return MACE_OK;
+  mace_arg *args = calloc(od->n_arg ? od->n_arg : 1, sizeof(mace_arg));
+  if (!args) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  mace_status st = MACE_OK;
+  size_t n = 0;
+  for (; n < od->n_arg && st == MACE_OK; ++n) st = mace_arg_from_proto(od->arg[n], &args[n]);
+  if (st == MACE_OK) {
+    mace_op probe;
+    memset(&probe, 0, sizeof(probe));
+    probe.name = od->name ? od->name : "";
+    probe.type = od->type;
+    probe.args = args;
+    probe.n_args = (int)od->n_arg;
+    probe.n_inputs = (int)od->n_input;
+    st = mace_registry_arg_value_inputs(&probe, mask);
+  }
+  for (size_t k = 0; k < n; ++k) free((char *)args[k].s);
+  free(args);
+  return st;
+}
+
 /* Names of the tensors whose values some infer reads, and (transitively) of everything those
- * are computed from: walked backwards over the graph before any op exists. An input an op
- * reads only the dims of (Shape's) is not among them: a value computed from a tensor's shape
- * does not make that tensor's producers run at infer. */
-static mace_status mark_value_names(mace_net *net) {
-  size_t cap = 0;
-  for (size_t i = 0; i < net->def->n_op; ++i)
-    cap += net->def->op[i]->n_input + net->def->op[i]->n_output;
-  net->value_names = calloc(cap ? cap : 1, sizeof(char *));
-  if (!net->value_names) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
-  for (size_t i = net->def->n_op; i-- > 0;) {
-    const Mace__OperatorDef *od = net->def->op[i];
+ * are computed from: walked backwards over the graph before any op exists, into names[*n..]
+ * (room for every op input and output), each op's value-input bits into op_masks (may be
+ * NULL). An input an op reads only the dims of (Shape's) is not among them: a value computed
+ * from a tensor's shape does not make that tensor's producers run at infer. */
+static mace_status mark_values(const Mace__NetDef *def, char **names, int *n,
+                               unsigned *op_masks) {
+  for (size_t i = def->n_op; i-- > 0;) {
+    const Mace__OperatorDef *od = def->op[i];
     if (!od->type) continue;
-    unsigned mask = mace_registry_value_inputs(od->type);
+    unsigned extra = 0;
+    MACE_RETURN_IF_ERROR(arg_value_inputs(od, &extra));
+    unsigned mask = mace_registry_value_inputs(od->type) | extra;
     unsigned dims_only = mace_registry_dims_only_inputs(od->type);
+    if (op_masks) op_masks[i] = mask;
     int all = 0;
-    for (size_t k = 0; k < od->n_output; ++k) all |= is_value_name(net, od->output[k]);
+    for (size_t k = 0; k < od->n_output; ++k) all |= name_listed(names, *n, od->output[k]);
     /* An op that runs during infer computes all its outputs there (a Split feeding NMS one
      * half and ordinary ops the other): each becomes a value, read from host memory. */
     for (size_t k = 0; all && k < od->n_output; ++k)
-      if (od->output[k] && *od->output[k] && !is_value_name(net, od->output[k]))
-        net->value_names[net->n_value_names++] = od->output[k];
+      if (od->output[k] && *od->output[k] && !name_listed(names, *n, od->output[k]))
+        names[(*n)++] = od->output[k];
     for (size_t k = 0; k < od->n_input; ++k) {
       int dims = k < 32 && (dims_only >> k) & 1u;
       if (!((all && !dims) || (k < 32 && (mask >> k) & 1u)) || !od->input[k]) continue;
-      if (!is_value_name(net, od->input[k])) net->value_names[net->n_value_names++] = od->input[k];
+      if (!name_listed(names, *n, od->input[k])) names[(*n)++] = od->input[k];
     }
   }
   return MACE_OK;
 }
 
-/* (Re)allocates a value tensor's owned host buffer for its current size. */
-static mace_status value_alloc(mace_tensor *t) {
-  const int64_t ceiling = mace_arena_ceiling();
-  if (ceiling > 0 && (int64_t)mace_tensor_nbytes(t) > ceiling)
+static size_t value_names_room(const Mace__NetDef *def) {
+  size_t cap = 0;
+  for (size_t i = 0; i < def->n_op; ++i) cap += def->op[i]->n_input + def->op[i]->n_output;
+  return cap ? cap : 1;
+}
+
+static mace_status mark_value_names(mace_net *net) {
+  net->value_names = calloc(value_names_room(net->def), sizeof(char *));
+  net->op_value_inputs = calloc(net->def->n_op ? net->def->n_op : 1, sizeof(unsigned));
+  if (!net->value_names || !net->op_value_inputs)
+    return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  return mark_values(net->def, net->value_names, &net->n_value_names, net->op_value_inputs);
+}
+
+mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, uint64_t *mask) {
+  *mask = 0;
+  Mace__NetDef *def = mace__net_def__unpack(NULL, graph_size, graph);
+  if (!def)
+    return mace_error(MACE_INVALID_MODEL, "the graph (%zu bytes) is not a valid mace NetDef: "
+                      "protobuf parsing failed", graph_size);
+  char **names = calloc(value_names_room(def), sizeof(char *));
+  int n = 0;
+  mace_status st = names ? mark_values(def, names, &n, NULL)
+                         : mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+  for (size_t i = 0; st == MACE_OK && i < def->n_input_info && i < 64; ++i)
+    if (name_listed(names, n, def->input_info[i]->name)) *mask |= UINT64_C(1) << i;
+  free(names);
+  mace__net_def__free_unpacked(def, NULL);
+  return st;
+}
+
+/* The most bytes the net's arena or one value tensor may take (0: no limit): its
+ * max_arena_bytes, else mace_arena_ceiling() (the environment, read when asked). */
+static int64_t arena_ceiling(const mace_net *net) {
+  if (net->max_arena_bytes < 0) return 0;
+  return net->max_arena_bytes > 0 ? net->max_arena_bytes : mace_arena_ceiling();
+}
+
+/* A value tensor's owned host buffer for its current size, within the net's arena ceiling: the
+ * one it has when that is large enough (a net re-inferred on every run, a detector's backbone
+ * evaluated at infer, keeps its buffers), else a new one. */
+static mace_status value_alloc(mace_net *net, mace_tensor *t) {
+  const size_t need = mace_tensor_nbytes(t);
+  const int64_t ceiling = arena_ceiling(net);
+  if (ceiling > 0 && (int64_t)need > ceiling)
     return mace_error(MACE_OUT_OF_RESOURCES, "value tensor '%s' needs %lld bytes, above the "
-                      "ceiling of %lld bytes (MACE_MAX_ARENA_BYTES)", t->name,
-                      (long long)mace_tensor_nbytes(t), (long long)ceiling);
-  if (t->owns_data) mace_aligned_free(t->data);
-  t->data = mace_aligned_alloc(mace_tensor_nbytes(t));
-  t->owns_data = t->data != NULL;
+                      "ceiling of %lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)", t->name,
+                      (long long)need, (long long)ceiling);
+  size_t *room = &net->value_room[t - net->tensors];
   t->value_ready = 0;
+  if (t->owns_data && t->data && *room >= need) return MACE_OK;
+  if (t->owns_data) mace_aligned_free(t->data);
+  t->data = mace_aligned_alloc(need);
+  t->owns_data = t->data != NULL;
+  *room = t->data ? need : 0;
   if (!t->data) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory for '%s'", t->name);
   return MACE_OK;
 }
@@ -267,7 +340,7 @@ static mace_status load_inputs(mace_net *net) {
       t->is_value = 1;
       net->has_value_inputs = 1;
       pt->flags = MACE_PLAN_OUTSIDE;
-      MACE_RETURN_IF_ERROR(value_alloc(t));
+      MACE_RETURN_IF_ERROR(value_alloc(net, t));
     }
     net->inputs[i].tensor = idx;
     net->inputs[i].format = (mace_data_format)info->data_format;
@@ -340,6 +413,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
                         op->name, op->type, mace_registry_selection());
     return mace_error(MACE_INVALID_MODEL, "op '%s': unknown op type '%s'", op->name, op->type);
   }
+  op->value_inputs = op->kind->value_inputs | net->op_value_inputs[index];
   for (size_t k = 0; k < od->n_output; ++k) {
     int t;
     MACE_RETURN_IF_ERROR(mace_net_add_tensor(net, od->output[k], MACE_TENSOR_INTERMEDIATE, &t));
@@ -407,7 +481,7 @@ static int values_ready(const mace_op *op) {
   for (int k = 0; k < op->n_inputs; ++k) {
     const mace_tensor *t = op->inputs[k];
     int dims_only = k < 32 && (op->kind->dims_only_inputs >> k) & 1u;
-    int needed = (k < 32 && (op->kind->value_inputs >> k) & 1u) ||
+    int needed = (k < 32 && (op->value_inputs >> k) & 1u) ||
                  (op->outputs[0]->is_value && !dims_only);
     if (needed && t->role != MACE_TENSOR_CONST && !t->value_ready) return 0;
   }
@@ -422,7 +496,7 @@ static mace_status evaluate_op(mace_net *net, int i) {
       return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): output '%s' is needed at infer time "
                         "but output '%s' is not", op->name, op->type, op->outputs[0]->name,
                         op->outputs[k]->name);
-    MACE_RETURN_IF_ERROR(value_alloc(op->outputs[k]));
+    MACE_RETURN_IF_ERROR(value_alloc(net, op->outputs[k]));
   }
   /* Value tensors are small; their ops' scratch is a temporary buffer, not the arena. */
   op->scratch = op->scratch_bytes ? mace_aligned_alloc(op->scratch_bytes) : NULL;
@@ -566,10 +640,10 @@ mace_status mace_net_prepare(mace_net *net) {
   if (!mace_net_is_built(net)) return mace_error(MACE_INVALID_INPUT, "input values are missing");
   if (!net->arena) {
     const int64_t bytes = mace_planner_arena_bytes(net->planner);
-    const int64_t ceiling = mace_arena_ceiling();
+    const int64_t ceiling = arena_ceiling(net);
     if (ceiling > 0 && bytes > ceiling)
       return mace_error(MACE_OUT_OF_RESOURCES, "the arena of these input shapes needs %lld bytes, "
-                        "above the ceiling of %lld bytes (MACE_MAX_ARENA_BYTES)",
+                        "above the ceiling of %lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)",
                         (long long)bytes, (long long)ceiling);
     net->arena = mace_aligned_alloc((size_t)bytes);
     net->arena_capacity = bytes;
@@ -617,12 +691,13 @@ static mace_status load_outputs(mace_net *net) {
 
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
                             size_t weights_size, mace_threadpool *pool, mace_net **out) {
-  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, 0, out);
+  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, 0, 0, out);
 }
 
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
-                               struct mace_cl_runtime *cl, int discard_packed,
+                               struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                               int discard_packed,
                                mace_net **out) {
   *out = NULL;
   if (!graph || graph_size == 0) return mace_error(MACE_INVALID_MODEL, "the graph is empty");
@@ -631,6 +706,7 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   mace_status st = MACE_OK;
   net->pool = pool;
   net->cl = cl;
+  net->max_arena_bytes = max_arena_bytes;
   net->discard_packed = discard_packed && !cl;
   net->weights = weights;
   net->weights_size = weights ? weights_size : 0;
@@ -667,7 +743,9 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   net->ops = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(mace_op));
   net->op_ms = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(double));
   net->evaluated = calloc(net->n_ops ? (size_t)net->n_ops : 1, 1);
-  if (!net->tensors || !net->name_table || !net->ops || !net->op_ms || !net->evaluated) {
+  net->value_room = calloc((size_t)net->tensor_capacity + 1, sizeof(size_t));
+  if (!net->tensors || !net->name_table || !net->ops || !net->op_ms || !net->evaluated ||
+      !net->value_room) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
     goto fail;
   }
@@ -712,6 +790,8 @@ void mace_net_destroy(mace_net *net) {
   free(net->op_ms);
   free(net->evaluated);
   free(net->value_names);
+  free(net->op_value_inputs);
+  free(net->value_room);
   mace_aligned_free(net->arena);
   mace_planner_destroy(net->planner);
   if (net->def) mace__net_def__free_unpacked(net->def, NULL);
@@ -790,7 +870,7 @@ mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS]
       t->value_ready = 0;
       continue;
     }
-    MACE_RETURN_IF_ERROR(value_alloc(t));
+    MACE_RETURN_IF_ERROR(value_alloc(net, t));
     if (mace_tensor_nbytes(t)) memcpy(t->data, values[i], mace_tensor_nbytes(t));
     t->value_ready = 1;
   }

@@ -26,14 +26,22 @@ mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t 
                             size_t weights_size, mace_threadpool *pool, mace_net **out);
 /* The same with an OpenCL runtime (borrowed; it must outlive the net): ops with a GPU kernel
  * run on the GPU, the others on the CPU, with copies between them (core/placement.h).
- * cl NULL: mace_net_create. discard_packed: the weights are the net's to spend: as the build
- * packs them, mace_net_discard_packed_weights gives back the pages of those read only packed
- * (so the build never holds a packed copy and its original of them all at once). */
+ * cl NULL: mace_net_create. max_arena_bytes: the arena ceiling as mace_config's field of
+ * that name (0: mace_arena_ceiling()'s default; < 0: none). discard_packed: the weights are
+ * the net's to spend: as the build packs them, mace_net_discard_packed_weights gives back the
+ * pages of those read only packed (so the build never holds a packed copy and its original of
+ * them all at once). */
 struct mace_cl_runtime;
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
-                               struct mace_cl_runtime *cl, int discard_packed, mace_net **out);
+                               struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                               int discard_packed, mace_net **out);
 void mace_net_destroy(mace_net *net);
+
+/* Which inputs of the NetDef in `graph` infer reads the values of, directly or through what is
+ * computed from them (a subgraph's; the value mechanism of mace_op_kind.value_inputs): bit i
+ * for input i (the first 64). */
+mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, uint64_t *mask);
 
 int mace_net_num_inputs(const mace_net *net);
 int mace_net_num_outputs(const mace_net *net);

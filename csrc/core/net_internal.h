@@ -24,6 +24,8 @@ struct mace_net {
   char *evaluated;            /* owned, per op: ran during infer (produces value tensors) */
   char **value_names;         /* owned array of borrowed names: tensors infer reads */
   int n_value_names;
+  unsigned *op_value_inputs;  /* owned, per op: value-input bits found at load (mark_values) */
+  size_t *value_room;         /* owned, per tensor: bytes a value tensor's buffer holds */
   mace_arg *args;             /* owned; ops point into it; each `s` owned */
   int n_args;
   mace_net_io *inputs;        /* owned */
@@ -33,6 +35,7 @@ struct mace_net {
   mace_planner *planner;      /* owned: lifetimes, flags and sizes in; offsets out */
   uint8_t *arena;             /* owned, arena_capacity bytes */
   int64_t arena_capacity;
+  int64_t max_arena_bytes;    /* as mace_config's: 0 the default ceiling, < 0 none */
   int64_t weights_bytes;
   mace_threadpool *pool;      /* borrowed */
   int profiling;

@@ -50,6 +50,12 @@ typedef struct mace_op_kind {
    * op's output is a value tensor, such an input does not become one: its producers run
    * at run time as usual, and infer has its dims already. */
   unsigned dims_only_inputs;
+  /* Optional, for ops holding subgraphs (If): inputs whose values infer reads beyond
+   * value_inputs, as the op's arguments say (one bound to a subgraph input that the
+   * subgraph's own infer reads the values of): bit k for input k. Asked while the net is
+   * loaded, before any op exists, on an op that has only its name, type, args and n_inputs
+   * set. */
+  mace_status (*arg_value_inputs)(const mace_op *op, unsigned *mask);
   mace_status (*init)(mace_op *op);          /* optional */
   mace_status (*infer)(mace_op *op);         /* required */
   mace_status (*run)(mace_op *op);           /* required */
@@ -104,6 +110,7 @@ struct mace_op {
   mace_tensor **outputs;
   int n_outputs;
   void *state;               /* owned by the net, kind->state_size bytes, zeroed */
+  unsigned value_inputs;     /* kind->value_inputs, and arg_value_inputs' bits */
   int64_t macs;              /* set by infer, for statistics */
   size_t scratch_bytes;      /* set by infer; the planner places it in the arena */
   void *scratch;             /* valid during run only */
@@ -144,6 +151,9 @@ const mace_op_kind *mace_registry_find(const char *type, mace_device device, mac
 int mace_registry_has_type(const char *type);
 /* Union of value_inputs over every kind of `type` (0 when unknown). */
 unsigned mace_registry_value_inputs(const char *type);
+/* Union of arg_value_inputs over every kind of probe->type that has one (0 when none). */
+mace_status mace_registry_arg_value_inputs(const mace_op *probe, unsigned *mask);
+int mace_registry_has_arg_value_inputs(const char *type);
 /* Intersection of dims_only_inputs over every kind of `type` (0 when unknown). */
 unsigned mace_registry_dims_only_inputs(const char *type);
 int mace_registry_count(void);

@@ -44,6 +44,23 @@ unsigned mace_registry_value_inputs(const char *type) {
   return mask;
 }
 
+mace_status mace_registry_arg_value_inputs(const mace_op *probe, unsigned *mask) {
+  *mask = 0;
+  for (int i = 0; g_kinds[i]; ++i) {
+    if (!g_kinds[i]->arg_value_inputs || strcmp(g_kinds[i]->type, probe->type) != 0) continue;
+    unsigned m = 0;
+    MACE_RETURN_IF_ERROR(g_kinds[i]->arg_value_inputs(probe, &m));
+    *mask |= m;
+  }
+  return MACE_OK;
+}
+
+int mace_registry_has_arg_value_inputs(const char *type) {
+  for (int i = 0; g_kinds[i]; ++i)
+    if (g_kinds[i]->arg_value_inputs && strcmp(g_kinds[i]->type, type) == 0) return 1;
+  return 0;
+}
+
 unsigned mace_registry_dims_only_inputs(const char *type) {
   unsigned mask = ~0u;
   int found = 0;

@@ -2,7 +2,9 @@
 /*
  * Inputs:  0 cond (bool, or any numeric dtype: nonzero is true; one element), whose value
  *          infer reads to know which branch, and so which output shapes, apply;
- *          1.. the outer-scope tensors the branches read (lifted by the converter).
+ *          1.. the outer-scope tensors the branches read (lifted by the converter); those a
+ *          branch's infer reads the values of (an NMS inside) are value inputs too
+ *          (if_arg_value_inputs).
  * Outputs: the chosen branch's outputs (both branches have as many).
  * Arguments:
  *   then_branch, else_branch  bytes: a serialized NetDef each (a closed net on the model's
@@ -43,6 +45,32 @@ static mace_status if_init(mace_op *op) {
     if (s->branch[b].n_out != op->n_outputs)
       return mace_error(MACE_INVALID_MODEL, "op '%s' (If): %s has %d outputs, the op %d",
                         op->name, ARG_GRAPH[b], s->branch[b].n_out, op->n_outputs);
+  }
+  return MACE_OK;
+}
+
+/* The lifted inputs whose values a branch's infer reads (an NMS inside, sizing its output from
+ * the boxes): value inputs of the If too, so the net has their values when the If infers. */
+static mace_status if_arg_value_inputs(const mace_op *op, unsigned *mask) {
+  *mask = 0;
+  for (int b = 0; b < 2; ++b) {
+    const mace_arg *a = mace_op_arg(op, ARG_GRAPH[b]);
+    if (!a || !a->has_s || a->s_size == 0) continue;  /* init names the missing branch */
+    uint64_t body = 0;
+    mace_status st = mace_net_graph_value_inputs(a->s, a->s_size, &body);
+    if (st != MACE_OK)
+      return mace_error_wrap(st, "op '%s' (If): subgraph '%s'", op->name, ARG_GRAPH[b]);
+    const int64_t *idx = NULL;
+    int n = mace_op_arg_ints(op, ARG_INPUTS[b], &idx);
+    for (int i = 0; i < n && i < 64; ++i) {
+      if (!((body >> i) & 1u)) continue;
+      if (idx[i] < 1 || idx[i] >= op->n_inputs) continue;  /* init reports it */
+      if (idx[i] >= 32)
+        return mace_error(MACE_UNSUPPORTED, "op '%s' (If): %s reads the values of input %lld; "
+                          "values are read from the first 32 inputs only", op->name,
+                          ARG_GRAPH[b], (long long)idx[i]);
+      *mask |= 1u << idx[i];
+    }
   }
   return MACE_OK;
 }
@@ -115,5 +143,6 @@ static mace_status if_run(mace_op *op) {
 
 const mace_op_kind mace_op_if = {.type = "If", .device = MACE_DEVICE_CPU,
                                  .dtype = MACE_DT_INVALID, .state_size = sizeof(if_state),
-                                 .value_inputs = 1u, .init = if_init, .infer = if_infer,
+                                 .value_inputs = 1u, .arg_value_inputs = if_arg_value_inputs,
+                                 .init = if_init, .infer = if_infer,
                                  .run = if_run, .release = if_release};

@@ -352,20 +352,55 @@ static void compute_tile(const qgemm_job *j, int64_t pa, int64_t pb) {
              (uint8_t *)g->c + i0 * g->c_rs + j0 * g->c_cs, g->c_rs, g->c_cs);
 }
 
+/* The residual add (mace_qgemm_residual) over C's rows [i0, i1) and columns [j0, j1), written
+ * already: one run-kernel call per row, or one for the whole block when its rows are
+ * contiguous (all of C's columns, c_cs 1), since each call sets up the Add's constants; per
+ * element where C's columns are not contiguous. */
+static void add_residual(const mace_qgemm_args *g, int64_t i0, int64_t i1, int64_t j0,
+                         int64_t j1) {
+  const mace_qgemm_residual *r = g->residual;
+  if (g->c_cs == 1 && j0 == 0 && j1 == g->n && g->c_rs == g->n) {
+    uint8_t *c = (uint8_t *)g->c + i0 * g->n;
+    r->add(r->p, r->is_signed, c, 1, (const uint8_t *)r->r + i0 * g->n, 1, c, (i1 - i0) * g->n);
+    return;
+  }
+  for (int64_t i = i0; i < i1; ++i) {
+    const int64_t off = i * g->c_rs + j0 * g->c_cs;
+    uint8_t *c = (uint8_t *)g->c + off;
+    const uint8_t *rr = (const uint8_t *)r->r + off;
+    if (g->c_cs == 1) {
+      r->add(r->p, r->is_signed, c, 1, rr, 1, c, j1 - j0);
+      continue;
+    }
+    for (int64_t jj = 0; jj < j1 - j0; ++jj)
+      r->add(r->p, r->is_signed, c + jj * g->c_cs, 1, rr + jj * g->c_cs, 1, c + jj * g->c_cs, 1);
+  }
+}
+
+/* With a residual, a thread's chunk of B panels is at least this many columns (the grain), so
+ * that each row's add runs over several vectors. */
+#define QGEMM_RESIDUAL_COLS 128
+
 static void qgemm_range(void *ctx, int64_t begin, int64_t end) {
   const qgemm_job *j = (const qgemm_job *)ctx;
-  const mace_qgemm_family *f = j->g->f;
-  const int64_t pm = round_up(j->g->m, f->mr) / f->mr, pn = round_up(j->g->n, f->nr) / f->nr;
+  const mace_qgemm_args *g = j->g;
+  const mace_qgemm_family *f = g->f;
+  const int64_t pm = round_up(g->m, f->mr) / f->mr, pn = round_up(g->n, f->nr) / f->nr;
   if (j->split_m) {
     /* B is packed and small (it stays in L2): each A panel once, against every B panel */
-    for (int64_t pa = begin; pa < end; ++pa)
+    for (int64_t pa = begin; pa < end; ++pa) {
       for (int64_t pb = 0; pb < pn; ++pb) compute_tile(j, pa, pb);
+      if (g->residual)
+        add_residual(g, pa * f->mr, g->m < (pa + 1) * f->mr ? g->m : (pa + 1) * f->mr, 0, g->n);
+    }
     return;
   }
   for (int64_t pb = begin; pb < end; ++pb) {
-    pack_b(j->g, j->packed_b, pb, pb + 1);
+    pack_b(g, j->packed_b, pb, pb + 1);
     for (int64_t pa = 0; pa < pm; ++pa) compute_tile(j, pa, pb);
   }
+  /* the chunk's columns of every row (one call when the chunk is all of C: one thread) */
+  if (g->residual) add_residual(g, 0, g->m, begin * f->nr, g->n < end * f->nr ? g->n : end * f->nr);
 }
 
 void mace_qgemm_run(mace_threadpool *pool, const mace_qgemm_args *g, void *scratch) {
@@ -397,6 +432,8 @@ void mace_qgemm_run(mace_threadpool *pool, const mace_qgemm_args *g, void *scrat
     mace_threadpool_parallel_for(pool, pm, grain, qgemm_range, &job);
   } else {
     grain = QGEMM_MIN_MACS_PER_JOB / (f->nr * kp * pm * f->mr) + 1;
+    if (g->residual && grain * f->nr < QGEMM_RESIDUAL_COLS) /* rows of a chunk (qgemm_range) */
+      grain = (QGEMM_RESIDUAL_COLS + f->nr - 1) / f->nr;
     mace_threadpool_parallel_for(pool, pn, grain, qgemm_range, &job);
   }
 }

@@ -9,6 +9,7 @@
 
 #include "core/cpu_features.h"
 #include "core/threadpool.h"
+#include "kernels/cpu/qeltwise.h"
 #include "kernels/cpu/qgemm.h"
 
 /* One family (kernels/cpu/qgemm.h): its micro-kernel's tile MR x NR, KU consecutive k per
@@ -47,6 +48,19 @@ typedef struct mace_qgemm_conv {
   int64_t h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
 } mace_qgemm_conv;
 
+/* A residual QLinearAdd fused into the output stage (QLinearConv2D's inputs 9-13): once a block
+ * of C holds its requantized bytes, C = add(C, R) by QLinearAdd's formula with C as its input a
+ * and R as b (R[i, j] = r[i * c_rs + j * c_cs], C's layout), through a q8_add run kernel
+ * (kernels/cpu/qeltwise.h, in place), so the bytes are those of the GEMM followed by the
+ * QLinearAdd. It runs once per thread's chunk of C (one A panel's rows, or every row of the
+ * chunk's columns), one kernel call per contiguous run. */
+typedef struct mace_qgemm_residual {
+  mace_q8_binary_ukernel *add;  /* the active ISA's q8_add (or mace_q8_add__ref) */
+  const mace_qbinary_params *p; /* the Add's: a = C's scale and zero point, b = R's */
+  const void *r;                /* borrowed */
+  int is_signed;                /* C and R are i8 (else u8) */
+} mace_qgemm_residual;
+
 /* One C = requant(bias + A * (B - b_zp)) problem (docs/int8.md). A is packed (pack_a); B is
  * given by pointer and strides (B[k, j] = b[k * b_rs + j * b_cs], i8 when b_signed else u8), or
  * by `conv` (then b and its strides are unused), and packed into the scratch;
@@ -68,6 +82,7 @@ typedef struct mace_qgemm_args {
   mace_qgemm_out out;
   int no_fused;             /* 1: the separate output stage where the family has a fused one
                                (tests compare both) */
+  const mace_qgemm_residual *residual; /* NULL, or C = add(C, R) after the output stage */
 } mace_qgemm_args;
 
 /* Scratch mace_qgemm_run needs (bytes, a multiple of 64). */

@@ -3,11 +3,15 @@
  * Inputs (docs/int8.md): 0 x (u8 | i8) [N, C_in, H, W], 1 x_scale, 2 x_zero_point (x's dtype),
  *          3 w (i8, constant) [C_out, C_in / group, kH, kW], 4 w_scale (1 or C_out values),
  *          5 w_zero_point (i8, all 0), 6 y_scale, 7 y_zero_point (u8 | i8: y's dtype),
- *          8 bias (i32 [C_out], optional; scale x_scale * w_scale[c]). Scales and zero points
- *          are constants.
- * Output:  0 y (u8 | i8) [N, C_out, H_out, W_out]
+ *          8 bias (i32 [C_out], optional; scale x_scale * w_scale[c]; required with 9-13),
+ *          9 r (y's dtype, y's shape), 10 r_scale, 11 r_zero_point, 12 z_scale, 13 z_zero_point
+ *          (optional, all five or none: a residual QLinearAdd fused in, below). Scales and
+ *          zero points are constants.
+ * Output:  0 y (u8 | i8) [N, C_out, H_out, W_out]; with a residual, z = QLinearAdd(y, r)
+ *          (scale z_scale, zero point z_zero_point) in its place.
  * Arguments: Conv2D's strides, dilations, padding_values, padding, group; activation NOOP |
- *   RELU | RELUX (max_limit), applied as the clamp of the requantization.
+ *   RELU | RELUX (max_limit), applied as the clamp of the requantization; with a residual,
+ *   residual_activation NOOP | RELU, the Add's.
  * y = requant(bias[c] + sum w * (x - x_zp)), docs/int8.md, with M = x_scale * w_scale[c] /
  * y_scale. Each image and group is one int8 GEMM (ops/qgemm_dispatch.h): M = C_out / group,
  * N = H_out * W_out, B = the input for 1x1 / stride 1 / no padding, else its im2col padded
@@ -15,6 +19,11 @@
  * straight from the input (mace_qgemm_conv; a padded convolution's input first copied into
  * planes bordered with the zero point, so that the packer's rows need no bounds). Depthwise convolutions (one input and output channel per group) are direct
  * (kernels/cpu/qdwconv.h, the active ISA's variant), a plane per work item.
+ * The residual (the quantizer's rewrite of QLinearConv2D -> QLinearAdd, ResNet's and MobileNetV2's
+ * shortcut): the convolution's bytes are computed as without it (y_scale, y_zero_point, the
+ * activation's clamp), then QLinearAdd's formula (ops/qlinear_add.c) with a = those bytes and
+ * b = r runs over each thread's chunk of them (mace_qgemm_residual; a depthwise plane at a
+ * time), through the active ISA's q8_add kernel: the same bytes as the two ops.
  */
 #include <string.h>
 
@@ -45,6 +54,8 @@ typedef struct qconv_state {
   size_t packed_group_bytes;
   int32_t *params;    /* owned: [C_out] each of row sums, bias, mult, shift */
   mace_qgemm_out out;
+  int residual;           /* inputs 9-13 present */
+  mace_qbinary_params add; /* the residual Add's (a = y, b = r) */
 } qconv_state;
 
 static void qconv_release(mace_op *op) {
@@ -78,6 +89,39 @@ static int32_t *bias(qconv_state *st) { return st->params + st->c_out; }
 static int32_t *mult(qconv_state *st) { return st->params + 2 * st->c_out; }
 static int32_t *shift(qconv_state *st) { return st->params + 3 * st->c_out; }
 
+/* The residual Add's parameters (a: the convolution's y_scale, y_zp; b: r; the output z),
+ * and the checks that r is y's dtype and shape and z_zero_point y's dtype. */
+static mace_status residual_prepare(const mace_op *op, qconv_state *st, double y_scale,
+                                    int32_t y_zp) {
+  const mace_tensor *r = op->inputs[9];
+  const mace_dtype dt = op->inputs[7]->dtype;
+  double r_scale = 0, z_scale = 0;
+  int relu = 0;
+  const char *a = mace_op_arg_str(op, "residual_activation", "NOOP");
+  relu = strcmp(a, "RELU") == 0;
+  if (!relu && strcmp(a, "NOOP") != 0)
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (QLinearConv2D): residual_activation \"%s\" is "
+                      "not supported (NOOP or RELU)", op->name, a);
+  if (r->dtype != dt || r->ndim != 4 || r->dims[0] != st->n || r->dims[1] != st->c_out ||
+      r->dims[2] != st->oh || r->dims[3] != st->ow)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): residual is %s of %d dims, "
+                      "must be the output's %s [%lld, %lld, %lld, %lld]", op->name,
+                      mace_dtype_name(r->dtype), r->ndim, mace_dtype_name(dt), (long long)st->n,
+                      (long long)st->c_out, (long long)st->oh, (long long)st->ow);
+  if (op->inputs[13]->dtype != dt)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): z_zero_point is %s, must be "
+                      "y's %s", op->name, mace_dtype_name(op->inputs[13]->dtype),
+                      mace_dtype_name(dt));
+  MACE_RETURN_IF_ERROR(mace_qlinear_scale(op, 10, "r_scale", &r_scale));
+  MACE_RETURN_IF_ERROR(mace_qlinear_zp(op, 11, "r_zero_point", dt, &st->add.b_zp));
+  MACE_RETURN_IF_ERROR(mace_qlinear_scale(op, 12, "z_scale", &z_scale));
+  MACE_RETURN_IF_ERROR(mace_qlinear_zp(op, 13, "z_zero_point", dt, &st->add.y_zp));
+  mace_qbinary_params_init(&st->add, 1, y_scale, r_scale, z_scale);
+  st->add.a_zp = y_zp;
+  mace_q8_range(dt, relu, st->add.y_zp, &st->add.lo, &st->add.hi);
+  return MACE_OK;
+}
+
 /* Packs the constant filter and computes the per-channel parameters (once: constants). */
 static mace_status qconv_prepare(mace_op *op, qconv_state *st) {
   const mace_tensor *w = op->inputs[3];
@@ -91,6 +135,7 @@ static mace_status qconv_prepare(mace_op *op, qconv_state *st) {
   MACE_RETURN_IF_ERROR(mace_qlinear_zp(op, 7, "y_zero_point", op->inputs[7]->dtype, &y_zp));
   MACE_RETURN_IF_ERROR(mace_qlinear_out(op, &st->act, op->inputs[7]->dtype, y_scale, y_zp,
                                         &st->out));
+  if (st->residual) MACE_RETURN_IF_ERROR(residual_prepare(op, st, y_scale, y_zp));
   if (st->params) return MACE_OK;
   st->params = mace_aligned_alloc(sizeof(int32_t) * 4 * (size_t)st->c_out);
   w_scales = malloc(sizeof(double) * (size_t)st->c_out);
@@ -135,7 +180,11 @@ static mace_status qconv_infer(mace_op *op) {
   qconv_state *st = op->state;
   const mace_tensor *x, *w;
   int64_t dims[4];
-  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 8, 9, 1));
+  MACE_RETURN_IF_ERROR(mace_op_check_io(op, 8, 14, 1));
+  if (op->n_inputs != 8 && op->n_inputs != 9 && op->n_inputs != 14)
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (QLinearConv2D): %d inputs; 8, 9 (a bias) or "
+                      "14 (a bias and a residual)", op->name, op->n_inputs);
+  st->residual = op->n_inputs == 14;
   x = op->inputs[0];
   w = op->inputs[3];
   if (x->dtype != MACE_DT_U8 && x->dtype != MACE_DT_I8)
@@ -188,8 +237,8 @@ static mace_status qconv_infer(mace_op *op) {
   dims[2] = st->oh;
   dims[3] = st->ow;
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, op->inputs[7]->dtype, dims, 4));
-  op->outputs[0]->scale = (float)(*(const float *)op->inputs[6]->data);
-  op->outputs[0]->zero_point = st->out.zp;
+  op->outputs[0]->scale = (float)(*(const float *)op->inputs[st->residual ? 12 : 6]->data);
+  op->outputs[0]->zero_point = st->residual ? st->add.y_zp : st->out.zp;
   op->macs = st->n * st->c_out * st->gn * st->gk;
   op->scratch_bytes = 0;
   st->hp = st->wp = 0;
@@ -279,9 +328,11 @@ static void pad_planes(const qconv_state *st, const uint8_t *x, uint8_t *dst) {
 typedef struct dw_job {
   qconv_state *st;
   mace_q8_dwconv_fn kernel;
+  mace_q8_add_fn add; /* with a residual */
   const uint8_t *x;
   const int8_t *w;
   uint8_t *y;
+  const uint8_t *r;
 } dw_job;
 
 static void dw_range(void *ctx, int64_t begin, int64_t end) {
@@ -300,6 +351,9 @@ static void dw_range(void *ctx, int64_t begin, int64_t end) {
     a.shift = shift(st)[c];
     j->kernel(&a, j->x + item * st->h * st->w, j->w + c * st->kh * st->kw,
               j->y + item * st->oh * st->ow);
+    if (st->residual)
+      j->add(&st->add, st->out.out_signed, j->y + item * st->oh * st->ow, 1,
+             j->r + item * st->oh * st->ow, 1, j->y + item * st->oh * st->ow, st->oh * st->ow);
   }
 }
 
@@ -307,15 +361,19 @@ static mace_status qconv_run(mace_op *op) {
   qconv_state *st = op->state;
   const uint8_t *x = (const uint8_t *)op->inputs[0]->data;
   uint8_t *y = (uint8_t *)op->outputs[0]->data;
+  const mace_simd_kernels *k = mace_simd_active();
+  const uint8_t *r = st->residual ? (const uint8_t *)op->inputs[9]->data : NULL;
   if (st->depthwise) {
-    const mace_simd_kernels *k = mace_simd_active();
-    dw_job j = {st, k->q8_dwconv ? k->q8_dwconv : mace_q8_dwconv__ref, x,
-                (const int8_t *)op->inputs[3]->data, y};
+    dw_job j = {st, mace_q8_dwconv_active(),
+                k->q8_add ? k->q8_add : mace_q8_add__ref, x,
+                (const int8_t *)op->inputs[3]->data, y, r};
     mace_threadpool_parallel_for(op->pool, st->n * st->c_out, 1, dw_range, &j);
     return MACE_OK;
   }
   {
     mace_qgemm_args g;
+    mace_qgemm_residual res = {k->q8_add ? k->q8_add : mace_q8_add__ref, &st->add, NULL,
+                               st->out.out_signed};
     mace_qgemm_conv cv = {.h = st->h, .w = st->w, .oh = st->oh, .ow = st->ow, .kh = st->kh,
                           .kw = st->kw, .sh = st->strides[0], .sw = st->strides[1],
                           .dh = st->dilations[0], .dw = st->dilations[1], .pt = st->pad_t,
@@ -361,6 +419,10 @@ static mace_status qconv_run(mace_op *op) {
         g.mult = mult(st) + grp * st->gm;
         g.shift = shift(st) + grp * st->gm;
         g.c = y + (img * st->c_out + grp * st->gm) * st->gn;
+        if (st->residual) {
+          res.r = r + (img * st->c_out + grp * st->gm) * st->gn;
+          g.residual = &res;
+        }
         mace_qgemm_run(op->pool, &g, (uint8_t *)op->scratch + st->col_bytes + st->pad_bytes);
       }
   }

@@ -87,6 +87,9 @@ static mace_status reshape_infer(mace_op *op) {
       if (v < 0)
         return mace_error(MACE_INVALID_MODEL, "op '%s' (Reshape): invalid dim %lld in shape",
                           op->name, (long long)v);
+      if (v > 0 && known > INT64_MAX / v)
+        return mace_error(MACE_INVALID_MODEL, "op '%s' (Reshape): shape has more than 2^63 "
+                          "elements", op->name);
       dims[d] = v;
       known *= v;
     }

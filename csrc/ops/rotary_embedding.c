@@ -1,7 +1,9 @@
 /* RotaryEmbedding: ONNX RotaryEmbedding (opset 23), f32. */
 /*
  * Inputs:  0 X f32 [B, Hn, L, D] or 3-D [B, L, Hn*D]
- *          1 cos_cache f32 [P, R/2] (with position_ids) or [B, L, R/2] (without)
+ *          1 cos_cache f32 [P, R/2] (with position_ids) or [B, L, R/2] (without; also
+ *            [1, L, R/2], shared by every batch item, as the converter's rotary fusion
+ *            writes for torch's exported rotate_half pattern)
  *          2 sin_cache f32, shape of cos_cache
  *          3 position_ids i64 [B, L], each in [0, P) (optional)
  * Output:  0 Y, shape of X
@@ -16,6 +18,7 @@
 typedef struct rotary_state {
   int64_t interleaved, rdim_arg, num_heads;
   int64_t Hn, L, D, rdim, st[3];
+  int bcast;  /* caches [1, L, R/2] shared by a batch of more than one */
 } rotary_state;
 
 static mace_status rotary_init(mace_op *op) {
@@ -62,9 +65,10 @@ static mace_status rotary_infer(mace_op *op) {
     if (p->dtype != MACE_DT_I64 || p->ndim != 2 || p->dims[0] != B || p->dims[1] != s->L ||
         c->ndim != 2)
       return rotary_bad(op, "position_ids must be int64 [B, L] with 2-D caches");
-  } else if (c->ndim != 3 || c->dims[0] != B || c->dims[1] != s->L) {
-    return rotary_bad(op, "without position_ids the caches must be [B, L, R/2]");
+  } else if (c->ndim != 3 || (c->dims[0] != B && c->dims[0] != 1) || c->dims[1] != s->L) {
+    return rotary_bad(op, "without position_ids the caches must be [B, L, R/2] or [1, L, R/2]");
   }
+  s->bcast = op->n_inputs == 3 && c->dims[0] == 1 && B > 1;
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_F32, x->dims, x->ndim));
   op->macs = mace_tensor_numel(x) * 2;
   op->scratch_bytes = 0;
@@ -81,8 +85,20 @@ typedef struct rotary_job {
 static void rotary_range(void *ctx, int64_t begin, int64_t end) {
   const rotary_job *j = (const rotary_job *)ctx;
   const rotary_state *s = j->s;
-  mace_f32_rotary_embedding__ref(j->x, j->y, j->c, j->sn, j->pos, s->Hn, s->L, s->D, s->rdim,
-                                 s->st, (int)s->interleaved, begin, end);
+  const int64_t per = s->Hn * s->L;
+  if (!s->bcast) {
+    mace_f32_rotary_embedding__ref(j->x, j->y, j->c, j->sn, j->pos, s->Hn, s->L, s->D, s->rdim,
+                                   s->st, (int)s->interleaved, begin, end);
+    return;
+  }
+  /* Shared caches: each batch item's rows as the first item's, at that item's offset. */
+  while (begin < end) {
+    const int64_t b = begin / per, stop = (b + 1) * per < end ? (b + 1) * per : end;
+    mace_f32_rotary_embedding__ref(j->x + b * s->st[0], j->y + b * s->st[0], j->c, j->sn, NULL,
+                                   s->Hn, s->L, s->D, s->rdim, s->st, (int)s->interleaved,
+                                   begin - b * per, stop - b * per);
+    begin = stop;
+  }
 }
 
 static mace_status rotary_run(mace_op *op) {

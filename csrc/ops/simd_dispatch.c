@@ -79,6 +79,15 @@ const mace_simd_kernels *mace_simd_active(void) {
   return g_active;
 }
 
+mace_q8_dwconv_fn mace_q8_dwconv_active(void) {
+  const mace_simd_kernels *k = mace_simd_active();
+#if MACE_ENABLE_AVX512
+  if (k->isa == MACE_ISA_AVX512 && mace_cpu_features_get()->avx512vnni)
+    return mace_q8_dwconv__avx512vnni;
+#endif
+  return k->q8_dwconv ? k->q8_dwconv : mace_q8_dwconv__ref;
+}
+
 void mace_f32_activation(const mace_activation *act, const float *in, float *out, int64_t n) {
   mace_simd_active()->activation(act, in, out, n);
 }

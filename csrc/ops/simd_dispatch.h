@@ -56,4 +56,9 @@ int mace_simd_variants(const mace_simd_kernels *const **list);
 /* The table ops use: the best one the active ISA (MACE_CPU_ISA) allows ("ref" at worst). */
 const mace_simd_kernels *mace_simd_active(void);
 
+/* The int8 depthwise kernel ops use: the active table's q8_dwconv, or, when that is AVX-512's
+ * and the CPU has VNNI, mace_q8_dwconv__avx512vnni (a sub-ISA variant dispatched on the extra
+ * feature, as the int8 GEMM's families are). */
+mace_q8_dwconv_fn mace_q8_dwconv_active(void);
+
 #endif /* MACE_OPS_SIMD_DISPATCH_H_ */

@@ -7,7 +7,12 @@
  *   use_log    int 0|1: log-softmax (default 0)
  *   coerce_2d  int 0|1: ONNX opset < 13 semantics, normalize over the flattened dims
  *              [axis, rank) together (default 0: along `axis` only)
+ *   nan_to_zero int 0|1: NaN results become 0 (default 0); the converter folds torch's
+ *              exported scaled-dot-product attention's Where(IsNaN(p), 0, p) into it, which
+ *              zeroes the rows whose keys are all masked
  */
+#include <math.h>
+
 #include "core/op.h"
 #include "kernels/cpu/ref/softmax.h"
 #include "ops/simd_dispatch.h"
@@ -16,7 +21,7 @@
 
 typedef struct softmax_state {
   int64_t axis;
-  int use_log, coerce_2d;
+  int use_log, coerce_2d, nan_to_zero;
   int64_t outer, len, inner;
 } softmax_state;
 
@@ -25,6 +30,7 @@ static mace_status softmax_init(mace_op *op) {
   s->axis = mace_op_arg_int(op, "axis", -1);
   s->use_log = mace_op_arg_int(op, "use_log", 0) != 0;
   s->coerce_2d = mace_op_arg_int(op, "coerce_2d", 0) != 0;
+  s->nan_to_zero = mace_op_arg_int(op, "nan_to_zero", 0) != 0;
   return MACE_OK;
 }
 
@@ -67,18 +73,33 @@ typedef struct {
   float *y;
 } softmax_job;
 
+/* Rows [begin, end) (row r: outer r / inner, inner index r % inner) with NaN set to 0; written
+ * as a select (v == v keeps v) so that the contiguous case vectorizes. */
+static void softmax_zero_nan(const softmax_state *s, float *y, int64_t begin, int64_t end) {
+  if (s->inner == 1) {
+    float *p = y + begin * s->len;
+    const int64_t n = (end - begin) * s->len;
+    for (int64_t i = 0; i < n; ++i) p[i] = p[i] == p[i] ? p[i] : 0.0f;
+    return;
+  }
+  for (int64_t r = begin; r < end; ++r) {
+    float *p = y + (r / s->inner) * s->len * s->inner + r % s->inner;
+    for (int64_t k = 0; k < s->len; ++k)
+      if (isnan(p[k * s->inner])) p[k * s->inner] = 0.0f;
+  }
+}
+
 static void softmax_range(void *ctx, int64_t begin, int64_t end) {
   const softmax_job *j = (const softmax_job *)ctx;
   const mace_simd_kernels *k = mace_simd_active();
   if (k->softmax_rows && j->s->inner == 1) {  /* contiguous rows */
     k->softmax_rows(j->x, j->y, j->s->len, j->s->use_log, begin, end);
-    return;
-  }
-  if (k->softmax_inner && j->s->inner >= 4) {  /* strided axis: vectors across inner */
+  } else if (k->softmax_inner && j->s->inner >= 4) {  /* strided axis: vectors across inner */
     k->softmax_inner(j->x, j->y, j->s->len, j->s->inner, j->s->use_log, begin, end);
-    return;
+  } else {
+    mace_f32_softmax__ref(j->x, j->y, j->s->len, j->s->inner, j->s->use_log, begin, end);
   }
-  mace_f32_softmax__ref(j->x, j->y, j->s->len, j->s->inner, j->s->use_log, begin, end);
+  if (j->s->nan_to_zero) softmax_zero_nan(j->s, j->y, begin, end);
 }
 
 static mace_status softmax_run(mace_op *op) {

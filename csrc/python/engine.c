@@ -49,7 +49,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
                            "num_threads", "affinity", "device", "verify_checksum",
                            "gpu_precision", "opencl_binary_file", "opencl_parameter_file",
                            "gpu_platform", "gpu_device", "opencl_queue_window_size",
-                           "decrypt_key", "discard_packed_weights", NULL};
+                           "decrypt_key", "max_arena_bytes", "discard_packed_weights", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
   PyObject *binary_file = NULL, *parameter_file = NULL;
@@ -58,6 +58,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   int num_threads = -1, affinity = MACE_AFFINITY_BIG_ONLY;
   const char *device = "cpu";
   int verify_checksum = 1;
+  long long max_arena_bytes = 0; /* mace_config's: 0 default, < 0 no limit */
   const char *decrypt_key = NULL; /* encrypted models (mace encrypt); borrowed for the call */
   Py_ssize_t decrypt_key_size = 0;
   int discard_packed = 0; /* the weights buffer is the engine's to spend (mace.h) */
@@ -67,13 +68,13 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#p:Engine", kwlist, &graph,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#Lp:Engine", kwlist, &graph,
                                    &weights, path_converter, &graph_path, path_converter,
                                    &weights_path, &num_threads, &affinity, &device,
                                    &verify_checksum, &gpu_precision, path_converter,
                                    &binary_file, path_converter, &parameter_file,
                                    &gpu_platform, &gpu_device, &queue_window, &decrypt_key,
-                                   &decrypt_key_size, &discard_packed)) {
+                                   &decrypt_key_size, &max_arena_bytes, &discard_packed)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -84,6 +85,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   mace_config_init(&cfg);
   cfg.num_threads = num_threads;
   cfg.skip_checksum = !verify_checksum;
+  cfg.max_arena_bytes = (int64_t)max_arena_bytes;
   cfg.decrypt_key = (const unsigned char *)decrypt_key;
   cfg.decrypt_key_size = (size_t)decrypt_key_size;
   cfg.discard_packed_weights = discard_packed;
@@ -405,8 +407,9 @@ static PyArrayObject *input_array(const mace_tensor_info *info, PyObject *value)
   if (res == NULL && PyErr_ExceptionMatches(PyExc_MemoryError)) {
     /* a copy (a broadcast or strided view, a cast) that does not fit: a MaceError too */
     PyErr_Clear();
-    PyErr_Format(mace_py_MaceError, "input '%s': out of memory for its contiguous copy of "
-                 "%lld elements", info->name, (long long)PyArray_SIZE(given));
+    PyErr_Format(mace_py_OutOfResourcesError,
+                 "input '%s': out of memory for its contiguous copy of %lld elements", info->name,
+                 (long long)PyArray_SIZE(given));
   }
 finally:
   Py_XDECREF(given);
@@ -605,6 +608,7 @@ static int alloc_outputs(EngineObject *self, int df, run_buffers *rb) {
     mace_io *y = &rb->outs[i];
     y->name = info.name;
     y->data = PyArray_DATA(arr);
+    y->data_bytes = (size_t)PyArray_NBYTES(arr);
     y->ndim = info.ndim;
     memcpy(y->dims, info.dims, sizeof(info.dims));
     y->dtype = info.dtype;
@@ -915,15 +919,18 @@ PyDoc_STRVAR(Engine_doc,
              "Engine(graph=None, weights=None, graph_path=None, weights_path=None, "
              "num_threads=-1, affinity=1, device='cpu', verify_checksum=True, "
              "gpu_precision='fp16', opencl_binary_file=None, opencl_parameter_file=None, "
-             "gpu_platform=-1, gpu_device=-1, opencl_queue_window_size=0)\n\n"
+             "gpu_platform=-1, gpu_device=-1, opencl_queue_window_size=0, decrypt_key=None, "
+             "max_arena_bytes=0)\n\n"
              "A loaded mace model. Give the graph (.pb contents) and weights (.data contents) as\n"
              "bytes-like objects (the weights are used in place, not copied) or as file paths\n"
              "(the weights file is read into memory). num_threads <= 0 uses one thread per core;\n"
              "affinity is 0 (none), 1 (big cores) or 2 (little cores). verify_checksum=False\n"
              "skips the check of the checksums the graph records. device='gpu' runs on OpenCL\n"
-             "(mace_config's gpu_* and opencl_* fields). discard_packed_weights=True lets the\n"
-             "engine give back the pages of the weights buffer that its ops read only through\n"
-             "packed copies (they then read as zeros): for a buffer nothing else reads.");
+             "(mace_config's gpu_* and opencl_* fields). max_arena_bytes: mace_config's (0: \n"
+             "MACE_MAX_ARENA_BYTES, else physical memory; < 0: no limit).\n"
+             "discard_packed_weights=True lets the engine give back the pages of the weights\n"
+             "buffer that its ops read only through packed copies (they then read as zeros): for\n"
+             "a buffer nothing else reads.");
 
 static PyTypeObject EngineType = {
     PyVarObject_HEAD_INIT(NULL, 0)

@@ -21,6 +21,7 @@ extern PyObject *mace_py_InvalidModelError;
 extern PyObject *mace_py_InvalidInputError;
 extern PyObject *mace_py_UnsupportedError;
 extern PyObject *mace_py_InvalidArgumentError;
+extern PyObject *mace_py_OutOfResourcesError;
 
 /* Raises the exception class that fits `status` with mace_last_error() as the message;
  * returns NULL so callers can `return mace_py_raise(st);`. Call it with the GIL held, in the

@@ -13,6 +13,7 @@ PyObject *mace_py_InvalidModelError = NULL;
 PyObject *mace_py_InvalidInputError = NULL;
 PyObject *mace_py_UnsupportedError = NULL;
 PyObject *mace_py_InvalidArgumentError = NULL;
+PyObject *mace_py_OutOfResourcesError = NULL;
 
 PyObject *mace_py_str(const char *s) {
   if (s == NULL) s = "";
@@ -26,6 +27,7 @@ PyObject *mace_py_raise(mace_status status) {
     case MACE_INVALID_INPUT: cls = mace_py_InvalidInputError; break;
     case MACE_UNSUPPORTED: cls = mace_py_UnsupportedError; break;
     case MACE_INVALID_ARGS: cls = mace_py_InvalidArgumentError; break;
+    case MACE_OUT_OF_RESOURCES: cls = mace_py_OutOfResourcesError; break;
     default: cls = mace_py_MaceError; break;
   }
   const char *msg = mace_last_error();
@@ -126,6 +128,12 @@ static PyObject *module_version(PyObject *self, PyObject *unused) {
   return PyUnicode_FromString(mace_version());
 }
 
+static PyObject *module_cpu_isa(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyUnicode_FromString(mace_cpu_get_isa());
+}
+
 /* Free memory of the C heap back to the system: a Session that converted its model calls it
  * once its engine is built. The conversion's arrays, freed by then, stayed in glibc's heap
  * (below its mmap threshold, which rises as large blocks are freed) and counted in the
@@ -188,6 +196,9 @@ static PyMethodDef module_methods[] = {
      "devices() -> list[dict]: every OpenCL device (platform, name, vendor, version, driver, "
      "type, fp16, extensions, ...); [] without OpenCL."},
     {"version", module_version, METH_NOARGS, "version() -> str: the mace C library's version."},
+    {"cpu_isa", module_cpu_isa, METH_NOARGS,
+     "cpu_isa() -> str: the kernel level in use: 'ref', 'avx2', 'avx512' or 'neon' (the best "
+     "the CPU has, lowered by MACE_CPU_ISA)."},
     {"release_free_heap", module_release_free_heap, METH_NOARGS,
      "release_free_heap() -> None: the C heap's free pages back to the system (glibc's "
      "malloc_trim; elsewhere nothing)."},
@@ -205,6 +216,7 @@ static int errors_module_init(PyObject *module) {
       {"InvalidInputError", &mace_py_InvalidInputError},
       {"UnsupportedError", &mace_py_UnsupportedError},
       {"InvalidArgumentError", &mace_py_InvalidArgumentError},
+      {"OutOfResourcesError", &mace_py_OutOfResourcesError},
   };
   for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); ++i) {
     PyObject *cls = PyObject_GetAttrString(errors, classes[i].name);

@@ -28,5 +28,12 @@ typedef void mace_q8_dwconv_ukernel(const mace_q8_dwconv_args *a, const uint8_t 
 typedef mace_q8_dwconv_ukernel *mace_q8_dwconv_fn;
 
 mace_q8_dwconv_ukernel mace_q8_dwconv__ref;
+#if MACE_ENABLE_AVX512
+/* AVX-512 VNNI (vpdpbusd over four taps of a row; x86/qdwconv_avx512vnni.c): strides 1 and 2
+ * without dilation, up to 8x8 filters, planes whose padded copy fits its stack buffer; other
+ * geometries go to mace_q8_dwconv__avx512. Dispatched on the VNNI feature (ops/simd_dispatch.h,
+ * mace_q8_dwconv_active). */
+mace_q8_dwconv_ukernel mace_q8_dwconv__avx512vnni;
+#endif
 
 #endif /* MACE_KERNELS_CPU_QDWCONV_H_ */

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import (InvalidArgumentError, InvalidInputError, InvalidModelError, MaceError,
-                     UnsupportedError)
+                     OutOfResourcesError, UnsupportedError)
 from . import _mace
 from .session import Session, TensorSpec
 from .deploy import ConfigError  # noqa: F401  (deployment YAML errors, mace.deploy)
@@ -48,15 +48,17 @@ def devices() -> list[dict]:
     return _mace.devices()
 
 __all__ = ["Session", "TensorSpec", "convert", "MaceError", "InvalidModelError",
-           "InvalidInputError", "UnsupportedError", "InvalidArgumentError", "calibrate",
+           "InvalidInputError", "UnsupportedError", "InvalidArgumentError",
+           "OutOfResourcesError", "calibrate",
            "write_range_file", "read_range_file", "RangeFileError", "quantize", "validate",
            "AccuracyPlugin", "PluginError", "devices", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
-    # mace.convert is mace.converters.model.convert, imported on first use (it needs onnx).
+    # mace.convert is mace.deploy.convert: mace.converters.model.convert, then a load check
+    # (imported on first use: it needs onnx).
     if name == "convert":
-        from .converters.model import convert
+        from .deploy import convert
         globals()["convert"] = convert
         return convert
     raise AttributeError(f"module 'mace' has no attribute {name!r}")

@@ -541,6 +541,8 @@ def int8_params(sess: Session, source: Any = None) -> dict[str, QParams]:
     out: dict[str, QParams] = {}
     for op in net.op:
         pos = _OUT_QPARAMS.get(op.type)
+        if op.type == "QLinearConv2D" and len(op.input) == 14:
+            pos = (12, 13)  # a fused residual: the output is its Add's (docs/int8.md)
         if pos is not None and len(op.input) > max(pos):
             scale, zp = value(op.input[pos[0]]), value(op.input[pos[1]])
             if scale is None or zp is None:

@@ -15,6 +15,7 @@ Each subcommand is a function `add_<name>(subparsers)` registering its parser wi
 to SUBCOMMANDS.
 `mace micro --model M.pb --weights M.data --out DIR --name N` writes a model as C99 code for the
 MACE Micro runtime (mace/micro.py, micro/).
+`mace tune MODEL -o params.txt` writes tuned OpenCL work-group sizes (mace/tune.py).
 
     $ mace run mobilenet_v2.onnx --round 10 --num_threads 2
     $ python -m mace run model.pb --weights model.data
@@ -29,7 +30,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import errors as mace_errors
-from .cli_common import add_affinity_arg, random_feeds
+from .cli_common import add_affinity_arg, parse_input_shapes as _parse_input_shapes, random_feeds
 
 
 def _with_config(fn: Callable, args: argparse.Namespace, what: str) -> int:
@@ -62,24 +63,6 @@ def add_convert(sub) -> None:
     p.add_argument("--key-file", "--key_file", dest="key_file",
                    help="key of the models with encrypt: 1 (mace encrypt --new-key K)")
     p.set_defaults(func=cmd_convert)
-
-
-def _parse_input_shapes(specs: Sequence[str] | None) -> dict[str, list[int]]:
-    """{name: shape} from `--input_shape name:1,3,640,640` flags; ValueError names a bad one."""
-    shapes: dict[str, list[int]] = {}
-    for spec in specs or []:
-        name, sep, dims = spec.rpartition(":")
-        try:
-            shape = [int(d) for d in dims.split(",")] if dims.strip() else []
-        except ValueError:
-            shape = None
-        if not sep or not name or shape is None or any(d <= 0 for d in shape):
-            raise ValueError(f"--input_shape {spec!r}: expected NAME:D1,D2,... with positive "
-                             "dims, e.g. images:1,3,640,640")
-        if name in shapes:
-            raise ValueError(f"--input_shape names '{name}' twice")
-        shapes[name] = shape
-    return shapes
 
 
 def _onnx_shape_problem(path: str, given: dict[str, list[int]]) -> str | None:
@@ -489,7 +472,8 @@ from .cli_device import add_encrypt, add_ops  # noqa: E402 - beside the list the
 SUBCOMMANDS: list[Callable] = [add_run, add_benchmark, add_convert, add_calibrate, add_quantize,
                                add_validate, add_ops, add_encrypt]
 from .micro import add_micro  # noqa: E402  (`mace micro`: a model as C code for MACE Micro)
-SUBCOMMANDS.append(add_micro)
+from .tune import add_tune  # noqa: E402  (`mace tune`: OpenCL work-group sizes)
+SUBCOMMANDS += [add_micro, add_tune]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,6 +4,7 @@ Layering: cli.py and benchmark.py import this module, it imports neither (tests/
 from __future__ import annotations
 
 import argparse
+from typing import Sequence
 
 import numpy as np
 
@@ -17,6 +18,24 @@ AFFINITY_HELP = ("thread placement: big (default: each thread on a core of its o
 def add_affinity_arg(p: argparse.ArgumentParser) -> None:
     """Adds `--affinity {big,little,none}` (default None: the session's default)."""
     p.add_argument("--affinity", choices=AFFINITIES, default=None, help=AFFINITY_HELP)
+
+
+def parse_input_shapes(specs: Sequence[str] | None) -> dict[str, list[int]]:
+    """{name: shape} from `--input_shape name:1,3,640,640` flags; ValueError names a bad one."""
+    shapes: dict[str, list[int]] = {}
+    for spec in specs or []:
+        name, sep, dims = spec.rpartition(":")
+        try:
+            shape = [int(d) for d in dims.split(",")] if dims.strip() else []
+        except ValueError:
+            shape = None
+        if not sep or not name or shape is None or any(d <= 0 for d in shape):
+            raise ValueError(f"--input_shape {spec!r}: expected NAME:D1,D2,... with positive "
+                             "dims, e.g. images:1,3,640,640")
+        if name in shapes:
+            raise ValueError(f"--input_shape names '{name}' twice")
+        shapes[name] = shape
+    return shapes
 
 
 def random_input(shape: tuple, dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:

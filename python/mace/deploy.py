@@ -11,7 +11,7 @@ from typing import Any, Callable
 from .deploy_config import (  # noqa: F401  (re-exported: the YAML's API as mace.deploy.*)
     DEFAULT_THRESHOLD, ConfigError, DeployConfig, ModelConfig, SubGraph, ValidationError, _fail,
     _formats, _input_spec, file_sha256, load, needs_nhwc_transpose, parse)
-from .errors import InvalidModelError, MaceError
+from .errors import InvalidModelError, MaceError, UnsupportedError
 
 
 # ---- the commands: mace convert|run|benchmark --config X.yml ------------------------------
@@ -54,8 +54,8 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
             g = model.graph
             if m.obfuscate:
                 log(f"[{name}] obfuscated op and tensor names")
+            check_loads(model, f"models.{name} ({m.model_file_path})", model.inputs)
             pb, data = model.save(os.path.join(tmp, f"{name}.pb"), os.path.join(tmp, f"{name}.data"))
-            check_loads(pb, data, name, model.inputs)
             log(f"[{name}] wrote {name}.pb ({os.path.getsize(pb)} bytes), {name}.data "
                 f"({os.path.getsize(data)} bytes): {len(g.ops)} ops, {len(g.consts)} constants"
                 + (f", weights stored as {model.data_type[:4]}" if model.data_type != "fp32_fp32"
@@ -118,16 +118,41 @@ def _write_code(cfg: DeployConfig, tmp: str, log: Callable[[str], None]) -> bool
     return True
 
 
-def check_loads(pb: str, data: str, name: str, inputs: Any = ()) -> None:
-    """Loads a written model once (no run arena is allocated), so that `mace convert` never
-    succeeds on a model the engine refuses: InvalidModelError naming the model and `inputs`."""
+def check_loads(model: Any, name: str, inputs: Any = ()) -> None:
+    """Loads a converted model (a MaceModel) once from memory, as a session would (no run
+    arena is allocated), so that neither `mace convert` nor mace.convert() hands out a model
+    the engine refuses at load (shapes, ranks, sizes): InvalidModelError (UnsupportedError
+    when the engine says so) naming `name` (the user's model, never a temporary file) and the
+    shapes of `inputs`. The model is left as it
+    was (MaceModel.serialized_copy): nothing cached, so later edits of its graph still count."""
     from .session import Session
+    graph, weights = model.serialized_copy()
     try:
-        Session(pb, data, num_threads=1).close()
+        Session(graph, weights, num_threads=1).close()
     except MaceError as e:
         shapes = ", ".join(f"'{t.name}' {list(t.shape)}" for t in inputs)
-        raise InvalidModelError(f"models.{name}: the converted model does not load"
-                                + (f" with input {shapes}" if shapes else "") + f": {e}") from e
+        cls = UnsupportedError if isinstance(e, UnsupportedError) else InvalidModelError
+        raise cls(f"{name}: the converted model does not load"
+                  + (f" with input {shapes}" if shapes else "") + f": {e}") from e
+
+
+def convert(source: Any, **kw: Any):
+    """mace.convert: mace.converters.model.convert (its docstring has the options), then the
+    converted model is loaded once (check_loads): a model the engine would refuse at load
+    raises InvalidModelError naming the source and its input shapes instead of being
+    returned.
+
+    >>> import mace
+    >>> model = mace.convert("model.onnx", inputs={"x": [1, 3, 224, 224]})  # doctest: +SKIP
+    """
+    from .converters.model import convert as convert_unchecked
+    model = convert_unchecked(source, **kw)
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+    else:
+        name = f"model '{model.graph.name}'" if model.graph.name else "the model"
+    check_loads(model, name, model.inputs)
+    return model
 
 
 def _select(cfg: DeployConfig, name: str | None) -> dict[str, ModelConfig]:

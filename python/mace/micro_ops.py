@@ -382,6 +382,8 @@ def h_softmax(g, op) -> None:
     x = g.value(op, 0, "f32")
     if arg_int(op, "use_log", 0):
         raise unsupported(op, "log-softmax")
+    if arg_int(op, "nan_to_zero", 0):
+        raise unsupported(op, "nan_to_zero (the converter's fold of Where(IsNaN(p), 0, p))")
     xs = list(g.shape(x)) or [1]
     axis = arg_int(op, "axis", -1)
     axis = axis + len(xs) if axis < 0 else axis
@@ -520,7 +522,34 @@ def h_dequantize(g, op) -> None:
            f"{{{g.numel(x)}, {c_float(scale)}, {zp}}}", x, None, y)
 
 
+def _split_residual(op) -> tuple:
+    """A QLinearConv2D with a fused residual Add (inputs 9-13, docs/int8.md) as the two ops it
+    stands for: the convolution into `<output>_conv`, then the QLinearAdd (the same bytes)."""
+    conv, add = type(op)(), type(op)()
+    conv.CopyFrom(op)
+    del conv.input[9:]
+    del conv.output_shape[:]
+    conv.output[0] = op.output[0] + "_conv"
+    res = [a for a in conv.arg if a.name == "residual_activation"]
+    for a in res:
+        conv.arg.remove(a)
+    add.name, add.type = op.name + "_residual", "QLinearAdd"
+    add.input.extend([conv.output[0], op.input[6], op.input[7]] + list(op.input[9:14]))
+    add.output.extend(op.output)
+    add.output_shape.extend(op.output_shape)
+    if res:
+        a = add.arg.add()
+        a.CopyFrom(res[0])
+        a.name = "activation"
+    return conv, add
+
+
 def h_qconv2d(g, op) -> None:
+    if len(op.input) > 9:
+        conv, add = _split_residual(op)
+        h_qconv2d(g, conv)
+        h_qadd(g, add)
+        return
     x = g.value(op, 0, "i8")
     xs_, xz = q_scalar(g, op, 1, "x_scale"), q_zp(g, op, 2, "x_zero_point")
     w = g.const(op, 3, "filter")

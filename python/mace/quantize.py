@@ -22,7 +22,8 @@
    QLinear order; ``Quantize`` is inserted where an f32 tensor enters int8 ops and
    ``Dequantize`` where an int8 tensor reaches an f32 op or a graph output. Graph inputs and
    outputs stay f32 with their names; an int8 tensor is named after its f32 one plus
-   ``_q8`` (``_q8_1``... if taken).
+   ``_q8`` (``_q8_1``... if taken). Then a QLinearConv2D feeding only a residual QLinearAdd
+   takes the Add in (``fuse_residual``; converters/transforms.py, fuse_qlinear_residual_add).
 
 Numbers (docs/int8.md): activations are affine u8 (``schema="uint8"``, default) or i8
 (``schema="int8"``), ``scale = (hi - lo) / 255`` over a range widened to hold 0, the zero point
@@ -619,7 +620,8 @@ def quantize(model_or_path: Any, calibration: Any = None, method: str = "minmax"
              range_file: str | os.PathLike | None = None,
              save_range_file: str | os.PathLike | None = None,
              change_concat_ranges: bool = True, percentile: float = 99.99,
-             progress: bool = True, num_threads: int | None = None, **convert_kw: Any):
+             progress: bool = True, num_threads: int | None = None, fuse_residual: bool = True,
+             **convert_kw: Any):
     """Quantizes an fp32 model to int8 and returns it as a MaceModel (``.save()`` as usual).
 
     `model_or_path`: a MaceModel (``mace.convert``), or what ``mace.convert`` takes (a path,
@@ -635,7 +637,9 @@ def quantize(model_or_path: Any, calibration: Any = None, method: str = "minmax"
     `schema`: ``"uint8"`` (default) or ``"int8"`` activations. `per_channel`: one weight scale
     per output channel (default) or per tensor. `exclude`: names of ops kept f32 (with
     Quantize/Dequantize around them). `change_concat_ranges`: unify the ranges of a Concat's
-    inputs (module doc).
+    inputs (module doc). `fuse_residual`: a QLinearConv2D whose only consumer is a QLinearAdd
+    of the same shape (a residual shortcut) takes the Add in (its inputs 9-13, docs/int8.md;
+    the same bytes, one op and one tensor fewer); False keeps the two ops.
 
     Raises InvalidArgumentError for an unusable argument, QuantizeError when a range the int8
     graph needs is neither calibrated nor in the range file (naming the tensors).
@@ -657,6 +661,7 @@ def quantize(model_or_path: Any, calibration: Any = None, method: str = "minmax"
         ['Quantize', 'QLinearConv2D', 'Dequantize', 'Softmax']
     """
     from . import calibration as calib
+    from .converters import transforms
     from .converters.model import MaceModel
     if schema not in SCHEMAS:
         raise InvalidArgumentError(f"schema: expected one of {list(SCHEMAS)}, got {schema!r}")
@@ -699,4 +704,6 @@ def quantize(model_or_path: Any, calibration: Any = None, method: str = "minmax"
     rw = _Rewriter(graph, p, ranges, SCHEMAS[schema], per_channel, change_concat_ranges)
     rw.assign()
     rw.rewrite()
+    if fuse_residual:
+        transforms.optimize(graph, [transforms.fuse_qlinear_residual_add])
     return MaceModel(graph, "fp32_fp32", fp32.quantize_large_weights)

@@ -137,6 +137,15 @@ def _num_threads(value: Any) -> int:
     return int(value)
 
 
+def _max_arena_bytes(value: Any) -> int:
+    """The engine's max_arena_bytes (mace_config's: < 0 no limit) of Session's (0: no limit)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
+            not 0 <= int(value) < 2**63:
+        raise InvalidArgumentError(f"max_arena_bytes must be an int >= 0 (0: no limit), not "
+                                   f"{value!r}")
+    return int(value) if value > 0 else -1
+
+
 def _gpu_options(precision: Any, binary_file: Any, parameter_file: Any, platform: Any,
                  device: Any, queue_window: Any) -> dict:
     """The engine's GPU keywords, checked (InvalidArgumentError naming the option)."""
@@ -185,6 +194,11 @@ class Session:
     ``gpu_platform`` / ``gpu_device`` pick a device by index (-1: the first GPU);
     ``opencl_queue_window_size`` > 0 waits for the GPU every that many kernels. Without an
     OpenCL library or device, ``device="gpu"`` raises UnsupportedError saying which.
+    ``max_arena_bytes``: the most bytes a run's intermediate arena (or a tensor an op computes
+    from input values while shapes are inferred) may take; a run needing more raises
+    MaceError naming both sizes, and the session stays usable for shapes that fit. None (the
+    default): the environment variable MACE_MAX_ARENA_BYTES when set, else the machine's
+    physical memory; 0: no limit.
     ``decrypt_key`` (32 bytes): the AES-256 key of a model `mace encrypt` encrypted, which the
     engine decrypts in memory; a wrong key raises InvalidModelError (docs/encryption.md).
     ``keep_model`` (default False): a session that converts its model (an ONNX source) keeps
@@ -223,9 +237,11 @@ class Session:
                  opencl_parameter_file: str | os.PathLike | None = None,
                  gpu_platform: int = -1, gpu_device: int = -1,
                  opencl_queue_window_size: int = 0, decrypt_key: bytes | None = None,
-                 keep_model: bool = False) -> None:
+                 max_arena_bytes: int | None = None, keep_model: bool = False) -> None:
         kw = dict(num_threads=_num_threads(num_threads), affinity=_affinity(affinity),
                   device=device, verify_checksum=bool(verify_checksum))
+        if max_arena_bytes is not None:
+            kw["max_arena_bytes"] = _max_arena_bytes(max_arena_bytes)
         if decrypt_key is not None:  # an encrypted .pb/.data (mace encrypt; mace/encrypt.py)
             kw["decrypt_key"] = bytes(decrypt_key)
         gpu_kw = _gpu_options(gpu_precision, opencl_binary_file, opencl_parameter_file,

@@ -1,7 +1,8 @@
 /* Bounded allocation (issue 37): a model whose input is 25 x 194,966,524 floats (19.5 GB) loads
  * without allocating for it (under a 4 GB address-space limit where no sanitizer needs more), and a
- * run under MACE_MAX_ARENA_BYTES fails with MACE_OUT_OF_RESOURCES naming the size and the
- * ceiling, before the (small) caller buffer is read. */
+ * run under MACE_MAX_ARENA_BYTES, or under the engine's mace_config.max_arena_bytes, fails with
+ * MACE_OUT_OF_RESOURCES naming the size and the ceiling, before the (small) caller buffer is
+ * read. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +79,8 @@ int main(void) {
     CHECK(mace_engine_input_info(eng, 0, &info) == MACE_OK && info.ndim == 2 &&
               info.dims[0] == 25 && info.dims[1] == BIG_DIM, "input info");
     float small[16] = {0}, y[16];
-    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE};
-    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE};
+    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE, 0};
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE, 0};
     setenv("MACE_MAX_ARENA_BYTES", "1073741824", 1);
     st = mace_engine_run(eng, &in, 1, &out, 1);
     CHECK(st == MACE_OUT_OF_RESOURCES, "run under the ceiling: %s (%s)", mace_status_name(st),
@@ -91,11 +92,46 @@ int main(void) {
               strstr(msg, "MACE_MAX_ARENA_BYTES"),
           "the message names the size (t alone is 19496652400 bytes) and the ceiling: %s", msg);
     /* a bad shape is still refused before anything, and the engine stays usable */
-    mace_io bad = {"x", small, 2, {25, -1}, MACE_DT_F32, MACE_DF_NONE};
+    mace_io bad = {"x", small, 2, {25, -1}, MACE_DT_F32, MACE_DF_NONE, 0};
     st = mace_engine_run(eng, &bad, 1, &out, 1);
     CHECK(st == MACE_INVALID_INPUT, "negative dim: %s", mace_status_name(st));
     mace_engine_destroy(eng);
   }
+  /* mace_config.max_arena_bytes: a ceiling of the engine's own, over the environment's */
+  cfg.max_arena_bytes = INT64_C(1) << 20;
+  eng = NULL;
+  st = mace_engine_create_from_buffers(graph, size, NULL, 0, &cfg, &eng);
+  CHECK(st == MACE_OK, "load with max_arena_bytes: %s", mace_last_error());
+  if (st == MACE_OK) {
+    float small[16] = {0}, y[16];
+    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE};
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE};
+    st = mace_engine_run(eng, &in, 1, &out, 1);
+    const char *msg = mace_last_error();
+    CHECK(st == MACE_OUT_OF_RESOURCES && strstr(msg, "ceiling of 1048576 bytes") &&
+              strstr(msg, "max_arena_bytes"),
+          "run under max_arena_bytes 1 MiB: %s (%s)", mace_status_name(st), msg);
+    mace_engine_destroy(eng);
+  }
+#ifndef SANITIZED
+  /* < 0: no ceiling, whatever the environment says: the 19.5 GB arena is attempted and the
+   * address-space limit refuses it ("could not allocate"), not the 1 GiB ceiling */
+  cfg.max_arena_bytes = -1;
+  eng = NULL;
+  st = mace_engine_create_from_buffers(graph, size, NULL, 0, &cfg, &eng);
+  CHECK(st == MACE_OK, "load without a ceiling: %s", mace_last_error());
+  if (st == MACE_OK) {
+    float small[16] = {0}, y[16];
+    mace_io in = {"x", small, 2, {25, BIG_DIM}, MACE_DT_F32, MACE_DF_NONE};
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NONE};
+    st = mace_engine_run(eng, &in, 1, &out, 1);
+    const char *msg = mace_last_error();
+    CHECK(st == MACE_OUT_OF_RESOURCES && strstr(msg, "could not allocate") &&
+              !strstr(msg, "ceiling"),
+          "run without a ceiling under a 4 GB address space: %s (%s)", mace_status_name(st), msg);
+    mace_engine_destroy(eng);
+  }
+#endif
   free(graph);
   return TEST_FINISH("19.5 GB input loads lazily and is refused at run by the ceiling");
 }

@@ -224,8 +224,8 @@ static int matches(const char *name, const float *got, int64_t n) {
 /* ---- the checks ---------------------------------------------------------------------------- */
 
 static mace_status run(mace_engine *eng, const float *x, float *y) {
-  mace_io in = {"x", (void *)x, 4, {1, C, H, W}, MACE_DT_F32, MACE_DF_NCHW};
-  mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW};
+  mace_io in = {"x", (void *)x, 4, {1, C, H, W}, MACE_DT_F32, MACE_DF_NCHW, 0};
+  mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0};
   return mace_engine_run(eng, &in, 1, &out, 1);
 }
 
@@ -311,8 +311,8 @@ int main(void) {
   CHECK(mace_engine_keep_tensors(eng, names, 4) == MACE_OK, "%s", mace_last_error());
   CHECK(mace_engine_num_kept_tensors(eng) == 3, "%d kept, want 3 (d1 once)",
         mace_engine_num_kept_tensors(eng));
-  mace_io in = {"x", x, 4, {1, C, H, W}, MACE_DT_F32, MACE_DF_NCHW};
-  mace_io out = {"y", y1, 0, {0}, MACE_DT_F32, MACE_DF_NCHW};
+  mace_io in = {"x", x, 4, {1, C, H, W}, MACE_DT_F32, MACE_DF_NCHW, 0};
+  mace_io out = {"y", y1, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0};
   CHECK(mace_engine_run_bound(eng, &out, 1) == MACE_INVALID_ARGS &&
             strstr(mace_last_error(), "mace_engine_bind_inputs"),
         "run_bound with nothing bound: %s", mace_last_error());

@@ -103,9 +103,9 @@ static void test_valid_model(void) {
     int64_t n = shapes[s][0] * shapes[s][1] * shapes[s][2] * shapes[s][3];
     float *x = malloc((size_t)n * sizeof(float)), *y = malloc((size_t)n * sizeof(float));
     for (int64_t i = 0; i < n; ++i) x[i] = rnd();
-    mace_io in = {"x", x, 4, {0}, MACE_DT_F32, MACE_DF_NCHW};
+    mace_io in = {"x", x, 4, {0}, MACE_DT_F32, MACE_DF_NCHW, 0};
     memcpy(in.dims, shapes[s], sizeof(shapes[s]));
-    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW};
+    mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0};
     st = mace_engine_run(eng, &in, 1, NULL, 0); /* reshape first, so output_info is current */
     CHECK(st == MACE_OK, "shape %d: %s", s, mace_last_error());
     st = mace_engine_output_info(eng, 0, &oi);
@@ -129,8 +129,8 @@ static void test_valid_model(void) {
 
   /* Bad run requests are refused with a message. */
   float x[48] = {0}, y[48];
-  mace_io in = {"x", x, 4, {1, 3, 4, 4}, MACE_DT_I32, MACE_DF_NCHW};
-  mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW};
+  mace_io in = {"x", x, 4, {1, 3, 4, 4}, MACE_DT_I32, MACE_DF_NCHW, 0};
+  mace_io out = {"y", y, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0};
   CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_INVALID_INPUT && strstr(mace_last_error(), "dtype"),
         "wrong dtype: %s", mace_last_error());
   in.dtype = MACE_DT_F32;
@@ -146,6 +146,23 @@ static void test_valid_model(void) {
   in.dims[1] = 3;
   CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_OK, "the engine does not recover after a bad shape: %s",
         mace_last_error());
+  /* An output buffer declared smaller than the output of the shapes bound is refused before
+   * anything is written (the declared [1,3,4,4] input, then [1,3,4,5] into the same 48 floats). */
+  out.data_bytes = sizeof(y);
+  CHECK(mace_engine_run(eng, &in, 1, &out, 1) == MACE_OK, "data_bytes that fit: %s", mace_last_error());
+  {
+    float big[60] = {0};
+    mace_io in2 = {"x", big, 4, {1, 3, 4, 5}, MACE_DT_F32, MACE_DF_NCHW, 0};
+    for (int i = 0; i < 48; ++i) y[i] = -7.0f;
+    mace_status s2 = mace_engine_run(eng, &in2, 1, &out, 1);
+    int untouched = 1;
+    for (int i = 0; i < 48; ++i) untouched &= y[i] == -7.0f;
+    CHECK(s2 == MACE_INVALID_ARGS && strstr(mace_last_error(), "192 bytes") &&
+              strstr(mace_last_error(), "240 bytes") && untouched,
+          "a too-small output buffer: status %d, %s, untouched %d", (int)s2, mace_last_error(),
+          untouched);
+  }
+  out.data_bytes = 0;
   out.name = "t9";
   CHECK(mace_engine_run(eng, &in, 1, &out, 1) != MACE_OK, "unknown output accepted");
   CHECK(mace_engine_run(eng, &in, 0, NULL, 0) != MACE_OK, "missing inputs accepted");

@@ -1,6 +1,8 @@
 /* Unit test of the per-ISA int8 depthwise kernels (kernels/cpu/qdwconv.h): every variant this
  * CPU supports against mace_q8_dwconv__ref, bit for bit, over kernel sizes, strides, dilations,
- * paddings, plane widths past the row chunk, u8 and i8 inputs and outputs, and clamps. */
+ * paddings, plane widths past the row chunk, u8 and i8 inputs and outputs, and clamps; and the
+ * AVX-512 VNNI kernel where the CPU has VNNI (its flat stride-1 runs over planes of several
+ * bands, its stride-2 rows, and the geometries it hands to the AVX-512 one). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +14,9 @@
 
 static long cases = 0;
 
-static void check(const mace_simd_kernels *v, int64_t k, int64_t stride, int64_t dil, int64_t pad,
-                  int64_t h, int64_t w, int x_signed, int out_signed, unsigned seed) {
+static void check(const char *name, mace_q8_dwconv_fn fn, int64_t k, int64_t stride, int64_t dil,
+                  int64_t pad, int64_t h, int64_t w, int x_signed, int out_signed,
+                  unsigned seed) {
   mace_q8_dwconv_args a;
   memset(&a, 0, sizeof(a));
   a.in_h = h;
@@ -47,11 +50,11 @@ static void check(const mace_simd_kernels *v, int64_t k, int64_t stride, int64_t
     for (int fi = -1; fi < nf; ++fi) {
       a.requant = fi < 0 ? NULL : fams[fi]->requant;
       memset(got, 0x5A, (size_t)nout);
-      v->q8_dwconv(&a, x, wt, got);
+      fn(&a, x, wt, got);
       ++cases;
       if (memcmp(got, want, (size_t)nout) != 0)
         FAIL("%s (output stage %s) k=%lld stride=%lld dil=%lld pad=%lld %lldx%lld x_signed=%d "
-             "out_signed=%d", v->name, fi < 0 ? "scalar" : fams[fi]->name, (long long)k,
+             "out_signed=%d", name, fi < 0 ? "scalar" : fams[fi]->name, (long long)k,
              (long long)stride, (long long)dil, (long long)pad, (long long)h, (long long)w,
              x_signed, out_signed);
     }
@@ -65,22 +68,36 @@ int main(void) {
   const mace_simd_kernels *const *vs;
   const int nv = mace_simd_variants(&vs);
   static const int64_t widths[] = {1, 5, 17, 64, 300};
+  static const int64_t heights[] = {9, 14, 1, 45};
   unsigned seed = 1;
-  int tested = 0, simd = 0;
+  int tested = 0, simd = 0, n = 0;
+  const char *names[16];
+  mace_q8_dwconv_fn fns[16];
   for (int vi = 0; vi < nv; ++vi) {
     if (!vs[vi]->q8_dwconv) continue;
     ++tested;
     if (vs[vi]->isa != MACE_ISA_REF) ++simd;
+    names[n] = vs[vi]->name;
+    fns[n++] = vs[vi]->q8_dwconv;
+  }
+#if MACE_ENABLE_AVX512
+  if (mace_cpu_features_get()->avx512vnni) {
+    names[n] = "avx512vnni";
+    fns[n++] = mace_q8_dwconv__avx512vnni;
+  }
+#endif
+  for (int i = 0; i < n; ++i)
     for (int64_t k = 1; k <= 7; k += 2)
       for (int64_t stride = 1; stride <= 2; ++stride)
         for (int64_t dil = 1; dil <= 2; ++dil)
           for (int64_t pad = 0; pad <= k / 2 + 1; ++pad)
             for (size_t wi = 0; wi < sizeof(widths) / sizeof(widths[0]); ++wi) {
               const int s = (int)((k + stride + pad + wi) % 4);
-              check(vs[vi], k, stride, dil, pad, 9, widths[wi], s & 1, s >> 1, seed++);
+              const int64_t h = heights[(k + pad + wi) % 4];
+              check(names[i], fns[i], k, stride, dil, pad, h, widths[wi], s & 1, s >> 1,
+                    seed++);
             }
-  }
   CHECK(tested == nv, "every variant has an int8 depthwise kernel");
   TEST_REQUIRE_SIMD_VARIANTS(simd);
-  return TEST_FINISH("%ld cases over %d variants", cases, tested);
+  return TEST_FINISH("%ld cases over %d kernels", cases, n);
 }

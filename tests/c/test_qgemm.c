@@ -5,21 +5,24 @@
  * C, per-row multipliers with right shifts up to 31 and left shifts that wrap the accumulator,
  * weights over the whole i8 range, zero points, clamps, and 1 and 2 threads, through the fused
  * output stage where a family has one and through the separate one; B as a convolution's
- * im2col read from the input planes against the same GEMM on a stored im2col. Also that
- * MACE_CPU_ISA picks the family. */
+ * im2col read from the input planes against the same GEMM on a stored im2col; a residual
+ * QLinearAdd fused into the output stage (mace_qgemm_residual, the active ISA's add kernel)
+ * against the reference GEMM's bytes put through mace_q8_add__ref. Also that MACE_CPU_ISA picks
+ * the family. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/cpu/ref/requant.h"
 #include "ops/qgemm_dispatch.h"
+#include "ops/simd_dispatch.h"
 #include "test_util.h"
 
 static long cases = 0;
 
 static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, int64_t n,
                   int64_t k, int b_signed, int out_signed, int transposed_c, int b_layout,
-                  int no_fused, unsigned seed) {
+                  int no_fused, int with_residual, unsigned seed) {
   /* B[k, j] = b[k * b_rs + j * b_cs]: rows with a gap (Conv2D), row-major packed, columns
    * contiguous (MatMul's transposed operand), or both strides above 1. */
   const int64_t b_rs = b_layout == 0 ? n + 5 : b_layout == 1 ? n : b_layout == 2 ? 1 : 2 * n;
@@ -30,8 +33,11 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   int32_t *bias = malloc(sizeof(int32_t) * (size_t)m), *sums = malloc(sizeof(int32_t) * (size_t)m);
   int32_t *mult = malloc(sizeof(int32_t) * (size_t)m), *shift = malloc(sizeof(int32_t) * (size_t)m);
   uint8_t *want = malloc((size_t)(m * n)), *got = malloc((size_t)(m * n));
+  uint8_t *res = malloc((size_t)(m * n));
   int8_t *pa = malloc(mace_qgemm_packed_a_bytes(f, m, k));
   void *scratch = malloc(mace_qgemm_scratch_bytes(f, m, n, k));
+  mace_qbinary_params rp;
+  mace_qgemm_residual residual;
   const int32_t b_zp = b_signed ? (int32_t)(test_rand16(&seed) % 256) - 128
                                 : (int32_t)(test_rand16(&seed) % 256);
   mace_qgemm_args g;
@@ -64,6 +70,24 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
       const int32_t y = mace_requant((int32_t)acc, mult[i], shift[i], g.out.zp, g.out.lo, g.out.hi);
       want[transposed_c ? j * m + i : i * n + j] = (uint8_t)y;
     }
+  if (with_residual) {
+    /* R laid out as C; the Add's scales make C and R weigh about the same, with a RELU */
+    for (int64_t i = 0; i < m * n; ++i) res[i] = (uint8_t)test_rand16(&seed);
+    mace_qbinary_params_init(&rp, 1, 0.02 + (double)(test_rand16(&seed) % 100) / 1000.0, 0.03,
+                             0.05);
+    rp.a_zp = g.out.zp;
+    rp.b_zp = out_signed ? -3 : 131;
+    rp.y_zp = out_signed ? 4 : 125;
+    rp.lo = out_signed ? 4 : 125;
+    rp.hi = out_signed ? 127 : 255;
+    for (int64_t i = 0; i < m * n; ++i)
+      mace_q8_add__ref(&rp, out_signed, &want[i], 1, &res[i], 1, &want[i], 1);
+    residual.add = mace_simd_active()->q8_add;
+    residual.p = &rp;
+    residual.r = res;
+    residual.is_signed = out_signed;
+    g.residual = &residual;
+  }
   mace_qgemm_pack_a(f, m, k, a, k, 1, pa, sums);
   memset(got, 0xA5, (size_t)(m * n));
   g.f = f;
@@ -90,9 +114,9 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
     int64_t first = 0;
     while (got[first] == want[first]) ++first;
     FAIL("%s m=%lld n=%lld k=%lld b_signed=%d out_signed=%d transposed=%d b_layout=%d "
-         "no_fused=%d: element %lld is %d, want %d", f->name, (long long)m, (long long)n,
-         (long long)k, b_signed, out_signed, transposed_c, b_layout, no_fused,
-         (long long)first, got[first], want[first]);
+         "no_fused=%d residual=%d: element %lld is %d, want %d", f->name, (long long)m,
+         (long long)n, (long long)k, b_signed, out_signed, transposed_c, b_layout, no_fused,
+         with_residual, (long long)first, got[first], want[first]);
   }
   free(a);
   free(b);
@@ -102,6 +126,7 @@ static void check(const mace_qgemm_family *f, mace_threadpool *pool, int64_t m, 
   free(shift);
   free(want);
   free(got);
+  free(res);
   free(pa);
   free(scratch);
 }
@@ -214,7 +239,7 @@ int main(void) {
   const mace_qgemm_family *const *fams;
   const int nf = mace_qgemm_families(&fams);
   static const int64_t ms[] = {1, 3, 4, 6, 7, 12, 16, 33, 64};
-  static const int64_t ns[] = {1, 2, 8, 12, 15, 17, 64, 100};
+  static const int64_t ns[] = {1, 2, 8, 12, 15, 17, 64, 100, 300};
   static const int64_t ks[] = {1, 3, 4, 5, 27, 64, 300, 530};
   mace_threadpool *pool2 = NULL;
   unsigned seed = 7;
@@ -230,9 +255,10 @@ int main(void) {
         for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ++ki) {
           const int variant = (int)((mi + ni + ki) % 8);
           for (int no_fused = 0; no_fused <= 1; ++no_fused)
-            check(fams[fi], (ni % 2) ? pool2 : NULL, ms[mi], ns[ni], ks[ki], variant & 1,
-                  (variant >> 1) & 1, (variant >> 2) & 1, (int)((mi + 2 * ni + 3 * ki) % 4),
-                  no_fused, seed++);
+            for (int res = 0; res <= 1; ++res)
+              check(fams[fi], (ni % 2) ? pool2 : NULL, ms[mi], ns[ni], ks[ki], variant & 1,
+                    (variant >> 1) & 1, (variant >> 2) & 1, (int)((mi + 2 * ni + 3 * ki) % 4),
+                    no_fused, res, seed++);
         }
   for (int fi = 0; fi < nf; ++fi) {
     static const int64_t geo[][8] = {/* c, h, w, kh, kw, stride, dilation, pad */

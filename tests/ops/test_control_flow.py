@@ -5,7 +5,7 @@ condition the body computes from data, Scan cumulative sums along axes and direc
 Loop whose body holds an If, torch.jit.script'ed models (an if on a tensor value, a for loop)
 exported by torch.onnx.export(dynamo=False); and the plumbing: save/load, fp16 weight storage
 and obfuscation reaching the bodies, clear errors for a corrupt body and for a body that sizes
-a tensor from run-time values."""
+a tensor from run-time values; an If around NMS reading boxes counted at run time."""
 import os
 
 import numpy as np
@@ -313,6 +313,58 @@ def test_body_sizing_from_carried_values_is_refused():
     with pytest.raises(mace.MaceError, match="values of its input 's_in'"):
         sess.run({"M": np.array(2, np.int64), "s0": np.array([2, 3], np.int64),
                   "x": np.arange(6, dtype=np.float32)})
+
+
+def nms_in_if_model():
+    """torchvision's batched NMS as its exporter writes it: boxes above a score threshold
+    (NonZero, Gather: a count known only at run time), then If(no boxes, empty, NMS) whose
+    else branch reads the kept boxes and scores from the outer scope."""
+    empty = numpy_helper.from_array(np.zeros(0, np.int64), "empty")
+    then_g = helper.make_graph([helper.make_node("Identity", ["empty"], ["t_keep"])], "then", [],
+                               [vi("t_keep", I64, None)], initializer=[empty])
+    else_g = helper.make_graph(
+        [const_node("ax0", np.array([0], np.int64)), const_node("ax01", np.array([0, 1], np.int64)),
+         helper.make_node("Unsqueeze", ["kb", "ax0"], ["b3"]),
+         helper.make_node("Unsqueeze", ["ks", "ax01"], ["s3"]),
+         const_node("max_out", np.array([100], np.int64)),
+         const_node("iou", np.array([0.5], np.float32)),
+         helper.make_node("NonMaxSuppression", ["b3", "s3", "max_out", "iou"], ["sel"]),
+         const_node("two", np.array(2, np.int64)),
+         helper.make_node("Gather", ["sel", "two"], ["e_keep"], axis=1)],
+        "else", [], [vi("e_keep", I64, None)])
+    nodes = [const_node("thr", np.array(0.3, np.float32)),
+             helper.make_node("Greater", ["s", "thr"], ["m"]),
+             helper.make_node("NonZero", ["m"], ["nz"]),
+             const_node("sq", np.array([0], np.int64)),
+             helper.make_node("Squeeze", ["nz", "sq"], ["idx"]),
+             helper.make_node("Gather", ["b", "idx"], ["kb"], axis=0),
+             helper.make_node("Gather", ["s", "idx"], ["ks"], axis=0),
+             helper.make_node("Shape", ["kb"], ["shp"]),
+             const_node("zero", np.array(0, np.int64)),
+             helper.make_node("Gather", ["shp", "zero"], ["n"], axis=0),
+             helper.make_node("Equal", ["n", "zero"], ["none"]),
+             helper.make_node("If", ["none"], ["keep"], then_branch=then_g, else_branch=else_g),
+             helper.make_node("Gather", ["kb", "keep"], ["boxes"], axis=0),
+             helper.make_node("Gather", ["ks", "keep"], ["scores"], axis=0)]
+    return model_of(nodes, [vi("b", F, [12, 4]), vi("s", F, [12])],
+                    [vi("boxes", F, None), vi("scores", F, None)], opset=13)
+
+
+def test_if_branch_reads_outer_tensors_sized_at_run_time():
+    """The branch's NMS sizes its output from the values of lifted tensors whose length is
+    known only at run time: those become value inputs of the If, so the net has them when the
+    If infers; new scores change every count, and no box above the threshold takes the other
+    branch."""
+    model = nms_in_if_model()
+    sess = mace.Session(model)
+    rng = np.random.default_rng(3)
+    xy = rng.uniform(0, 10, (12, 2)).astype(np.float32)
+    b = np.concatenate([xy, xy + rng.uniform(1, 4, (12, 2)).astype(np.float32)], axis=1)
+    counts = []
+    for s in (rng.uniform(0, 1, 12), rng.uniform(0, 0.6, 12), np.full(12, 0.1)):
+        got = compare(sess, model, {"b": b, "s": s.astype(np.float32)})
+        counts.append(len(got["boxes"]))
+    assert counts[-1] == 0 and len(set(counts)) == 3, counts
 
 
 def test_obfuscated_bodies_run():

@@ -264,3 +264,19 @@ def test_threads(threads):
     sa, sb = (1, 17, 1, 33), (5, 1, 129, 1)
     a, b = _operands("Add", sa, sb, seed=11)
     check_model(_binary_model("Add", sa, sb), {"a": a, "b": b}, num_threads=threads)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Neg", "Abs"])
+def test_integer_overflow_wraps_like_onnxruntime(op, dtype):
+    """Integer add/sub/mul/neg/abs past the type's range wrap in two's complement, as
+    onnxruntime's results do (a fuzzing finding: the C kernel overflowed signed integers)."""
+    info = np.iinfo(dtype)
+    a = np.array([info.max, info.min, info.min, -1, info.max // 2 + 7, 3], dtype=dtype)
+    b = np.array([1, -1, info.min, info.min, 5, info.max], dtype=dtype)
+    onnx_dt = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    unary = op in ("Neg", "Abs")
+    inputs = [("a", onnx_dt, list(a.shape))] + ([] if unary else [("b", onnx_dt, list(b.shape))])
+    node = helper.make_node(op, ["a"] if unary else ["a", "b"], ["y"])
+    model = make_model([node], inputs, [("y", onnx_dt, list(a.shape))])
+    check_model(model, {"a": a} if unary else {"a": a, "b": b})

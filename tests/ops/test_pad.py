@@ -93,3 +93,31 @@ def test_pad_threads(threads, mode):
     check([helper.make_node("Pad", ["x", "p"], ["y"], mode=mode)], [("x", np.float32, shape)],
           [("y", np.float32)], {"x": data(shape)},
           [("p", np.array([0, 1, 3, 2, 0, 2, 5, 4], np.int64))], num_threads=threads)
+
+
+# SYMMETRIC (mace pad_type 2, TF MirrorPad's SYMMETRIC mode: the edge element repeated) has no
+# ONNX mode, so the mace op runs directly; the oracle is NumPy's np.pad(mode="symmetric").
+# Pads up to the dim (the most TF allows), one past it, and 1-element dims.
+SYMMETRIC = [
+    ((5,), [2, 3]),
+    ((5,), [5, 5]),
+    ((4,), [0, 6]),
+    ((1,), [2, 1]),
+    ((3, 4), [1, 2, 3, 4]),
+    ((2, 3, 5), [1, 1, 0, 3, 4, 2]),
+    ((1, 2, 4, 5), [0, 0, 1, 2, 4, 3, 5, 1]),
+    ((2, 1, 3, 2, 4), [1, 0, 1, 1, 3, 2, 2, 1, 0, 4]),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape,paddings", SYMMETRIC, ids=str)
+@pytest.mark.parametrize("threads", [1, 3])
+def test_pad_symmetric(shape, paddings, dtype, threads):
+    from dm_util import run_mace_ops
+    x = data(shape, dtype)
+    (y,) = run_mace_ops([("Pad", ["x"], ["y"], {"paddings": list(paddings), "pad_type": 2})],
+                        {"x": x}, [("y", np.dtype(dtype))], num_threads=threads)
+    ref = np.pad(x, np.array(paddings).reshape(-1, 2), mode="symmetric")
+    assert y.dtype == ref.dtype and y.shape == ref.shape, (y.dtype, y.shape, ref.shape)
+    np.testing.assert_array_equal(y, ref)

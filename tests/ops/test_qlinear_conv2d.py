@@ -13,6 +13,7 @@ from onnx import TensorProto, helper
 import mace
 from dm_util import run_mace_ops
 from helpers import run_ort
+import qlinear_model as qm
 from int8_oracle import conv_acc, out_range, requant, requant_params
 
 CASES = [  # (c_in, c_out, h, w, k, stride, pad, dilation, group)
@@ -147,3 +148,91 @@ def test_bad_inputs_are_named():
     p = list(_case(4, 4, 5, 5, 3, 1, 1, 1, 1, np.uint8, np.uint8, True, "NOOP", False, seed=1))
     with pytest.raises(mace.MaceError, match="not supported on int8"):
         _run_mace(*p, 1, 1, 1, 1, "SIGMOID")
+
+
+# The residual QLinearAdd fused in (inputs 9-13, converters/transforms.py
+# fuse_qlinear_residual_add): ResNet-style blocks (1x1 and 3x3, stride 1 and 2, the GEMM split
+# along B's panels and along A's), a depthwise one and a grouped one.
+RESIDUAL_CASES = [  # (c_in, c_out, h, w, k, stride, pad, dilation, group)
+    (16, 64, 28, 28, 1, 1, 0, 1, 1),   # 1x1: B is the input; panels in groups of columns
+    (32, 24, 14, 15, 3, 1, 1, 1, 1),   # 3x3 through the stored im2col
+    (16, 32, 15, 15, 3, 2, 1, 1, 1),   # strided, packed from the bordered input
+    (64, 256, 7, 7, 1, 1, 0, 1, 1),    # few B panels: the GEMM splits along A
+    (8, 8, 13, 37, 3, 1, 1, 1, 8),     # depthwise
+    (8, 12, 9, 9, 3, 1, 1, 1, 2),      # grouped
+]
+
+
+def _residual_case(case, dtype, seed):
+    c_in, c_out, h, w, k, stride, pad, dil, group = case
+    p = _case(*case, dtype, dtype, True, "NOOP", seed % 2 == 0, seed=seed)
+    oh = (h + 2 * pad - dil * (k - 1) - 1) // stride + 1
+    ow = (w + 2 * pad - dil * (k - 1) - 1) // stride + 1
+    rng = np.random.default_rng(seed + 1)
+    info = np.iinfo(dtype)
+    r = rng.integers(info.min, info.max + 1, (2, c_out, oh, ow)).astype(dtype)
+    r_scale, r_zp = np.float32(rng.uniform(0.01, 0.1)), dtype(rng.integers(info.min // 2, 64))
+    mid = 128 if dtype == np.uint8 else 0
+    z_scale = np.float32(float(p[5]) * rng.uniform(1.0, 2.5))
+    z_zp = dtype(mid + rng.integers(-20, 20))
+    return p, r, r_scale, r_zp, z_scale, z_zp
+
+
+def _run_residual(p, r, r_scale, r_zp, z_scale, z_zp, geom, act, res_act, fused, threads=1):
+    x, wt, x_scale, x_zp, w_scale, y_scale, y_zp, bias = p
+    stride, pad, dil, group = geom
+    dt = type(y_zp)
+    consts = {"xs": np.array([x_scale], np.float32), "xz": np.array([x_zp]), "w": wt,
+              "ws": w_scale, "wz": np.zeros(w_scale.shape, np.int8),
+              "ys": np.array([y_scale], np.float32), "yz": np.array([y_zp]),
+              "b": bias if bias is not None else np.zeros(wt.shape[0], np.int32),
+              "rs": np.array([r_scale], np.float32), "rz": np.array([r_zp]),
+              "zs": np.array([z_scale], np.float32), "zz": np.array([z_zp])}
+    conv_args = {"strides": [stride] * 2, "dilations": [dil] * 2, "padding_values": [pad] * 4,
+                 "group": group, "activation": act}
+    ins = ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"]
+    if fused:
+        args = dict(conv_args, residual_activation=res_act)
+        ops = [("QLinearConv2D", ins + ["r", "rs", "rz", "zs", "zz"], ["z"], args)]
+    else:
+        ops = [("QLinearConv2D", ins, ["y"], conv_args),
+               ("QLinearAdd", ["r", "rs", "rz", "y", "ys", "yz", "zs", "zz"], ["z"],
+                {"activation": res_act})]
+    return run_mace_ops(ops, {"x": x, "r": r}, [("z", dt)], consts, num_threads=threads)[0]
+
+
+@pytest.mark.parametrize("case", RESIDUAL_CASES,
+                         ids=[f"c{c[0]}-{c[1]}_{c[2]}x{c[3]}_k{c[4]}s{c[5]}g{c[8]}"
+                              for c in RESIDUAL_CASES])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8], ids=["u8", "i8"])
+def test_fused_residual_is_the_two_ops(case, dtype):
+    """Bit for bit: the fused op, the unfused QLinearConv2D + QLinearAdd, and the NumPy model
+    (the convolution's documented requantization, then QLinearAdd's), at 1 and 2 threads."""
+    stride, pad, dil, group = case[5], case[6], case[7], case[8]
+    for seed, (act, res_act) in enumerate((("NOOP", "RELU"), ("NOOP", "NOOP"),
+                                           ("RELU", "RELU"))):
+        p, r, rs, rz, zs, zz = _residual_case(case, dtype, seed)
+        y = _oracle(*p, stride, pad, dil, group, act)
+        want = qm.qadd(r, float(rs), int(rz), y, float(p[5]), int(p[6]), float(zs), int(zz),
+                       dtype, relu=res_act == "RELU")
+        geom = (stride, pad, dil, group)
+        got = _run_residual(p, r, rs, rz, zs, zz, geom, act, res_act, fused=True)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want, err_msg=f"{act} {res_act}")
+        np.testing.assert_array_equal(
+            _run_residual(p, r, rs, rz, zs, zz, geom, act, res_act, fused=False), want)
+        np.testing.assert_array_equal(
+            _run_residual(p, r, rs, rz, zs, zz, geom, act, res_act, fused=True, threads=2), want)
+        assert len(np.unique(got)) > 8
+
+
+def test_fused_residual_bad_inputs_are_named():
+    case = RESIDUAL_CASES[1]
+    p, r, rs, rz, zs, zz = _residual_case(case, np.uint8, 0)
+    with pytest.raises(mace.MaceError,
+                       match="residual is uint8 of 4 dims, must be the output.s uint8"):
+        _run_residual(p, r[:, :, :-1], rs, rz, zs, zz, (1, 1, 1, 1), "NOOP", "RELU", True)
+    with pytest.raises(mace.MaceError, match="residual_activation \"RELUX\""):
+        _run_residual(p, r, rs, rz, zs, zz, (1, 1, 1, 1), "NOOP", "RELUX", True)
+    with pytest.raises(mace.MaceError, match="residual is int8"):
+        _run_residual(p, r.view(np.int8), rs, rz, zs, zz, (1, 1, 1, 1), "NOOP", "RELU", True)

@@ -1,11 +1,8 @@
-"""3-D Conv, MaxPool and AveragePool over NCDHW against onnxruntime: sweeps of kernel, stride,
-dilation, explicit and automatic padding, groups, bias, ceil_mode and count_include_pad, thread
-splits. The 3-D kernels are the reference loops whatever MACE_CPU_ISA says; the runs under
-MACE_CPU_ISA=ref are in test_window3d_isa_ref."""
-import os
-import subprocess
-import sys
-
+"""3-D Conv, MaxPool, AveragePool and their global forms over NCDHW against onnxruntime: sweeps
+of kernel, stride, dilation, explicit and automatic padding, groups, bias, ceil_mode and
+count_include_pad, thread splits. The 3-D kernels are the reference loops whatever MACE_CPU_ISA
+says; tests/test_isa.py runs this file again under every other level the machine has, ref
+included."""
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
@@ -96,21 +93,16 @@ def test_pool3d_auto_pad(auto_pad, op):
     check_model(_model(op, X_SHAPE, attrs), {"x": _x()})
 
 
+@pytest.mark.parametrize("op", ["GlobalMaxPool", "GlobalAveragePool"])
+@pytest.mark.parametrize("shape", [X_SHAPE, (1, 3, 1, 1, 1), (1, 5, 2, 1, 9)], ids=str)
+def test_global_pool3d(op, shape):
+    check_model(_model(op, shape, {}), {"x": _x(shape, 3)})
+
+
 def test_pool3d_threads():
     shape = (2, 8, 12, 16, 16)
     attrs = dict(kernel_shape=[3, 3, 3], strides=[1, 1, 1], pads=[1] * 6)
     check_model(_model("MaxPool", shape, attrs), {"x": _x(shape, 5)}, num_threads=4)
-
-
-def test_window3d_isa_ref():
-    """The same sweeps in a subprocess under MACE_CPU_ISA=ref."""
-    if os.environ.get("MACE_CPU_ISA") == "ref":
-        pytest.skip("already under MACE_CPU_ISA=ref")
-    env = dict(os.environ, MACE_CPU_ISA="ref")
-    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", __file__, "-k",
-                          "not isa_ref"], env=env, capture_output=True, text=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    assert res.returncode == 0, res.stdout[-3000:]
 
 
 def test_video_net():

@@ -148,6 +148,12 @@ typedef struct mace_config {
    * MACE_INVALID_MODEL; a build without OpenSSL's libcrypto gives MACE_UNSUPPORTED. */
   const unsigned char *decrypt_key;
   size_t decrypt_key_size;  /* 32 */
+  /* The most bytes a run arena (and each tensor an op computes at infer time from input
+   * values) may take; a larger plan fails that run with MACE_OUT_OF_RESOURCES naming both
+   * sizes instead of being allocated. 0 (default): the environment variable
+   * MACE_MAX_ARENA_BYTES when set (0 there: no limit), else the machine's physical memory;
+   * > 0: that many bytes; < 0: no limit. */
+  int64_t max_arena_bytes;
   /* create_from_buffers with borrow_weights: 1 lets the engine give back (madvise
    * MADV_DONTNEED) the pages of weights its ops read only through packed copies, which then
    * read as zeros: for a buffer nothing else reads (mace.Session's own converted blob).
@@ -165,7 +171,10 @@ typedef struct mace_tensor_info {
 
 /* One named input or output for mace_engine_run. For inputs, dims/ndim/dtype/format
  * describe `data`; for outputs, `data` must hold the output's bytes (see output_info) and
- * dims/ndim are filled on return. `format` NHWC on a 4-D NCHW model tensor is transposed. */
+ * dims/ndim are filled on return. `format` NHWC on a 4-D NCHW model tensor is transposed.
+ * `data_bytes` (0: not given) is the size of an output's buffer: a run whose output needs
+ * more fails with MACE_INVALID_ARGS before anything is written. Set it whenever input shapes
+ * change between runs; without it the buffer must fit the output of the shapes bound. */
 typedef struct mace_io {
   const char *name;
   void *data;               /* borrowed: caller's memory */
@@ -173,6 +182,7 @@ typedef struct mace_io {
   int64_t dims[MACE_MAX_DIMS];
   mace_dtype dtype;
   mace_data_format format;
+  size_t data_bytes;        /* outputs: capacity of `data` in bytes, 0 if not given */
 } mace_io;
 
 typedef struct mace_engine mace_engine;
@@ -219,6 +229,9 @@ typedef struct mace_gpu_info {
 mace_status mace_gpu_list_devices(mace_gpu_info *out, int max, int *n);
 
 const char *mace_version(void);
+/* The kernel level this process uses: "ref", "avx2", "avx512" or "neon" (the best the CPU and
+ * the build support, lowered by MACE_CPU_ISA; chosen once). */
+const char *mace_cpu_get_isa(void);
 const char *mace_last_error(void);
 const char *mace_status_name(mace_status status);
 

@@ -16,6 +16,8 @@ static mace_status softmax_cl_init(mace_op *op) {
 static mace_status softmax_cl_infer(mace_op *op) {
   softmax_cl_state *st = op->state;
   MACE_RETURN_IF_ERROR(mace_cl_shadow_infer(op, &st->shadow));  /* checks the axis */
+  if (mace_op_arg_int(op, "nan_to_zero", 0))  /* the CPU kind's NaN fill has no kernel here */
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (Softmax): nan_to_zero on the GPU", op->name);
   const mace_tensor *x = op->inputs[0];
   int64_t axis = mace_op_arg_int(op, "axis", -1);
   const int coerce = mace_op_arg_int(op, "coerce_2d", 0) != 0;

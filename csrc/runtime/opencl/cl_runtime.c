@@ -57,7 +57,7 @@ struct mace_cl_runtime {
   cl_command_queue queue;
   mace_cl_device_info info;
   mace_cl_precision precision;
-  int profiling;
+  int profiling;           /* launches keep events whose times profiles read */
   char *binary_cache;      /* owned path or NULL */
   binary_entry *binaries;
   int n_binaries, cap_binaries;
@@ -376,8 +376,10 @@ mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime
     goto fail;
   }
   rt->profiling = c->profiling != 0;
-  rt->queue = api->clCreateCommandQueue(rt->context, rt->device,
-                                        rt->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
+  /* The queue can always time launches (the tuner times them too); events are only asked for
+   * while profiling is on (mace_cl_set_profiling). */
+  rt->queue = api->clCreateCommandQueue(rt->context, rt->device, CL_QUEUE_PROFILING_ENABLE,
+                                        &err);
   if (!rt->queue) {
     st = cl_fail(err, "clCreateCommandQueue");
     goto fail;
@@ -827,7 +829,7 @@ mace_status mace_cl_launch_timed(mace_cl_runtime *rt, mace_cl_kernel *k, int dim
   if (err != CL_SUCCESS) return MACE_RUNTIME_ERROR;  /* this lws does not fit: not an error */
   cl_ulong t0 = 0, t1 = 0;
   err = rt->api->clWaitForEvents(1, &ev);
-  if (err == CL_SUCCESS && rt->profiling &&
+  if (err == CL_SUCCESS &&
       rt->api->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL) ==
           CL_SUCCESS &&
       rt->api->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL) ==
@@ -835,6 +837,11 @@ mace_status mace_cl_launch_timed(mace_cl_runtime *rt, mace_cl_kernel *k, int dim
     *ms = (double)(t1 - t0) * 1e-6;
   rt->api->clReleaseEvent(ev);
   return err == CL_SUCCESS ? MACE_OK : cl_fail(err, "clWaitForEvents");
+}
+
+void mace_cl_set_profiling(mace_cl_runtime *rt, int on) {
+  if (!on) mace_cl_profile_reset(rt);
+  rt->profiling = on != 0;
 }
 
 double mace_cl_profile_ms(mace_cl_runtime *rt, const char *tag) {

@@ -94,6 +94,9 @@ mace_status mace_cl_arg_local(mace_cl_kernel *k, int index, size_t size);
  * choose. `tag` names the launch in profiles (the op's name). Never blocks. */
 mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, const size_t *gws,
                            const size_t *lws, const char *tag);
+/* Turns per-launch profiling events on or off (mace_cl_config.profiling is the initial state;
+ * off, launches carry no event). */
+void mace_cl_set_profiling(mace_cl_runtime *rt, int on);
 /* With profiling on: device milliseconds of the launches tagged `tag` since the last
  * mace_cl_profile_reset (waits for them). */
 double mace_cl_profile_ms(mace_cl_runtime *rt, const char *tag);

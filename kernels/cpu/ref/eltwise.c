@@ -7,20 +7,22 @@
 #include "kernels/cpu/ref/half.h"
 
 /* One contiguous run along the innermost dim: n outputs, operand steps sa/sb (0 or 1
- * usually). The type switch sits outside the loop so each loop stays simple. */
-#define MACE_ELTWISE_ROW(T, NAME, BINOPS)                                                 \
+ * usually). The type switch sits outside the loop so each loop stays simple. W is the type
+ * add/sub/mul/neg compute in: the unsigned twin for integers, so that overflow wraps in
+ * two's complement (as onnxruntime's results do) instead of being undefined; T for floats. */
+#define MACE_ELTWISE_ROW(T, W, NAME, BINOPS)                                              \
   static void NAME(mace_eltwise_type type, const T *a, int64_t sa, const T *b, int64_t sb, \
                    T *out, int64_t n) {                                                   \
     int64_t i;                                                                            \
     switch (type) {                                                                       \
       case MACE_ELTWISE_ADD:                                                              \
-        for (i = 0; i < n; ++i) out[i] = a[i * sa] + b[i * sb];                           \
+        for (i = 0; i < n; ++i) out[i] = (T)((W)a[i * sa] + (W)b[i * sb]);               \
         break;                                                                            \
       case MACE_ELTWISE_SUB:                                                              \
-        for (i = 0; i < n; ++i) out[i] = a[i * sa] - b[i * sb];                           \
+        for (i = 0; i < n; ++i) out[i] = (T)((W)a[i * sa] - (W)b[i * sb]);               \
         break;                                                                            \
       case MACE_ELTWISE_PROD:                                                             \
-        for (i = 0; i < n; ++i) out[i] = a[i * sa] * b[i * sb];                           \
+        for (i = 0; i < n; ++i) out[i] = (T)((W)a[i * sa] * (W)b[i * sb]);               \
         break;                                                                            \
       case MACE_ELTWISE_MIN:                                                              \
         for (i = 0; i < n; ++i) {                                                         \
@@ -35,15 +37,15 @@
         }                                                                                 \
         break;                                                                            \
       case MACE_ELTWISE_NEG:                                                              \
-        for (i = 0; i < n; ++i) out[i] = -a[i * sa];                                      \
+        for (i = 0; i < n; ++i) out[i] = (T)-(W)a[i * sa];                               \
         break;                                                                            \
       case MACE_ELTWISE_ABS:                                                              \
-        for (i = 0; i < n; ++i) out[i] = a[i * sa] < 0 ? -a[i * sa] : a[i * sa];          \
+        for (i = 0; i < n; ++i) out[i] = a[i * sa] < 0 ? (T)-(W)a[i * sa] : a[i * sa];   \
         break;                                                                            \
       case MACE_ELTWISE_SQR_DIFF:                                                         \
         for (i = 0; i < n; ++i) {                                                         \
-          T d = a[i * sa] - b[i * sb];                                                    \
-          out[i] = d * d;                                                                 \
+          W d = (W)a[i * sa] - (W)b[i * sb];                                              \
+          out[i] = (T)(d * d);                                                            \
         }                                                                                 \
         break;                                                                            \
       case MACE_ELTWISE_SIGN:                                                             \
@@ -122,12 +124,12 @@ static int64_t eltwise_ipow(int64_t base, int64_t exp) {
   return (int64_t)r;
 }
 
-MACE_ELTWISE_ROW(float, eltwise_row_f32, MACE_ELTWISE_F32_OPS)
+MACE_ELTWISE_ROW(float, float, eltwise_row_f32, MACE_ELTWISE_F32_OPS)
 #define T int32_t
-MACE_ELTWISE_ROW(int32_t, eltwise_row_i32, MACE_ELTWISE_INT_OPS)
+MACE_ELTWISE_ROW(int32_t, uint32_t, eltwise_row_i32, MACE_ELTWISE_INT_OPS)
 #undef T
 #define T int64_t
-MACE_ELTWISE_ROW(int64_t, eltwise_row_i64, MACE_ELTWISE_INT_OPS)
+MACE_ELTWISE_ROW(int64_t, uint64_t, eltwise_row_i64, MACE_ELTWISE_INT_OPS)
 #undef T
 
 /* Walks [begin, end) row by row along the innermost dim. */
@@ -214,7 +216,7 @@ static inline double softplus_(double x) { return x > 0.0 ? x + log1p(exp(-x)) :
                                     (x + 0.044715 * x * x * x))))         \
   MACE_ELTWISE_F64_UNARY(MISH, x * tanh(softplus_(x)))
 
-MACE_ELTWISE_ROW(double, eltwise_row_f64, MACE_ELTWISE_F64_OPS)
+MACE_ELTWISE_ROW(double, double, eltwise_row_f64, MACE_ELTWISE_F64_OPS)
 MACE_ELTWISE_DRIVER(double, mace_f64_eltwise__ref, eltwise_row_f64)
 
 /* float16: each chunk widened to float32, computed by the float32 row and rounded once to
@@ -331,6 +333,14 @@ int mace_eltwise_shape_init(mace_eltwise_shape *shape, const int64_t *a_dims, in
     out_dims[d] = ad[d] == 1 ? bd[d] : ad[d];
   }
   *out_ndim = nd;
+  /* An empty output reads nothing; its other dims' product may pass 2^63, so no strides. */
+  for (d = 0; d < nd; ++d)
+    if (out_dims[d] == 0) {
+      shape->ndim = 1;
+      shape->dims[0] = 0;
+      shape->a_strides[0] = shape->b_strides[0] = 0;
+      return -1;
+    }
   for (d = nd - 1; d >= 0; --d) {
     as[d] = ad[d] == 1 ? 0 : acc_a;
     bs[d] = bd[d] == 1 ? 0 : acc_b;
