@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterable
 
 from mace.errors import InvalidArgumentError, UnsupportedError
 
-from . import ir, serialize, transforms
+from . import ir, onnx_mapped, serialize, transforms
 
 
 def _front_end(module: str, function: str, platform: str) -> Callable[..., ir.Graph]:
@@ -204,4 +204,5 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
         transforms.optimize(graph)
     else:
         transforms.remove_dead_ops(graph)
+    onnx_mapped.release_pages_of(graph.consts.values())  # what the transforms read of a .onnx
     return MaceModel(graph, data_type, quantize_large_weights)

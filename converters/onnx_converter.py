@@ -23,7 +23,7 @@ from onnx import AttributeProto, external_data_helper, helper, numpy_helper
 
 from mace.errors import InvalidInputError, InvalidModelError, MaceError, UnsupportedError
 
-from . import ir, onnx_dims, onnx_expand, onnx_fold, onnx_ops, onnx_subgraph
+from . import ir, onnx_dims, onnx_expand, onnx_fold, onnx_mapped, onnx_ops, onnx_subgraph
 
 MIN_OPSET, MAX_OPSET = 7, 28
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -56,6 +56,27 @@ def load_onnx(source: Any) -> onnx.ModelProto:
         return load(path)
     except Exception as e:  # protobuf DecodeError, missing external data, ...
         raise InvalidModelError(f"cannot load the ONNX model: {e}") from e
+
+
+def load_onnx_streamed(source: Any) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """(model, {initializer: array}): for a .onnx path, the model parsed without the data of
+    its large initializers, which are arrays viewing a read-only map of the file instead
+    (onnx_mapped: the weights are not copied into the message and again into arrays);
+    otherwise load_onnx's model and no arrays."""
+    if not isinstance(source, (str, os.PathLike)) or \
+            os.path.splitext(os.fspath(source))[1].lower() != ".onnx":
+        return load_onnx(source), {}
+    path = os.fspath(source)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such model file: '{path}'")
+    if os.path.getsize(path) == 0:
+        raise InvalidModelError(f"cannot load the ONNX model: '{path}' is empty")
+    try:
+        model, arrays, _ = onnx_mapped.load(path)
+        external_data_helper.load_external_data_for_model(model, os.path.dirname(path))
+    except Exception as e:  # protobuf DecodeError, missing external data, ...
+        raise InvalidModelError(f"cannot load the ONNX model: {e}") from e
+    return model, arrays
 
 
 def _load_mapped(path: str) -> onnx.ModelProto:
@@ -340,7 +361,7 @@ def _plain(v):
 class OnnxConverter:
     def __init__(self, source: Any, inputs: dict | None = None,
                  outputs: Iterable[str] | None = None, probes: dict | None = None):
-        model = load_onnx(source)
+        model, self._streamed = load_onnx_streamed(source)
         if len(model.functions):
             from onnx import inliner
             model = inliner.inline_local_functions(model)
@@ -366,7 +387,9 @@ class OnnxConverter:
         for init in g.initializer:
             if init.name in self.input_shapes:
                 continue  # the caller feeds it
-            self.consts[init.name] = numpy_helper.to_array(init)
+            arr = self._streamed.get(init.name)
+            self.consts[init.name] = arr if arr is not None else numpy_helper.to_array(init)
+        self._streamed = {}
         for sp in g.sparse_initializer:
             self.consts[sp.values.name] = onnx_fold._sparse_to_dense(sp)
 
@@ -712,7 +735,9 @@ def convert_onnx(source: Any, *, weights: Any = None, inputs: dict | None = None
     `probes`: {input: shape} sizes for its symbolic dims to be converted at."""
     del weights  # ONNX keeps weights in the model (external data is loaded by onnx.load)
     try:
-        return OnnxConverter(source, inputs=inputs, outputs=outputs, probes=probes).convert()
+        graph = OnnxConverter(source, inputs=inputs, outputs=outputs, probes=probes).convert()
+        onnx_mapped.release_pages_of(graph.consts.values())  # what the handlers read
+        return graph
     except MaceError:
         raise
     except FileNotFoundError:

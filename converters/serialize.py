@@ -9,9 +9,10 @@ import numpy as np
 from mace import proto
 from mace.errors import InvalidArgumentError, InvalidModelError, UnsupportedError
 
-from . import ir
+from . import ir, onnx_mapped
 
 ALIGN = 64
+RELEASE_EVERY = 16 << 20  # bytes of mapped constants copied between two release_pages
 
 # numpy dtype name -> (mace DataType name, dtype stored in the blob)
 _DTYPES = {
@@ -233,7 +234,8 @@ class _Blob:
     def __init__(self, half, quantize_large_weights: bool):
         self.half = half
         self.quantize_large_weights = quantize_large_weights
-        self.placed: list[tuple[int, np.ndarray]] = []
+        # (offset, stored bytes, graph, name, whether the bytes are the constant as it is)
+        self.placed: list[tuple[int, np.ndarray, ir.Graph, str, bool] | None] = []
         self.offset = 0
 
     def place(self, graph: ir.Graph, net) -> None:
@@ -265,21 +267,45 @@ class _Blob:
             else:
                 data = stored_array(arr)
                 t.data_type = _dtype_number(arr.dtype)
+            as_is = (t.data_type == _dtype_number(arr.dtype) and not t.HasField("load_type")
+                     and _DTYPES[arr.dtype.name][1] == arr.dtype and arr.dtype.byteorder != ">")
             self.offset += (-self.offset) % const_alignment(data)
             t.offset = self.offset
             t.data_size = data.nbytes
-            self.placed.append((self.offset, data))
+            self.placed.append((self.offset, data, graph, name, as_is))
             self.offset += data.nbytes
 
-    def array(self) -> np.ndarray:
+    def array(self, share: bool = False) -> tuple[np.ndarray, memoryview]:
+        """(blob, a read-only view of it). share: each constant stored as it is becomes a
+        read-only view of the blob as soon as it is copied there (share_consts), so that its
+        own array can be freed then: the conversion holds the weights about once, not twice
+        (the graph's arrays and the blob) until the last tensor is copied."""
         # Offsets first, then each tensor copied once into one ALIGN-aligned buffer, which the
         # engine reads in place. A bytes join was a second copy of every tensor, and its data
         # (48 bytes into a page) made the engine copy the blob a third time
         # (benchmarks/HISTORY.md).
         blob = aligned_zeros(self.offset)  # the padding between tensors stays zero
-        for at, data in self.placed:
+        view = memoryview(blob).toreadonly()
+        placed, self.placed = self.placed, []
+        maps, copied = [], 0
+        for i, entry in enumerate(placed):
+            at, data, graph, name, as_is = entry
+            placed[i] = entry = None  # this list's reference to the stored array goes now
             blob[at:at + data.nbytes] = data.reshape(-1).view(np.uint8)
-        return blob
+            # Constants viewing a mapped .onnx (onnx_mapped): what was read of the file
+            # leaves the resident set every RELEASE_EVERY bytes, as the blob fills.
+            maps += onnx_mapped.maps_of([data])
+            copied += data.nbytes
+            if maps and copied >= RELEASE_EVERY:
+                onnx_mapped.release_pages_of_maps(maps)
+                maps, copied = [], 0
+            arr = graph.consts.get(name)
+            if share and as_is and isinstance(arr, np.ndarray) and arr.size:
+                graph.consts[name] = np.frombuffer(view, arr.dtype, arr.size, at).reshape(
+                    arr.shape)
+            del data, arr
+        onnx_mapped.release_pages_of_maps(maps)
+        return blob, view
 
 
 def _fill_netdef(graph: ir.Graph, net, blob: _Blob) -> None:
@@ -325,17 +351,18 @@ def _fill_netdef(graph: ir.Graph, net, blob: _Blob) -> None:
 
 
 def to_netdef(graph: ir.Graph, data_type: str = "fp32_fp32",
-              quantize_large_weights: bool = False):
+              quantize_large_weights: bool = False, share: bool = False):
     """(NetDef message, weights blob: a uint8 array whose data is ALIGN-byte aligned).
     data_type: weight storage, a key of WEIGHT_STORAGE; quantize_large_weights: large
-    FullyConnected / MatMul weights stored as int8 (large_weights)."""
+    FullyConnected / MatMul weights stored as int8 (large_weights); share: the graph's
+    constants become read-only views of the blob (share_consts), each as it is copied."""
     if data_type not in WEIGHT_STORAGE:
         raise InvalidArgumentError(f"data_type {data_type!r} is not available (supported: "
                                f"{', '.join(WEIGHT_STORAGE)})")
     blob = _Blob(WEIGHT_STORAGE[data_type], quantize_large_weights)
     net = proto.NetDef()
     _fill_netdef(graph, net, blob)
-    arr = blob.array()
+    arr, _ = blob.array(share)
     net.weights_size = len(arr)
     return net, arr
 
@@ -346,12 +373,10 @@ def serialize(graph: ir.Graph, share: bool = False, data_type: str = "fp32_fp32"
     constants become views of the blob (share_consts). data_type: weight storage
     (WEIGHT_STORAGE); quantize_large_weights: see to_netdef."""
     try:
-        net, blob = to_netdef(graph, data_type, quantize_large_weights)
+        net, blob = to_netdef(graph, data_type, quantize_large_weights, share)
     except UnicodeError as e:  # a name from a corrupt source model that is not valid UTF-8
         raise InvalidModelError(f"the model has a name that is not valid UTF-8: {e}") from e
     view = memoryview(blob).toreadonly()
-    if share:
-        share_consts(graph, net, view)
     return with_checksums(net, view), view
 
 

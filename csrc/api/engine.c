@@ -108,8 +108,11 @@ static mace_status engine_build(mace_engine *eng, const void *graph, size_t grap
     MACE_RETURN_IF_ERROR(
         mace_model_verify_checksums(graph, graph_size, weights, weights_size, graph_name));
   MACE_RETURN_IF_ERROR(mace_threadpool_acquire(config->num_threads, config->affinity, &eng->pool));
+  /* Weights the ops read only through their packed copies are not held twice: in memory the
+   * engine owns, or a buffer its caller gave it to spend. */
+  const int discard = (weights && weights == eng->weights_copy) || config->discard_packed_weights;
   MACE_RETURN_IF_ERROR(mace_net_create_on(graph, graph_size, weights, weights_size, eng->pool,
-                                          eng->cl, config->max_arena_bytes, &eng->net));
+                                          eng->cl, config->max_arena_bytes, discard, &eng->net));
   if (eng->cl) mace_net_set_queue_window(eng->net, config->opencl_queue_window_size);
   int n_in = mace_net_num_inputs(eng->net);
   eng->bound = calloc(n_in ? (size_t)n_in : 1, sizeof(mace_io));

@@ -523,6 +523,21 @@ static mace_status plan(mace_net *net);
  * value tensors. Stops early, without error, at an op that needs the values of a model
  * input not given yet; the rest is built when the inputs arrive. Plans the arena once the
  * whole net is built. */
+/* Counts the constant bytes op just holds packed; past DISCARD_EVERY of them the blob's pages
+ * of those read only packed go back now, not after the whole build (peak memory). */
+#define DISCARD_EVERY ((size_t)8 << 20)
+static void note_packed(mace_net *net, const mace_op *op) {
+  if (!op->kind || !op->kind->input_packed) return;
+  for (int k = 0; k < op->n_inputs; ++k)
+    if (op->inputs[k] && op->inputs[k]->role == MACE_TENSOR_CONST &&
+        op->kind->input_packed(op, k))
+      net->packed_since_discard += mace_tensor_nbytes(op->inputs[k]);
+  if (net->packed_since_discard >= DISCARD_EVERY) {
+    (void)mace_net_discard_packed_weights(net);
+    net->packed_since_discard = 0;
+  }
+}
+
 static mace_status build(mace_net *net) {
   const mace_arg *args = net->args;
   for (int i = 0; i < net->n_built; ++i) args += net->def->op[i]->n_arg;
@@ -541,6 +556,7 @@ static mace_status build(mace_net *net) {
       st = infer_op(net, i, !net->reshaped);
     }
     MACE_RETURN_IF_ERROR(st);
+    if (net->discard_packed) note_packed(net, &net->ops[i]);
     net->evaluated[i] = 0;
     if (net->ops[i].outputs[0]->is_value) MACE_RETURN_IF_ERROR(evaluate_op(net, i));
     net->n_built = i + 1;
@@ -548,6 +564,10 @@ static mace_status build(mace_net *net) {
   }
   if (!net->outputs[0].resolved) MACE_RETURN_IF_ERROR(load_outputs(net));
   if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_apply(net));
+  if (net->discard_packed && net->packed_since_discard) {
+    (void)mace_net_discard_packed_weights(net);
+    net->packed_since_discard = 0;
+  }
   return plan(net);
 }
 
@@ -671,12 +691,13 @@ static mace_status load_outputs(mace_net *net) {
 
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
                             size_t weights_size, mace_threadpool *pool, mace_net **out) {
-  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, 0, out);
+  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, 0, 0, out);
 }
 
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
                                struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                               int discard_packed,
                                mace_net **out) {
   *out = NULL;
   if (!graph || graph_size == 0) return mace_error(MACE_INVALID_MODEL, "the graph is empty");
@@ -686,6 +707,7 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   net->pool = pool;
   net->cl = cl;
   net->max_arena_bytes = max_arena_bytes;
+  net->discard_packed = discard_packed && !cl;
   net->weights = weights;
   net->weights_size = weights ? weights_size : 0;
   net->def = mace__net_def__unpack(NULL, graph_size, graph);
@@ -916,5 +938,11 @@ mace_status mace_net_run(mace_net *net) {
   }
   if (st == MACE_OK && net->placement) st = mace_placement_run_end(net);
   mace_threadpool_unbind_caller(&binding);
+  /* Ops that pack for good only once they have run (a convolution's Winograd choice): their
+   * weights go back after the first run. */
+  if (st == MACE_OK && net->discard_packed && !net->discarded_after_run) {
+    net->discarded_after_run = 1;
+    (void)mace_net_discard_packed_weights(net);
+  }
   return st;
 }

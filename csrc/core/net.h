@@ -27,12 +27,15 @@ mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t 
 /* The same with an OpenCL runtime (borrowed; it must outlive the net): ops with a GPU kernel
  * run on the GPU, the others on the CPU, with copies between them (core/placement.h).
  * cl NULL: mace_net_create. max_arena_bytes: the arena ceiling as mace_config's field of
- * that name (0: mace_arena_ceiling()'s default; < 0: none). */
+ * that name (0: mace_arena_ceiling()'s default; < 0: none). discard_packed: the weights are
+ * the net's to spend: as the build packs them, mace_net_discard_packed_weights gives back the
+ * pages of those read only packed (so the build never holds a packed copy and its original of
+ * them all at once). */
 struct mace_cl_runtime;
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
                                struct mace_cl_runtime *cl, int64_t max_arena_bytes,
-                               mace_net **out);
+                               int discard_packed, mace_net **out);
 void mace_net_destroy(mace_net *net);
 
 /* Which inputs of the NetDef in `graph` infer reads the values of, directly or through what is
@@ -105,6 +108,12 @@ const mace_op *mace_net_op(const mace_net *net, int i);
 double mace_net_op_ms(const mace_net *net, int i);
 void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
                      int64_t *weights_bytes);
+/* Gives back (madvise DONTNEED) the whole pages of the weights blob that hold constants read
+ * only through packed copies (op kinds' input_packed), outside every constant read as it is
+ * or by an op not created yet; those bytes read as zeros afterwards. For weights the net may
+ * spend (mace_net_create_on's discard_packed); CPU nets only. Returns the bytes given back
+ * (core/weights_discard.c). */
+int64_t mace_net_discard_packed_weights(mace_net *net);
 /* With a GPU: the planned device arena's bytes; else 0. */
 int64_t mace_net_device_arena_bytes(const mace_net *net);
 

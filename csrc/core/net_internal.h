@@ -47,6 +47,9 @@ struct mace_net {
   struct mace_placement *placement;
   int tensor_capacity;
   int queue_window;           /* GPU: wait for the queue every that many kernels (0: never) */
+  int discard_packed;         /* the weights are the net's to spend (mace_net_create_on) */
+  size_t packed_since_discard; /* constant bytes packed since the last discard */
+  int discarded_after_run;    /* the first run's discard is done */
 };
 
 /* Adds a tensor named `name` (a name the net has already fails) at index *index. */

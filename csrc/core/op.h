@@ -82,6 +82,11 @@ typedef struct mace_op_kind {
    * net may then compute such inputs in place inside the output's buffer (see the planner
    * in core/net.c), and run must notice that its inputs are already there. */
   int (*inputs_in_output)(const mace_op *op, int64_t *offsets);
+  /* Optional: whether the op holds constant input k in a form of its own (packed at infer)
+   * and never reads that tensor's data again, at this or any later input shape. When every
+   * op reading a constant says so, the net may give its bytes' pages back
+   * (mace_net_discard_packed_weights). */
+  int (*input_packed)(const mace_op *op, int k);
 } mace_op_kind;
 
 enum {

@@ -61,6 +61,10 @@
 #include "ops/winograd_conv.h"
 
 typedef struct conv2d_state {
+  /* Set by the first run: from then on a blocked direct convolution keeps the Winograd tile
+   * (or none) of its plan at other input sizes, packing nothing again from its filter, whose
+   * bytes the net may have given back (conv2d_input_packed). */
+  int ran;
   int64_t strides[2], dilations[2], pads[4], group;
   mace_pad_mode mode;
   mace_activation act;
@@ -233,6 +237,9 @@ static mace_status conv2d_infer_nchwc(mace_op *op, const int64_t *pads, int bloc
       wino_m = mace_winograd_conv_auto_m(mace_gemm_family_active(), s->in_c, s->out_c,
                                          s->out_h, s->out_w);
   }
+  if (st->ran && st->nchwc.kind == MACE_CONV_NCHWC_DIRECT && kind == MACE_CONV_NCHWC_DIRECT &&
+      st->nchwc.block == block && !x_plain)
+    wino_m = st->nchwc.wino_m; /* the first run's choice (conv2d_state.ran) */
   if (mace_conv_nchwc_plan(&st->nchwc, s, block, w->data, b ? b->data : NULL, op->pool,
                            x_plain, wino_m))
     return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (Conv2D): no memory for the packed filter",
@@ -596,7 +603,8 @@ static void residual_range(void *p, int64_t begin, int64_t end) {
 }
 
 static mace_status conv2d_run(mace_op *op) {
-  const conv2d_state *st = op->state;
+  conv2d_state *st = op->state;
+  st->ran = 1;
   const int has_res = op->n_inputs > 3;
   /* Paths other than the GEMM's leave the activation to the residual pass. */
   static const mace_activation no_act = {.kind = MACE_ACT_NONE};
@@ -635,6 +643,21 @@ static mace_status conv2d_run(mace_op *op) {
   return MACE_OK;
 }
 
+/* On blocked input (or output, a first convolution) a convolution reads its filter from the
+ * packed copy alone: the layout is fixed at net build, and the kind, block, channels and window
+ * do not depend on the input's height and width. A pointwise or depthwise convolution is
+ * planned once and for all; a direct one chooses its Winograd tile (or none) by the input
+ * size until its first run, and keeps that choice after it (conv2d_state.ran). Plain-layout
+ * kernels (Winograd, direct, im2col + GEMM) may change with the shape and pack again. */
+static int conv2d_input_packed(const mace_op *op, int k) {
+  const conv2d_state *st = op->state;
+  const mace_conv_nchwc *c = &st->nchwc;
+  if (k != 1 || (!c->packed && !c->wino.u)) return 0;
+  if (c->kind == MACE_CONV_NCHWC_POINTWISE || c->kind == MACE_CONV_NCHWC_DEPTHWISE)
+    return !c->x_plain && !c->subsample && !c->wino_m;
+  return c->kind == MACE_CONV_NCHWC_DIRECT && st->ran;
+}
+
 const mace_op_kind mace_op_conv2d_f32 = {.type = "Conv2D",
                                          .device = MACE_DEVICE_CPU,
                                          .dtype = MACE_DT_F32,
@@ -643,4 +666,5 @@ const mace_op_kind mace_op_conv2d_f32 = {.type = "Conv2D",
                                          .infer = conv2d_infer,
                                          .run = conv2d_run,
                                          .release = conv2d_release,
-                                         .accepts_nchwc = conv2d_accepts_nchwc};
+                                         .accepts_nchwc = conv2d_accepts_nchwc,
+                                         .input_packed = conv2d_input_packed};

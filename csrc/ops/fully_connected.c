@@ -133,6 +133,13 @@ static mace_status fc_run(mace_op *op) {
   return MACE_OK;
 }
 
+/* The weight, once packed, is read from the packed copy alone: infer packs it once, and the
+ * reference kernel runs only for an empty batch (m = 0), which reads nothing. */
+static int fc_input_packed(const mace_op *op, int k) {
+  const fc_state *st = op->state;
+  return k == 1 && st->packed_w != NULL;
+}
+
 const mace_op_kind mace_op_fully_connected_f32 = {.type = "FullyConnected",
                                                   .device = MACE_DEVICE_CPU,
                                                   .dtype = MACE_DT_F32,
@@ -140,4 +147,5 @@ const mace_op_kind mace_op_fully_connected_f32 = {.type = "FullyConnected",
                                                   .init = fc_init,
                                                   .infer = fc_infer,
                                                   .run = fc_run,
-                                                  .release = fc_release};
+                                                  .release = fc_release,
+                                                  .input_packed = fc_input_packed};

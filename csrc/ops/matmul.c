@@ -133,7 +133,9 @@ static mace_status matmul_infer(mace_op *op) {
   op->macs = st->batch * st->m * st->n * st->k;
   op->scratch_bytes = 0;
   st->gemm = mace_gemm_family_active();
-  if (!st->gemm || st->m * st->n * st->k < MATMUL_GEMM_MIN_MACS) {
+  /* Once b is packed the GEMM runs at every shape, small ones too: the packed copy is then
+   * all the op reads of b (matmul_input_packed). */
+  if (!st->gemm || (st->m * st->n * st->k < MATMUL_GEMM_MIN_MACS && !st->packed_b)) {
     st->gemm = NULL;
     return MACE_OK;
   }
@@ -276,6 +278,13 @@ static mace_status matmul_run(mace_op *op) {
   return MACE_OK;
 }
 
+/* A constant b, once packed, is read from the packed copy alone: its k and n never change
+ * (they are its dims), so infer never packs it again, and the GEMM runs at every shape. */
+static int matmul_input_packed(const mace_op *op, int k) {
+  const matmul_state *st = op->state;
+  return k == 1 && st->packed_b != NULL;
+}
+
 const mace_op_kind mace_op_matmul_f32 = {.type = "MatMul",
                                          .device = MACE_DEVICE_CPU,
                                          .dtype = MACE_DT_F32,
@@ -283,4 +292,5 @@ const mace_op_kind mace_op_matmul_f32 = {.type = "MatMul",
                                          .init = matmul_init,
                                          .infer = matmul_infer,
                                          .run = matmul_run,
-                                         .release = matmul_release};
+                                         .release = matmul_release,
+                                         .input_packed = matmul_input_packed};

@@ -49,7 +49,8 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
                            "num_threads", "affinity", "device", "verify_checksum",
                            "gpu_precision", "opencl_binary_file", "opencl_parameter_file",
                            "gpu_platform", "gpu_device", "opencl_queue_window_size",
-                           "decrypt_key", "max_arena_bytes", "share_gpu_with", NULL};
+                           "decrypt_key", "max_arena_bytes", "share_gpu_with",
+                           "discard_packed_weights", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
   PyObject *binary_file = NULL, *parameter_file = NULL;
@@ -63,19 +64,21 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   Py_ssize_t decrypt_key_size = 0;
   PyObject *share = Py_None; /* an Engine on the GPU whose OpenCL context this one shares */
   EngineObject *shared = NULL; /* share, its lock held during the creation */
+  int discard_packed = 0; /* the weights buffer is the engine's to spend (mace.h) */
   Py_buffer graph_buf;
   int has_graph_buf = 0;
   mace_engine *engine = NULL;
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#LO:Engine", kwlist, &graph,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#LOp:Engine", kwlist, &graph,
                                    &weights, path_converter, &graph_path, path_converter,
                                    &weights_path, &num_threads, &affinity, &device,
                                    &verify_checksum, &gpu_precision, path_converter,
                                    &binary_file, path_converter, &parameter_file,
                                    &gpu_platform, &gpu_device, &queue_window, &decrypt_key,
-                                   &decrypt_key_size, &max_arena_bytes, &share)) {
+                                   &decrypt_key_size, &max_arena_bytes, &share,
+                                   &discard_packed)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -89,6 +92,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   cfg.max_arena_bytes = (int64_t)max_arena_bytes;
   cfg.decrypt_key = (const unsigned char *)decrypt_key;
   cfg.decrypt_key_size = (size_t)decrypt_key_size;
+  cfg.discard_packed_weights = discard_packed;
   if (strcmp(device, "cpu") == 0 || strcmp(device, "CPU") == 0) {
     cfg.device = MACE_DEVICE_CPU;
   } else if (strcmp(device, "gpu") == 0 || strcmp(device, "GPU") == 0) {
@@ -965,7 +969,10 @@ PyDoc_STRVAR(Engine_doc,
              "affinity is 0 (none), 1 (big cores) or 2 (little cores). verify_checksum=False\n"
              "skips the check of the checksums the graph records. device='gpu' runs on OpenCL\n"
              "(mace_config's gpu_* and opencl_* fields). max_arena_bytes: mace_config's (0: \n"
-             "MACE_MAX_ARENA_BYTES, else physical memory; < 0: no limit).");
+             "MACE_MAX_ARENA_BYTES, else physical memory; < 0: no limit).\n"
+             "discard_packed_weights=True lets the engine give back the pages of the weights\n"
+             "buffer that its ops read only through packed copies (they then read as zeros): for\n"
+             "a buffer nothing else reads.");
 
 static PyTypeObject EngineType = {
     PyVarObject_HEAD_INIT(NULL, 0)

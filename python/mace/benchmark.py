@@ -307,7 +307,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         gpu = dict(device="gpu", gpu_precision=args.gpu_precision) if args.device == "gpu" else {}
         sess = mace.Session(args.model, args.weights, num_threads=args.num_threads,
-                            affinity=args.affinity, **gpu)
+                            affinity=args.affinity, keep_model=True, **gpu)
         load_ms = (time.perf_counter() - t0) * 1e3  # convert (ONNX) or map (.pb), engine build
     except (mace.MaceError, OSError) as e:
         print(f"mace benchmark: cannot load {args.model}: {type(e).__name__}: {e}",

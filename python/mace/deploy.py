@@ -125,10 +125,15 @@ def check_loads(model: Any, name: str, inputs: Any = ()) -> None:
     when the engine says so) naming `name` (the user's model, never a temporary file) and the
     shapes of `inputs`. The model is left as it
     was (MaceModel.serialized_copy): nothing cached, so later edits of its graph still count."""
-    from .session import Session
+    from . import _mace
+    # A blob computed afresh is the check's alone: its engine may give back the pages of the
+    # weights it packs (discard_packed_weights), so the check holds about one copy of them
+    # beside the graph's, not the blob and every packed copy too. A cached blob is the model's.
+    fresh = getattr(model, "_serialized", None) is None
     graph, weights = model.serialized_copy()
     try:
-        Session(graph, weights, num_threads=1).close()
+        _mace.Engine(graph, weights or None, num_threads=1,
+                     discard_packed_weights=fresh).close()
     except MaceError as e:
         shapes = ", ".join(f"'{t.name}' {list(t.shape)}" for t in inputs)
         cls = UnsupportedError if isinstance(e, UnsupportedError) else InvalidModelError

@@ -83,7 +83,8 @@ class _PendingEngine:
         s = self._session
         model = _convert(self._source, self._input_shapes, shapes)
         s._engine = s._from_converted(model, self._kw)
-        s.model = model
+        if s._keep_model:
+            s.model = model
         if self._profiling:
             s._engine.set_profiling(True)
         return s._engine
@@ -201,6 +202,9 @@ class Session:
     physical memory; 0: no limit.
     ``decrypt_key`` (32 bytes): the AES-256 key of a model `mace encrypt` encrypted, which the
     engine decrypts in memory; a wrong key raises InvalidModelError (docs/encryption.md).
+    ``keep_model`` (default False): a session that converts its model (an ONNX source) keeps
+    the converted ``MaceModel`` as ``Session.model`` (to save it, or read its graph); by
+    default ``model`` is None and the session holds the engine and its weights blob alone.
     ``input_shapes`` ({name: shape}) fixes input dims of an ONNX model being converted: an
     int fixes a dim, None leaves it symbolic. Symbolic dims (an ONNX ``dim_param``, unless
     fixed here) take the shape of each run: the shape computations that read them (torch's
@@ -235,7 +239,7 @@ class Session:
                  gpu_platform: int = -1, gpu_device: int = -1,
                  opencl_queue_window_size: int = 0, decrypt_key: bytes | None = None,
                  max_arena_bytes: int | None = None,
-                 share_gpu_with: "Session | None" = None) -> None:
+                 share_gpu_with: "Session | None" = None, keep_model: bool = False) -> None:
         kw = dict(num_threads=_num_threads(num_threads), affinity=_affinity(affinity),
                   device=device, verify_checksum=bool(verify_checksum))
         if max_arena_bytes is not None:
@@ -260,7 +264,12 @@ class Session:
             if given:
                 raise InvalidArgumentError(f"{given[0]} applies to device='gpu' only, not "
                                            f"device={device!r}")
-        self.model = None  # the converted model when this session converted one
+        # The converted model when this session converted one and keep_model is set (or the
+        # MaceModel it was given). Not kept by default: the engine holds the weights blob
+        # alone, and the converted graph (ops, shapes, constants not stored as they are) would
+        # stay resident for nothing.
+        self.model = None
+        self._keep_model = bool(keep_model)
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
             if path.lower().endswith(".onnx"):
@@ -315,6 +324,17 @@ class Session:
         self._weights = buffer() if callable(buffer) else model.weights_bytes()
         return _mace.Engine(model.graph_bytes(), self._weights or None, **kw)
 
+    def _from_converted(self, model: Any, kw: dict):
+        # The conversion's garbage (parsed tensors, the graph's arrays before the blob took
+        # their place) is freed by now, but stays resident in the C heap unless handed back.
+        # Converted here and never written to a file: there is nothing to verify. Unless the
+        # converted model is kept, its blob is the engine's alone: the engine may give back the
+        # pages of the weights it holds packed (the blob reads zeros there afterwards).
+        engine = self._from_model(model, dict(kw, verify_checksum=False,
+                                              discard_packed_weights=not self._keep_model))
+        _mace.release_free_heap()
+        return engine
+
     def _open_onnx(self, source: Any, input_shapes: Mapping | None, kw: dict) -> None:
         model = _convert(source, input_shapes)
         try:
@@ -327,15 +347,8 @@ class Session:
                 raise
             self._engine = _PendingEngine(self, source, input_shapes, kw, specs)
             return
-        self.model = model
-
-    def _from_converted(self, model: Any, kw: dict):
-        # The conversion's garbage (parsed tensors, the graph's arrays before the blob took
-        # their place) is freed by now, but stays resident in the C heap unless handed back.
-        # Converted here and never written to a file: there is nothing to verify.
-        engine = self._from_model(model, dict(kw, verify_checksum=False))
-        _mace.release_free_heap()
-        return engine
+        if self._keep_model:
+            self.model = model
 
     # ---- running -----------------------------------------------------------------------
 

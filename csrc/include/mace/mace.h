@@ -160,6 +160,11 @@ typedef struct mace_config {
    * the other with no copy through the host (see mace_gpu_buffer). Borrowed for the create
    * call only: the shared context lives as long as any engine or buffer using it. */
   const struct mace_engine *share_gpu_with;
+  /* create_from_buffers with borrow_weights: 1 lets the engine give back (madvise
+   * MADV_DONTNEED) the pages of weights its ops read only through packed copies, which then
+   * read as zeros: for a buffer nothing else reads (mace.Session's own converted blob).
+   * Weights the engine owns (read from a file, or copied) are always spent so. Default 0. */
+  int discard_packed_weights;
 } mace_config;
 
 typedef struct mace_tensor_info {
