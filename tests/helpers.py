@@ -155,3 +155,24 @@ def nchwc_block() -> int:
     if isa != "avx2" and {"avx512f", "avx512bw", "avx2", "fma"} <= flags:
         return 16
     return 8 if {"avx2", "fma"} <= flags else 0
+
+
+def refilled(path):
+    """A model stripped by tests/data/exported/strip.py, with seeded random float weights:
+    uniform(+-1/sqrt(fan in)) for matrices and filters, uniform(0.5, 1.5) for vectors (norm
+    scales, variances, biases)."""
+    from onnx import numpy_helper
+    model = onnx.load(path)
+    rng = np.random.default_rng(0)
+    for t in model.graph.initializer:
+        if t.doc_string != "stripped":
+            continue
+        shape = tuple(t.dims)
+        dtype = helper.tensor_dtype_to_np_dtype(t.data_type)
+        if len(shape) >= 2:
+            bound = 1.0 / np.sqrt(float(np.prod(shape[1:])))
+            a = rng.uniform(-bound, bound, shape)
+        else:
+            a = rng.uniform(0.5, 1.5, shape)
+        t.CopyFrom(numpy_helper.from_array(a.astype(dtype), t.name))
+    return model

@@ -6,10 +6,10 @@ import os
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, numpy_helper
+from onnx import TensorProto
 from onnx import helper as h
 
-from helpers import assert_close, make_model, rand, run_ort, scale_atol
+from helpers import assert_close, make_model, rand, refilled, run_ort, scale_atol
 
 import mace
 
@@ -302,33 +302,13 @@ _EXPORTED_SHAPES = {
 }
 
 
-def _refilled(path):
-    """The stripped model (tests/data/exported/strip.py) with seeded random float weights:
-    uniform(+-1/sqrt(fan in)) for matrices and filters, uniform(0.5, 1.5) for vectors (norm
-    scales, variances, biases)."""
-    model = onnx.load(path)
-    rng = np.random.default_rng(0)
-    for t in model.graph.initializer:
-        if t.doc_string != "stripped":
-            continue
-        shape = tuple(t.dims)
-        dtype = h.tensor_dtype_to_np_dtype(t.data_type)
-        if len(shape) >= 2:
-            bound = 1.0 / np.sqrt(float(np.prod(shape[1:])))
-            a = rng.uniform(-bound, bound, shape)
-        else:
-            a = rng.uniform(0.5, 1.5, shape)
-        t.CopyFrom(numpy_helper.from_array(a.astype(dtype), t.name))
-    return model
-
-
 @pytest.mark.parametrize("name", ["bert_ts", "bert_dynamo", "gpt2_ts", "gpt2_dynamo", "vit_ts",
                                   "vit_dynamo", "shufflenet_ts", "shufflenet_dynamo"])
 def test_exported_model_at_four_shapes(name):
     path = os.path.join(EXPORTED, name + ".onnx")
     if not os.path.exists(path):
         pytest.skip(f"{path} is absent")
-    model = _refilled(path)
+    model = refilled(path)
     assert any(n.op_type == "Shape" for n in model.graph.node)  # what this test is about
     iname = model.graph.input[0].name
     sess = mace.Session(model, num_threads=1)

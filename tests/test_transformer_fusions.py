@@ -9,7 +9,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper as h, numpy_helper
 
-from helpers import assert_close, make_model, rand, run_ort
+from helpers import assert_close, make_model, rand, refilled, run_ort
 
 import mace
 
@@ -194,24 +194,6 @@ def test_softmax_nan_guard_fuses_and_matches(axis):
 # --- the exported graphs ------------------------------------------------------------------
 
 
-def _refilled(path):
-    """The stripped model with seeded random float weights (as test_dynamic_shapes.py)."""
-    model = onnx.load(path)
-    rng = np.random.default_rng(0)
-    for t in model.graph.initializer:
-        if t.doc_string != "stripped":
-            continue
-        shape = tuple(t.dims)
-        dtype = h.tensor_dtype_to_np_dtype(t.data_type)
-        if len(shape) >= 2:
-            bound = 1.0 / np.sqrt(float(np.prod(shape[1:])))
-            a = rng.uniform(-bound, bound, shape)
-        else:
-            a = rng.uniform(0.5, 1.5, shape)
-        t.CopyFrom(numpy_helper.from_array(a.astype(dtype), t.name))
-    return model
-
-
 # name -> (RMS LayerNorms, RotaryEmbeddings) the converted graph holds
 _EXPECTED = {"llama_ts": (5, 4), "llama_dynamo": (5, 4), "t5enc_ts": (5, 0)}
 
@@ -221,7 +203,7 @@ def test_exported_models_fuse_and_match(name):
     path = os.path.join(EXPORTED, name + ".onnx")
     if not os.path.exists(path):
         pytest.skip(f"{path} is absent")
-    model = _refilled(path)
+    model = refilled(path)
     ops = _ops(model)
     rms = sum(1 for o in ops if o.type == "LayerNorm" and o.args.get("rms") == 1)
     assert (rms, sum(1 for o in ops if o.type == "RotaryEmbedding")) == _EXPECTED[name]
