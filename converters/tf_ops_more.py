@@ -1,0 +1,387 @@
+"""More TensorFlow ops for the TensorFlow front end: math, comparisons, arg/reductions, and the
+slicing / tiling / space-batch ops, each as the ONNX ops mace runs (a mixin of TfConverter).
+
+Layout: a tensor the converter holds as NCHW (`held`) stays held through element-wise ops and
+through axis-taking ops whose TF axes are remapped to NCHW; where a remap would change the
+order of the remaining dims, the op reads the NHWC value instead.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .tf_common import _DTYPES, _NHWC_AXIS_IN_NCHW, _TO_NCHW, _attr
+
+_BIG = np.iinfo(np.int64).max
+_FOLD = {"Pow": np.power, "Equal": np.equal, "NotEqual": np.not_equal, "Less": np.less,
+         "Greater": np.greater, "LessEqual": np.less_equal, "GreaterEqual": np.greater_equal,
+         "SquaredDifference": lambda a, b: (a - b) * (a - b), "FloorMod": np.mod,
+         "FloorDiv": np.floor_divide, "LogicalAnd": np.logical_and, "LogicalOr": np.logical_or}
+_COMPARE = {"Equal": "Equal", "Less": "Less", "Greater": "Greater", "LessEqual": "LessOrEqual",
+            "GreaterEqual": "GreaterOrEqual", "LogicalAnd": "And", "LogicalOr": "Or"}
+
+
+class TfOpsMore:
+    # --- helpers ------------------------------------------------------------------------------
+    def _i64(self, v, base="const") -> str:
+        return self.b.const(np.asarray(v, np.int64), base)
+
+    def _held4(self, x: str) -> bool:
+        return x in self.env and self.held(x) and self._rank_of(x) == 4
+
+    def _axis(self, n, axis: int, rank: int | None) -> int:
+        if axis < 0:
+            if rank is None:
+                raise self._fail(n, "a negative axis needs a known rank")
+            axis += rank
+        return axis
+
+    def _in_layout(self, x: str, axes: list[int] | None = None):
+        """(onnx name, held, rank, axes) for an op that keeps the layout of x: held tensors with
+        the TF axes remapped to NCHW."""
+        r = self._rank_of(x)
+        if self._held4(x):
+            return self.env[x][0], True, 4, [_NHWC_AXIS_IN_NCHW[a % 4] for a in (axes or [])]
+        return self.nhwc(x), False, r, list(axes or [])
+
+    # --- element-wise math ---------------------------------------------------------------------
+    def _Sqrt(self, n):
+        self._unary(n, "Sqrt")
+
+    def _Exp(self, n):
+        self._unary(n, "Exp")
+
+    def _Log(self, n):
+        self._unary(n, "Log")
+
+    def _Softplus(self, n):
+        self._unary(n, "Softplus")
+
+    def _Floor(self, n):
+        self._unary(n, "Floor")
+
+    def _Reciprocal(self, n):
+        self._unary(n, "Reciprocal")
+
+    _Inv = _Reciprocal
+
+    def _LogicalNot(self, n):
+        self._unary(n, "Not")
+
+    def _chain(self, n, ops):
+        """Unary chain: ops is [(op, uses x twice)] applied in turn."""
+        x = self.ins(n)[0]
+        if x in self.vals and x not in self.env:
+            self.nhwc(x)
+        name, held = self.env[x]
+        y = name
+        for i, (op, twice) in enumerate(ops):
+            ins = [y, y] if twice else [y]
+            if i == len(ops) - 1:
+                self.emit(n, op, ins, held, rank=self.rank.get(name))
+            else:
+                y = self.b.node1(op, ins, name=f"{n.name}/{op.lower()}")
+
+    def _Rsqrt(self, n):
+        self._chain(n, [("Sqrt", False), ("Reciprocal", False)])
+
+    def _Square(self, n):
+        self._chain(n, [("Mul", True)])
+
+    def _binary2(self, n, op):
+        """Element-wise binary TF op `n.op` -> ONNX op chain; folded when both are constant."""
+        a, b = self.ins(n)[:2]
+        if a in self.vals and b in self.vals:
+            v = _FOLD[n.op](self.vals[a], self.vals[b])
+            self.vals[self.out(n)] = v if v.dtype == np.bool_ else v.astype(self.vals[a].dtype)
+            return
+        (xa, xb), held, rank = self._bin_ins(a, b)
+        nb = self.b.node1
+        if op == "SquaredDifference":
+            d = nb("Sub", [xa, xb], name=n.name + "/sub")
+            self.emit(n, "Mul", [d, d], held, rank=rank)
+        elif op == "NotEqual":
+            e = nb("Equal", [xa, xb], name=n.name + "/equal")
+            self.emit(n, "Not", [e], held, rank=rank)
+        elif op == "FloorMod":
+            self.emit(n, "Mod", [xa, xb], held, rank=rank, fmod=0)
+        elif op == "FloorDiv":
+            dt = _DTYPES.get(_attr(n, "T", 1), np.float32)
+            if np.issubdtype(dt, np.floating):
+                q = nb("Div", [xa, xb], name=n.name + "/div")
+                self.emit(n, "Floor", [q], held, rank=rank)
+            else:  # exact: (a - floormod(a, b)) / b divides evenly
+                m = nb("Mod", [xa, xb], name=n.name + "/mod", fmod=0)
+                s = nb("Sub", [xa, m], name=n.name + "/sub")
+                self.emit(n, "Div", [s, xb], held, rank=rank)
+        else:
+            self.emit(n, op, [xa, xb], held, rank=rank)
+
+    def _SquaredDifference(self, n):
+        self._binary2(n, "SquaredDifference")
+
+    def _Pow(self, n):
+        self._binary2(n, "Pow")
+
+    def _FloorDiv(self, n):
+        self._binary2(n, "FloorDiv")
+
+    def _FloorMod(self, n):
+        self._binary2(n, "FloorMod")
+
+    def _NotEqual(self, n):
+        self._binary2(n, "NotEqual")
+
+    def _compare(self, n):
+        self._binary2(n, _COMPARE[n.op])
+
+    _Equal = _Less = _Greater = _LessEqual = _GreaterEqual = _compare
+    _LogicalAnd = _LogicalOr = _compare
+
+    # --- reductions -----------------------------------------------------------------------------
+    def _Min(self, n):
+        self._reduce(n, "ReduceMin")
+
+    def _Prod(self, n):
+        self._reduce(n, "ReduceProd")
+
+    def _ArgMax(self, n, op="ArgMax"):
+        x = self.ins(n)[0]
+        axis = int(self.val(n, 1, "the dimension").reshape(-1)[0])
+        dt = _DTYPES.get(_attr(n, "output_type", 9))
+        if dt not in (np.int32, np.int64):
+            raise self._fail(n, f"output_type {_attr(n, 'output_type')} is not int32 or int64")
+        if x in self.vals:
+            fn = np.argmax if op == "ArgMax" else np.argmin
+            self.vals[self.out(n)] = fn(self.vals[x], axis=axis).astype(dt)
+            return
+        r = self._rank_of(x)
+        axis = self._axis(n, axis, r)
+        if self._held4(x) and axis == 3:  # NCHW minus C = NHWC minus C
+            xin, axis = self.env[x][0], 1
+        else:
+            xin = self.nhwc(x)
+        rank = r - 1 if r is not None else None
+        if dt == np.int64:
+            self.emit(n, op, [xin], rank=rank, axis=axis, keepdims=0)
+            return
+        y = self.b.node1(op, [xin], name=n.name + "/i64", axis=axis, keepdims=0)
+        self.emit(n, "Cast", [y], rank=rank, to=6)
+
+    def _ArgMin(self, n):
+        self._ArgMax(n, "ArgMin")
+
+    # --- slicing and tiling ---------------------------------------------------------------------
+    def _Tile(self, n):
+        x = self.ins(n)[0]
+        reps = [int(v) for v in self.val(n, 1, "multiples").reshape(-1)]
+        if x in self.vals:
+            self.vals[self.out(n)] = np.tile(self.vals[x], reps)
+            return
+        xin, held, r, _ = self._in_layout(x)
+        if held:
+            reps = [reps[p] for p in _TO_NCHW]
+        self.emit(n, "Tile", [xin, self._i64(reps)], held, rank=r)
+
+    def _GatherV2(self, n):
+        ts = self.ins(n)
+        x, idx = ts[:2]
+        axis = int(self.val(n, 2, "axis").reshape(-1)[0]) if n.op == "GatherV2" else 0
+        bd = int(_attr(n, "batch_dims", 0))
+        if bd != 0:
+            raise self._fail(n, f"batch_dims={bd} is not supported (only 0)")
+        if x in self.vals and idx in self.vals:
+            self.vals[self.out(n)] = np.take(self.vals[x], self.vals[idx], axis=axis)
+            return
+        r, ri = self._rank_of(x), self._rank_of(idx)
+        self.emit(n, "Gather", [self.nhwc(x), self.nhwc(idx)], axis=axis,
+                  rank=r + ri - 1 if r is not None and ri is not None else None)
+
+    _Gather = _GatherV2
+
+    def _split_out(self, n, xin, held, r, axis, sizes, count):
+        outs = [self.new_name(n, held, k) or self.b.unique(f"{n.name}:{k}") for k in range(count)]
+        ins = [xin] + ([self._i64(sizes)] if sizes else [])
+        self.b.node("Split", ins, outs, name=n.name, axis=axis)
+        for k, o in enumerate(outs):
+            self.put(n, o, held, k=k, rank=r)
+
+    def _Split(self, n):
+        axis_t, x = self.ins(n)[:2]
+        axis = int(self.val(n, 0, "split_dim").reshape(-1)[0])
+        num = int(_attr(n, "num_split", 1))
+        if x in self.vals:
+            for k, v in enumerate(np.split(self.vals[x], num, axis=axis)):
+                self.vals[self.out(n, k)] = v
+            return
+        xin, held, r, axes = self._in_layout(x, [self._axis(n, axis, self._rank_of(x))])
+        self._split_out(n, xin, held, r, axes[0], None, num)
+
+    def _SplitV(self, n):
+        x = self.ins(n)[0]
+        sizes = [int(v) for v in self.val(n, 1, "size_splits").reshape(-1)]
+        axis = int(self.val(n, 2, "split_dim").reshape(-1)[0])
+        if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
+            raise self._fail(n, f"size_splits {sizes} is invalid")
+        if x in self.vals:
+            v = self.vals[x]
+            if -1 in sizes:
+                sizes[sizes.index(-1)] = v.shape[axis] - sum(s for s in sizes if s >= 0)
+            for k, part in enumerate(np.split(v, np.cumsum(sizes)[:-1], axis=axis)):
+                self.vals[self.out(n, k)] = part
+            return
+        xin, held, r, axes = self._in_layout(x, [self._axis(n, axis, self._rank_of(x))])
+        if -1 not in sizes:
+            self._split_out(n, xin, held, r, axes[0], sizes, len(sizes))
+            return
+        # An inferred size: slice each part, offsets after the -1 counted from the end.
+        m = sizes.index(-1)
+        for k, s in enumerate(sizes):
+            if k < m:
+                b, e = sum(sizes[:k]), sum(sizes[:k + 1])
+            elif k == m:
+                b, e = sum(sizes[:k]), -sum(sizes[k + 1:]) or _BIG
+            else:
+                b, e = -sum(sizes[k:]), -sum(sizes[k + 1:]) or _BIG
+            y = self.b.node1("Slice", [xin, self._i64([b]), self._i64([e]), self._i64(axes)],
+                             self.new_name(n, held, k), name=f"{n.name}/part{k}")
+            self.put(n, y, held, k=k, rank=r)
+
+    def _Slice(self, n):
+        x = self.ins(n)[0]
+        begin = [int(v) for v in self.val(n, 1, "begin").reshape(-1)]
+        size = [int(v) for v in self.val(n, 2, "size").reshape(-1)]
+        end = [_BIG if s == -1 else b + s for b, s in zip(begin, size)]
+        if x in self.vals:
+            self.vals[self.out(n)] = self.vals[x][tuple(slice(b, None if e == _BIG else e)
+                                                        for b, e in zip(begin, end))]
+            return
+        xin, held, r, _ = self._in_layout(x)
+        axes = list(range(len(begin)))
+        if held:
+            axes = [_NHWC_AXIS_IN_NCHW[a] for a in axes]
+        self.emit(n, "Slice", [xin, self._i64(begin), self._i64(end), self._i64(axes)], held,
+                  rank=r)
+
+    def _Unpack(self, n):
+        x = self.ins(n)[0]
+        num = int(_attr(n, "num", 0))
+        axis = int(_attr(n, "axis", 0))
+        if x in self.vals:
+            for k in range(num):
+                self.vals[self.out(n, k)] = np.take(self.vals[x], k, axis=axis)
+            return
+        r = self._rank_of(x)
+        axis = self._axis(n, axis, r)
+        if self._held4(x) and axis == 3:  # NCHW minus C = NHWC minus C
+            xin, axis = self.env[x][0], 1
+        else:
+            xin = self.nhwc(x)
+        parts = self.b.node("Split", [xin], num, name=n.name + "/split", axis=axis)
+        for k, p in enumerate(parts):
+            y = self.b.node1("Squeeze", [p, self._i64([axis])], self.new_name(n, False, k),
+                             name=f"{n.name}/{k}")
+            self.put(n, y, k=k, rank=r - 1 if r is not None else None)
+
+    def _ReverseV2(self, n):
+        x = self.ins(n)[0]
+        axes = [int(v) for v in self.val(n, 1, "axis").reshape(-1)]
+        if x in self.vals:
+            self.vals[self.out(n)] = np.flip(self.vals[x], axis=tuple(axes))
+            return
+        r = self._rank_of(x)
+        xin, held, r, axes = self._in_layout(x, [self._axis(n, a, r) for a in axes])
+        k = len(axes)
+        self.emit(n, "Slice", [xin, self._i64([-1] * k), self._i64([-_BIG] * k),
+                               self._i64(axes), self._i64([-1] * k)], held, rank=r)
+
+    # --- depth / space / batch ------------------------------------------------------------------
+    def _depth_space(self, n, op):
+        x = self.ins(n)[0]
+        fmt = _attr(n, "data_format", "NHWC") or "NHWC"
+        if fmt not in ("NHWC", "NCHW"):
+            raise self._fail(n, f"data_format {fmt} is not supported")
+        bs = int(_attr(n, "block_size", 0))
+        attrs = {"mode": "DCR"} if op == "DepthToSpace" else {}
+        self._img_out(n, fmt, op, [self._img_in(n, fmt, x)], blocksize=bs, **attrs)
+
+    def _DepthToSpace(self, n):
+        self._depth_space(n, "DepthToSpace")
+
+    def _SpaceToDepth(self, n):
+        self._depth_space(n, "SpaceToDepth")
+
+    def _dims(self, xin, n, tag, idx):
+        """1-D int64 tensor: the dims of xin at positions idx (run-time Shape, folded when
+        static)."""
+        s = self.b.node1("Shape", [xin], name=f"{n.name}/{tag}_shape")
+        return self.b.node1("Gather", [s, self._i64(idx)], name=f"{n.name}/{tag}_dims", axis=0)
+
+    def _block_args(self, n, what):
+        block = [int(v) for v in self.val(n, 1, "block_shape").reshape(-1)]
+        pc = self.val(n, 2, what).astype(np.int64).reshape(-1, 2)
+        if pc.shape[0] != len(block) or min(block, default=1) < 1:
+            raise self._fail(n, f"block_shape {block} and {what} {pc.tolist()} do not match")
+        return block, pc
+
+    def _SpaceToBatchND(self, n):
+        x = self.ins(n)[0]
+        block, pads = self._block_args(n, "paddings")
+        r = self._rank_of(x)
+        if r is None:
+            raise self._fail(n, "the input rank must be known")
+        m, nb, c = len(block), self.b.node1, self.b.const
+        full = np.zeros((r, 2), np.int64)
+        full[1:m + 1] = pads
+        xp = nb("Pad", [self.nhwc(x), self._i64(np.concatenate([full[:, 0], full[:, 1]]))],
+                name=n.name + "/pad")
+        d = self._dims(xp, n, "pad", list(range(r)))
+        blk = self._i64(block)
+        # [B, S1/b1, b1, ..., SM/bM, bM, R...]
+        q = nb("Div", [nb("Slice", [d, self._i64([1]), self._i64([m + 1])], name=n.name + "/s"),
+                       blk], name=n.name + "/sq")
+        pieces = [nb("Slice", [d, self._i64([0]), self._i64([1])], name=n.name + "/b")]
+        for i in range(m):
+            pieces += [nb("Slice", [q, self._i64([i]), self._i64([i + 1])], name=n.name + "/q"),
+                       self._i64([block[i]])]
+        rest = nb("Slice", [d, self._i64([m + 1]), self._i64([_BIG])], name=n.name + "/r")
+        t1 = nb("Concat", pieces + [rest], name=n.name + "/shape1", axis=0)
+        y = nb("Reshape", [xp, t1], name=n.name + "/split")
+        perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + \
+            list(range(2 * m + 1, r + m))
+        y = nb("Transpose", [y], name=n.name + "/perm", perm=perm)
+        t2 = nb("Concat", [c(np.array([-1], np.int64)), q, rest], name=n.name + "/shape2", axis=0)
+        self.emit(n, "Reshape", [y, t2], rank=r)
+
+    def _BatchToSpaceND(self, n):
+        x = self.ins(n)[0]
+        block, crops = self._block_args(n, "crops")
+        r = self._rank_of(x)
+        if r is None:
+            raise self._fail(n, "the input rank must be known")
+        m, nb = len(block), self.b.node1
+        xin = self.nhwc(x)
+        d = self._dims(xin, n, "in", list(range(r)))
+        rest = nb("Slice", [d, self._i64([1]), self._i64([_BIG])], name=n.name + "/r")
+        # [b1, ..., bM, B/prod(b), S1, ..., SM, R...]
+        t1 = nb("Concat", [self._i64(block + [-1]), rest], name=n.name + "/shape1", axis=0)
+        y = nb("Reshape", [xin, t1], name=n.name + "/split")
+        perm = [m] + [v for i in range(m) for v in (m + 1 + i, i)] + list(range(2 * m + 1, r + m))
+        y = nb("Transpose", [y], name=n.name + "/perm", perm=perm)
+        sp = nb("Slice", [d, self._i64([1]), self._i64([m + 1])], name=n.name + "/s")
+        grown = nb("Mul", [sp, self._i64(block)], name=n.name + "/grown")
+        tail = nb("Slice", [d, self._i64([m + 1]), self._i64([_BIG])], name=n.name + "/t")
+        t2 = nb("Concat", [self._i64([-1]), grown, tail], name=n.name + "/shape2", axis=0)
+        y = nb("Reshape", [y, t2], name=n.name + "/merge")
+        ends = [-int(e) if e else _BIG for e in crops[:, 1]]
+        self.emit(n, "Slice", [y, self._i64(crops[:, 0]), self._i64(ends),
+                               self._i64(list(range(1, m + 1)))], rank=r)
+
+    # --- normalization --------------------------------------------------------------------------
+    def _LRN(self, n):
+        x = self.ins(n)[0]
+        radius = int(_attr(n, "depth_radius", 5))
+        size = 2 * radius + 1
+        # TF: x / (bias + alpha * sum(x^2))^beta; ONNX divides alpha by the window size.
+        self._img_out(n, "NHWC", "LRN", [self.nchw(x)], size=size,
+                      alpha=float(_attr(n, "alpha", 1.0)) * size,
+                      beta=float(_attr(n, "beta", 0.5)), bias=float(_attr(n, "bias", 1.0)))

@@ -1,0 +1,243 @@
+"""TensorFlow front end, the ops of converters/tf_ops_more.py: each on a plain NHWC input and on
+a Conv2D output (which the converter holds as NCHW, so axes are remapped), against NumPy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mace
+from test_tf_converter import G, _close
+
+SHAPE = (1, 4, 6, 4)  # NHWC
+
+
+def _c(g, name, v):
+    return g.const(name, np.asarray(v))
+
+
+def _s2b(x, block, pads):
+    """SpaceToBatchND by its element definition (2 spatial dims)."""
+    xp = np.pad(x, [(0, 0)] + [tuple(p) for p in pads] + [(0, 0)])
+    n, h, w, c = xp.shape
+    b0, b1 = block
+    y = np.empty((n * b0 * b1, h // b0, w // b1, c), x.dtype)
+    for i in range(b0):
+        for j in range(b1):
+            for k in range(n):
+                y[(i * b1 + j) * n + k] = xp[k, i::b0, j::b1]
+    return y
+
+
+def _b2s(x, block, crops):
+    b0, b1 = block
+    nb, h, w, c = x.shape
+    n = nb // (b0 * b1)
+    y = np.empty((n, h * b0, w * b1, c), x.dtype)
+    for i in range(b0):
+        for j in range(b1):
+            for k in range(n):
+                y[k, i::b0, j::b1] = x[(i * b1 + j) * n + k]
+    return y[:, crops[0][0]:h * b0 - crops[0][1], crops[1][0]:w * b1 - crops[1][1]]
+
+
+def _d2s(x, b):
+    n, h, w, c = x.shape
+    y = np.empty((n, h * b, w * b, c // (b * b)), x.dtype)
+    for i in range(b):
+        for j in range(b):
+            y[:, i::b, j::b, :] = x[..., (i * b + j) * (c // (b * b)):(i * b + j + 1) * (c // (b * b))]
+    return y
+
+
+def _s2d(x, b):
+    n, h, w, c = x.shape
+    y = np.empty((n, h // b, w // b, c * b * b), x.dtype)
+    for i in range(b):
+        for j in range(b):
+            y[..., (i * b + j) * c:(i * b + j + 1) * c] = x[:, i::b, j::b, :]
+    return y
+
+
+def _lrn(x, r, bias, alpha, beta):
+    sq = np.pad(x * x, [(0, 0)] * 3 + [(r, r)])
+    s = sum(sq[..., k:k + x.shape[3]] for k in range(2 * r + 1))
+    return x / (bias + alpha * s) ** beta
+
+
+def _unary(op):
+    return lambda g, s: g.node("y", op, [s])
+
+
+def _bin(op, c):
+    def build(g, s):
+        _c(g, "c", np.asarray(c, np.float32))
+        return g.node("y", op, [s, "c"])
+    return build
+
+
+def _cmp(op, c):
+    def build(g, s):
+        _c(g, "c", np.asarray(c, np.float32))
+        g.node("f", "Floor", [s])
+        return g.node("y", op, ["f", "c"])
+    return build
+
+
+def _axis_op(op, args, **attrs):
+    def build(g, s):
+        names = [_c(g, f"a{i}", np.asarray(a, np.int32)) for i, a in enumerate(args)]
+        return g.node("y", op, [s] + names, **attrs)
+    return build
+
+
+def _split(num, axis):
+    def build(g, s):
+        _c(g, "ax", np.array(axis, np.int32))
+        g.node("y", "Split", ["ax", s], num_split=num)
+        return [f"y:{k}" for k in range(num)]
+    return build
+
+
+def _splitv(sizes, axis):
+    def build(g, s):
+        _c(g, "sz", np.array(sizes, np.int32))
+        _c(g, "ax", np.array(axis, np.int32))
+        g.node("y", "SplitV", [s, "sz", "ax"])
+        return [f"y:{k}" for k in range(len(sizes))]
+    return build
+
+
+def _unpack(num, axis):
+    def build(g, s):
+        g.node("y", "Unpack", [s], num=num, axis=axis)
+        return [f"y:{k}" for k in range(num)]
+    return build
+
+
+def _round_trip(g, s):
+    _c(g, "bs", np.array([2, 3], np.int32))
+    _c(g, "p", np.array([[1, 1], [0, 3]], np.int32))
+    g.node("s2b", "SpaceToBatchND", [s, "bs", "p"])
+    g.node("r", "Relu", ["s2b"])
+    _c(g, "cr", np.array([[1, 0], [2, 1]], np.int32))
+    return g.node("y", "BatchToSpaceND", ["r", "bs", "cr"])
+
+
+C4 = [0.0, 1.0, 2.0, 3.0]
+# name -> (build(g, src) -> output name(s), oracle(x float64) -> array(s))
+CASES = {
+    "Sqrt": (_unary("Sqrt"), np.sqrt),
+    "Rsqrt": (_unary("Rsqrt"), lambda x: 1 / np.sqrt(x)),
+    "Exp": (_unary("Exp"), np.exp),
+    "Log": (_unary("Log"), np.log),
+    "Square": (_unary("Square"), np.square),
+    "Softplus": (_unary("Softplus"), lambda x: np.log1p(np.exp(x))),
+    "Floor": (_unary("Floor"), np.floor),
+    "Reciprocal": (_unary("Reciprocal"), lambda x: 1 / x),
+    "SquaredDifference": (_bin("SquaredDifference", [0.5, 1, 2, 3]),
+                          lambda x: (x - [0.5, 1, 2, 3]) ** 2),
+    "Pow": (_bin("Pow", [0.5, 1, 2, 3]), lambda x: x ** np.array([0.5, 1, 2, 3])),
+    "FloorDiv": (_bin("FloorDiv", [0.3, 0.7, 1.5, 2]),
+                 lambda x: np.floor_divide(x, [0.3, 0.7, 1.5, 2])),
+    "FloorMod": (_bin("FloorMod", [0.3, 0.7, 1.5, 2]), lambda x: np.mod(x, [0.3, 0.7, 1.5, 2])),
+    "Equal": (_cmp("Equal", C4), lambda x: np.floor(x) == C4),
+    "NotEqual": (_cmp("NotEqual", C4), lambda x: np.floor(x) != C4),
+    "Less": (_cmp("Less", C4), lambda x: np.floor(x) < C4),
+    "Greater": (_cmp("Greater", C4), lambda x: np.floor(x) > C4),
+    "LessEqual": (_cmp("LessEqual", C4), lambda x: np.floor(x) <= C4),
+    "GreaterEqual": (_cmp("GreaterEqual", C4), lambda x: np.floor(x) >= C4),
+    "ArgMax_c": (_axis_op("ArgMax", [3]), lambda x: np.argmax(x, 3)),
+    "ArgMax_h": (_axis_op("ArgMax", [1]), lambda x: np.argmax(x, 1)),
+    "ArgMin_w_i32": (_axis_op("ArgMin", [-2], output_type=3), lambda x: np.argmin(x, 2)),
+    "Min_hw": (_axis_op("Min", [[1, 2]]), lambda x: x.min((1, 2))),
+    "Min_c_keep": (_axis_op("Min", [[-1]], keep_dims=True), lambda x: x.min(3, keepdims=True)),
+    "Prod_c": (_axis_op("Prod", [[3]]), lambda x: x.prod(3)),
+    "Prod_w_keep": (_axis_op("Prod", [[2]], keep_dims=True), lambda x: x.prod(2, keepdims=True)),
+    "Tile": (_axis_op("Tile", [[1, 2, 1, 3]]), lambda x: np.tile(x, [1, 2, 1, 3])),
+    "GatherV2_c": (_axis_op("GatherV2", [[3, 0, 2], 3]), lambda x: x[..., [3, 0, 2]]),
+    "GatherV2_w": (_axis_op("GatherV2", [[[5, 1], [0, 0]], -2]),
+                   lambda x: np.take(x, [[5, 1], [0, 0]], axis=2)),
+    "Split_c": (_split(2, 3), lambda x: np.split(x, 2, 3)),
+    "Split_w": (_split(3, -2), lambda x: np.split(x, 3, 2)),
+    "SplitV_w": (_splitv([1, -1, 2], 2), lambda x: np.split(x, [1, 4], 2)),
+    "SplitV_c": (_splitv([1, 3], 3), lambda x: np.split(x, [1], 3)),
+    "SplitV_h_tail": (_splitv([-1, 1], 1), lambda x: np.split(x, [3], 1)),
+    "Slice": (_axis_op("Slice", [[0, 1, 2, 1], [-1, 3, -1, 2]]), lambda x: x[:, 1:4, 2:, 1:3]),
+    "Unpack_c": (_unpack(4, 3), lambda x: [x[..., k] for k in range(4)]),
+    "Unpack_h": (_unpack(4, 1), lambda x: [x[:, k] for k in range(4)]),
+    "ReverseV2_hc": (_axis_op("ReverseV2", [[1, 3]]), lambda x: x[:, ::-1, :, ::-1]),
+    "ReverseV2_w": (_axis_op("ReverseV2", [[-2]]), lambda x: x[:, :, ::-1]),
+    "DepthToSpace": (lambda g, s: g.node("y", "DepthToSpace", [s], block_size=2),
+                     lambda x: _d2s(x, 2)),
+    "SpaceToDepth": (lambda g, s: g.node("y", "SpaceToDepth", [s], block_size=2),
+                     lambda x: _s2d(x, 2)),
+    "SpaceToBatchND": (_axis_op("SpaceToBatchND", [[2, 2], [[0, 0], [1, 1]]]),
+                       lambda x: _s2b(x, [2, 2], [[0, 0], [1, 1]])),
+    "BatchToSpaceND": (_round_trip, lambda x: _b2s(np.maximum(
+        _s2b(x, [2, 3], [[1, 1], [0, 3]]), 0), [2, 3], [[1, 0], [2, 1]])),
+    "LRN": (lambda g, s: g.node("y", "LRN", [s], depth_radius=1, bias=1.5, alpha=0.1,
+                                beta=0.75), lambda x: _lrn(x, 1, 1.5, 0.1, 0.75)),
+}
+
+
+@pytest.mark.parametrize("after_conv", [False, True], ids=["nhwc", "held_nchw"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_op(case, after_conv):
+    build, oracle = CASES[case]
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.5, 2.0, SHAPE).astype(np.float32)
+    w = rng.uniform(0.1, 1.0, (1, 1, 4, 4)).astype(np.float32)
+    g = G()
+    src = g.placeholder("x", list(SHAPE))
+    base = x.astype(np.float64)
+    if after_conv:
+        g.const("w", w)
+        src = g.node("conv", "Conv2D", ["x", "w"], strides=[1, 1, 1, 1], padding="VALID")
+        base = base @ w[0, 0].astype(np.float64)
+    outs = build(g, src)
+    outs = outs if isinstance(outs, list) else [outs]
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=outs)
+    got = mace.Session(model).run({"x:0": x})
+    refs = oracle(base)
+    refs = refs if isinstance(refs, list) else [refs]
+    assert len(refs) == len(outs)
+    for o, ref in zip(outs, refs):
+        y = got[o if ":" in o else o + ":0"]
+        if np.asarray(ref).dtype == np.bool_ or "Arg" in case:
+            assert np.array_equal(np.asarray(y), ref), (o, y, ref)
+        else:
+            _close(y, ref)
+
+
+def test_floordiv_floormod_int():
+    a = np.array([[7, -7, 6, -6, 0, 5]], np.int32)
+    d = np.array([2, 2, -4, -4, 3, -5], np.int32)
+    g = G()
+    g.placeholder("x", list(a.shape))
+    g.g.node[-1].attr["dtype"].type = 3  # DT_INT32
+    g.const("d", d)
+    g.node("q", "FloorDiv", ["x", "d"], T=3)
+    g.node("m", "FloorMod", ["x", "d"], T=3)
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["q", "m"])
+    got = mace.Session(model).run({"x:0": a})
+    assert np.array_equal(got["q:0"], np.floor_divide(a, d))
+    assert np.array_equal(got["m:0"], np.mod(a, d))
+
+
+def _bad(build, match):
+    g = G()
+    g.placeholder("x", list(SHAPE))
+    build(g)
+    with pytest.raises(mace.errors.UnsupportedError, match=match):
+        mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["y"])
+
+
+def test_unsupported_attribute_values():
+    _bad(lambda g: (_c(g, "i", np.array([0], np.int32)), _c(g, "a", np.array(1, np.int32)),
+                    g.node("y", "GatherV2", ["x", "i", "a"], batch_dims=1)), "batch_dims")
+    _bad(lambda g: (_c(g, "a", np.array(1, np.int32)),
+                    g.node("y", "ArgMax", ["x", "a"], output_type=1)), "output_type")
+    _bad(lambda g: g.node("y", "DepthToSpace", ["x"], block_size=2, data_format="NCHW_VECT_C"),
+         "NCHW_VECT_C")
+    _bad(lambda g: (_c(g, "s", np.array([-1, -1], np.int32)), _c(g, "a", np.array(3, np.int32)),
+                    g.node("y", "SplitV", ["x", "s", "a"])), "size_splits")
