@@ -206,7 +206,7 @@ class TfOpsMore:
             self.put(n, o, held, k=k, rank=r)
 
     def _Split(self, n):
-        axis_t, x = self.ins(n)[:2]
+        x = self.ins(n)[1]
         axis = int(self.val(n, 0, "split_dim").reshape(-1)[0])
         num = int(_attr(n, "num_split", 1))
         if x in self.vals:
@@ -385,3 +385,24 @@ class TfOpsMore:
         self._img_out(n, "NHWC", "LRN", [self.nchw(x)], size=size,
                       alpha=float(_attr(n, "alpha", 1.0)) * size,
                       beta=float(_attr(n, "beta", 0.5)), bias=float(_attr(n, "bias", 1.0)))
+
+    # --- resize -----------------------------------------------------------------------------
+    def _ResizeBicubic(self, n):
+        x = self.ins(n)[0]
+        hw = self.val(n, 1, "size").astype(np.int64).reshape(-1)
+        xn = self.nchw(x)
+        shp = self.b.node1("Shape", [xn], name=n.name + "/shape")
+        nc = self.b.node1("Slice", [shp, self._i64([0]), self._i64([2])], name=n.name + "/nc")
+        sizes = self.b.node1("Concat", [nc, self._i64(hw)], name=n.name + "/sizes", axis=0)
+        # TF's kernel: half-pixel centers use Keys' a = -0.5 with taps outside the image
+        # dropped and the rest renormalized; the legacy path a = -0.75 with edge taps repeated.
+        half = bool(_attr(n, "half_pixel_centers", False))
+        if _attr(n, "align_corners", False):
+            if half:
+                raise self._fail(n, "align_corners together with half_pixel_centers is invalid")
+            ct = "align_corners"
+        else:
+            ct = "half_pixel" if half else "asymmetric"
+        self.emit(n, "Resize", [xn, "", "", sizes], True, rank=4, mode="cubic",
+                  coordinate_transformation_mode=ct, cubic_coeff_a=-0.5 if half else -0.75,
+                  exclude_outside=int(half))

@@ -42,10 +42,11 @@ def _b2s(x, block, crops):
 
 def _d2s(x, b):
     n, h, w, c = x.shape
-    y = np.empty((n, h * b, w * b, c // (b * b)), x.dtype)
+    co = c // (b * b)
+    y = np.empty((n, h * b, w * b, co), x.dtype)
     for i in range(b):
         for j in range(b):
-            y[:, i::b, j::b, :] = x[..., (i * b + j) * (c // (b * b)):(i * b + j + 1) * (c // (b * b))]
+            y[:, i::b, j::b, :] = x[..., (i * b + j) * co:(i * b + j + 1) * co]
     return y
 
 
@@ -241,3 +242,53 @@ def test_unsupported_attribute_values():
          "NCHW_VECT_C")
     _bad(lambda g: (_c(g, "s", np.array([-1, -1], np.int32)), _c(g, "a", np.array(3, np.int32)),
                     g.node("y", "SplitV", ["x", "s", "a"])), "size_splits")
+
+
+def _bicubic_weights(n_in, n_out, align, half):
+    """TF ResizeBicubic's 1-D interpolation matrix [n_out, n_in] (resize_bicubic_op.cc):
+    Keys' kernel, a = -0.5 with out-of-image taps dropped and renormalized (half-pixel
+    centers), else a = -0.75 with the taps clamped to the edge."""
+    a = -0.5 if half else -0.75
+    scale = (n_in - 1) / (n_out - 1) if align and n_out > 1 else n_in / n_out
+
+    def k(d):
+        d = abs(d)
+        if d <= 1:
+            return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
+        return a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a if d < 2 else 0.0
+    m = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        src = (o + 0.5) * scale - 0.5 if half else o * scale
+        i0 = int(np.floor(src))
+        taps = [(i0 + j, k(src - (i0 + j))) for j in (-1, 0, 1, 2)]
+        if half:
+            taps = [(i, w) for i, w in taps if 0 <= i < n_in]
+            s = sum(w for _, w in taps)
+            taps = [(i, w / s) for i, w in taps]
+        for i, w in taps:
+            m[o, min(max(i, 0), n_in - 1)] += w
+    return m
+
+
+# Output sizes whose sampling offsets are multiples of 1/1024: TF looks its weights up in a
+# table of 1024 steps, so other sizes differ from the exact kernel by up to ~1e-3.
+@pytest.mark.parametrize("after_conv", [False, True], ids=["nhwc", "held_nchw"])
+@pytest.mark.parametrize("size,align,half", [((8, 12), False, False), ((8, 12), False, True),
+                                             ((2, 3), False, True), ((7, 11), True, False)])
+def test_resize_bicubic(size, align, half, after_conv):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(SHAPE).astype(np.float32)
+    w = rng.standard_normal((1, 1, 4, 4)).astype(np.float32)
+    g = G()
+    src = g.placeholder("x", list(SHAPE))
+    base = x.astype(np.float64)
+    if after_conv:
+        g.const("w", w)
+        src = g.node("conv", "Conv2D", ["x", "w"], strides=[1, 1, 1, 1], padding="VALID")
+        base = base @ w[0, 0].astype(np.float64)
+    g.const("size", np.array(size, np.int32))
+    g.node("y", "ResizeBicubic", [src, "size"], align_corners=align, half_pixel_centers=half)
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["y"])
+    mh = _bicubic_weights(SHAPE[1], size[0], align, half)
+    mw = _bicubic_weights(SHAPE[2], size[1], align, half)
+    _close(mace.Session(model).run(x), np.einsum("oh,nhwc,pw->nopc", mh, base, mw))
