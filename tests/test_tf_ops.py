@@ -124,6 +124,18 @@ def _round_trip(g, s):
     return g.node("y", "BatchToSpaceND", ["r", "bs", "cr"])
 
 
+def _logic(op):
+    def build(g, s):
+        _c(g, "lo", np.full(4, 1.0, np.float32))
+        _c(g, "hi", np.full(4, 2.0, np.float32))
+        g.node("gt", "Greater", [s, "lo"])
+        g.node("lt", "Less", [s, "hi"])
+        if op == "LogicalNot":
+            return g.node("y", op, ["gt"])
+        return g.node("y", op, ["gt", "lt"])
+    return build
+
+
 C4 = [0.0, 1.0, 2.0, 3.0]
 # name -> (build(g, src) -> output name(s), oracle(x float64) -> array(s))
 CASES = {
@@ -147,6 +159,9 @@ CASES = {
     "Greater": (_cmp("Greater", C4), lambda x: np.floor(x) > C4),
     "LessEqual": (_cmp("LessEqual", C4), lambda x: np.floor(x) <= C4),
     "GreaterEqual": (_cmp("GreaterEqual", C4), lambda x: np.floor(x) >= C4),
+    "LogicalAnd": (_logic("LogicalAnd"), lambda x: (x > 1) & (x < 2)),
+    "LogicalOr": (_logic("LogicalOr"), lambda x: (x > 1) | (x < 2)),
+    "LogicalNot": (_logic("LogicalNot"), lambda x: ~(x > 1)),
     "ArgMax_c": (_axis_op("ArgMax", [3]), lambda x: np.argmax(x, 3)),
     "ArgMax_h": (_axis_op("ArgMax", [1]), lambda x: np.argmax(x, 1)),
     "ArgMin_w_i32": (_axis_op("ArgMin", [-2], output_type=3), lambda x: np.argmin(x, 2)),
@@ -158,6 +173,7 @@ CASES = {
     "GatherV2_c": (_axis_op("GatherV2", [[3, 0, 2], 3]), lambda x: x[..., [3, 0, 2]]),
     "GatherV2_w": (_axis_op("GatherV2", [[[5, 1], [0, 0]], -2]),
                    lambda x: np.take(x, [[5, 1], [0, 0]], axis=2)),
+    "Gather_v1": (_axis_op("Gather", [[0, 0]]), lambda x: x[[0, 0]]),
     "Split_c": (_split(2, 3), lambda x: np.split(x, 2, 3)),
     "Split_w": (_split(3, -2), lambda x: np.split(x, 3, 2)),
     "SplitV_w": (_splitv([1, -1, 2], 2), lambda x: np.split(x, [1, 4], 2)),
@@ -240,6 +256,9 @@ def test_unsupported_attribute_values():
                     g.node("y", "ArgMax", ["x", "a"], output_type=1)), "output_type")
     _bad(lambda g: g.node("y", "DepthToSpace", ["x"], block_size=2, data_format="NCHW_VECT_C"),
          "NCHW_VECT_C")
+    _bad(lambda g: (_c(g, "s", np.array([8, 8], np.int32)),
+                    g.node("y", "ResizeBicubic", ["x", "s"], align_corners=True,
+                           half_pixel_centers=True)), "align_corners")
     _bad(lambda g: (_c(g, "s", np.array([-1, -1], np.int32)), _c(g, "a", np.array(3, np.int32)),
                     g.node("y", "SplitV", ["x", "s", "a"])), "size_splits")
 
