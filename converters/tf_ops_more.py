@@ -323,58 +323,70 @@ class TfOpsMore:
             raise self._fail(n, f"block_shape {block} and {what} {pc.tolist()} do not match")
         return block, pc
 
+    def _space_layout(self, n, x, m):
+        """(onnx name, held, rank, spatial positions) for the space/batch ops: a held 4-D
+        tensor with 2 block dims is used as NCHW (spatial dims 2, 3), else the NHWC value."""
+        r = self._rank_of(x)
+        if r is None or r < m + 1:
+            raise self._fail(n, f"the input rank must be known and above {m}")
+        if self._held4(x) and m == 2:
+            return self.env[x][0], True, 4, [2, 3]
+        return self.nhwc(x), False, r, list(range(1, m + 1))
+
     def _SpaceToBatchND(self, n):
         x = self.ins(n)[0]
         block, pads = self._block_args(n, "paddings")
-        r = self._rank_of(x)
-        if r is None:
-            raise self._fail(n, "the input rank must be known")
-        m, nb, c = len(block), self.b.node1, self.b.const
+        m, nb = len(block), self.b.node1
+        xin, held, r, sp = self._space_layout(n, x, m)
         full = np.zeros((r, 2), np.int64)
-        full[1:m + 1] = pads
-        xp = nb("Pad", [self.nhwc(x), self._i64(np.concatenate([full[:, 0], full[:, 1]]))],
+        full[sp] = pads
+        xp = nb("Pad", [xin, self._i64(np.concatenate([full[:, 0], full[:, 1]]))],
                 name=n.name + "/pad")
         d = self._dims(xp, n, "pad", list(range(r)))
-        blk = self._i64(block)
-        # [B, S1/b1, b1, ..., SM/bM, bM, R...]
-        q = nb("Div", [nb("Slice", [d, self._i64([1]), self._i64([m + 1])], name=n.name + "/s"),
-                       blk], name=n.name + "/sq")
-        pieces = [nb("Slice", [d, self._i64([0]), self._i64([1])], name=n.name + "/b")]
-        for i in range(m):
-            pieces += [nb("Slice", [q, self._i64([i]), self._i64([i + 1])], name=n.name + "/q"),
-                       self._i64([block[i]])]
-        rest = nb("Slice", [d, self._i64([m + 1]), self._i64([_BIG])], name=n.name + "/r")
-        t1 = nb("Concat", pieces + [rest], name=n.name + "/shape1", axis=0)
-        y = nb("Reshape", [xp, t1], name=n.name + "/split")
-        perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + \
-            list(range(2 * m + 1, r + m))
-        y = nb("Transpose", [y], name=n.name + "/perm", perm=perm)
-        t2 = nb("Concat", [c(np.array([-1], np.int64)), q, rest], name=n.name + "/shape2", axis=0)
-        self.emit(n, "Reshape", [y, t2], rank=r)
+        dim = [nb("Slice", [d, self._i64([j]), self._i64([j + 1])], name=f"{n.name}/d{j}")
+               for j in range(r)]
+        # Each spatial dim S_i -> (S_i / b_i, b_i); then the b_i go in front of the batch.
+        t1, pos, bpos = [], [], []
+        for j in range(r):
+            pos.append(len(t1))
+            if j in sp:
+                i = sp.index(j)
+                dim[j] = nb("Div", [dim[j], self._i64([block[i]])], name=f"{n.name}/q{j}")
+                t1 += [dim[j], self._i64([block[i]])]
+                bpos.append(len(t1) - 1)
+            else:
+                t1.append(dim[j])
+        y = nb("Reshape", [xp, nb("Concat", t1, name=n.name + "/shape1", axis=0)],
+               name=n.name + "/split")
+        y = nb("Transpose", [y], name=n.name + "/perm", perm=bpos + pos)
+        t2 = nb("Concat", [self._i64([-1])] + dim[1:], name=n.name + "/shape2", axis=0)
+        self.emit(n, "Reshape", [y, t2], held, rank=r)
 
     def _BatchToSpaceND(self, n):
         x = self.ins(n)[0]
         block, crops = self._block_args(n, "crops")
-        r = self._rank_of(x)
-        if r is None:
-            raise self._fail(n, "the input rank must be known")
         m, nb = len(block), self.b.node1
-        xin = self.nhwc(x)
+        xin, held, r, sp = self._space_layout(n, x, m)
         d = self._dims(xin, n, "in", list(range(r)))
         rest = nb("Slice", [d, self._i64([1]), self._i64([_BIG])], name=n.name + "/r")
-        # [b1, ..., bM, B/prod(b), S1, ..., SM, R...]
+        # [b_1, ..., b_M, B / prod(b), dims 1..] -> each b_i after its spatial dim.
         t1 = nb("Concat", [self._i64(block + [-1]), rest], name=n.name + "/shape1", axis=0)
         y = nb("Reshape", [xin, t1], name=n.name + "/split")
-        perm = [m] + [v for i in range(m) for v in (m + 1 + i, i)] + list(range(2 * m + 1, r + m))
+        perm, t2 = [m], [self._i64([-1])]
+        for j in range(1, r):
+            dj = nb("Slice", [d, self._i64([j]), self._i64([j + 1])], name=f"{n.name}/d{j}")
+            perm.append(m + j)
+            if j in sp:
+                i = sp.index(j)
+                perm.append(i)
+                dj = nb("Mul", [dj, self._i64([block[i]])], name=f"{n.name}/grown{j}")
+            t2.append(dj)
         y = nb("Transpose", [y], name=n.name + "/perm", perm=perm)
-        sp = nb("Slice", [d, self._i64([1]), self._i64([m + 1])], name=n.name + "/s")
-        grown = nb("Mul", [sp, self._i64(block)], name=n.name + "/grown")
-        tail = nb("Slice", [d, self._i64([m + 1]), self._i64([_BIG])], name=n.name + "/t")
-        t2 = nb("Concat", [self._i64([-1]), grown, tail], name=n.name + "/shape2", axis=0)
-        y = nb("Reshape", [y, t2], name=n.name + "/merge")
+        y = nb("Reshape", [y, nb("Concat", t2, name=n.name + "/shape2", axis=0)],
+               name=n.name + "/merge")
         ends = [-int(e) if e else _BIG for e in crops[:, 1]]
-        self.emit(n, "Slice", [y, self._i64(crops[:, 0]), self._i64(ends),
-                               self._i64(list(range(1, m + 1)))], rank=r)
+        self.emit(n, "Slice", [y, self._i64(crops[:, 0]), self._i64(ends), self._i64(sp)],
+                  held, rank=r)
 
     # --- normalization --------------------------------------------------------------------------
     def _LRN(self, n):

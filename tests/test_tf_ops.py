@@ -311,3 +311,55 @@ def test_resize_bicubic(size, align, half, after_conv):
     mh = _bicubic_weights(SHAPE[1], size[0], align, half)
     mw = _bicubic_weights(SHAPE[2], size[1], align, half)
     _close(mace.Session(model).run(x), np.einsum("oh,nhwc,pw->nopc", mh, base, mw))
+
+
+@pytest.mark.parametrize("pre_conv", [False, True])
+def test_atrous_conv_space_batch(pre_conv):
+    """SpaceToBatchND -> Conv2D -> BatchToSpaceND (how TF writes a dilated convolution) equals
+    the convolution with the kernel dilated by zeros."""
+    from test_tf_converter import _conv_nhwc
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 8, 10, 3)).astype(np.float32)
+    w1 = rng.standard_normal((1, 1, 3, 3)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 3, 5)).astype(np.float32)
+    g = G()
+    src = g.placeholder("x", list(x.shape))
+    base = x.astype(np.float64)
+    if pre_conv:
+        g.const("w1", w1)
+        src = g.node("c1", "Conv2D", ["x", "w1"], strides=[1, 1, 1, 1], padding="VALID")
+        base = base @ w1[0, 0].astype(np.float64)
+    _c(g, "bs", np.array([2, 2], np.int32))
+    _c(g, "p", np.array([[0, 0], [0, 0]], np.int32))
+    g.node("s2b", "SpaceToBatchND", [src, "bs", "p"])
+    g.const("w", w)
+    g.node("conv", "Conv2D", ["s2b", "w"], strides=[1, 1, 1, 1], padding="VALID")
+    g.node("y", "BatchToSpaceND", ["conv", "bs", "p"])
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["y"])
+    wd = np.zeros((5, 5, 3, 5))
+    wd[::2, ::2] = w
+    _close(mace.Session(model).run(x), _conv_nhwc(base, wd, 1, "VALID"))
+
+
+@pytest.mark.parametrize("op", ["SpaceToBatchND", "BatchToSpaceND"])
+def test_space_batch_one_block_dim_rank3(op):
+    """One block dim on a 3-D [batch, time, channels] tensor, by the element definition."""
+    rng = np.random.default_rng(8)
+    shape = (2, 6, 3) if op == "SpaceToBatchND" else (6, 3, 2)
+    x = rng.standard_normal(shape).astype(np.float32)
+    g = G()
+    g.placeholder("x", list(shape))
+    _c(g, "bs", np.array([3], np.int32))
+    _c(g, "p", np.array([[1, 2]], np.int32))
+    g.node("y", op, ["x", "bs", "p"])
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["y"])
+    if op == "SpaceToBatchND":
+        xp = np.pad(x, [(0, 0), (1, 2), (0, 0)])
+        ref = np.concatenate([xp[:, i::3] for i in range(3)], axis=0)
+    else:
+        nb = shape[0] // 3
+        full = np.empty((nb, shape[1] * 3, shape[2]), np.float32)
+        for i in range(3):
+            full[:, i::3] = x[i * nb:(i + 1) * nb]
+        ref = full[:, 1:shape[1] * 3 - 2]
+    _close(mace.Session(model).run(x), ref)
