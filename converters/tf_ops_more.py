@@ -64,6 +64,33 @@ class TfOpsMore:
 
     _Inv = _Reciprocal
 
+    def _Ceil(self, n):
+        self._unary(n, "Ceil")
+
+    def _Round(self, n):  # both round half to even
+        self._unary(n, "Round")
+
+    def _Sign(self, n):
+        self._unary(n, "Sign")
+
+    def _Sin(self, n):
+        self._unary(n, "Sin")
+
+    def _Cos(self, n):
+        self._unary(n, "Cos")
+
+    def _Tan(self, n):
+        self._unary(n, "Tan")
+
+    def _Erf(self, n):
+        self._unary(n, "Erf")
+
+    def _Softsign(self, n):
+        self._unary(n, "Softsign")
+
+    def _Selu(self, n):  # ONNX's default alpha and gamma are TF's constants
+        self._unary(n, "Selu")
+
     def _LogicalNot(self, n):
         self._unary(n, "Not")
 
@@ -418,3 +445,117 @@ class TfOpsMore:
         self.emit(n, "Resize", [xn, "", "", sizes], True, rank=4, mode="cubic",
                   coordinate_transformation_mode=ct, cubic_coeff_a=-0.5 if half else -0.75,
                   exclude_outside=int(half))
+
+    # --- fills, selection, sums ---------------------------------------------------------------
+    def _Fill(self, n):
+        dims, value = self.ins(n)[:2]
+        if dims in self.vals and value in self.vals:
+            v = self.vals[value]
+            self.vals[self.out(n)] = np.full(self.vals[dims].astype(np.int64), v, v.dtype)
+            return
+        shape = self.b.node1("Cast", [self.nhwc(dims)], name=n.name + "/dims", to=7)
+        self.emit(n, "Expand", [self.nhwc(value), shape])
+
+    def _like(self, n, fill):
+        x = self.ins(n)[0]
+        dt = _DTYPES.get(_attr(n, "T", 1), np.float32)
+        if x in self.vals:
+            self.vals[self.out(n)] = np.full(self.vals[x].shape, fill, self.vals[x].dtype)
+            return
+        name, held = self.env[x]
+        s = self.b.node1("Shape", [name], name=n.name + "/shape")
+        self.emit(n, "Expand", [self.b.const(np.array(fill, dt)), s], held,
+                  rank=self._rank_of(x))
+
+    def _ZerosLike(self, n):
+        self._like(n, 0)
+
+    def _OnesLike(self, n):
+        self._like(n, 1)
+
+    def _SelectV2(self, n):
+        c, a, b = self.ins(n)[:3]
+        if all(t in self.vals for t in (c, a, b)):
+            self.vals[self.out(n)] = np.where(self.vals[c], self.vals[a], self.vals[b])
+            return
+        cond = self.nhwc(c)
+        rc, ra = self._rank_of(c), self._rank_of(a)
+        if n.op == "Select" and rc == 1 and ra is not None and ra > 1:  # picks whole rows
+            cond = self.b.node1("Unsqueeze", [cond, self._i64(list(range(1, ra)))],
+                                name=n.name + "/rows")
+        self.emit(n, "Where", [cond, self.nhwc(a), self.nhwc(b)], rank=ra)
+
+    _Select = _SelectV2
+
+    def _AddN(self, n):
+        xs = self.ins(n)
+        if all(t in self.vals for t in xs):
+            self.vals[self.out(n)] = sum(self.vals[t] for t in xs[1:]) + self.vals[xs[0]]
+            return
+        if all(self._held4(t) for t in xs):
+            self.emit(n, "Sum", [self.env[t][0] for t in xs], True, rank=4)
+            return
+        self.emit(n, "Sum", [self.nhwc(t) for t in xs], rank=self._rank_of(xs[0]))
+
+    def _ClipByValue(self, n):
+        x, lo, hi = self.ins(n)[:3]
+        if lo in self.vals and hi in self.vals and self.vals[lo].size == 1 \
+                and self.vals[hi].size == 1:
+            name, held = self.env[x] if x in self.env else (self.nhwc(x), False)
+            self.emit(n, "Clip", [name, self.b.const(self.vals[lo].reshape(())),
+                                  self.b.const(self.vals[hi].reshape(()))], held,
+                      rank=self._rank_of(x))
+            return
+        y = self.b.node1("Min", [self.nhwc(x), self.nhwc(hi)], name=n.name + "/min")
+        self.emit(n, "Max", [y, self.nhwc(lo)], rank=self._rank_of(x))
+
+    def _LogSoftmax(self, n):
+        x = self.ins(n)[0]
+        name, held = self.env[x]
+        self.emit(n, "LogSoftmax", [name], held, axis=1 if held else -1, rank=self._rank_of(x))
+
+    def _Range(self, n):
+        ts = self.ins(n)[:3]
+        if all(t in self.vals for t in ts):
+            v = [self.vals[t].reshape(()) for t in ts]
+            self.vals[self.out(n)] = np.arange(v[0], v[1], v[2]).astype(v[0].dtype)
+            return
+        self.emit(n, "Range", [self.nhwc(t) for t in ts], rank=1)
+
+    def _Cumsum(self, n):
+        x = self.ins(n)[0]
+        axis = int(self.val(n, 1, "axis").reshape(-1)[0])
+        xin, held, r, axes = self._in_layout(x, [self._axis(n, axis, self._rank_of(x))])
+        self.emit(n, "CumSum", [xin, self._i64(axes[0])], held, rank=r,
+                  exclusive=int(bool(_attr(n, "exclusive", False))),
+                  reverse=int(bool(_attr(n, "reverse", False))))
+
+    def _TopKV2(self, n):
+        x = self.ins(n)[0]
+        k = int(self.val(n, 1, "k").reshape(-1)[0])
+        xin, held, r, _ = self._in_layout(x)
+        axis = 1 if held else -1  # TF takes the last axis: C of a held tensor
+        outs = [self.new_name(n, held, 0) or self.b.unique(n.name + ":0"),
+                self.b.unique(n.name + "/i64")]
+        # TF's sorted=False leaves the order open; sorted output is one valid order.
+        self.b.node("TopK", [xin, self._i64([k])], outs, name=n.name, axis=axis, largest=1,
+                    sorted=1)
+        self.put(n, outs[0], held, rank=r)
+        idx = self.b.node1("Cast", [outs[1]], self.new_name(n, held, 1), name=n.name + "/i32",
+                           to=6)
+        self.put(n, idx, held, k=1, rank=r)
+
+    def _OneHot(self, n):
+        idx = self.ins(n)[0]
+        depth = int(self.val(n, 1, "depth").reshape(-1)[0])
+        on, off = self.val(n, 2, "on_value"), self.val(n, 3, "off_value")
+        axis = int(_attr(n, "axis", -1))
+        r = self._rank_of(idx)
+        vals = self.b.const(np.array([off.reshape(()), on.reshape(())], on.dtype))
+        # TF gives all off_value for a negative index, ONNX counts it from the end: make
+        # negative indices out of range.
+        i64 = self.b.node1("Cast", [self.nhwc(idx)], name=n.name + "/i64", to=7)
+        neg = self.b.node1("Less", [i64, self._i64(0)], name=n.name + "/neg")
+        i64 = self.b.node1("Where", [neg, self._i64(depth), i64], name=n.name + "/idx")
+        self.emit(n, "OneHot", [i64, self._i64(depth), vals], axis=axis,
+                  rank=r + 1 if r is not None else None)
