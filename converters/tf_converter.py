@@ -675,11 +675,18 @@ class TfConverter(TfOpsMore):
             spatial = {1, 2} <= set(axes)
             if keep or spatial or 3 in axes:
                 na = sorted(_NHWC_AXIS_IN_NCHW[a] for a in axes)
-                self.emit(n, op, [self.env[x][0]], bool(keep), rank=4 if keep else 4 - len(axes),
-                          axes=na, keepdims=keep)
+                self._reduce_emit(n, op, self.env[x][0], na, keep, bool(keep),
+                                  4 if keep else 4 - len(axes))
                 return
-        self.emit(n, op, [self.nhwc(x)], rank=(r if keep else r - len(set(axes)))
-                  if r is not None else None, axes=axes, keepdims=keep)
+        self._reduce_emit(n, op, self.nhwc(x), axes, keep, False,
+                          (r if keep else r - len(set(axes))) if r is not None else None)
+
+    def _reduce_emit(self, n, op, x, axes, keep, held, rank):
+        if op == "ReduceSum":  # axes are an input from opset 13 on
+            self.emit(n, op, [x, self.b.const(np.array(axes, np.int64))], held, rank=rank,
+                      keepdims=keep)
+        else:
+            self.emit(n, op, [x], held, rank=rank, axes=axes, keepdims=keep)
 
     def _Mean(self, n):
         self._reduce(n, "ReduceMean")

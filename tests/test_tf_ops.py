@@ -209,6 +209,11 @@ CASES = {
     "Min_c_keep": (_axis_op("Min", [[-1]], keep_dims=True), lambda x: x.min(3, keepdims=True)),
     "Prod_c": (_axis_op("Prod", [[3]]), lambda x: x.prod(3)),
     "Prod_w_keep": (_axis_op("Prod", [[2]], keep_dims=True), lambda x: x.prod(2, keepdims=True)),
+    "Sum_hw": (_axis_op("Sum", [[1, 2]]), lambda x: x.sum((1, 2))),
+    "Sum_w": (_axis_op("Sum", [[2]]), lambda x: x.sum(2)),
+    "Sum_c_keep": (_axis_op("Sum", [[3]], keep_dims=True), lambda x: x.sum(3, keepdims=True)),
+    "Mean_h": (_axis_op("Mean", [[1]]), lambda x: x.mean(1)),
+    "Max_c": (_axis_op("Max", [[-1]]), lambda x: x.max(3)),
     "Tile": (_axis_op("Tile", [[1, 2, 1, 3]]), lambda x: np.tile(x, [1, 2, 1, 3])),
     "GatherV2_c": (_axis_op("GatherV2", [[3, 0, 2], 3]), lambda x: x[..., [3, 0, 2]]),
     "GatherV2_w": (_axis_op("GatherV2", [[[5, 1], [0, 0]], -2]),
@@ -403,3 +408,61 @@ def test_space_batch_one_block_dim_rank3(op):
             full[:, i::3] = x[i * nb:(i + 1) * nb]
         ref = full[:, 1:shape[1] * 3 - 2]
     _close(mace.Session(model).run(x), ref)
+
+
+def _run(g, outs, feeds):
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=outs)
+    return mace.Session(model).run(feeds)
+
+
+def test_fill_range_from_shape():
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(SHAPE).astype(np.float32)
+    g = G()
+    g.placeholder("x", list(SHAPE))
+    g.node("shape", "Shape", ["x"])
+    _c(g, "three", np.array(3.0, np.float32))
+    g.node("fill", "Fill", ["shape", "three"])
+    g.node("y", "Add", ["x", "fill"])
+    _c(g, "b", np.array([2], np.int32))
+    _c(g, "e", np.array([3], np.int32))
+    _c(g, "s", np.array([1], np.int32))
+    g.node("w", "StridedSlice", ["shape", "b", "e", "s"], shrink_axis_mask=1)
+    _c(g, "start", np.array(1, np.int32))
+    _c(g, "delta", np.array(2, np.int32))
+    g.node("r", "Range", ["start", "w", "delta"])
+    got = _run(g, ["y", "r"], {"x:0": x})
+    _close(got["y:0"], x.astype(np.float64) + 3)
+    assert np.array_equal(got["r:0"], np.arange(1, SHAPE[2], 2))
+
+
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_one_hot(axis):
+    idx = np.array([[0, 3, -1], [2, 5, 1]], np.int32)  # -1 and 5: all off, as in TF
+    g = G()
+    g.placeholder("i", list(idx.shape))
+    g.g.node[-1].attr["dtype"].type = 3  # DT_INT32
+    _c(g, "depth", np.array(4, np.int32))
+    _c(g, "on", np.array(2.0, np.float32))
+    _c(g, "off", np.array(-1.0, np.float32))
+    g.node("y", "OneHot", ["i", "depth", "on", "off"], axis=axis)
+    ref = np.where(idx[..., None] == np.arange(4), 2.0, -1.0)
+    if axis == 0:
+        ref = np.moveaxis(ref, -1, 0)
+    _close(_run(g, ["y"], {"i:0": idx})["y:0"], ref)
+
+
+def test_select_rows():
+    """Select (v1) with a rank-1 condition picks whole rows."""
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    g = G()
+    g.placeholder("x", [5, 3])
+    _c(g, "ax", np.array([1], np.int32))
+    g.node("s", "Sum", ["x", "ax"])
+    _c(g, "z", np.array(0.0, np.float32))
+    g.node("c", "Greater", ["s", "z"])
+    g.node("n", "Neg", ["x"])
+    g.node("y", "Select", ["c", "x", "n"])
+    ref = np.where((x.sum(1) > 0)[:, None], x, -x)
+    _close(_run(g, ["y"], {"x:0": x})["y:0"], ref)
