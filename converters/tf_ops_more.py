@@ -559,3 +559,34 @@ class TfOpsMore:
         i64 = self.b.node1("Where", [neg, self._i64(depth), i64], name=n.name + "/idx")
         self.emit(n, "OneHot", [i64, self._i64(depth), vals], axis=axis,
                   rank=r + 1 if r is not None else None)
+
+    # --- generic tensor ops ---------------------------------------------------------------------
+    def _IdentityN(self, n):
+        for k, t in enumerate(self.ins(n)):
+            if t in self.vals:
+                self.vals[self.out(n, k)] = self.vals[t]
+            if t in self.env:
+                self.env[self.out(n, k)] = self.env[t]
+
+    def _BroadcastTo(self, n):
+        x, s = self.ins(n)[:2]
+        if x in self.vals and s in self.vals:
+            self.vals[self.out(n)] = np.broadcast_to(self.vals[x], self.vals[s]).copy()
+            return
+        shape = self.b.node1("Cast", [self.nhwc(s)], name=n.name + "/shape", to=7)
+        r = int(self.vals[s].size) if s in self.vals else None
+        self.emit(n, "Expand", [self.nhwc(x), shape], rank=r)
+
+    def _GatherNd(self, n):
+        x, idx = self.ins(n)[:2]
+        if x in self.vals and idx in self.vals:
+            v, i = self.vals[x], self.vals[idx]
+            self.vals[self.out(n)] = v[tuple(np.moveaxis(i, -1, 0))]
+            return
+        i64 = self.b.node1("Cast", [self.nhwc(idx)], name=n.name + "/i64", to=7)
+        self.emit(n, "GatherND", [self.nhwc(x), i64])
+
+    def _Einsum(self, n):
+        eq = _attr(n, "equation", "")
+        xs = self.ins(n)
+        self.emit(n, "Einsum", [self.nhwc(t) for t in xs], equation=eq)

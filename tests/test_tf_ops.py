@@ -187,6 +187,16 @@ CASES = {
     "TopKV2": (lambda g, s: (_c(g, "k", np.array(3, np.int32)),
                              g.node("y", "TopKV2", [s, "k"]), ["y:0", "y:1"])[-1],
                lambda x: [-np.sort(-x, 3)[..., :3], np.argsort(-x, 3, kind="stable")[..., :3]]),
+    "IdentityN": (lambda g, s: (g.node("e", "Exp", [s]), g.node("i", "IdentityN", [s, "e"]),
+                                g.node("y", "Sub", ["i:1", "i"]))[-1], lambda x: np.exp(x) - x),
+    "BroadcastTo": (lambda g, s: (_c(g, "t", np.array([3, 1, 4, 6, 4], np.int32)),
+                                  g.node("y", "BroadcastTo", [s, "t"]))[-1],
+                    lambda x: np.broadcast_to(x, (3, 1, 4, 6, 4))),
+    "GatherNd": (_axis_op("GatherNd", [[[0, 1, 5], [0, 3, 0], [0, 1, 1]]]),
+                 lambda x: x[[0, 0, 0], [1, 3, 1], [5, 0, 1]]),
+    "Einsum": (lambda g, s: (_c(g, "m", np.arange(20, dtype=np.float32).reshape(4, 5) / 10),
+                             g.node("y", "Einsum", [s, "m"], equation="nhwc,cd->nwhd"))[-1],
+               lambda x: np.einsum("nhwc,cd->nwhd", x, np.arange(20).reshape(4, 5) / 10)),
     "SquaredDifference": (_bin("SquaredDifference", [0.5, 1, 2, 3]),
                           lambda x: (x - [0.5, 1, 2, 3]) ** 2),
     "Pow": (_bin("Pow", [0.5, 1, 2, 3]), lambda x: x ** np.array([0.5, 1, 2, 3])),
@@ -465,4 +475,17 @@ def test_select_rows():
     g.node("n", "Neg", ["x"])
     g.node("y", "Select", ["c", "x", "n"])
     ref = np.where((x.sum(1) > 0)[:, None], x, -x)
+    _close(_run(g, ["y"], {"x:0": x})["y:0"], ref)
+
+
+@pytest.mark.parametrize("op", ["DepthToSpace", "SpaceToDepth"])
+def test_depth_space_nchw_format(op):
+    """data_format NCHW: the input is NCHW as given; same channel order as NHWC."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((1, 8, 2, 4)).astype(np.float32)  # NCHW
+    g = G()
+    g.placeholder("x", list(x.shape))
+    g.node("y", op, ["x"], block_size=2, data_format="NCHW")
+    f = _d2s if op == "DepthToSpace" else _s2d
+    ref = f(x.transpose(0, 2, 3, 1), 2).transpose(0, 3, 1, 2)
     _close(_run(g, ["y"], {"x:0": x})["y:0"], ref)
