@@ -171,6 +171,32 @@ class TfOpsMore:
     def _Prod(self, n):
         self._reduce(n, "ReduceProd")
 
+    def _logic_reduce(self, n, op):
+        """All / Any: ReduceMin / ReduceMax of the condition as int32, back to bool."""
+        x = self.ins(n)[0]
+        if x in self.vals:
+            axes = tuple(int(a) for a in self.val(n, 1, "the axes").reshape(-1))
+            fn = np.all if n.op == "All" else np.any
+            self.vals[self.out(n)] = fn(self.vals[x], axis=axes,
+                                        keepdims=bool(_attr(n, "keep_dims", False)))
+            return
+        name, held = self.env[x]
+        m = type(n)()  # the same reduction on the int32 copy, as a node of its own
+        m.CopyFrom(n)
+        m.name = n.name + "/reduce"
+        m.input[0] = n.name + "/i32:0"
+        self.env[m.input[0]] = (self.b.node1("Cast", [name], name=n.name + "/i32", to=6), held)
+        self.rank[self.env[m.input[0]][0]] = self._rank_of(x)
+        self._reduce(m, op)
+        y, held = self.env[self.out(m)]
+        self.emit(n, "Cast", [y], held, rank=self.rank.get(y), to=9)
+
+    def _All(self, n):
+        self._logic_reduce(n, "ReduceMin")
+
+    def _Any(self, n):
+        self._logic_reduce(n, "ReduceMax")
+
     def _ArgMax(self, n, op="ArgMax"):
         x = self.ins(n)[0]
         axis = int(self.val(n, 1, "the dimension").reshape(-1)[0])
@@ -590,3 +616,19 @@ class TfOpsMore:
         eq = _attr(n, "equation", "")
         xs = self.ins(n)
         self.emit(n, "Einsum", [self.nhwc(t) for t in xs], equation=eq)
+
+    def _Size(self, n):
+        x = self.ins(n)[0]
+        dt = _DTYPES.get(_attr(n, "out_type", 3), np.int32)
+        if x in self.vals:
+            self.vals[self.out(n)] = np.array(self.vals[x].size, dt)
+            return
+        s = self.b.node1("Shape", [self.env[x][0]], name=n.name + "/shape")
+        p = self.b.node1("ReduceProd", [s], name=n.name + "/prod", keepdims=0)
+        self.emit(n, "Cast", [p], rank=0, to=6 if dt == np.int32 else 7)
+
+    def _Rank(self, n):
+        r = self._rank_of(self.ins(n)[0])
+        if r is None:
+            raise self._fail(n, "the input rank is not known")
+        self.vals[self.out(n)] = np.array(r, np.int32)
