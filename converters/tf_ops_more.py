@@ -1,5 +1,7 @@
-"""More TensorFlow ops for the TensorFlow front end: math, comparisons, arg/reductions, and the
-slicing / tiling / space-batch ops, each as the ONNX ops mace runs (a mixin of TfConverter).
+"""More TensorFlow ops for the TensorFlow front end (a mixin of TfConverter), each written as
+the ONNX ops mace runs: element-wise math, comparisons and logic, arg/logical reductions,
+slicing / splitting / tiling / gathering, depth-space-batch moves, fills and selection, Cumsum,
+TopKV2, OneHot, Einsum, LRN and ResizeBicubic.
 
 Layout: a tensor the converter holds as NCHW (`held`) stays held through element-wise ops and
 through axis-taking ops whose TF axes are remapped to NCHW; where a remap would change the
@@ -461,6 +463,8 @@ class TfOpsMore:
         sizes = self.b.node1("Concat", [nc, self._i64(hw)], name=n.name + "/sizes", axis=0)
         # TF's kernel: half-pixel centers use Keys' a = -0.5 with taps outside the image
         # dropped and the rest renormalized; the legacy path a = -0.75 with edge taps repeated.
+        # TF reads the weights from a table with steps of 1/1024 of a pixel, mace computes them:
+        # where a sampling offset falls between steps the two differ slightly.
         half = bool(_attr(n, "half_pixel_centers", False))
         if _attr(n, "align_corners", False):
             if half:
