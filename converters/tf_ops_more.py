@@ -248,6 +248,12 @@ class TfOpsMore:
             self.vals[self.out(n)] = np.take(self.vals[x], self.vals[idx], axis=axis)
             return
         r, ri = self._rank_of(x), self._rank_of(idx)
+        axis = self._axis(n, axis, r)
+        # On a held tensor: 1-D indices keep the layout; a scalar index may drop C only.
+        if self._held4(x) and (ri == 1 or (ri == 0 and axis == 3)):
+            self.emit(n, "Gather", [self.env[x][0], self.nhwc(idx)], ri == 1, rank=3 + ri,
+                      axis=_NHWC_AXIS_IN_NCHW[axis])
+            return
         self.emit(n, "Gather", [self.nhwc(x), self.nhwc(idx)], axis=axis,
                   rank=r + ri - 1 if r is not None and ri is not None else None)
 

@@ -242,6 +242,8 @@ CASES = {
     "GatherV2_c": (_axis_op("GatherV2", [[3, 0, 2], 3]), lambda x: x[..., [3, 0, 2]]),
     "GatherV2_w": (_axis_op("GatherV2", [[[5, 1], [0, 0]], -2]),
                    lambda x: np.take(x, [[5, 1], [0, 0]], axis=2)),
+    "GatherV2_h_scalar": (_axis_op("GatherV2", [2, 1]), lambda x: x[:, 2]),
+    "GatherV2_c_scalar": (_axis_op("GatherV2", [1, -1]), lambda x: x[..., 1]),
     "Gather_v1": (_axis_op("Gather", [[0, 0]]), lambda x: x[[0, 0]]),
     "Split_c": (_split(2, 3), lambda x: np.split(x, 2, 3)),
     "Split_w": (_split(3, -2), lambda x: np.split(x, 3, 2)),
