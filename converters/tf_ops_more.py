@@ -352,6 +352,9 @@ class TfOpsMore:
         r = self._rank_of(x)
         xin, held, r, axes = self._in_layout(x, [self._axis(n, a, r) for a in axes])
         k = len(axes)
+        if not k:
+            self.emit(n, "Identity", [xin], held, rank=r)
+            return
         self.emit(n, "Slice", [xin, self._i64([-1] * k), self._i64([-_BIG] * k),
                                self._i64(axes), self._i64([-1] * k)], held, rank=r)
 

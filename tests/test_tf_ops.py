@@ -255,6 +255,8 @@ CASES = {
     "Unpack_h": (_unpack(4, 1), lambda x: [x[:, k] for k in range(4)]),
     "ReverseV2_hc": (_axis_op("ReverseV2", [[1, 3]]), lambda x: x[:, ::-1, :, ::-1]),
     "ReverseV2_w": (_axis_op("ReverseV2", [[-2]]), lambda x: x[:, :, ::-1]),
+    "ReverseV2_none": (lambda g, s: (g.const("a0", np.zeros(0, np.int32)),
+                                     g.node("y", "ReverseV2", [s, "a0"]))[-1], lambda x: x),
     "DepthToSpace": (lambda g, s: g.node("y", "DepthToSpace", [s], block_size=2),
                      lambda x: _d2s(x, 2)),
     "SpaceToDepth": (lambda g, s: g.node("y", "SpaceToDepth", [s], block_size=2),
