@@ -645,3 +645,15 @@ class TfOpsMore:
         if r is None:
             raise self._fail(n, "the input rank is not known")
         self.vals[self.out(n)] = np.array(r, np.int32)
+
+    def _Where(self, n):
+        """One input: the coordinates of the true (non-zero) entries, [count, rank] int64."""
+        if len(self.ins(n)) != 1:
+            self._SelectV2(n)
+            return
+        x = self.ins(n)[0]
+        if x in self.vals:
+            self.vals[self.out(n)] = np.argwhere(self.vals[x]).astype(np.int64)
+            return
+        nz = self.b.node1("NonZero", [self.nhwc(x)], name=n.name + "/nonzero")
+        self.emit(n, "Transpose", [nz], rank=2, perm=[1, 0])

@@ -507,3 +507,18 @@ def test_depth_space_nchw_format(op):
     f = _d2s if op == "DepthToSpace" else _s2d
     ref = f(x.transpose(0, 2, 3, 1), 2).transpose(0, 3, 1, 2)
     _close(_run(g, ["y"], {"x:0": x})["y:0"], ref)
+
+
+def test_where_coordinates():
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((1, 3, 4, 2)).astype(np.float32)
+    w = rng.standard_normal((1, 1, 2, 2)).astype(np.float32)
+    g = G()
+    g.placeholder("x", list(x.shape))
+    g.const("w", w)
+    g.node("conv", "Conv2D", ["x", "w"], strides=[1, 1, 1, 1], padding="VALID")
+    _c(g, "z", np.array(0.0, np.float32))
+    g.node("m", "Greater", ["conv", "z"])
+    g.node("y", "Where", ["m"])
+    ref = np.argwhere(x.astype(np.float64) @ w[0, 0].astype(np.float64) > 0)
+    assert np.array_equal(_run(g, ["y"], {"x:0": x})["y:0"], ref)
