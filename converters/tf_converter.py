@@ -22,44 +22,15 @@ from mace.errors import InvalidInputError, InvalidModelError, UnsupportedError
 
 from . import ir, tf_pb
 from .onnx_builder import OnnxBuilder
+from .tf_common import (_DTYPES, _NHWC_AXIS_IN_NCHW, _TO_NCHW, _TO_NHWC, _attr,  # noqa: F401
+                        tensor_value)
+from .tf_ops_more import TfOpsMore
 
-_DTYPES = {tf_pb.DT_FLOAT: np.float32, tf_pb.DT_DOUBLE: np.float64, tf_pb.DT_INT32: np.int32,
-           tf_pb.DT_UINT8: np.uint8, tf_pb.DT_INT8: np.int8, tf_pb.DT_INT64: np.int64,
-           tf_pb.DT_BOOL: np.bool_, tf_pb.DT_HALF: np.float16}
-_TO_NCHW = [0, 3, 1, 2]
-_TO_NHWC = [0, 2, 3, 1]
-_NHWC_AXIS_IN_NCHW = {0: 0, 1: 2, 2: 3, 3: 1}
 _SKIP = {"NoOp", "Assert", "SaveV2", "RestoreV2", "VarHandleOp", "VariableV2"}
 _UNARY = {"Relu": "Relu", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Elu": "Elu", "Neg": "Neg",
           "Abs": "Abs"}
 _BINARY = {"Add": "Add", "AddV2": "Add", "Sub": "Sub", "Mul": "Mul", "RealDiv": "Div",
            "Maximum": "Max", "Minimum": "Min"}
-
-
-def tensor_value(t) -> np.ndarray:
-    """A TensorProto as a NumPy array."""
-    dt = _DTYPES.get(t.dtype)
-    if dt is None:
-        raise UnsupportedError(f"TensorFlow tensor dtype {t.dtype} is not supported")
-    shape = [int(d.size) for d in t.tensor_shape.dim]
-    n = int(np.prod(shape)) if shape else 1
-    if t.tensor_content:
-        return np.frombuffer(t.tensor_content, dtype=dt).reshape(shape).copy()
-    if dt == np.float16:
-        vals = np.array(t.half_val, np.uint16).view(np.float16)
-    else:
-        field = {np.float32: t.float_val, np.float64: t.double_val, np.int32: t.int_val,
-                 np.uint8: t.int_val, np.int8: t.int_val, np.int64: t.int64_val,
-                 np.bool_: t.bool_val}[dt]
-        vals = np.array(field, dtype=dt)
-    if vals.size == n:
-        return vals.reshape(shape)
-    if vals.size == 0:
-        return np.zeros(shape, dt)
-    out = np.empty(n, dt)  # TF repeats the last value to fill the tensor
-    out[:vals.size] = vals
-    out[vals.size:] = vals[-1]
-    return out.reshape(shape)
 
 
 def _tensor_name(ref: str) -> str:
@@ -91,30 +62,7 @@ def load_graphdef(source: Any):
     return g
 
 
-def _attr(node, key, default=None):
-    if key not in node.attr:
-        return default
-    v = node.attr[key]
-    kind = v.WhichOneof("value")
-    if kind == "list":
-        lv = v.list
-        for f in ("i", "f", "s", "b", "type"):
-            if len(getattr(lv, f)):
-                vals = list(getattr(lv, f))
-                return [x.decode() for x in vals] if f == "s" else vals
-        return []
-    if kind == "s":
-        return v.s.decode()
-    if kind == "tensor":
-        return tensor_value(v.tensor)
-    if kind == "shape":
-        return None if v.shape.unknown_rank else [int(d.size) for d in v.shape.dim]
-    if kind is None:
-        return default
-    return getattr(v, kind)
-
-
-class TfConverter:
+class TfConverter(TfOpsMore):
     def __init__(self, source, inputs: dict | None = None, outputs: list[str] | None = None):
         self.gd = load_graphdef(source)
         self.input_shapes = {_tensor_name(k): [int(d) for d in v]
@@ -352,6 +300,12 @@ class TfConverter:
                   "Max": np.maximum, "Min": np.minimum}[op]
             self.vals[self.out(n)] = fn(self.vals[a], self.vals[b]).astype(self.vals[a].dtype)
             return
+        ins, held, rank = self._bin_ins(a, b)
+        self.emit(n, op, ins, held, rank=rank)
+
+    def _bin_ins(self, a: str, b: str):
+        """ONNX inputs for an element-wise op on TF tensors a and b: (names, held, rank); held
+        (NCHW) when one of them is held and the other can follow."""
         ha = a in self.env and self.held(a)
         hb = b in self.env and self.held(b)
         if ha or hb:
@@ -371,11 +325,10 @@ class TfConverter:
                 else:
                     ok = False
             if ok:
-                self.emit(n, op, ins, True)
-                return
+                return ins, True, 4
         ins = [self.nhwc(a), self.nhwc(b)]
         ra, rb = self._rank_of(a), self._rank_of(b)
-        self.emit(n, op, ins, rank=max(ra, rb) if ra is not None and rb is not None else None)
+        return ins, False, max(ra, rb) if ra is not None and rb is not None else None
 
     def _Add(self, n):
         self._binary(n, "Add")
@@ -722,11 +675,18 @@ class TfConverter:
             spatial = {1, 2} <= set(axes)
             if keep or spatial or 3 in axes:
                 na = sorted(_NHWC_AXIS_IN_NCHW[a] for a in axes)
-                self.emit(n, op, [self.env[x][0]], bool(keep), rank=4 if keep else 4 - len(axes),
-                          axes=na, keepdims=keep)
+                self._reduce_emit(n, op, self.env[x][0], na, keep, bool(keep),
+                                  4 if keep else 4 - len(axes))
                 return
-        self.emit(n, op, [self.nhwc(x)], rank=(r if keep else r - len(set(axes)))
-                  if r is not None else None, axes=axes, keepdims=keep)
+        self._reduce_emit(n, op, self.nhwc(x), axes, keep, False,
+                          (r if keep else r - len(set(axes))) if r is not None else None)
+
+    def _reduce_emit(self, n, op, x, axes, keep, held, rank):
+        if op == "ReduceSum":  # axes are an input from opset 13 on
+            self.emit(n, op, [x, self.b.const(np.array(axes, np.int64))], held, rank=rank,
+                      keepdims=keep)
+        else:
+            self.emit(n, op, [x], held, rank=rank, axes=axes, keepdims=keep)
 
     def _Mean(self, n):
         self._reduce(n, "ReduceMean")
