@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       out.name = out_info.name;
       out.dtype = out_info.dtype;
       out.data = calloc(1, (size_t)out_bytes + 1);
-      out.data_bytes = (size_t)out_bytes;
+      out.data_bytes = (size_t)out_bytes + 1;  /* what calloc gave (never 0: 0 is "not given") */
       /* any shape: one whose output needs more than the buffer holds must be refused
        * (data_bytes) before anything is written */
       if (out.data) (void)mace_engine_run(g_engine, &in, 1, &out, 1);
