@@ -411,11 +411,12 @@ def test_exported_transformers(name, act, gone):
     models of tests/data/exported, run at four shapes against onnxruntime by
     test_dynamic_shapes.py): every chain becomes one fused activation, `gone` ops fewer than
     with the pattern fusions off, and no Tanh or Erf is left."""
-    from test_dynamic_shapes import EXPORTED, _refilled
+    from test_dynamic_shapes import EXPORTED
+    from helpers import refilled
     path = os.path.join(EXPORTED, name + ".onnx")
     if not os.path.exists(path):
         pytest.skip(f"{path} is absent")
-    model = _refilled(path)
+    model = refilled(path)
     ops = convert(model).graph.ops
     off = [t for t in transforms.TRANSFORMS if t not in PATTERN_FUSIONS]
     assert len(transforms.optimize(convert(model, optimize=False).graph, off).ops) \
