@@ -199,6 +199,13 @@ class TfOpsMore:
     def _Any(self, n):
         self._logic_reduce(n, "ReduceMax")
 
+    def _axis_dropped_input(self, x, axis):
+        """(input, axis) for an op that removes NHWC `axis` from x: a rank-4 x held as NCHW is
+        read in place when the axis is C (NHWC minus C is NCHW minus C), else in NHWC."""
+        if self._held4(x) and axis == 3:
+            return self.env[x][0], 1
+        return self.nhwc(x), axis
+
     def _ArgMax(self, n, op="ArgMax"):
         x = self.ins(n)[0]
         axis = int(self.val(n, 1, "the dimension").reshape(-1)[0])
@@ -211,10 +218,7 @@ class TfOpsMore:
             return
         r = self._rank_of(x)
         axis = self._axis(n, axis, r)
-        if self._held4(x) and axis == 3:  # NCHW minus C = NHWC minus C
-            xin, axis = self.env[x][0], 1
-        else:
-            xin = self.nhwc(x)
+        xin, axis = self._axis_dropped_input(x, axis)
         rank = r - 1 if r is not None else None
         if dt == np.int64:
             self.emit(n, op, [xin], rank=rank, axis=axis, keepdims=0)
@@ -333,10 +337,7 @@ class TfOpsMore:
             return
         r = self._rank_of(x)
         axis = self._axis(n, axis, r)
-        if self._held4(x) and axis == 3:  # NCHW minus C = NHWC minus C
-            xin, axis = self.env[x][0], 1
-        else:
-            xin = self.nhwc(x)
+        xin, axis = self._axis_dropped_input(x, axis)
         parts = self.b.node("Split", [xin], num, name=n.name + "/split", axis=axis)
         for k, p in enumerate(parts):
             y = self.b.node1("Squeeze", [p, self._i64([axis])], self.new_name(n, False, k),
