@@ -5,6 +5,8 @@ unit of onnxruntime's QLinearConv, which requantizes in float (round(acc * M) in
 mace uses the fixed-point multiplier, so ties and the last bit of M can differ by one."""
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import onnx
 import pytest
@@ -90,7 +92,7 @@ def test_matches_documented_arithmetic(case, x_dtype, y_dtype, per_channel):
     c_in, c_out, h, w, k, stride, pad, dil, group = case
     for activation, with_bias in (("NOOP", True), ("RELU", False), ("RELUX", True)):
         p = _case(*case, x_dtype, y_dtype, per_channel, activation, with_bias,
-                  seed=hash((case, activation)) % 1000)
+                  seed=zlib.crc32(repr((case, activation)).encode()) % 1000)
         want = _oracle(*p, stride, pad, dil, group, activation)
         got = _run_mace(*p, stride, pad, dil, group, activation)
         assert got.dtype == want.dtype and got.shape == want.shape
