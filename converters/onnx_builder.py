@@ -40,9 +40,11 @@ class OnnxBuilder:
     def reserve(self, names: Iterable[str]) -> None:
         self.names.update(names)
 
-    def add_input(self, name: str, shape: list[int], dtype=np.float32) -> None:
+    def add_input(self, name: str, shape: list, dtype=np.float32) -> None:
+        """shape: ints, None for a dim left symbolic (given a size per run)."""
         self.names.add(name)
-        self.inputs.append((name, [int(d) for d in shape], np.dtype(dtype)))
+        self.inputs.append((name, [None if d is None else int(d) for d in shape],
+                            np.dtype(dtype)))
 
     def const(self, value, base: str = "const", dtype=None) -> str:
         arr = np.asarray(value, dtype=dtype)
@@ -87,8 +89,10 @@ class OnnxBuilder:
                                        "support yet")
 
     def model(self, outputs: list[str]) -> onnx.ModelProto:
-        ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(dt), s)
-               for n, s, dt in self.inputs]
+        ins = [helper.make_tensor_value_info(
+            n, helper.np_dtype_to_tensor_dtype(dt),
+            [f"{n}_d{k}" if d is None else d for k, d in enumerate(s)])
+            for n, s, dt in self.inputs]
         outs = [helper.make_tensor_value_info(o, 0, None) for o in outputs]
         inits = [numpy_helper.from_array(v, k) for k, v in self.inits.items()]
         g = helper.make_graph(self.nodes, self.name, ins, outs, initializer=inits)

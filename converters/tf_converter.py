@@ -33,6 +33,13 @@ _BINARY = {"Add": "Add", "AddV2": "Add", "Sub": "Sub", "Mul": "Mul", "RealDiv": 
            "Maximum": "Max", "Minimum": "Min"}
 
 
+_FOLD_UNARY = {"Relu": lambda v: np.maximum(v, 0), "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+               "Tanh": np.tanh, "Neg": np.negative, "Abs": np.abs, "Sqrt": np.sqrt,
+               "Rsqrt": lambda v: 1 / np.sqrt(v), "Exp": np.exp, "Log": np.log,
+               "Square": np.square, "Reciprocal": lambda v: 1 / v, "Inv": lambda v: 1 / v,
+               "Floor": np.floor, "Ceil": np.ceil}
+
+
 def _tensor_name(ref: str) -> str:
     """'node' -> 'node:0'; 'node:1' stays; control inputs ('^node') -> ''."""
     if ref.startswith("^"):
@@ -74,6 +81,9 @@ class TfConverter(TfOpsMore):
         self.rank: dict[str, int] = {}                # onnx name -> rank (where known)
         self._nhwc: dict[str, str] = {}
         self._nchw: dict[str, str] = {}
+        # tf tensor -> its elements where known at conversion (None where not): a Pack of a
+        # run-time batch and constant sizes, as Keras writes Conv2DTranspose's output shape.
+        self.partial: dict[str, list] = {}
 
     # --- values and layouts -----------------------------------------------------------
     def _fail(self, node, why: str) -> UnsupportedError:
@@ -95,6 +105,7 @@ class TfConverter(TfOpsMore):
         """The ONNX tensor holding t in TensorFlow's own layout."""
         if t in self.vals and t not in self.env:
             self.env[t] = (self.b.const(self.vals[t], t), False)
+            self.rank[self.env[t][0]] = self.vals[t].ndim
         name, held = self.env[t]
         if not held:
             return name
@@ -166,13 +177,12 @@ class TfConverter(TfOpsMore):
             if n in placeholders:
                 t = self.out(n)
                 shape = self.input_shapes.get(t, _attr(n, "shape"))
-                if shape is None or any(d < 0 for d in shape):
-                    if shape is not None and all(d >= 0 for d in shape[1:]):
-                        shape = [1] + list(shape[1:])
-                    else:
-                        raise InvalidInputError(
-                            f"input '{t}' has an unknown shape {shape}; give it with "
-                            f"{ir.shape_hint(t)}")
+                if shape is None:
+                    raise InvalidInputError(
+                        f"input '{t}' has an unknown rank; give its shape with "
+                        f"{ir.shape_hint(t)}")
+                # An unknown dim (-1) stays symbolic: the model runs at every size of it.
+                shape = [None if d < 0 else d for d in shape]
                 dt = _DTYPES.get(_attr(n, "dtype", tf_pb.DT_FLOAT), np.float32)
                 self.b.add_input(t, shape, dt)
                 self.put(n, t, rank=len(shape))
@@ -259,8 +269,22 @@ class TfConverter(TfOpsMore):
                                                  (6 if dt == np.int32 else 7)))
 
     # --- element-wise --------------------------------------------------------------------
+    def _fold_unary(self, n) -> bool:
+        """A unary op on a constant (Keras's BatchNormalization computes rsqrt(variance + eps)
+        in the graph) becomes a constant, so what consumes it keeps its layout and rank."""
+        x = self.ins(n)[0]
+        fn = _FOLD_UNARY.get(n.op)
+        if fn is None or x not in self.vals or x in self.env or self.vals[x].dtype.kind != "f":
+            return False
+        v = self.vals[x]
+        with np.errstate(all="ignore"):
+            self.vals[self.out(n)] = np.asarray(fn(v), v.dtype)
+        return True
+
     def _unary(self, n, op, **attrs):
         x = self.ins(n)[0]
+        if self._fold_unary(n):
+            return
         if x in self.vals and x not in self.env:
             self.nhwc(x)
         name, held = self.env[x]
@@ -449,8 +473,14 @@ class TfConverter(TfOpsMore):
         sizes, f, x = self.ins(n)[:3]
         fmt, s = self._geometry(n, "strides")
         _, d = self._geometry(n, "dilations")
-        out = [int(v) for v in self.val(n, 0, "input_sizes")]
+        if sizes in self.vals:
+            out = [int(v) for v in self.vals[sizes].reshape(-1)]
+        else:
+            out = self.partial.get(sizes, [None] * 4)
         out_hw = out[2:4] if fmt.startswith("NCHW") else out[1:3]
+        if len(out) != 4 or None in out_hw:
+            raise self._fail(n, "the output height and width (input_sizes) must be known at "
+                                "conversion")
         w = self.val(n, 1, "the filter")          # [kh, kw, C_out, C_in]
         kh, kw = int(w.shape[0]), int(w.shape[1])
         w = np.ascontiguousarray(w.transpose(3, 2, 0, 1))  # [C_in, C_out, kh, kw]
@@ -629,6 +659,9 @@ class TfConverter(TfOpsMore):
             self.vals[self.out(n)] = np.stack([self.vals[t] for t in xs], axis=axis)
             return
         r = self._rank_of(xs[0])
+        if r == 0 and axis in (0, -1):
+            self.partial[self.out(n)] = [int(self.vals[t]) if t in self.vals else None
+                                         for t in xs]
         if axis < 0:
             if r is None:
                 raise self._fail(n, "a negative axis needs a known rank")

@@ -99,6 +99,8 @@ class TfOpsMore:
     def _chain(self, n, ops):
         """Unary chain: ops is [(op, uses x twice)] applied in turn."""
         x = self.ins(n)[0]
+        if self._fold_unary(n):
+            return
         if x in self.vals and x not in self.env:
             self.nhwc(x)
         name, held = self.env[x]
