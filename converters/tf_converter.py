@@ -27,6 +27,9 @@ from .tf_common import (_DTYPES, _NHWC_AXIS_IN_NCHW, _TO_NCHW, _TO_NHWC, _attr, 
 from .tf_ops_more import TfOpsMore
 
 _SKIP = {"NoOp", "Assert", "SaveV2", "RestoreV2", "VarHandleOp", "VariableV2"}
+_CONTROL_FLOW = {"Enter", "Exit", "Switch", "Merge", "LoopCond", "NextIteration", "While",
+                 "StatelessWhile", "If", "StatelessIf", "Case", "StatelessCase", "RefEnter",
+                 "RefSwitch", "RefMerge", "RefExit", "RefNextIteration"}
 _UNARY = {"Relu": "Relu", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Elu": "Elu", "Neg": "Neg",
           "Abs": "Abs"}
 _BINARY = {"Add": "Add", "AddV2": "Add", "Sub": "Sub", "Mul": "Mul", "RealDiv": "Div",
@@ -172,6 +175,7 @@ class TfConverter(TfOpsMore):
                 raise InvalidInputError(f"outputs= names '{o}', which is no tensor of the "
                                         "GraphDef")
         order = self._needed(nodes, by_name, outputs)
+        self._check_control_flow(order)
         formats = {}
         for n in order:
             if n in placeholders:
@@ -206,6 +210,22 @@ class TfConverter(TfOpsMore):
             if self._rank_of(o) == 4:
                 formats[o] = "NHWC"
         return self.b.to_graph(final, formats)
+
+    def _check_control_flow(self, order) -> None:
+        """TF loops and conditionals (v1 Enter/Switch/Merge/... frames, which
+        convert_variables_to_constants_v2 lowers While to, or functional While/If) are not
+        converted: one error naming the op, the node and the loop, before any other."""
+        for n in order:
+            if n.op in _CONTROL_FLOW:
+                frame = ""
+                enter = next((m for m in order if m.op == "Enter"), None)
+                if enter is not None:
+                    frame = f" (loop '{_attr(enter, 'frame_name', '')}')"
+                raise UnsupportedError(
+                    f"TensorFlow op '{n.op}' (node '{n.name}'): control flow{frame} is not "
+                    "supported: tf.while_loop / tf.cond, e.g. a Keras LSTM or GRU layer with "
+                    "unroll=False; export the recurrent layers with unroll=True (fixed "
+                    "sequence length) or convert an ONNX export of the model")
 
     def _needed(self, nodes, by_name, outputs):
         need, order, state = set(), [], {}
@@ -415,14 +435,15 @@ class TfConverter(TfOpsMore):
                 x = self.b.node1("Transpose", [(xa, xb)[flag]], name=n.name + "/" + attr,
                                  perm=perm)
                 xa, xb = (x, xb) if flag == 0 else (xa, x)
-        self.emit(n, "MatMul", [xa, xb])
+        ra, rb = self._rank_of(a), self._rank_of(b)
+        self.emit(n, "MatMul", [xa, xb], rank=max(ra, rb) if None not in (ra, rb) else None)
 
     _BatchMatMul = _BatchMatMulV2
 
     def _Softmax(self, n):
         x = self.ins(n)[0]
         name, held = self.env[x]
-        self.emit(n, "Softmax", [name], held, axis=1 if held else -1)
+        self.emit(n, "Softmax", [name], held, axis=1 if held else -1, rank=self._rank_of(x))
 
     # --- images ---------------------------------------------------------------------------
     def _geometry(self, n, key):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .tf_common import _DTYPES, _NHWC_AXIS_IN_NCHW, _TO_NCHW, _attr
+from .tf_einsum import lower_einsum
 
 _BIG = np.iinfo(np.int64).max
 _FOLD = {"Pow": np.power, "Equal": np.equal, "NotEqual": np.not_equal, "Less": np.less,
@@ -629,6 +630,8 @@ class TfOpsMore:
         self.emit(n, "GatherND", [self.nhwc(x), i64])
 
     def _Einsum(self, n):
+        if lower_einsum(self, n):  # MatMul form: runs at every batch / sequence length
+            return
         eq = _attr(n, "equation", "")
         xs = self.ins(n)
         self.emit(n, "Einsum", [self.nhwc(t) for t in xs], equation=eq)

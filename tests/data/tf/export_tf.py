@@ -36,6 +36,26 @@ def _randomize(model, seed):
             v.assign(rng.uniform(-0.3, 0.3, v.shape).astype(np.float32))
 
 
+def _calibrate_bn(model, x, seed):
+    """Random weights kill the signal through dozens of BatchNormalization layers left at
+    mean 0 / variance 1 (the logits no longer depend on the input). Each BN's moving mean and
+    variance are set, in order, to the statistics of its input on a calibration batch x, its
+    gamma/beta to seeded random values: every layer then carries a signal of scale ~1."""
+    rng = np.random.default_rng(seed)
+    bns = [l for l in model.layers if isinstance(l, layers.BatchNormalization)]
+    if not bns:
+        return
+    probe = keras.Model(model.inputs, [l.input for l in bns])
+    for k, bn in enumerate(bns):
+        h = np.asarray(probe(x, training=False)[k] if len(bns) > 1 else probe(x, training=False))
+        axes = tuple(i for i in range(h.ndim) if i != h.ndim - 1)
+        c = h.shape[-1]
+        bn.set_weights([rng.uniform(0.5, 1.5, c).astype(np.float32),
+                        rng.uniform(-0.3, 0.3, c).astype(np.float32),
+                        h.mean(axes).astype(np.float32),
+                        (h.var(axes) + rng.uniform(0, 0.1, c)).astype(np.float32)])
+
+
 def _freeze_keras(model, specs, lower_control_flow=True):
     """tf.function -> concrete function -> convert_variables_to_constants_v2 -> GraphDef."""
     fn = tf.function(lambda *xs: model(list(xs) if len(xs) > 1 else xs[0], training=False))
@@ -66,8 +86,10 @@ def _save(name, gd, run, in_names, out_names, samples, note):
 MANIFEST: dict = {}
 
 
-def _keras(name, model, input_specs, samples, note, lower_control_flow=True):
+def _keras(name, model, input_specs, samples, note, lower_control_flow=True, calib=None):
     _randomize(model, 1)
+    if calib is not None:
+        _calibrate_bn(model, calib, 2)
     gd, frozen, ins, outs = _freeze_keras(model, input_specs, lower_control_flow)
 
     def run(*xs):
@@ -88,7 +110,8 @@ def mobilenet_v2():
     rng = np.random.default_rng(10)
     _keras("mobilenet_v2", m, [tf.TensorSpec([None, 96, 96, 3], tf.float32, name="input")],
            [[_img(rng, 1, 96, 96, 3)], [_img(rng, 3, 96, 96, 3)]],
-           "keras.applications.MobileNetV2(alpha=0.35, 96x96, classes=10, logits)")
+           "keras.applications.MobileNetV2(alpha=0.35, 96x96, classes=10, logits)",
+           calib=_img(rng, 8, 96, 96, 3))
 
 
 def _res_block(x, filters, stride):
@@ -122,7 +145,7 @@ def small_resnet():
     _keras("small_resnet", keras.Model(inp, x),
            [tf.TensorSpec([None, None, None, 3], tf.float32, name="input")],
            [[_img(rng, 1, 64, 64, 3)], [_img(rng, 2, 48, 80, 3)]],
-           "ResNet50-style stem + 3 basic blocks, dynamic NHW")
+           "ResNet50-style stem + 3 basic blocks, dynamic NHW", calib=_img(rng, 8, 64, 64, 3))
 
 
 def _mbconv(x, filters, expand, stride, k):
@@ -171,12 +194,14 @@ def efficientnet_small():
     _keras("efficientnet_small", m, [tf.TensorSpec([None, 64, 64, 3], tf.float32, name="input")],
            [[rng.uniform(0, 255, (1, 64, 64, 3)).astype(np.float32)],
             [rng.uniform(0, 255, (2, 64, 64, 3)).astype(np.float32)]],
-           "EfficientNet-B0 blocks (MBConv + SE + swish), Rescaling/Normalization input")
+           "EfficientNet-B0 blocks (MBConv + SE + swish), Rescaling/Normalization input",
+           calib=rng.uniform(0, 255, (8, 64, 64, 3)).astype(np.float32))
 
 
 def conv1d_kws():
     """A keyword spotter over MFCC frames: Conv1D (strided, dilated, separable), BN, ReLU,
-    MaxPooling1D, AveragePooling1D, GlobalAveragePooling1D, Dense, softmax."""
+    MaxPooling1D, AveragePooling1D, GlobalAveragePooling1D, Dense; two outputs (logits and their
+    softmax)."""
     inp = keras.Input((49, 10))
     x = layers.Conv1D(32, 5, strides=2, padding="same")(inp)
     x = layers.BatchNormalization()(x)
@@ -189,12 +214,13 @@ def conv1d_kws():
     x = layers.AveragePooling1D(2, padding="same")(x)
     x = layers.Conv1D(48, 3, padding="valid", activation="relu")(x)
     x = layers.GlobalAveragePooling1D()(x)
-    x = layers.Dense(12, activation="softmax")(x)
+    logits = layers.Dense(12)(x)
+    probs = layers.Softmax()(logits)
     rng = np.random.default_rng(13)
-    _keras("conv1d_kws", keras.Model(inp, x),
+    _keras("conv1d_kws", keras.Model(inp, [logits, probs]),
            [tf.TensorSpec([None, 49, 10], tf.float32, name="mfcc")],
            [[_img(rng, 1, 49, 10)], [_img(rng, 4, 49, 10)]],
-           "Conv1D keyword spotter on 49x10 MFCC frames")
+           "Conv1D keyword spotter on 49x10 MFCC frames", calib=_img(rng, 8, 49, 10))
 
 
 def _text_rnn(kind, unroll):
@@ -207,7 +233,7 @@ def _text_rnn(kind, unroll):
     rng = np.random.default_rng(14)
     ids = [rng.integers(0, 200, (1, 20)).astype(np.int32),
            rng.integers(0, 200, (3, 20)).astype(np.int32)]
-    name = f"{kind}_text" + ("_unrolled" if unroll else "")
+    name = f"{kind}_text_" + ("unrolled" if unroll else "while")
     _keras(name, m, [tf.TensorSpec([None, 20], tf.int32, name="tokens")], [[i] for i in ids],
            f"Embedding(200,16) + {rnn.__name__}(24, unroll={unroll}) + Dense(4)")
 
@@ -258,7 +284,8 @@ def unet_small():
     _keras("unet_small", keras.Model(inp, out),
            [tf.TensorSpec([None, 64, 64, 3], tf.float32, name="image")],
            [[_img(rng, 1, 64, 64, 3)], [_img(rng, 2, 64, 64, 3)]],
-           "U-Net: Conv2DTranspose, UpSampling2D nearest/bilinear, Concatenate, BN")
+           "U-Net: Conv2DTranspose, UpSampling2D nearest/bilinear, Concatenate, BN",
+           calib=_img(rng, 4, 64, 64, 3))
 
 
 def tf1_session_graph():
