@@ -24,9 +24,10 @@ from . import ir, tf_pb
 from .onnx_builder import OnnxBuilder
 from .tf_common import (_DTYPES, _NHWC_AXIS_IN_NCHW, _TO_NCHW, _TO_NHWC, _attr,  # noqa: F401
                         tensor_value)
+from .tf_ops_compat import TfOpsCompat
 from .tf_ops_more import TfOpsMore
 
-_SKIP = {"NoOp", "Assert", "SaveV2", "RestoreV2", "VarHandleOp", "VariableV2"}
+_SKIP = {"NoOp", "Assert", "SaveV2", "RestoreV2", "VarHandleOp", "VariableV2", "PrintV2"}
 _CONTROL_FLOW = {"Enter", "Exit", "Switch", "Merge", "LoopCond", "NextIteration", "While",
                  "StatelessWhile", "If", "StatelessIf", "Case", "StatelessCase", "RefEnter",
                  "RefSwitch", "RefMerge", "RefExit", "RefNextIteration"}
@@ -72,7 +73,7 @@ def load_graphdef(source: Any):
     return g
 
 
-class TfConverter(TfOpsMore):
+class TfConverter(TfOpsMore, TfOpsCompat):
     def __init__(self, source, inputs: dict | None = None, outputs: list[str] | None = None):
         self.gd = load_graphdef(source)
         self.input_shapes = {_tensor_name(k): [int(d) for d in v]
@@ -771,8 +772,13 @@ class TfConverter(TfOpsMore):
         bm, em = int(_attr(n, "begin_mask", 0)), int(_attr(n, "end_mask", 0))
         elm, nam = int(_attr(n, "ellipsis_mask", 0)), int(_attr(n, "new_axis_mask", 0))
         sm = int(_attr(n, "shrink_axis_mask", 0))
+        new_axes: list[int] = []
         if elm or nam:
-            raise self._fail(n, "ellipsis_mask / new_axis_mask are not supported")
+            r = self._rank_of(x)
+            if r is None:
+                raise self._fail(n, "ellipsis_mask / new_axis_mask need a known input rank")
+            begin, end, strides, bm, em, sm, new_axes = _expand_slice_spec(
+                r, begin, end, strides, bm, em, elm, nam, sm)
         big = np.iinfo(np.int64).max
         starts, ends, shrink = [], [], []
         for i, (b_, e_, s_) in enumerate(zip(begin, end, strides)):
@@ -792,7 +798,7 @@ class TfConverter(TfOpsMore):
             v = v[sl]
             if shrink:
                 v = np.squeeze(v, axis=tuple(shrink))
-            self.vals[self.out(n)] = v
+            self.vals[self.out(n)] = np.expand_dims(v, tuple(new_axes)) if new_axes else v
             return
         r = self._rank_of(x)
         c = self.b.const
@@ -800,11 +806,15 @@ class TfConverter(TfOpsMore):
                                    c(np.array(ends, np.int64)),
                                    c(np.arange(len(starts), dtype=np.int64)),
                                    c(np.array(strides, np.int64))],
-                         None if shrink else self.new_name(n, False), name=n.name)
+                         None if shrink or new_axes else self.new_name(n, False), name=n.name)
         if shrink:
             y = self.b.node1("Squeeze", [y, c(np.array(shrink, np.int64))],
-                             self.new_name(n, False), name=n.name + "/shrink")
-        self.put(n, y, rank=(r - len(shrink)) if r is not None else None)
+                             None if new_axes else self.new_name(n, False),
+                             name=n.name + "/shrink")
+        if new_axes:
+            y = self.b.node1("Unsqueeze", [y, c(np.array(new_axes, np.int64))],
+                             self.new_name(n, False), name=n.name + "/new_axes")
+        self.put(n, y, rank=(r - len(shrink) + len(new_axes)) if r is not None else None)
 
     def _Cast(self, n):
         x = self.ins(n)[0]
@@ -818,6 +828,43 @@ class TfConverter(TfOpsMore):
         name, held = self.env[x]
         self.emit(n, "Cast", [name], held, rank=self.rank.get(name),
                   to=int(helper.np_dtype_to_tensor_dtype(np.dtype(dt))))
+
+
+def _expand_slice_spec(rank, begin, end, strides, bm, em, elm, nam, sm):
+    """StridedSlice's ellipsis and new axes written out: one entry per input dim (the ellipsis
+    as full slices, dims past the spec too), masks renumbered; new_axes: the output positions
+    TF inserts a size-1 dim at (a new-axis entry ignores its shrink bit, as TF does)."""
+    nb, ne, ns, nbm, nem, nsm, new_axes = [], [], [], 0, 0, 0, []
+    explicit = sum(1 for i in range(len(begin)) if not (elm >> i & 1) and not (nam >> i & 1))
+    out_pos = 0
+
+    def full():
+        nonlocal nbm, nem
+        nbm |= 1 << len(nb)
+        nem |= 1 << len(nb)
+        nb.append(0)
+        ne.append(0)
+        ns.append(1)
+    for i in range(len(begin)):
+        if elm >> i & 1:
+            for _ in range(rank - explicit):
+                full()
+                out_pos += 1
+        elif nam >> i & 1:
+            new_axes.append(out_pos)
+            out_pos += 1
+        else:
+            k = len(nb)
+            nbm |= (bm >> i & 1) << k
+            nem |= (em >> i & 1) << k
+            nsm |= (sm >> i & 1) << k
+            nb.append(begin[i])
+            ne.append(end[i])
+            ns.append(strides[i])
+            out_pos += 0 if sm >> i & 1 else 1
+    while len(nb) < rank:
+        full()
+    return nb, ne, ns, nbm, nem, nsm, new_axes
 
 
 def convert_tensorflow(source: Any, *, weights: Any = None, inputs: dict | None = None,

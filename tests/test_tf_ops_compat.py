@@ -1,0 +1,168 @@
+"""TensorFlow front end, converters/tf_ops_compat.py and StridedSlice's ellipsis / new-axis masks,
+against NumPy: Div, Concat (axis first), BatchMatMulV3, MaxPoolV2, the pass-through ops, and
+NonMaxSuppression V2-V5 against a direct NumPy greedy NMS."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mace
+from mace.converters import tf_pb
+from test_tf_converter import G, _close, _maxpool_nhwc
+
+
+def _run(g, outs, feeds):
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=outs)
+    return mace.Session(model, num_threads=1).run(feeds)
+
+
+def _x(shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("after_conv", [False, True])
+def test_div_concat_v1(after_conv):
+    x = _x((1, 4, 5, 3))
+    g = G()
+    src = g.placeholder("x", list(x.shape))
+    base = x.astype(np.float64)
+    if after_conv:  # a Conv2D output is held as NCHW: Concat's NHWC axis 3 is remapped
+        w = _x((1, 1, 3, 3), 1)
+        g.const("w", w)
+        src = g.node("conv", "Conv2D", ["x", "w"], strides=[1, 1, 1, 1], padding="VALID")
+        base = base @ w[0, 0]
+    g.const("d", np.array([2.0, -4.0, 0.5], np.float32))
+    g.node("div", "Div", [src, "d"])
+    g.const("axis", np.array(3, np.int32))
+    g.node("y", "Concat", ["axis", "div", src], N=2)
+    ref = np.concatenate([base / np.array([2.0, -4.0, 0.5]), base], axis=3)
+    _close(_run(g, ["y"], {"x:0": x})["y:0"], ref)
+
+
+def test_batch_matmul_v3_and_pass_through():
+    a, b = _x((2, 3, 4)), _x((2, 4, 5), 1)
+    g = G()
+    g.placeholder("a", [2, 3, 4])
+    g.placeholder("b", [2, 4, 5])
+    g.node("chk", "CheckNumerics", ["a"], message="bad")
+    g.node("ens", "EnsureShape", ["chk"])
+    g.node("pg", "PreventGradient", ["ens"])
+    g.node("pr", "Print", ["pg", "b"])
+    g.node("p2", "PrintV2", ["pr"])
+    g.node("y", "BatchMatMulV3", ["pr", "b"], adj_x=False, adj_y=False)
+    _close(_run(g, ["y"], {"a:0": a, "b:0": b})["y:0"], a.astype(np.float64) @ b)
+
+
+def test_max_pool_v2():
+    x = _x((2, 6, 7, 3))
+    g = G()
+    g.placeholder("x", list(x.shape))
+    g.const("k", np.array([1, 2, 2, 1], np.int32))
+    g.const("s", np.array([1, 2, 2, 1], np.int32))
+    g.node("y", "MaxPoolV2", ["x", "k", "s"], padding="VALID")
+    _close(_run(g, ["y"], {"x:0": x})["y:0"], _maxpool_nhwc(x.astype(np.float64), 2, 2))
+
+
+# StridedSlice with ellipsis / new-axis masks: (begin, end, strides, masks, the NumPy index).
+SLICES = [([0, 1], [0, 3], [1, 1], dict(ellipsis_mask=1), np.s_[..., 1:3]),
+          ([0, 0, 1], [0, 0, 2], [1, 1, 1], dict(new_axis_mask=2, begin_mask=1, end_mask=1,
+                                                  shrink_axis_mask=4),
+           np.s_[:, None, 1]),
+          ([1, 0, 0], [2, 0, 0], [1, 1, 1], dict(ellipsis_mask=2, new_axis_mask=4,
+                                                  shrink_axis_mask=1),
+           np.s_[1, ..., None]),
+          ([0, 0, -1], [0, 0, 0], [1, 1, -1], dict(new_axis_mask=1, ellipsis_mask=2,
+                                                    end_mask=4),
+           np.s_[None, ..., ::-1])]
+
+
+@pytest.mark.parametrize("const", [False, True])
+@pytest.mark.parametrize("begin,end,strides,masks,index", SLICES, ids=str)
+def test_strided_slice_ellipsis_new_axis(begin, end, strides, masks, index, const):
+    x = _x((3, 4, 5))
+    g = G()
+    if const:  # folded at conversion; Add keeps the graph non-trivial
+        g.const("x", x)
+        g.placeholder("z", [1])
+    else:
+        g.placeholder("x", list(x.shape))
+    g.const("b", np.array(begin, np.int32))
+    g.const("e", np.array(end, np.int32))
+    g.const("s", np.array(strides, np.int32))
+    g.node("sl", "StridedSlice", ["x", "b", "e", "s"], **masks)
+    ref = x.astype(np.float64)[index]
+    if const:
+        g.node("y", "Add", ["sl", "z"])
+        got = _run(g, ["y"], {"z:0": np.zeros(1, np.float32)})["y:0"]
+    else:
+        got = _run(g, ["sl"], {"x:0": x})["sl:0"]
+    _close(got, ref)
+
+
+def _iou(a, b):
+    ya0, ya1 = sorted((a[0], a[2]))
+    xa0, xa1 = sorted((a[1], a[3]))
+    yb0, yb1 = sorted((b[0], b[2]))
+    xb0, xb1 = sorted((b[1], b[3]))
+    inter = max(0.0, min(ya1, yb1) - max(ya0, yb0)) * max(0.0, min(xa1, xb1) - max(xa0, xb0))
+    union = (ya1 - ya0) * (xa1 - xa0) + (yb1 - yb0) * (xb1 - xb0) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _nms_ref(boxes, scores, k, iou, thr):
+    """Greedy NMS as TF defines it: best score first, drop a box whose IoU with a kept one
+    exceeds iou, keep scores above thr, at most k."""
+    keep = []
+    for i in sorted(range(len(scores)), key=lambda i: -scores[i]):
+        if scores[i] <= thr or len(keep) == k:
+            continue
+        if all(_iou(boxes[i], boxes[j]) <= iou for j in keep):
+            keep.append(i)
+    return np.array(keep, np.int32)
+
+
+@pytest.mark.parametrize("version", [2, 3, 4, 5])
+def test_non_max_suppression(version):
+    rng = np.random.default_rng(version)
+    c = rng.uniform(0, 10, (40, 2))
+    hw = rng.uniform(1, 4, (40, 2))
+    boxes = np.concatenate([c, c + hw], 1).astype(np.float32)
+    boxes[::3] = boxes[::3][:, [2, 3, 0, 1]]  # corners given the other way round
+    scores = rng.permutation(40).astype(np.float32) / 40  # distinct: one order
+    g = G()
+    g.placeholder("boxes", [40, 4])
+    g.placeholder("scores", [40])
+    g.const("k", np.array(12, np.int32))
+    g.const("iou", np.array(0.3, np.float32))
+    g.const("thr", np.array(0.2, np.float32))
+    ins = ["boxes", "scores", "k", "iou"] + (["thr"] if version >= 3 else [])
+    if version == 5:
+        g.const("sigma", np.array(0.0, np.float32))
+        ins.append("sigma")
+    g.node("nms", f"NonMaxSuppressionV{version}", ins)
+    outs = ["nms:0"] + (["nms:1"] if version >= 4 else []) + (["nms:2"] if version == 5 else [])
+    got = _run(g, outs, {"boxes:0": boxes, "scores:0": scores})
+    ref = _nms_ref(boxes, scores, 12, 0.3, 0.2 if version >= 3 else -np.inf)
+    assert len(ref) > 3
+    assert got["nms:0"].dtype == np.int32 and np.array_equal(got["nms:0"], ref)
+    if version == 4:
+        assert int(got["nms:1"]) == len(ref)
+    if version == 5:
+        np.testing.assert_array_equal(got["nms:1"], scores[ref])
+        assert int(got["nms:2"]) == len(ref)
+
+
+def test_non_max_suppression_padded_is_unsupported():
+    g = G()
+    g.placeholder("boxes", [4, 4])
+    g.placeholder("scores", [4])
+    g.const("k", np.array(2, np.int32))
+    g.const("iou", np.array(0.5, np.float32))
+    g.const("thr", np.array(0.0, np.float32))
+    g.node("nms", "NonMaxSuppressionV4", ["boxes", "scores", "k", "iou", "thr"],
+           pad_to_max_output_size=True)
+    with pytest.raises(mace.UnsupportedError, match="pad_to_max_output_size"):
+        mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["nms:0"])
+
+
+del tf_pb
