@@ -225,7 +225,10 @@ def conv1d_kws():
 
 def _text_rnn(kind, unroll):
     inp = keras.Input((20,), dtype="int32")
-    x = layers.Embedding(200, 16)(inp)
+    # Unit-variance embeddings (Keras's default is uniform +-0.05, which leaves the recurrent
+    # state almost independent of the tokens).
+    x = layers.Embedding(200, 16, embeddings_initializer=keras.initializers.RandomNormal(
+        stddev=1.0))(inp)
     rnn = layers.LSTM if kind == "lstm" else layers.GRU
     x = rnn(24, unroll=unroll)(x)
     x = layers.Dense(4)(x)
@@ -311,15 +314,17 @@ def tf1_session_graph():
         y = tf.compat.v1.image.resize_bilinear(y, [16, 16], align_corners=True)
         y = tf.nn.avg_pool2d(y, 2, 2, "SAME")
         y = tf.reduce_mean(y, axis=[1, 2], name="gap")
-        y = tf.nn.softmax(tf.matmul(y, var("fc", [16, 5])) + var("fb", [5]), name="prob")
+        y = tf.add(tf.matmul(y, var("fc", [16, 5], -3, 3)), var("fb", [5]), name="logits")
+        tf.nn.softmax(y, name="prob")
         with v1.Session(graph=g) as sess:
             sess.run(v1.global_variables_initializer())
-            gd = v1.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["prob"])
+            gd = v1.graph_util.convert_variables_to_constants(sess, g.as_graph_def(),
+                                                              ["logits", "prob"])
             samples = [[_img(rng, 1, 32, 32, 3)], [_img(rng, 2, 32, 32, 3)]]
 
             def run(xv):
-                return [sess.run("prob:0", {"input:0": xv})]
-            _save("tf1_session", gd, run, ["input:0"], ["prob:0"], samples,
+                return sess.run(["logits:0", "prob:0"], {"input:0": xv})
+            _save("tf1_session", gd, run, ["input:0"], ["logits:0", "prob:0"], samples,
                   "TF1 compat Graph + Session, frozen with graph_util.convert_variables_to_constants")
 
 
