@@ -325,7 +325,8 @@ def tf1_session_graph():
             def run(xv):
                 return sess.run(["logits:0", "prob:0"], {"input:0": xv})
             _save("tf1_session", gd, run, ["input:0"], ["logits:0", "prob:0"], samples,
-                  "TF1 compat Graph + Session, frozen with graph_util.convert_variables_to_constants")
+                  "TF1 compat Graph + Session, frozen with "
+                  "graph_util.convert_variables_to_constants")
 
 
 def lstm_text():
