@@ -501,8 +501,8 @@ class TfConverter(TfOpsMore, TfOpsCompat):
             out = self.partial.get(sizes, [None] * 4)
         out_hw = out[2:4] if fmt.startswith("NCHW") else out[1:3]
         if len(out) != 4 or None in out_hw:
-            raise self._fail(n, "the output height and width (input_sizes) must be known at "
-                                "conversion")
+            self._deconv_runtime_size(n, fmt, s, d)
+            return
         w = self.val(n, 1, "the filter")          # [kh, kw, C_out, C_in]
         kh, kw = int(w.shape[0]), int(w.shape[1])
         w = np.ascontiguousarray(w.transpose(3, 2, 0, 1))  # [C_in, C_out, kh, kw]
@@ -530,6 +530,40 @@ class TfConverter(TfOpsMore, TfOpsCompat):
                       strides=s, dilations=d, kernel_shape=[kh, kw],
                       pads=[pads[0][0], pads[1][0], pads[0][1], pads[1][1]],
                       output_padding=opad if any(opad) else None)
+
+    def _deconv_runtime_size(self, n, fmt, s, d):
+        """Conv2DBackpropInput whose output size is computed at run time (Keras's
+        Conv2DTranspose on an input of unknown height/width): the full transposed convolution,
+        cropped at run time to input_sizes as TF places it (SAME: (full - out) // 2 cut from the
+        front). Where the full output can be smaller than the requested one (a kernel
+        smaller than the stride), TF pads zeros: not supported."""
+        sizes, f, x = self.ins(n)[:3]
+        pad = _attr(n, "padding", "VALID")
+        w = self.val(n, 1, "the filter")          # [kh, kw, C_out, C_in]
+        kh, kw = int(w.shape[0]), int(w.shape[1])
+        if pad not in ("SAME", "VALID"):
+            raise self._fail(n, f"padding {pad} is not supported")
+        if any(dd * (k - 1) + 1 < st for k, st, dd in zip((kh, kw), s, d)):
+            raise self._fail(n, "the output height and width (input_sizes) must be known at "
+                                "conversion when the kernel is smaller than the stride")
+        w = np.ascontiguousarray(w.transpose(3, 2, 0, 1))  # [C_in, C_out, kh, kw]
+        nb, i64 = self.b.node1, lambda v: self.b.const(np.array(v, np.int64))
+        full = nb("ConvTranspose", [self._img_in(n, fmt, x), self.b.const(w, f + "/iohw")],
+                  name=n.name + "/full", strides=s, dilations=d, kernel_shape=[kh, kw],
+                  pads=[0, 0, 0, 0])
+        hw = [2, 3] if fmt.startswith("NCHW") else [1, 2]
+        want = nb("Cast", [self.nhwc(sizes)], name=n.name + "/sizes64", to=7)
+        want = nb("Gather", [want, i64(hw)], name=n.name + "/out_hw", axis=0)
+        have = nb("Gather", [nb("Shape", [full], name=n.name + "/full_shape"), i64([2, 3])],
+                  name=n.name + "/full_hw", axis=0)
+        if pad == "SAME":
+            extra = nb("Sub", [have, want], name=n.name + "/extra")
+            begin = nb("Div", [nb("Max", [extra, i64([0, 0])], name=n.name + "/extra0"),
+                               i64([2, 2])], name=n.name + "/begin")
+        else:
+            begin = i64([0, 0])
+        end = nb("Add", [begin, want], name=n.name + "/end")
+        self._img_out(n, fmt, "Slice", [full, begin, end, i64([2, 3])])
 
     def _pool(self, n, op):
         x = self.ins(n)[0]

@@ -129,13 +129,49 @@ def test_conv2d_transpose_output_shape_from_batch():
         _close(sess.run({"x:0": x})["y:0"], _deconv_ref(x.astype(np.float64), w, 2, (8, 10)))
 
 
-def test_conv2d_transpose_unknown_output_size_is_unsupported():
+def _deconv_graph(pad, k, stride=2):
+    """Keras's Conv2DTranspose on an input of unknown height and width: input_sizes =
+    Pack(batch, h * stride (+ k - stride for VALID), w * ..., C_out), all from Shape(x)."""
+    rng = np.random.default_rng(6)
+    w = rng.standard_normal((k, k, 3, 2)).astype(np.float32)
     g = G()
-    _placeholder(g, "x", [-1, 4, 5, 2])
-    g.node("sizes", "Shape", ["x"])
-    g.const("w", np.ones((3, 3, 2, 2), np.float32))
-    g.node("y", "Conv2DBackpropInput", ["sizes", "w", "x"], strides=[1, 1, 1, 1],
-           padding="SAME")
+    _placeholder(g, "x", [-1, -1, -1, 2])
+    g.node("shape", "Shape", ["x"])
+    dims = []
+    for i in range(3):
+        g.const(f"b{i}", np.array([i], np.int32))
+        g.const(f"e{i}", np.array([i + 1], np.int32))
+    g.const("one", np.array([1], np.int32))
+    for i in range(3):
+        dims.append(g.node(f"d{i}", "StridedSlice", ["shape", f"b{i}", f"e{i}", "one"],
+                           shrink_axis_mask=1))
+    g.const("s", np.array(stride, np.int32))
+    g.const("extra", np.array(max(k - stride, 0) if pad == "VALID" else 0, np.int32))
+    for i in (1, 2):
+        g.node(f"m{i}", "Mul", [dims[i], "s"])
+        dims[i] = g.node(f"o{i}", "AddV2", [f"m{i}", "extra"])
+    g.const("c", np.array(3, np.int32))
+    g.node("sizes", "Pack", dims + ["c"], axis=0)
+    g.const("w", w)
+    g.node("y", "Conv2DBackpropInput", ["sizes", "w", "x"], strides=[1, stride, stride, 1],
+           padding=pad)
+    return g, w
+
+
+@pytest.mark.parametrize("pad", ["SAME", "VALID"])
+def test_conv2d_transpose_output_size_at_run_time(pad):
+    g, w = _deconv_graph(pad, 3)
+    sess = _session(g, ["y"])
+    rng = np.random.default_rng(7)
+    for shape in ((1, 4, 5, 2), (2, 3, 7, 2)):
+        x = rng.standard_normal(shape).astype(np.float32)
+        out_hw = [d * 2 + (1 if pad == "VALID" else 0) for d in shape[1:3]]
+        ref = _deconv_ref(x.astype(np.float64), w, 2, out_hw)
+        _close(sess.run({"x:0": x})["y:0"], ref)
+
+
+def test_conv2d_transpose_run_time_size_small_kernel_is_unsupported():
+    g, _ = _deconv_graph("SAME", 1)  # full output 2h - 1 < 2h: TF pads zeros
     with pytest.raises(mace.UnsupportedError, match="input_sizes"):
         mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["y"])
 

@@ -243,11 +243,13 @@ def _text_rnn(kind, unroll):
 
 def transformer_block():
     """One encoder block: token + position Embedding, MultiHeadAttention, residual Add,
-    LayerNormalization, GELU feed-forward, GlobalAveragePooling1D, Dense; dynamic batch."""
-    inp = keras.Input((16,), dtype="int32")
+    LayerNormalization, GELU feed-forward, GlobalAveragePooling1D, Dense; dynamic batch and
+    sequence length."""
+    inp = keras.Input((None,), dtype="int32")
     tok = layers.Embedding(100, 32)(inp)
     ops = keras.ops
-    pos = layers.Embedding(16, 32)(ops.arange(16, dtype="int32")[None, :] * ops.ones_like(inp))
+    positions = ops.cumsum(ops.ones_like(inp), axis=1) - 1  # 0..T-1 at any length T
+    pos = layers.Embedding(32, 32)(positions)
     x = layers.Add()([tok, pos])
     a = layers.MultiHeadAttention(num_heads=4, key_dim=8)(x, x)
     x = layers.LayerNormalization(epsilon=1e-6)(layers.Add()([x, a]))
@@ -258,16 +260,17 @@ def transformer_block():
     x = layers.Dense(3)(x)
     rng = np.random.default_rng(15)
     _keras("transformer_block", keras.Model(inp, x),
-           [tf.TensorSpec([None, 16], tf.int32, name="tokens")],
+           [tf.TensorSpec([None, None], tf.int32, name="tokens")],
            [[rng.integers(0, 100, (1, 16)).astype(np.int32)],
-            [rng.integers(0, 100, (2, 16)).astype(np.int32)]],
+            [rng.integers(0, 100, (2, 16)).astype(np.int32)],
+            [rng.integers(0, 100, (3, 9)).astype(np.int32)]],
            "Embedding + MultiHeadAttention(4 heads) + LayerNormalization + GELU FFN")
 
 
 def unet_small():
     """A segmentation net: encoder (Conv2D, BN, ReLU, MaxPooling2D), decoder with
     Conv2DTranspose and UpSampling2D (nearest and bilinear), Concatenate skips, 1x1 sigmoid."""
-    inp = keras.Input((64, 64, 3))
+    inp = keras.Input((64, 64, 3))  # Keras's bilinear UpSampling2D needs a static size
 
     def cbr(x, f):
         x = layers.Conv2D(f, 3, padding="same", use_bias=False)(x)
