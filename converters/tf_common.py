@@ -16,9 +16,14 @@ _TO_NHWC = [0, 2, 3, 1]
 _NHWC_AXIS_IN_NCHW = {0: 0, 1: 2, 2: 3, 3: 1}
 
 
+# Quantized dtypes (DT_QINT8 11, DT_QUINT8 12, DT_QINT32 13): constants only, as the integers
+# they hold (TF's quantize_weights writes weights so, read back by Dequantize).
+_QDTYPES = {11: np.int8, 12: np.uint8, 13: np.int32}
+
+
 def tensor_value(t) -> np.ndarray:
     """A TensorProto as a NumPy array."""
-    dt = _DTYPES.get(t.dtype)
+    dt = _DTYPES.get(t.dtype) or _QDTYPES.get(t.dtype)
     if dt is None:
         raise UnsupportedError(f"TensorFlow tensor dtype {t.dtype} is not supported")
     shape = [int(d.size) for d in t.tensor_shape.dim]

@@ -1,7 +1,9 @@
 """TensorFlow front end, a mixin of TfConverter: legacy and alias forms of mapped ops (Div,
 Concat with the axis first, BatchMatMulV3, MaxPoolV2 with ksize/strides as inputs), the
 pass-through ops frozen graphs keep (EnsureShape, CheckNumerics, PreventGradient, Print,
-DebugIdentity), and NonMaxSuppression V2-V5 as ONNX NonMaxSuppression.
+DebugIdentity), NonMaxSuppression V2-V5 as ONNX NonMaxSuppression, and the quantization ops of
+TF graphs: FakeQuantWithMinMaxVars/Args (quantization-aware training) computed in float as TF
+does, Dequantize (quantize_weights) folded on constants or computed in float.
 """
 from __future__ import annotations
 
@@ -19,6 +21,22 @@ def _copy(n, inputs=None):
         del m.input[:]
         m.input.extend(inputs)
     return m
+
+
+def _fake_quant_range(lo: float, hi: float, bits: int, narrow: bool):
+    """TF's nudged (min, max, scale): the range moved so that 0 is exactly representable."""
+    qmin, qmax = (1 if narrow else 0), (1 << bits) - 1
+    scale = (hi - lo) / (qmax - qmin)
+    zp_from_min = qmin - lo / scale
+    if zp_from_min < qmin:
+        zp = qmin
+    elif zp_from_min > qmax:
+        zp = qmax
+    else:
+        zp = round(zp_from_min)  # TF: std::round, halves away from zero (zp_from_min >= 0)
+        if zp_from_min - np.floor(zp_from_min) == 0.5:
+            zp = np.floor(zp_from_min) + 1
+    return np.float32((qmin - zp) * scale), np.float32((qmax - zp) * scale), np.float32(scale)
 
 
 class TfOpsCompat:
@@ -94,3 +112,68 @@ class TfOpsCompat:
 
     def _NonMaxSuppressionV5(self, n):
         self._nms(n, 5)
+
+    # --- quantization --------------------------------------------------------------------------
+    def _fake_quant(self, n, lo, hi):
+        """y = floor((clip(x, nmin, nmax) - nmin) * (1 / scale) + 0.5) * scale + nmin, in
+        float32 as TF's kernel computes it."""
+        bits, narrow = int(_attr(n, "num_bits", 8)), bool(_attr(n, "narrow_range", False))
+        if not 2 <= bits <= 16:
+            raise self._fail(n, f"num_bits {bits} is not in 2..16")
+        nmin, nmax, scale = _fake_quant_range(float(lo), float(hi), bits, narrow)
+        x = self.ins(n)[0]
+        if x in self.vals and x not in self.env:
+            self.nhwc(x)
+        name, held = self.env[x]
+        c, nb = self.b.const, self.b.node1
+        y = nb("Clip", [name, c(nmin), c(nmax)], name=n.name + "/clip")
+        y = nb("Sub", [y, c(nmin)], name=n.name + "/shift")
+        y = nb("Mul", [y, c(np.float32(1) / scale)], name=n.name + "/scale")
+        y = nb("Floor", [nb("Add", [y, c(np.float32(0.5))], name=n.name + "/half")],
+               name=n.name + "/round")
+        y = nb("Mul", [y, c(scale)], name=n.name + "/unscale")
+        self.emit(n, "Add", [y, c(nmin)], held, rank=self._rank_of(x))
+
+    def _FakeQuantWithMinMaxArgs(self, n):
+        self._fake_quant(n, _attr(n, "min", -6.0), _attr(n, "max", 6.0))
+
+    def _FakeQuantWithMinMaxVars(self, n):
+        lo = self.val(n, 1, "min").reshape(-1)
+        hi = self.val(n, 2, "max").reshape(-1)
+        self._fake_quant(n, lo[0], hi[0])
+
+    def _Dequantize(self, n):
+        """quint8 / qint8 -> float32 by TF's modes MIN_COMBINED, MIN_FIRST and SCALED
+        (per-tensor, axis -1); folded when the input is a constant."""
+        x = self.ins(n)[0]
+        mode = _attr(n, "mode", "MIN_COMBINED") or "MIN_COMBINED"
+        if int(_attr(n, "axis", -1)) != -1:
+            raise self._fail(n, "per-channel Dequantize (axis) is not supported")
+        lo = float(self.val(n, 1, "min_range").reshape(-1)[0])
+        hi = float(self.val(n, 2, "max_range").reshape(-1)[0])
+        t = int(_attr(n, "T", 12))
+        if t not in (11, 12):
+            raise self._fail(n, "only qint8 and quint8 inputs are supported")
+        lowest, highest = (-128, 127) if t == 11 else (0, 255)
+        if mode == "MIN_COMBINED":
+            scale = (hi - lo) / (highest - lowest)
+            offset = lo - lowest * scale if t == 12 else lo + (highest - lowest + 1) / 2 * scale
+        elif mode == "MIN_FIRST":  # TF rounds min_range to a multiple of the step
+            steps = 256.0
+            scale = (hi - lo) * (steps / (steps - 1.0)) / steps
+            r = lo / np.float32(scale)
+            offset = np.sign(r) * np.floor(abs(r) + 0.5) * np.float32(scale) - lowest * scale
+        elif mode == "SCALED":
+            narrow = bool(_attr(n, "narrow_range", False))
+            lo_q = lowest + 1 if (narrow and t == 11) else lowest
+            scale = max(hi / highest, lo / lo_q) if lo_q else hi / highest
+            offset = 0.0
+        else:
+            raise self._fail(n, f"mode {mode} is not supported")
+        if x in self.vals:
+            v = self.vals[x].astype(np.float64) * scale + offset
+            self.vals[self.out(n)] = v.astype(np.float32)
+            return
+        f = self.b.node1("Cast", [self.nhwc(x)], name=n.name + "/float", to=1)
+        f = self.b.node1("Mul", [f, self.b.const(np.float32(scale))], name=n.name + "/scale")
+        self.emit(n, "Add", [f, self.b.const(np.float32(offset))], rank=self._rank_of(x))

@@ -165,4 +165,64 @@ def test_non_max_suppression_padded_is_unsupported():
         mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["nms:0"])
 
 
-del tf_pb
+def _fake_quant_ref(x, lo, hi, bits, narrow):
+    """TF's FakeQuant by its definition (fake_quant_ops_functor.h): nudge the range so 0 is a
+    grid point, clamp, snap to the grid (halves up)."""
+    qmin, qmax = (1 if narrow else 0), 2 ** bits - 1
+    scale = (hi - lo) / (qmax - qmin)
+    zp = min(max(qmin - lo / scale, qmin), qmax)
+    zp = np.floor(zp + 0.5)
+    nmin, nmax = (qmin - zp) * scale, (qmax - zp) * scale
+    c = np.clip(x.astype(np.float64), nmin, nmax)
+    return np.floor((c - nmin) / scale + 0.5) * scale + nmin
+
+
+@pytest.mark.parametrize("lo,hi,bits,narrow", [(-1.0, 1.3, 8, False), (0.5, 3.0, 8, False),
+                                               (-4.0, -0.5, 4, True), (-0.7, 6.0, 7, True)])
+@pytest.mark.parametrize("op", ["FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars"])
+def test_fake_quant(op, lo, hi, bits, narrow):
+    x = _x((2, 5, 6, 3)) * 3
+    g = G()
+    g.placeholder("x", list(x.shape))
+    if op == "FakeQuantWithMinMaxArgs":
+        g.node("y", op, ["x"], min=lo, max=hi, num_bits=bits, narrow_range=narrow)
+    else:
+        g.const("lo", np.array(lo, np.float32))
+        g.const("hi", np.array(hi, np.float32))
+        g.node("y", op, ["x", "lo", "hi"], num_bits=bits, narrow_range=narrow)
+    _close(_run(g, ["y"], {"x:0": x})["y:0"], _fake_quant_ref(x, lo, hi, bits, narrow))
+
+
+def _qconst(g, name, arr, dtype):
+    t = tf_pb.TensorProto()
+    t.dtype = dtype
+    for d in arr.shape:
+        t.tensor_shape.dim.add().size = d
+    t.tensor_content = np.ascontiguousarray(arr).tobytes()
+    n = g.g.node.add(name=name, op="Const")
+    n.attr["value"].tensor.CopyFrom(t)
+    n.attr["dtype"].type = dtype
+
+
+# (TF dtype, mode, min, max, reference of q): TF's dequantize_op.cc formulas.
+DEQ = [(12, "MIN_COMBINED", -0.5, 0.7, lambda q: q * (1.2 / 255) - 0.5),
+       (11, "MIN_COMBINED", -0.5, 0.7, lambda q: (q + 128.0) * (1.2 / 255) - 0.5),
+       (12, "MIN_FIRST", -0.5, 0.7, lambda q: q * (1.2 * 256 / 255 / 256)
+        + np.round(-0.5 / (1.2 / 255)) * (1.2 / 255)),
+       (11, "SCALED", -0.5, 0.7, lambda q: q * max(0.7 / 127, -0.5 / -128))]
+
+
+@pytest.mark.parametrize("t,mode,lo,hi,ref", DEQ, ids=[f"{d[0]}-{d[1]}" for d in DEQ])
+def test_dequantize(t, mode, lo, hi, ref):
+    rng = np.random.default_rng(3)
+    q = rng.integers(0, 256, (4, 5)).astype(np.uint8) if t == 12 else \
+        rng.integers(-128, 128, (4, 5)).astype(np.int8)
+    g = G()
+    g.placeholder("x", [4, 5])
+    _qconst(g, "q", q, t)
+    g.const("lo", np.array(lo, np.float32))
+    g.const("hi", np.array(hi, np.float32))
+    g.node("d", "Dequantize", ["q", "lo", "hi"], mode=mode, T=t)
+    g.node("y", "Add", ["x", "d"])
+    got = _run(g, ["y"], {"x:0": np.zeros((4, 5), np.float32)})["y:0"]
+    _close(got, ref(q.astype(np.float64)))

@@ -332,6 +332,45 @@ def tf1_session_graph():
                   "graph_util.convert_variables_to_constants")
 
 
+def tf1_quantized():
+    """TF1 graph with the quantization ops of TF's tooling: FakeQuantWithMinMaxVars/Args
+    (quantization-aware training, variables frozen to constants) on activations, and weights
+    stored as quint8/qint8 constants read by Dequantize in each mode (MIN_FIRST, as
+    quantize_weights writes them, MIN_COMBINED, SCALED)."""
+    g = tf.Graph()
+    rng = np.random.default_rng(18)
+    v1 = tf.compat.v1
+    with g.as_default():
+        x = v1.placeholder(tf.float32, [None, 12, 12, 3], name="input")
+
+        def qconst(shape, dtype, lo, hi, mode):
+            raw = rng.integers(0, 256, shape) if dtype == tf.quint8 else \
+                rng.integers(-127, 128, shape)
+            q = tf.constant(raw.astype(np.uint8 if dtype == tf.quint8 else np.int8), dtype=dtype)
+            return tf.quantization.dequantize(q, lo, hi, mode=mode)
+        y = tf.quantization.fake_quant_with_min_max_vars(
+            x, tf.Variable(-1.0), tf.Variable(1.3), num_bits=8)
+        y = tf.nn.conv2d(y, qconst([3, 3, 3, 8], tf.quint8, -0.4, 0.5, "MIN_FIRST"), 1, "SAME")
+        y = tf.nn.bias_add(y, qconst([8], tf.qint8, -0.2, 0.2, "MIN_COMBINED"))
+        y = tf.quantization.fake_quant_with_min_max_args(tf.nn.relu6(y), 0.0, 6.0,
+                                                         narrow_range=True)
+        y = tf.nn.depthwise_conv2d(y, qconst([3, 3, 8, 1], tf.qint8, -0.6, 0.6, "SCALED"),
+                                   [1, 2, 2, 1], "SAME")
+        y = tf.quantization.fake_quant_with_min_max_vars(y, tf.Variable(-2.0), tf.Variable(2.0),
+                                                         num_bits=7)
+        y = tf.reduce_mean(y, axis=[1, 2])
+        tf.matmul(y, qconst([8, 4], tf.quint8, -1.0, 1.0, "MIN_COMBINED"), name="logits")
+        with v1.Session(graph=g) as sess:
+            sess.run(v1.global_variables_initializer())
+            gd = v1.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["logits"])
+            samples = [[_img(rng, 1, 12, 12, 3)], [_img(rng, 3, 12, 12, 3)]]
+
+            def run(xv):
+                return sess.run(["logits:0"], {"input:0": xv})
+            _save("tf1_quantized", gd, run, ["input:0"], ["logits:0"], samples,
+                  "TF1 graph with FakeQuant (QAT) and Dequantize'd quint8/qint8 weights")
+
+
 def lstm_text():
     _text_rnn("lstm", True)
 
@@ -349,7 +388,8 @@ def gru_text_loop():
 
 
 BUILDERS = (mobilenet_v2, small_resnet, efficientnet_small, conv1d_kws, transformer_block,
-            unet_small, tf1_session_graph, lstm_text, lstm_text_loop, gru_text, gru_text_loop)
+            unet_small, tf1_session_graph, tf1_quantized, lstm_text, lstm_text_loop, gru_text,
+            gru_text_loop)
 
 
 def main():
