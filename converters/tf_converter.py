@@ -24,6 +24,7 @@ from . import ir, tf_pb
 from .onnx_builder import OnnxBuilder
 from .tf_common import (_DTYPES, _NHWC_AXIS_IN_NCHW, _TO_NCHW, _TO_NHWC, _attr,  # noqa: F401
                         tensor_value)
+from .tf_functions import inline_functions
 from .tf_ops_compat import TfOpsCompat
 from .tf_ops_more import TfOpsMore
 
@@ -88,6 +89,7 @@ class TfConverter(TfOpsMore, TfOpsCompat):
         # tf tensor -> its elements where known at conversion (None where not): a Pack of a
         # run-time batch and constant sizes, as Keras writes Conv2DTranspose's output shape.
         self.partial: dict[str, list] = {}
+        self._convs: list = []  # (ONNX Conv node, filter input channels)
 
     # --- values and layouts -----------------------------------------------------------
     def _fail(self, node, why: str) -> UnsupportedError:
@@ -157,7 +159,8 @@ class TfConverter(TfOpsMore, TfOpsCompat):
 
     # --- driver -----------------------------------------------------------------------
     def convert(self) -> ir.Graph:
-        nodes = [n for n in self.gd.node if n.op not in _SKIP]
+        library = self.gd.library if self.gd.HasField("library") else None
+        nodes = [n for n in inline_functions(list(self.gd.node), library) if n.op not in _SKIP]
         by_name = {n.name: n for n in nodes}
         placeholders = [n for n in nodes if n.op in ("Placeholder", "PlaceholderWithDefault")
                         and not (n.op == "PlaceholderWithDefault" and
@@ -210,6 +213,8 @@ class TfConverter(TfOpsMore, TfOpsCompat):
             final.append(name)
             if self._rank_of(o) == 4:
                 formats[o] = "NHWC"
+        if self._convs:
+            self._set_conv_groups(final)
         return self.b.to_graph(final, formats)
 
     def _check_control_flow(self, order) -> None:
@@ -487,6 +492,27 @@ class TfConverter(TfOpsMore, TfOpsCompat):
         ins = [self._img_in(n, fmt, x), self.b.const(np.ascontiguousarray(w), f + "/oihw")]
         self._img_out(n, fmt, "Conv", ins, strides=s, dilations=d, group=group,
                       kernel_shape=[int(w.shape[2]), int(w.shape[3])], **self._pad_attrs(n, fmt))
+        if not depthwise:  # grouped when the filter has fewer input channels than x
+            self._convs.append((self.b.nodes[-1], int(w.shape[1])))
+
+    def _set_conv_groups(self, outputs) -> None:
+        """TF's Conv2D is grouped when its filter's input channels divide the input's (Keras
+        writes groups= so); the input's channels come from ONNX shape inference."""
+        import onnx
+        from onnx import helper
+        try:
+            m = onnx.shape_inference.infer_shapes(self.b.model(outputs), strict_mode=False)
+        except Exception:  # noqa: BLE001 - no shapes: groups stay 1, the engine checks
+            return
+        chans = {}
+        for vi in list(m.graph.value_info) + list(m.graph.input):
+            dims = vi.type.tensor_type.shape.dim
+            if len(dims) == 4 and dims[1].HasField("dim_value"):
+                chans[vi.name] = dims[1].dim_value
+        for node, cin_w in self._convs:
+            c = chans.get(node.input[0])
+            if c and c != cin_w and c % cin_w == 0:
+                node.attribute.append(helper.make_attribute("group", c // cin_w))
 
     def _DepthwiseConv2dNative(self, n):
         self._Conv2D(n, depthwise=True)

@@ -1,8 +1,9 @@
 """The subset of TensorFlow's GraphDef schema the TensorFlow front end reads, built at import.
 
 No generated code: a proto3 FileDescriptorProto for GraphDef / NodeDef / AttrValue /
-TensorProto / TensorShapeProto is assembled with descriptor_pb2 (field numbers are those of
-tensorflow/core/framework/*.proto) and turned into message classes. DataType is read as a
+TensorProto / TensorShapeProto and the function library (FunctionDef) is assembled with
+descriptor_pb2 (field numbers are those of tensorflow/core/framework/*.proto) and turned into
+message classes. DataType is read as a
 plain int (DT_FLOAT 1, DT_DOUBLE 2, DT_INT32 3, DT_UINT8 4, DT_INT8 6, DT_INT64 9, DT_BOOL 10,
 DT_HALF 19).
 """
@@ -42,12 +43,27 @@ _MESSAGES = {
                   ("type", 6, "int32", False, "value"),
                   ("shape", 7, "msg:TensorShapeProto", False, "value"),
                   ("tensor", 8, "msg:TensorProto", False, "value"),
-                  ("placeholder", 9, "string", False, "value")],
+                  ("placeholder", 9, "string", False, "value"),
+                  ("func", 10, "msg:NameAttrList", False, "value")],
     "NodeDef": [("name", 1, "string", False, None), ("op", 2, "string", False, None),
                 ("input", 3, "string", True, None), ("device", 4, "string", False, None),
                 ("attr", 5, "msg:NodeDef.AttrEntry", True, None)],
-    "GraphDef": [("node", 1, "msg:NodeDef", True, None)],
+    "GraphDef": [("node", 1, "msg:NodeDef", True, None),
+                 ("library", 2, "msg:FunctionDefLibrary", False, None)],
+    # Functions (a call's body: Keras's jit-compiled grouped convolution, tf.function calls).
+    "NameAttrList": [("name", 1, "string", False, None),
+                     ("attr", 2, "msg:NameAttrList.AttrEntry", True, None)],
+    "ArgDef": [("name", 1, "string", False, None)],
+    "OpDef": [("name", 1, "string", False, None), ("input_arg", 2, "msg:ArgDef", True, None),
+              ("output_arg", 3, "msg:ArgDef", True, None)],
+    "FunctionDef": [("signature", 1, "msg:OpDef", False, None),
+                    ("node_def", 3, "msg:NodeDef", True, None),
+                    ("ret", 4, "msg:FunctionDef.RetEntry", True, None)],
+    "FunctionDefLibrary": [("function", 1, "msg:FunctionDef", True, None)],
 }
+# message -> (entry name, value type) of its map fields
+_MAPS = {"NodeDef": ("AttrEntry", "msg:AttrValue"), "NameAttrList": ("AttrEntry", "msg:AttrValue"),
+         "FunctionDef": ("RetEntry", "string")}
 
 
 def _fill(m, fields):
@@ -72,11 +88,12 @@ def _build():
     for mname, fields in _MESSAGES.items():
         m = fdp.message_type.add(name=mname)
         _fill(m, fields)
-        if mname == "NodeDef":
-            entry = m.nested_type.add(name="AttrEntry")
+        if mname in _MAPS:
+            ename, vtype = _MAPS[mname]
+            entry = m.nested_type.add(name=ename)
             entry.options.map_entry = True
             _fill(entry, [("key", 1, "string", False, None),
-                          ("value", 2, "msg:AttrValue", False, None)])
+                          ("value", 2, vtype, False, None)])
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fdp)
     fd = pool.FindFileByName(fdp.name)
@@ -90,6 +107,7 @@ NodeDef = _CLASSES["NodeDef"]
 AttrValue = _CLASSES["AttrValue"]
 TensorProto = _CLASSES["TensorProto"]
 TensorShapeProto = _CLASSES["TensorShapeProto"]
+FunctionDef = _CLASSES["FunctionDef"]
 
 DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT8, DT_INT64, DT_BOOL, DT_HALF = \
     1, 2, 3, 4, 6, 9, 10, 19

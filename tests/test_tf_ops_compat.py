@@ -226,3 +226,91 @@ def test_dequantize(t, mode, lo, hi, ref):
     g.node("y", "Add", ["x", "d"])
     got = _run(g, ["y"], {"x:0": np.zeros((4, 5), np.float32)})["y:0"]
     _close(got, ref(q.astype(np.float64)))
+
+
+def _grouped_conv_ref(x, w, groups):
+    """NHWC x, HWIO w with I = C / groups: each group's channels convolved with its filters."""
+    c, o = x.shape[3], w.shape[3]
+    cg, og = c // groups, o // groups
+    return np.concatenate([np.einsum("nhwc,co->nhwo", x[..., g * cg:(g + 1) * cg],
+                                     w[0, 0, :, g * og:(g + 1) * og]) for g in range(groups)], 3)
+
+
+def test_grouped_conv2d():
+    """A Conv2D whose filter has a quarter of the input's channels is a 4-group convolution."""
+    x, w = _x((2, 5, 6, 8)), _x((1, 1, 2, 12), 1)
+    g = G()
+    g.placeholder("x", [-1, 5, 6, 8])
+    g.const("w", w)
+    g.node("y", "Conv2D", ["x", "w"], strides=[1, 1, 1, 1], padding="VALID")
+    _close(_run(g, ["y"], {"x:0": x})["y:0"], _grouped_conv_ref(x.astype(np.float64), w, 4))
+
+
+def _function(g, name, args, outs, body):
+    """Adds FunctionDef `name` to g's library: args and outs are names, body (node name, op,
+    inputs, attrs) tuples, outs map to tensors in function notation ('node:arg:i')."""
+    f = g.g.library.function.add()
+    f.signature.name = name
+    for a in args:
+        f.signature.input_arg.add().name = a
+    for o in outs:
+        f.signature.output_arg.add().name = o
+    for nname, op, ins, attrs in body:
+        n = f.node_def.add(name=nname, op=op)
+        n.input.extend(ins)
+        for k, v in attrs.items():
+            if isinstance(v, str):
+                n.attr[k].s = v.encode()
+            elif isinstance(v, float):
+                n.attr[k].f = v
+            else:
+                n.attr[k].list.i.extend(v)
+    for o, ref in outs.items():
+        f.ret[o] = ref
+
+
+def test_function_calls_are_inlined():
+    """StatefulPartitionedCall of a library function (as Keras writes a jit-compiled grouped
+    Conv2D), with a nested PartitionedCall, a FusedBatchNormV3 read by output arg ('y'), a
+    Split's second output and two results."""
+    x, w = _x((1, 4, 5, 8)), _x((1, 1, 4, 6), 1)
+    scale, offset, mean = _x((6,), 2), _x((6,), 3), _x((6,), 4)
+    var = np.abs(_x((6,), 5)) + 0.5
+    g = G()
+    g.placeholder("x", [-1, 4, 5, 8])
+    g.const("w", w)
+    for k, v in (("scale", scale), ("offset", offset), ("mean", mean), ("var", var)):
+        g.const(k, v)
+    g.const("axis", np.array(3, np.int32))
+    _function(g, "inner", ["t"], {"r": "relu:activations:0"},
+              [("relu", "Relu", ["t"], {})])
+    _function(g, "outer", ["inp", "filt", "s", "o", "m", "v", "ax"],
+              {"bn_out": "call:output:0", "half": "split:output:1"},
+              [("conv", "Conv2D", ["inp", "filt"], dict(strides=[1, 1, 1, 1],
+                                                        padding="VALID")),
+               ("bn", "FusedBatchNormV3", ["conv:output:0", "s", "o", "m", "v"],
+                dict(epsilon=0.001)),
+               ("call", "PartitionedCall", ["bn:y:0"], {}),
+               ("split", "Split", ["ax", "bn:y:0"], {})])
+    n = g.g.node.add(name="f", op="StatefulPartitionedCall")
+    n.input.extend(["x", "w", "scale", "offset", "mean", "var", "axis"])
+    n.attr["f"].func.name = "outer"
+    g.g.library.function[1].node_def[2].attr["f"].func.name = "inner"
+    g.g.library.function[1].node_def[3].attr["num_split"].i = 2
+    g.node("y0", "Identity", ["f"])
+    g.node("y1", "Identity", ["f:1"])
+    got = _run(g, ["y0", "y1"], {"x:0": x})
+    conv = _grouped_conv_ref(x.astype(np.float64), w, 2)
+    bn = (conv - mean) / np.sqrt(var.astype(np.float64) + 0.001) * scale + offset
+    _close(got["y0:0"], np.maximum(bn, 0))
+    _close(got["y1:0"], bn[..., 3:])
+
+
+def test_call_of_an_absent_function_is_unsupported():
+    g = G()
+    g.placeholder("x", [1, 4])
+    n = g.g.node.add(name="f", op="StatefulPartitionedCall")
+    n.input.append("x")
+    n.attr["f"].func.name = "nowhere"
+    with pytest.raises(mace.UnsupportedError, match="StatefulPartitionedCall"):
+        mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["f"])

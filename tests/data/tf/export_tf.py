@@ -332,6 +332,40 @@ def tf1_session_graph():
                   "graph_util.convert_variables_to_constants")
 
 
+def keras_layers():
+    """A mix of Keras layers the other models lack: SeparableConv2D, grouped and dilated
+    Conv2D, DepthwiseConv2D with depth multiplier 2, PReLU, LeakyReLU, ELU, hard_swish /
+    hard_sigmoid / gelu(tanh) / softplus / mish activations, Cropping2D, AveragePooling2D,
+    GroupNormalization, LayerNormalization on images, Resizing, Permute, Reshape,
+    GlobalMaxPooling2D, UnitNormalization, Concatenate of pooled branches."""
+    inp = keras.Input((32, 32, 4))
+    x = layers.SeparableConv2D(16, 3, padding="same", depth_multiplier=2)(inp)
+    x = layers.PReLU(shared_axes=[1, 2])(x)
+    x = layers.Conv2D(16, 3, padding="same", groups=4, activation="hard_swish")(x)
+    x = layers.Conv2D(16, 3, padding="same", dilation_rate=2)(x)
+    x = layers.LeakyReLU(negative_slope=0.1)(x)
+    x = layers.DepthwiseConv2D(3, depth_multiplier=2, padding="valid", activation="elu")(x)
+    x = layers.Cropping2D(((1, 2), (2, 1)))(x)
+    x = layers.AveragePooling2D(3, strides=2, padding="same")(x)
+    x = layers.GroupNormalization(groups=4)(x)
+    x = layers.Activation("mish")(x)
+    x = layers.LayerNormalization(axis=[1, 2, 3])(x)
+    x = layers.Resizing(10, 12, interpolation="bilinear")(x)
+    a = layers.Activation("hard_sigmoid")(layers.GlobalMaxPooling2D()(x))
+    b = layers.Permute((3, 1, 2))(x)
+    b = layers.Reshape((32, 120))(b)
+    b = layers.Dense(8, activation=keras.activations.gelu)(b)
+    b = layers.Activation("softplus")(layers.Flatten()(b))
+    y = layers.Concatenate()([a, layers.UnitNormalization()(b)])
+    y = layers.Dense(6)(y)
+    rng = np.random.default_rng(19)
+    # Second output: the image branch before the heads (a strong signal at every pixel).
+    _keras("keras_layers", keras.Model(inp, [y, x]),
+           [tf.TensorSpec([None, 32, 32, 4], tf.float32, name="input")],
+           [[_img(rng, 1, 32, 32, 4)], [_img(rng, 2, 32, 32, 4)]],
+           "assorted Keras layers and activations", calib=_img(rng, 4, 32, 32, 4))
+
+
 def tf1_quantized():
     """TF1 graph with the quantization ops of TF's tooling: FakeQuantWithMinMaxVars/Args
     (quantization-aware training, variables frozen to constants) on activations, and weights
@@ -388,8 +422,8 @@ def gru_text_loop():
 
 
 BUILDERS = (mobilenet_v2, small_resnet, efficientnet_small, conv1d_kws, transformer_block,
-            unet_small, tf1_session_graph, tf1_quantized, lstm_text, lstm_text_loop, gru_text,
-            gru_text_loop)
+            unet_small, keras_layers, tf1_session_graph, tf1_quantized, lstm_text, lstm_text_loop,
+            gru_text, gru_text_loop)
 
 
 def main():
