@@ -27,6 +27,7 @@ from .tf_common import (_DTYPES, _NHWC_AXIS_IN_NCHW, _TO_NCHW, _TO_NHWC, _attr, 
 from .tf_functions import inline_functions
 from .tf_ops_compat import TfOpsCompat
 from .tf_ops_more import TfOpsMore
+from .tf_while import TfWhile
 
 _SKIP = {"NoOp", "Assert", "SaveV2", "RestoreV2", "VarHandleOp", "VariableV2", "PrintV2"}
 _CONTROL_FLOW = {"Enter", "Exit", "Switch", "Merge", "LoopCond", "NextIteration", "While",
@@ -74,7 +75,7 @@ def load_graphdef(source: Any):
     return g
 
 
-class TfConverter(TfOpsMore, TfOpsCompat):
+class TfConverter(TfOpsMore, TfOpsCompat, TfWhile):
     def __init__(self, source, inputs: dict | None = None, outputs: list[str] | None = None):
         self.gd = load_graphdef(source)
         self.input_shapes = {_tensor_name(k): [int(d) for d in v]
@@ -170,18 +171,34 @@ class TfConverter(TfOpsMore, TfOpsCompat):
                 raise InvalidInputError(
                     f"inputs= names '{k}', which is not a Placeholder of the GraphDef "
                     f"(placeholders: {[p.name + ':0' for p in placeholders]})")
-        # Outputs: the requested ones, or the tensors nothing consumes.
+        self._by_name = by_name
+        frames = self._frames(nodes) if any(n.op == "Enter" for n in nodes) else {}
+        owned = {name for f in frames.values() for name in f.internal}
+        exits = {v["exit"].name: f for f in frames.values() for v in f.vars if v["exit"]}
+        # Outputs: the requested ones, or the tensors nothing consumes (but a loop's own).
         used = {t.rsplit(":", 1)[0] for n in nodes for t in self.ins(n)}
-        outputs = self.output_names or [self.out(n) for n in nodes
-                                        if n.name not in used and n.op != "Const"]
+        outputs = self.output_names or [
+            self.out(n) for n in nodes if n.name not in used and n.name not in owned and
+            n.name not in exits and n.op not in ("Const", "Placeholder")]
         for o in outputs:
             if o.rsplit(":", 1)[0] not in by_name:
                 raise InvalidInputError(f"outputs= names '{o}', which is no tensor of the "
                                         "GraphDef")
-        order = self._needed(nodes, by_name, outputs)
-        self._check_control_flow(order)
+        # A loop is converted at its first Exit: after every value entering it.
+        after = {x: [_tensor_name(e.input[0]).rsplit(":", 1)[0]
+                     for e in [v["enter"] for v in f.vars] + f.invariants]
+                 for x, f in exits.items()}
+        order = self._needed(nodes, by_name, outputs, after)
+        self._check_control_flow([n for n in order if n.name not in owned and
+                                  n.name not in exits])
         formats = {}
         for n in order:
+            if n.name in owned:
+                continue  # converted with its loop
+            if n.name in exits:
+                if not exits[n.name].done:
+                    self._emit_frame(exits[n.name])
+                continue
             if n in placeholders:
                 t = self.out(n)
                 shape = self.input_shapes.get(t, _attr(n, "shape"))
@@ -218,9 +235,9 @@ class TfConverter(TfOpsMore, TfOpsCompat):
         return self.b.to_graph(final, formats)
 
     def _check_control_flow(self, order) -> None:
-        """TF loops and conditionals (v1 Enter/Switch/Merge/... frames, which
-        convert_variables_to_constants_v2 lowers While to, or functional While/If) are not
-        converted: one error naming the op, the node and the loop, before any other."""
+        """TF control flow outside the loops tf_while.py converts (tf.cond's Switch/Merge,
+        functional While/If left unlowered) is refused: one error naming the op, the node and
+        the loop, before any other."""
         for n in order:
             if n.op in _CONTROL_FLOW:
                 frame = ""
@@ -229,11 +246,11 @@ class TfConverter(TfOpsMore, TfOpsCompat):
                     frame = f" (loop '{_attr(enter, 'frame_name', '')}')"
                 raise UnsupportedError(
                     f"TensorFlow op '{n.op}' (node '{n.name}'): control flow{frame} is not "
-                    "supported: tf.while_loop / tf.cond, e.g. a Keras LSTM or GRU layer with "
-                    "unroll=False; export the recurrent layers with unroll=True (fixed "
-                    "sequence length) or convert an ONNX export of the model")
+                    "supported outside a lowered while loop (tf.cond, or While/If left as "
+                    "functions: freeze with convert_variables_to_constants_v2's default "
+                    "lower_control_flow=True)")
 
-    def _needed(self, nodes, by_name, outputs):
+    def _needed(self, nodes, by_name, outputs, after=None):
         need, order, state = set(), [], {}
 
         def visit(name):
@@ -254,8 +271,8 @@ class TfConverter(TfOpsMore, TfOpsCompat):
                 if n.op in ("Placeholder",) or (n.op == "PlaceholderWithDefault" and
                                                 self.out(n) in self.input_shapes):
                     continue
-                for t in self.ins(n):
-                    src = t.rsplit(":", 1)[0]
+                for src in [t.rsplit(":", 1)[0] for t in self.ins(n)] + \
+                        (after or {}).get(cur, []):
                     if not state.get(src):
                         stack.append((src, False))
         for o in outputs:
@@ -785,6 +802,16 @@ class TfConverter(TfOpsMore, TfOpsCompat):
         axes = [int(a) for a in self.val(n, 1, "the axes").reshape(-1)]
         keep = int(bool(_attr(n, "keep_dims", False)))
         r = self._rank_of(x)
+        fold = {"ReduceMax": np.max, "ReduceMin": np.min, "ReduceMean": np.mean,
+                "ReduceSum": np.sum, "ReduceProd": np.prod}.get(op)
+        if x in self.vals and x not in self.env and fold is not None:
+            v = self.vals[x]
+            self.vals[self.out(n)] = np.asarray(fold(v, axis=tuple(axes), keepdims=bool(keep)),
+                                                v.dtype)
+            return
+        if not axes:  # TF reduces over no axis: the input itself
+            self._Identity(n)
+            return
         if x in self.env and self.held(x):
             axes = [a % 4 for a in axes]
             spatial = {1, 2} <= set(axes)

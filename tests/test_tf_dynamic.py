@@ -226,11 +226,64 @@ def test_einsum_other_forms_use_onnx_einsum():
            np.einsum("ijk,kl->il", a.astype(np.float64), b))
 
 
-@pytest.mark.parametrize("op", ["Enter", "Switch", "While"])
-def test_control_flow_is_refused_by_name(op):
+@pytest.mark.parametrize("op,match", [
+    ("Enter", "'Enter' .*'loop/enter'.*loop 'loop' has no loop variable"),
+    ("Switch", "'Switch' .*'loop/enter'.*control flow"),
+    ("While", "'While' .*'loop/enter'.*control flow")])
+def test_control_flow_is_refused_by_name(op, match):
+    """What tf_while.py does not convert: an Enter that starts no loop, tf.cond's Switch, an
+    unlowered functional While."""
     g = G()
     _placeholder(g, "x", [1, 4])
     g.node("loop/enter", op, ["x"], frame_name="loop")
     g.node("y", "Relu", ["loop/enter"])
-    with pytest.raises(mace.UnsupportedError, match=f"'{op}' .*'loop/enter'.*control flow"):
+    with pytest.raises(mace.UnsupportedError, match=match):
         mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["y"])
+
+
+def _loop_graph(n_iter):
+    """A TF1 while loop as convert_variables_to_constants_v2 lowers one: i = 0, acc = x;
+    while i < n: acc = acc * 2 + w (w an invariant entering the frame); i += 1."""
+    g = G()
+    _placeholder(g, "x", [-1, 3])
+    g.const("i0", np.array(0, np.int32))
+    g.const("n", np.array(n_iter, np.int32))
+    g.const("one", np.array(1, np.int32))
+    g.const("two", np.array(2.0, np.float32))
+    g.const("w", np.array([1.0, -2.0, 0.5], np.float32))
+    for v, src in (("i", "i0"), ("acc", "x")):
+        g.node(f"{v}/enter", "Enter", [src], frame_name="loop")
+        g.node(f"{v}/merge", "Merge", [f"{v}/enter", f"{v}/next"])
+    g.node("w/enter", "Enter", ["w"], frame_name="loop", is_constant=True)
+    g.node("less", "Less", ["i/merge", "n"])
+    g.node("cond", "LoopCond", ["less"])
+    for v in ("i", "acc"):
+        g.node(f"{v}/switch", "Switch", [f"{v}/merge", "cond"])
+        g.node(f"{v}/exit", "Exit", [f"{v}/switch"])
+        g.node(f"{v}/body", "Identity", [f"{v}/switch:1"])
+    g.node("i/add", "AddV2", ["i/body", "one"])
+    g.node("acc/mul", "Mul", ["acc/body", "two"])
+    g.node("acc/add", "AddV2", ["acc/mul", "w/enter"])
+    g.node("i/next", "NextIteration", ["i/add"])
+    g.node("acc/next", "NextIteration", ["acc/add"])
+    g.node("y", "Identity", ["acc/exit"])
+    g.node("count", "Identity", ["i/exit"])
+    return g
+
+
+@pytest.mark.parametrize("n_iter", [0, 1, 4])
+def test_while_loop_frame(n_iter):
+    g = _loop_graph(n_iter)
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["y", "count"])
+    assert "WhileLoop" in [op.type for op in model.graph.ops]  # the engine runs the loop
+    sess = mace.Session(model, num_threads=1)
+    rng = np.random.default_rng(8)
+    w = np.array([1.0, -2.0, 0.5])
+    for b in (1, 3):
+        x = rng.standard_normal((b, 3)).astype(np.float32)
+        ref = x.astype(np.float64)
+        for _ in range(n_iter):
+            ref = ref * 2 + w
+        out = sess.run({"x:0": x})
+        _close(out["y:0"], ref)
+        assert int(out["count:0"]) == n_iter

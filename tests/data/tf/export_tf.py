@@ -405,6 +405,22 @@ def tf1_quantized():
                   "TF1 graph with FakeQuant (QAT) and Dequantize'd quint8/qint8 weights")
 
 
+def rnn_stack_while():
+    """LSTM (return_sequences=True) feeding a GRU, both unroll=False, over a sequence of any
+    length: while loops whose output list is written at the step counter."""
+    inp = keras.Input((None,), dtype="int32")
+    x = layers.Embedding(200, 16, embeddings_initializer=keras.initializers.RandomNormal(
+        stddev=1.0))(inp)
+    x = layers.LSTM(16, return_sequences=True)(x)
+    x = layers.GRU(12)(x)
+    x = layers.Dense(4)(x)
+    rng = np.random.default_rng(20)
+    _keras("rnn_stack_while", keras.Model(inp, x),
+           [tf.TensorSpec([None, None], tf.int32, name="tokens")],
+           [[rng.integers(0, 200, s).astype(np.int32)] for s in ((1, 20), (3, 20), (2, 7))],
+           "Embedding + LSTM(return_sequences=True) + GRU, unroll=False, any sequence length")
+
+
 def lstm_text():
     _text_rnn("lstm", True)
 
@@ -423,7 +439,7 @@ def gru_text_loop():
 
 BUILDERS = (mobilenet_v2, small_resnet, efficientnet_small, conv1d_kws, transformer_block,
             unet_small, keras_layers, tf1_session_graph, tf1_quantized, lstm_text, lstm_text_loop,
-            gru_text, gru_text_loop)
+            gru_text, gru_text_loop, rnn_stack_while)
 
 
 def main():
