@@ -268,22 +268,39 @@ def _loop_graph(n_iter):
     g.node("acc/next", "NextIteration", ["acc/add"])
     g.node("y", "Identity", ["acc/exit"])
     g.node("count", "Identity", ["i/exit"])
+    # Each turn's acc written to a TensorList at index i (Keras's output sequence).
+    g.const("elem", np.array([-1, 3], np.int32))
+    g.const("size", np.array(max(n_iter, 1), np.int32))
+    g.node("list", "TensorListReserve", ["elem", "size"], element_dtype=tf_pb.DT_FLOAT)
+    g.node("list/enter", "Enter", ["list"], frame_name="loop")
+    g.node("list/merge", "Merge", ["list/enter", "list/next"])
+    g.node("list/switch", "Switch", ["list/merge", "cond"])
+    g.node("list/exit", "Exit", ["list/switch"])
+    g.node("list/body", "Identity", ["list/switch:1"])
+    g.node("list/set", "TensorListSetItem", ["list/body", "i/body", "acc/add"],
+           element_dtype=tf_pb.DT_FLOAT)
+    g.node("list/next", "NextIteration", ["list/set"])
+    g.node("seq", "TensorListStack", ["list/exit", "elem"], element_dtype=tf_pb.DT_FLOAT)
     return g
 
 
 @pytest.mark.parametrize("n_iter", [0, 1, 4])
 def test_while_loop_frame(n_iter):
     g = _loop_graph(n_iter)
-    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=["y", "count"])
+    outs = ["y", "count"] + (["seq"] if n_iter else [])  # TF's empty list stacks uninitialised
+    model = mace.convert(g.g.SerializeToString(), platform="tensorflow", outputs=outs)
     assert "WhileLoop" in [op.type for op in model.graph.ops]  # the engine runs the loop
     sess = mace.Session(model, num_threads=1)
     rng = np.random.default_rng(8)
     w = np.array([1.0, -2.0, 0.5])
     for b in (1, 3):
         x = rng.standard_normal((b, 3)).astype(np.float32)
-        ref = x.astype(np.float64)
+        ref, seq = x.astype(np.float64), []
         for _ in range(n_iter):
             ref = ref * 2 + w
+            seq.append(ref)
         out = sess.run({"x:0": x})
         _close(out["y:0"], ref)
         assert int(out["count:0"]) == n_iter
+        if n_iter:
+            _close(out["seq:0"], np.stack(seq))
