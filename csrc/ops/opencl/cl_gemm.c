@@ -1,0 +1,224 @@
+/* The tiled GEMM launch of the GPU Conv2D, FullyConnected and MatMul kinds: the variant and
+ * split-K choice, the split-K scratch, the kernel arguments (kernels/opencl/gemm.cl). */
+#include "ops/opencl/cl_gemm.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/opencl/cl_tuning.h"
+
+#define GEMM_TK 16
+#define GEMM_MIN_SPLIT_K 128  /* K a split handles at least */
+#define GEMM_MAX_SPLITS 32
+
+/* The variants' build options and work-group shapes (gemm.cl: TM x TN tile, RM x RN a work
+ * item, a work group of (TN / RN, TM / RM)). */
+static const char *variant_options(int tile) {
+  return tile == 64 ? "-DTM=64 -DTN=64 -DTK=16 -DRM=4 -DRN=4"
+                    : "-DTM=32 -DTN=32 -DTK=16 -DRM=4 -DRN=2";
+}
+static void variant_lws(int tile, size_t lws[3]) {
+  lws[0] = 16;                         /* TN / RN */
+  lws[1] = tile == 64 ? 16 : 8;        /* TM / RM */
+  lws[2] = 1;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static mace_status parse_force(const char *force, int *tile, int *splits) {
+  *tile = 0;
+  *splits = 0;
+  if (!force || !*force || strcmp(force, "auto") == 0) return MACE_OK;
+  char *end = NULL;
+  const long t = strtol(force, &end, 10);
+  long s = 1;
+  if (end && *end == ':') s = strtol(end + 1, &end, 10);
+  if ((t != 64 && t != 32) || !end || *end || s < 1 || s > 64)
+    return mace_error(MACE_INVALID_ARGS, "MACE_CL_GEMM='%s': expected auto, 64, 32, 64:SPLITS "
+                      "or 32:SPLITS (SPLITS 1 to 64)", force);
+  *tile = (int)t;
+  *splits = (int)s;
+  return MACE_OK;
+}
+
+/* Large tiles when they alone give every compute unit a work group; else small tiles, and
+ * when even those leave compute units idle, K split so about two work groups a compute unit
+ * run (each split at least GEMM_MIN_SPLIT_K deep). */
+mace_status mace_cl_gemm_choose(int64_t m, int64_t n, int64_t k, int64_t batch,
+                                int compute_units, const char *force, int *tile, int *splits) {
+  MACE_RETURN_IF_ERROR(parse_force(force, tile, splits));
+  if (*tile) return MACE_OK;
+  const int64_t cu = compute_units > 0 ? compute_units : 1;
+  *splits = 1;
+  if (ceil_div(m, 64) * ceil_div(n, 64) * batch >= cu) {
+    *tile = 64;
+    return MACE_OK;
+  }
+  *tile = 32;
+  const int64_t tiles = ceil_div(m, 32) * ceil_div(n, 32) * batch;
+  if (tiles > 0 && tiles < cu) {
+    int64_t s = ceil_div(2 * cu, tiles);
+    if (s > k / GEMM_MIN_SPLIT_K) s = k / GEMM_MIN_SPLIT_K;
+    if (s > GEMM_MAX_SPLITS) s = GEMM_MAX_SPLITS;
+    *splits = s > 1 ? (int)s : 1;
+  }
+  return MACE_OK;
+}
+
+static const char *kernel_name(const mace_cl_gemm *g) { return g->conv ? "gemm_conv" : "gemm"; }
+
+mace_status mace_cl_gemm_prepare(mace_op *op, mace_cl_gemm *g) {
+  if (!op->cl)
+    return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s): no OpenCL runtime at infer", op->name,
+                      op->type);
+  int64_t batch = 1;
+  for (int i = 0; i < 4; ++i) batch *= g->zdims[i];
+  int tile, splits;
+  MACE_RETURN_IF_ERROR(mace_cl_gemm_choose(g->m, g->n, g->k, batch,
+                                           mace_cl_runtime_device(op->cl)->compute_units,
+                                           getenv("MACE_CL_GEMM"), &tile, &splits));
+  /* A device whose kernels cannot run the large work group gets the small one. */
+  for (;;) {
+    mace_cl_kernel *kr;
+    MACE_RETURN_IF_ERROR(mace_cl_get_kernel(op->cl, "gemm", kernel_name(g),
+                                            variant_options(tile), &kr));
+    size_t lws[3];
+    variant_lws(tile, lws);
+    if (mace_cl_kernel_max_work_group(kr) >= lws[0] * lws[1]) break;
+    if (tile == 32)
+      return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): the GEMM kernel runs at most %zu work "
+                        "items a group on this device (needs %zu)", op->name, op->type,
+                        mace_cl_kernel_max_work_group(kr), lws[0] * lws[1]);
+    tile = 32;
+  }
+  /* Splits cover K in whole K steps; their partial sums must fit int indices. */
+  int64_t kchunk = g->k;
+  if (splits > 1 && g->k > 0) {
+    kchunk = ceil_div(ceil_div(g->k, splits), GEMM_TK) * GEMM_TK;
+    splits = (int)ceil_div(g->k, kchunk);
+    while (splits > 1 && (int64_t)splits * batch * g->m * g->n >= INT_MAX) {
+      splits = splits / 2;
+      kchunk = ceil_div(ceil_div(g->k, splits), GEMM_TK) * GEMM_TK;
+      splits = (int)ceil_div(g->k, kchunk);
+    }
+    if (splits <= 1) kchunk = g->k;
+  }
+  if (splits < 1) splits = 1;
+  g->tile = tile;
+  g->splits = splits;
+  g->kchunk = kchunk;
+  if (splits > 1) {
+    const size_t bytes = (size_t)splits * (size_t)batch * (size_t)g->m * (size_t)g->n * 4;
+    if (g->part_bytes < bytes) {
+      mace_cl_free(op->cl, g->part);
+      g->part = NULL;
+      g->part_bytes = 0;
+      MACE_RETURN_IF_ERROR(mace_cl_alloc(op->cl, bytes, &g->part));
+      g->part_bytes = bytes;
+    }
+    mace_cl_kernel *kr;
+    MACE_RETURN_IF_ERROR(mace_cl_get_kernel(op->cl, "gemm", "gemm_reduce", variant_options(tile),
+                                            &kr));
+  }
+  return MACE_OK;
+}
+
+static mace_status set_ints(mace_cl_kernel *k, int *a, const int64_t *v, int n) {
+  for (int i = 0; i < n; ++i) MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, (*a)++, v[i]));
+  return MACE_OK;
+}
+
+static mace_status set_int4(mace_cl_kernel *k, int *a, const int32_t v[4]) {
+  return mace_cl_arg(k, (*a)++, v, 4 * sizeof(int32_t));
+}
+
+/* The arguments every kernel of gemm.cl starts with after its operands: bias, residual, y. */
+static mace_status set_epilogue_tensors(mace_cl_kernel *k, int *a, mace_op *op,
+                                        const mace_cl_gemm *g, const mace_tensor *bias,
+                                        const mace_tensor *res, const mace_tensor *y) {
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, *a, op, bias ? bias : y));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, *a + 2, bias ? g->bias_mode : 0));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, *a + 3, op, res ? res : y));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, *a + 5, res != NULL));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, *a + 6, op, y));
+  *a += 8;
+  return MACE_OK;
+}
+
+static mace_status set_act(mace_cl_kernel *k, int *a, const mace_activation *act) {
+  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, (*a)++, act->kind));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_float(k, (*a)++, act->alpha));
+  return mace_cl_arg_float(k, (*a)++, act->beta);
+}
+
+mace_status mace_cl_gemm_run(mace_op *op, const mace_cl_gemm *g, const mace_tensor *a,
+                             const mace_tensor *b, const mace_tensor *bias,
+                             const mace_tensor *res, const mace_tensor *y,
+                             const mace_activation *act) {
+  mace_cl_runtime *rt;
+  MACE_RETURN_IF_ERROR(mace_cl_op_runtime(op, &rt));
+  if (!g->tile)
+    return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s): GEMM run before its infer", op->name,
+                      op->type);
+  int64_t batch = 1;
+  for (int i = 0; i < 4; ++i) batch *= g->zdims[i];
+  const char *opts = variant_options(g->tile);
+  mace_cl_kernel *k;
+  MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "gemm", kernel_name(g), opts, &k));
+  int i = 0;
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, a));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, b));
+  i = 4;
+  MACE_RETURN_IF_ERROR(set_epilogue_tensors(k, &i, op, g, bias, res, y));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_mem(k, i++, g->splits > 1 ? g->part : y->cl_mem));
+  if (g->conv) {
+    const int64_t ints[] = {g->m, g->n, g->k, batch, g->kchunk};
+    MACE_RETURN_IF_ERROR(set_ints(k, &i, ints, 5));
+  } else {
+    const int64_t ints[] = {g->m,    g->n,    g->k,   g->a_rs, g->a_cs,
+                            g->a_cs == 1 && (g->a_rs != 1 || g->m == 1),
+                            g->b_rs, g->b_cs, g->b_cs == 1 && g->b_rs != 1,
+                            g->ldy,  batch,   g->kchunk};
+    MACE_RETURN_IF_ERROR(set_ints(k, &i, ints, 12));
+  }
+  MACE_RETURN_IF_ERROR(set_int4(k, &i, g->zdims));
+  MACE_RETURN_IF_ERROR(set_int4(k, &i, g->a_zs));
+  MACE_RETURN_IF_ERROR(set_int4(k, &i, g->b_zs));
+  MACE_RETURN_IF_ERROR(set_int4(k, &i, g->y_zs));
+  MACE_RETURN_IF_ERROR(set_int4(k, &i, g->bias_zs));
+  if (g->conv) {
+    const int64_t ints[] = {g->in_h,     g->in_w,  g->out_w, g->k_h,   g->k_w, g->stride_h,
+                            g->stride_w, g->dil_h, g->dil_w, g->pad_t, g->pad_l};
+    MACE_RETURN_IF_ERROR(set_ints(k, &i, ints, 11));
+  }
+  MACE_RETURN_IF_ERROR(set_act(k, &i, act));
+  size_t lws[3];
+  variant_lws(g->tile, lws);
+  const size_t gws[3] = {(size_t)ceil_div(g->n, g->tile) * lws[0],
+                         (size_t)ceil_div(g->m, g->tile) * lws[1],
+                         (size_t)(batch * g->splits)};
+  MACE_RETURN_IF_ERROR(mace_cl_launch(rt, k, 3, gws, lws, op->name));
+  if (g->splits <= 1) return MACE_OK;
+
+  mace_cl_kernel *r;
+  MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "gemm", "gemm_reduce", opts, &r));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_mem(r, 0, g->part));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_int(r, 1, g->splits));
+  i = 2;
+  MACE_RETURN_IF_ERROR(set_epilogue_tensors(r, &i, op, g, bias, res, y));
+  const int64_t ints[] = {g->m, g->n, g->ldy, batch};
+  MACE_RETURN_IF_ERROR(set_ints(r, &i, ints, 4));
+  MACE_RETURN_IF_ERROR(set_int4(r, &i, g->zdims));
+  MACE_RETURN_IF_ERROR(set_int4(r, &i, g->y_zs));
+  MACE_RETURN_IF_ERROR(set_int4(r, &i, g->bias_zs));
+  MACE_RETURN_IF_ERROR(set_act(r, &i, act));
+  const size_t rgws[1] = {(size_t)(batch * g->m * g->n)};
+  return mace_cl_launch(rt, r, 1, rgws, NULL, op->name);
+}
+
+void mace_cl_gemm_release(mace_op *op, mace_cl_gemm *g) {
+  mace_cl_free(op->cl, g->part);
+  g->part = NULL;
+  g->part_bytes = 0;
+}
