@@ -72,9 +72,9 @@ inline void gemm_body(__local float *as, __local float *bs, int conv,
                       int y_off, __global float *part, int m_rows, int n_cols, int k_in,
                       int a_rs, int a_cs, int a_kcont, int b_rs, int b_cs, int b_ncont, int ldy,
                       int batch, int kchunk, int4 zdims, int4 a_zs, int4 b_zs, int4 y_zs,
-                      int4 bias_zs, int in_h, int in_w, int out_w, int k_h, int k_w,
-                      int stride_h, int stride_w, int dil_h, int dil_w, int pad_t, int pad_l,
-                      int act, float alpha, float beta) {
+                      int4 bias_zs, __global const int2 *ktab, int in_h, int in_w, int out_w,
+                      int stride_h, int stride_w, int pad_t, int pad_l, int act, float alpha,
+                      float beta) {
   const int tx = get_local_id(0), ty = get_local_id(1);
   const int t = ty * WG_N + tx;
   const int n0 = get_group_id(0) * TN, m0 = get_group_id(1) * TM;
@@ -87,7 +87,6 @@ inline void gemm_body(__local float *as, __local float *bs, int conv,
   /* Implicit GEMM: this work item's B column is fixed (WG % TN == 0): its output pixel. */
   const int cn = n0 + t % TN;
   int iy0 = 0, ix0 = 0;
-  const int khw = k_h * k_w;
   if (conv) {
     const int oy = cn / out_w, ox = cn % out_w;
     iy0 = oy * stride_h - pad_t;
@@ -112,10 +111,10 @@ inline void gemm_body(__local float *as, __local float *bs, int conv,
       const int k = (K0) + e / TN;                                                            \
       float v = 0.0f;                                                                         \
       if (cn < n_cols && k < kend) {                                                          \
-        const int ic = k / khw, rk = k % khw;                                                 \
-        const int iy = iy0 + (rk / k_w) * dil_h, ix = ix0 + (rk % k_w) * dil_w;               \
+        const int2 kt = ktab[k];                                                              \
+        const int iy = iy0 + (kt.y >> 16), ix = ix0 + (kt.y & 0xffff);                        \
         if (iy >= 0 && iy < in_h && ix >= 0 && ix < in_w)                                     \
-          v = LOAD(b, bbase + (ic * in_h + iy) * in_w + ix);                                  \
+          v = LOAD(b, bbase + iy0 * in_w + ix0 + kt.x);                                       \
       }                                                                                       \
       rb[q] = v;                                                                              \
     } else {                                                                                  \
@@ -187,27 +186,29 @@ void gemm(__global const DATA_T *a, int a_off, __global const DATA_T *b, int b_o
   __local float as[TK * LDA_L], bs[TK * LDB_L];
   gemm_body(as, bs, 0, a, a_off, b, b_off, bias, bias_off, bias_mode, r, r_off, has_res, y, y_off,
             part, m_rows, n_cols, k_in, a_rs, a_cs, a_kcont, b_rs, b_cs, b_ncont, ldy, batch,
-            kchunk, zdims, a_zs, b_zs, y_zs, bias_zs, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, act,
-            alpha, beta);
+            kchunk, zdims, a_zs, b_zs, y_zs, bias_zs, (__global const int2 *)0, 1, 1, 1, 1, 1, 0,
+            0, act, alpha, beta);
 }
 
 /* Convolution as an implicit GEMM per (image, group) z: A = the filter [M = C_out / group,
  * K = C_in / group * k_h * k_w] (row-major, a_rs = K), B[k, p] = x[ic, iy, ix] of the image's
  * group at k = (ic * k_h + ky) * k_w + kx, p = oy * out_w + ox (zero outside the input), Y the
- * output [M, N = out_h * out_w] of the group. */
+ * output [M, N = out_h * out_w] of the group. ktab[k] (built by the op at infer, so no work
+ * item divides by the window's sizes): .x = the element offset (ic * in_h + ky * dil_h) * in_w
+ * + kx * dil_w, .y = (ky * dil_h) << 16 | kx * dil_w for the bounds. */
 __kernel __attribute__((reqd_work_group_size(WG_N, WG_M, 1)))
 void gemm_conv(__global const DATA_T *w, int w_off, __global const DATA_T *x, int x_off,
                __global const DATA_T *bias, int bias_off, int bias_mode,
                __global const DATA_T *r, int r_off, int has_res, __global DATA_T *y, int y_off,
                __global float *part, int m_rows, int n_cols, int k_in, int batch, int kchunk,
-               int4 zdims, int4 a_zs, int4 b_zs, int4 y_zs, int4 bias_zs, int in_h, int in_w,
-               int out_w, int k_h, int k_w, int stride_h, int stride_w, int dil_h, int dil_w,
-               int pad_t, int pad_l, int act, float alpha, float beta) {
+               int4 zdims, int4 a_zs, int4 b_zs, int4 y_zs, int4 bias_zs,
+               __global const int2 *ktab, int in_h, int in_w, int out_w, int stride_h,
+               int stride_w, int pad_t, int pad_l, int act, float alpha, float beta) {
   __local float as[TK * LDA_L], bs[TK * LDB_L];
   gemm_body(as, bs, 1, w, w_off, x, x_off, bias, bias_off, bias_mode, r, r_off, has_res, y, y_off,
             part, m_rows, n_cols, k_in, k_in, 1, 1, 0, 1, 1, n_cols, batch, kchunk, zdims, a_zs,
-            b_zs, y_zs, bias_zs, in_h, in_w, out_w, k_h, k_w, stride_h, stride_w, dil_h, dil_w,
-            pad_t, pad_l, act, alpha, beta);
+            b_zs, y_zs, bias_zs, ktab, in_h, in_w, out_w, stride_h, stride_w, pad_t, pad_l, act,
+            alpha, beta);
 }
 
 /* Split K, second pass: work item i of batch * M * N sums the splits' partials and applies the

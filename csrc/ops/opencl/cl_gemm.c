@@ -42,7 +42,8 @@ static mace_status parse_force(const char *force, int *tile, int *splits) {
   return MACE_OK;
 }
 
-/* Large tiles when they alone give every compute unit a work group; else small tiles, and
+/* Large tiles when both sides exceed a small tile and the large tiles alone give every compute
+ * unit a work group; else small tiles, and
  * when even those leave compute units idle, K split so about two work groups a compute unit
  * run (each split at least GEMM_MIN_SPLIT_K deep). */
 mace_status mace_cl_gemm_choose(int64_t m, int64_t n, int64_t k, int64_t batch,
@@ -51,7 +52,7 @@ mace_status mace_cl_gemm_choose(int64_t m, int64_t n, int64_t k, int64_t batch,
   if (*tile) return MACE_OK;
   const int64_t cu = compute_units > 0 ? compute_units : 1;
   *splits = 1;
-  if (ceil_div(m, 64) * ceil_div(n, 64) * batch >= cu) {
+  if (m > 32 && n > 32 && ceil_div(m, 64) * ceil_div(n, 64) * batch >= cu) {
     *tile = 64;
     return MACE_OK;
   }
@@ -64,6 +65,42 @@ mace_status mace_cl_gemm_choose(int64_t m, int64_t n, int64_t k, int64_t batch,
     *splits = s > 1 ? (int)s : 1;
   }
   return MACE_OK;
+}
+
+/* (Re)allocates *mem to hold `bytes` and uploads them. */
+static mace_status upload(mace_op *op, void **mem, size_t *cap, const void *data, size_t bytes) {
+  if (*cap < bytes) {
+    mace_cl_free(op->cl, *mem);
+    *mem = NULL;
+    *cap = 0;
+    MACE_RETURN_IF_ERROR(mace_cl_alloc(op->cl, bytes, mem));
+    *cap = bytes;
+  }
+  return mace_cl_write(op->cl, *mem, 0, data, bytes, 0);
+}
+
+/* The implicit GEMM's table (gemm.cl, gemm_conv): per k = (ic * k_h + ky) * k_w + kx, the
+ * input offset (ic * in_h + ky * dil_h) * in_w + kx * dil_w and (ky * dil_h) << 16 |
+ * kx * dil_w, so that no work item divides by the window's sizes. */
+static mace_status upload_ktab(mace_op *op, mace_cl_gemm *g) {
+  const int64_t khw = g->k_h * g->k_w, n = g->k > 0 ? g->k : 1;
+  if ((g->k_h - 1) * g->dil_h >= 32768 || (g->k_w - 1) * g->dil_w >= 65536)
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): a window %lld x %lld with dilations "
+                      "%lld x %lld is too wide for the GEMM kernel", op->name, op->type,
+                      (long long)g->k_h, (long long)g->k_w, (long long)g->dil_h,
+                      (long long)g->dil_w);
+  int32_t *t = malloc((size_t)n * 2 * sizeof(int32_t));
+  if (!t) return mace_error(MACE_OUT_OF_RESOURCES, "op '%s': no memory", op->name);
+  for (int64_t k = 0; k < g->k; ++k) {
+    const int64_t ic = k / khw, r = k % khw, dy = r / g->k_w * g->dil_h,
+                  dx = r % g->k_w * g->dil_w;
+    t[2 * k] = (int32_t)((ic * g->in_h + dy) * g->in_w + dx);
+    t[2 * k + 1] = (int32_t)(dy << 16 | dx);
+  }
+  if (g->k <= 0) t[0] = t[1] = 0;
+  const mace_status st = upload(op, &g->ktab, &g->ktab_bytes, t, (size_t)n * 2 * sizeof(int32_t));
+  free(t);
+  return st;
 }
 
 static const char *kernel_name(const mace_cl_gemm *g) { return g->conv ? "gemm_conv" : "gemm"; }
@@ -108,6 +145,7 @@ mace_status mace_cl_gemm_prepare(mace_op *op, mace_cl_gemm *g) {
   g->tile = tile;
   g->splits = splits;
   g->kchunk = kchunk;
+  if (g->conv) MACE_RETURN_IF_ERROR(upload_ktab(op, g));
   if (splits > 1) {
     const size_t bytes = (size_t)splits * (size_t)batch * (size_t)g->m * (size_t)g->n * 4;
     if (g->part_bytes < bytes) {
@@ -188,9 +226,10 @@ mace_status mace_cl_gemm_run(mace_op *op, const mace_cl_gemm *g, const mace_tens
   MACE_RETURN_IF_ERROR(set_int4(k, &i, g->y_zs));
   MACE_RETURN_IF_ERROR(set_int4(k, &i, g->bias_zs));
   if (g->conv) {
-    const int64_t ints[] = {g->in_h,     g->in_w,  g->out_w, g->k_h,   g->k_w, g->stride_h,
-                            g->stride_w, g->dil_h, g->dil_w, g->pad_t, g->pad_l};
-    MACE_RETURN_IF_ERROR(set_ints(k, &i, ints, 11));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_mem(k, i++, g->ktab));
+    const int64_t ints[] = {g->in_h,     g->in_w,  g->out_w, g->stride_h,
+                            g->stride_w, g->pad_t, g->pad_l};
+    MACE_RETURN_IF_ERROR(set_ints(k, &i, ints, 7));
   }
   MACE_RETURN_IF_ERROR(set_act(k, &i, act));
   size_t lws[3];
@@ -219,6 +258,7 @@ mace_status mace_cl_gemm_run(mace_op *op, const mace_cl_gemm *g, const mace_tens
 
 void mace_cl_gemm_release(mace_op *op, mace_cl_gemm *g) {
   mace_cl_free(op->cl, g->part);
-  g->part = NULL;
-  g->part_bytes = 0;
+  mace_cl_free(op->cl, g->ktab);
+  g->part = g->ktab = NULL;
+  g->part_bytes = g->ktab_bytes = 0;
 }

@@ -17,7 +17,8 @@ typedef struct mace_cl_gemm {
   int32_t a_zs[4], b_zs[4], y_zs[4], bias_zs[4];  /* their element strides per operand */
   int64_t a_rs, a_cs, b_rs, b_cs, ldy;  /* A[m, k] at m*a_rs + k*a_cs; B likewise; Y m*ldy + n */
   int bias_mode;               /* 0: none, 1: bias[m], 2: bias[n] */
-  int conv;                    /* B is the implicit im2col of a convolution's input: */
+  int conv;                    /* B is the implicit im2col of a convolution's input (the
+                                  window's extent (k - 1) * dil under 32768 high, 65536 wide): */
   int64_t in_h, in_w, out_w, k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
   /* The plan, set by mace_cl_gemm_prepare. */
   int tile;                    /* 64 (the large variant) or 32 */
@@ -25,6 +26,8 @@ typedef struct mace_cl_gemm {
   int64_t kchunk;              /* K per split, a multiple of the K step */
   void *part;                  /* owned: the split-K partial sums (float) */
   size_t part_bytes;
+  void *ktab;                  /* owned, conv: per k, the input offset and window position */
+  size_t ktab_bytes;
 } mace_cl_gemm;
 
 /* The variant and split-K factor for an M x N x K product over `batch` items on a device of

@@ -56,7 +56,8 @@ static mace_status conv2d_cl_infer(mace_op *op) {
   const int64_t oc = y->dims[1], oh = y->dims[2], ow = y->dims[3];
   const int64_t kh = w->dims[2], kw = w->dims[3];
   const int64_t g = st->group, icg = c / g, ocg = oc / g;
-  st->use_gemm = g == 1 || (icg > 1 && ocg >= CONV_GEMM_MIN_GROUP_OC);
+  st->use_gemm = (g == 1 || (icg > 1 && ocg >= CONV_GEMM_MIN_GROUP_OC)) &&
+                 (kh - 1) * st->dilations[0] < 32768 && (kw - 1) * st->dilations[1] < 65536;
   if (!st->use_gemm) return MACE_OK;
   const int pointwise = kh == 1 && kw == 1 && st->strides[0] == 1 && st->strides[1] == 1 &&
                         st->pad_t == 0 && st->pad_l == 0 && oh == ih && ow == iw;
