@@ -936,11 +936,12 @@ int main(void) {
                 {"ChannelShuffle DepthToSpace SpaceToDepth", sweep_permute}};
   /* The GEMM kinds (Conv2D, FullyConnected, MatMul) again under each fixed variant of
    * MACE_CL_GEMM: both tile sizes, split K (the automatic choice depends on the device). */
-  static const char *gemm_modes[] = {"64", "32", "32:3", "64:2"};
+  static const char *gemm_modes[] = {"64", "32", "16", "32:3", "64:2", "16:2"};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;
     const int gemm = strstr(sweeps[i].name, "Conv2D") || strstr(sweeps[i].name, "MatMul");
-    for (int mode = -1; mode < (gemm ? 4 : 0); ++mode) {
+    const int n_modes = (int)(sizeof(gemm_modes) / sizeof(gemm_modes[0]));
+    for (int mode = -1; mode < (gemm ? n_modes : 0); ++mode) {
       char prec[2][32];
       snprintf(prec[0], sizeof(prec[0]), "fp32%s%s", mode >= 0 ? " gemm " : "",
                mode >= 0 ? gemm_modes[mode] : "");

@@ -12,15 +12,27 @@
 #define GEMM_MIN_SPLIT_K 128  /* K a split handles at least */
 #define GEMM_MAX_SPLITS 32
 
-/* The variants' build options and work-group shapes (gemm.cl: TM x TN tile, RM x RN a work
- * item, a work group of (TN / RN, TM / RM)). */
-static const char *variant_options(int tile) {
-  return tile == 64 ? "-DTM=64 -DTN=64 -DTK=16 -DRM=4 -DRN=4"
-                    : "-DTM=32 -DTN=32 -DTK=16 -DRM=4 -DRN=2";
+/* The variants (gemm.cl's build-time TM x TN tile, RM x RN a work item, a work group of
+ * (TN / RN, TM / RM), a multiple of 32 items), named by MACE_CL_GEMM's values: 64 for large
+ * products, 32 for small ones, 16 for skinny ones (M <= 16: GEMV-shaped FullyConnected). */
+typedef struct gemm_variant {
+  int name, tm, tn, rm, rn;
+  const char *options;
+} gemm_variant;
+static const gemm_variant kVariants[] = {
+    {64, 64, 64, 4, 4, "-DTM=64 -DTN=64 -DTK=16 -DRM=4 -DRN=4"},
+    {32, 32, 32, 4, 2, "-DTM=32 -DTN=32 -DTK=16 -DRM=4 -DRN=2"},
+    {16, 16, 64, 2, 2, "-DTM=16 -DTN=64 -DTK=16 -DRM=2 -DRN=2"},
+};
+
+static const gemm_variant *variant(int name) {
+  for (size_t i = 0; i < sizeof(kVariants) / sizeof(kVariants[0]); ++i)
+    if (kVariants[i].name == name) return &kVariants[i];
+  return &kVariants[1];
 }
-static void variant_lws(int tile, size_t lws[3]) {
-  lws[0] = 16;                         /* TN / RN */
-  lws[1] = tile == 64 ? 16 : 8;        /* TM / RM */
+static void variant_lws(const gemm_variant *v, size_t lws[3]) {
+  lws[0] = (size_t)(v->tn / v->rn);
+  lws[1] = (size_t)(v->tm / v->rm);
   lws[2] = 1;
 }
 
@@ -34,18 +46,18 @@ static mace_status parse_force(const char *force, int *tile, int *splits) {
   const long t = strtol(force, &end, 10);
   long s = 1;
   if (end && *end == ':') s = strtol(end + 1, &end, 10);
-  if ((t != 64 && t != 32) || !end || *end || s < 1 || s > 64)
-    return mace_error(MACE_INVALID_ARGS, "MACE_CL_GEMM='%s': expected auto, 64, 32, 64:SPLITS "
-                      "or 32:SPLITS (SPLITS 1 to 64)", force);
+  if ((t != 64 && t != 32 && t != 16) || !end || *end || s < 1 || s > 64)
+    return mace_error(MACE_INVALID_ARGS, "MACE_CL_GEMM='%s': expected auto, or 64, 32 or 16 "
+                      "with an optional :SPLITS (1 to 64)", force);
   *tile = (int)t;
   *splits = (int)s;
   return MACE_OK;
 }
 
-/* Large tiles when both sides exceed a small tile and the large tiles alone give every compute
- * unit a work group; else small tiles, and
- * when even those leave compute units idle, K split so about two work groups a compute unit
- * run (each split at least GEMM_MIN_SPLIT_K deep). */
+/* Skinny tiles for M <= 16; large tiles when both sides exceed a small tile and the large
+ * tiles alone give every compute unit a work group; else small tiles. With skinny or small
+ * tiles that still leave compute units idle, K is split so about two work groups a compute
+ * unit run (each split at least GEMM_MIN_SPLIT_K deep). */
 mace_status mace_cl_gemm_choose(int64_t m, int64_t n, int64_t k, int64_t batch,
                                 int compute_units, const char *force, int *tile, int *splits) {
   MACE_RETURN_IF_ERROR(parse_force(force, tile, splits));
@@ -56,8 +68,9 @@ mace_status mace_cl_gemm_choose(int64_t m, int64_t n, int64_t k, int64_t batch,
     *tile = 64;
     return MACE_OK;
   }
-  *tile = 32;
-  const int64_t tiles = ceil_div(m, 32) * ceil_div(n, 32) * batch;
+  *tile = m <= 16 ? 16 : 32;
+  const gemm_variant *v = variant(*tile);
+  const int64_t tiles = ceil_div(m, v->tm) * ceil_div(n, v->tn) * batch;
   if (tiles > 0 && tiles < cu) {
     int64_t s = ceil_div(2 * cu, tiles);
     if (s > k / GEMM_MIN_SPLIT_K) s = k / GEMM_MIN_SPLIT_K;
@@ -119,9 +132,9 @@ mace_status mace_cl_gemm_prepare(mace_op *op, mace_cl_gemm *g) {
   for (;;) {
     mace_cl_kernel *kr;
     MACE_RETURN_IF_ERROR(mace_cl_get_kernel(op->cl, "gemm", kernel_name(g),
-                                            variant_options(tile), &kr));
+                                            variant(tile)->options, &kr));
     size_t lws[3];
-    variant_lws(tile, lws);
+    variant_lws(variant(tile), lws);
     if (mace_cl_kernel_max_work_group(kr) >= lws[0] * lws[1]) break;
     if (tile == 32)
       return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): the GEMM kernel runs at most %zu work "
@@ -156,7 +169,7 @@ mace_status mace_cl_gemm_prepare(mace_op *op, mace_cl_gemm *g) {
       g->part_bytes = bytes;
     }
     mace_cl_kernel *kr;
-    MACE_RETURN_IF_ERROR(mace_cl_get_kernel(op->cl, "gemm", "gemm_reduce", variant_options(tile),
+    MACE_RETURN_IF_ERROR(mace_cl_get_kernel(op->cl, "gemm", "gemm_reduce", variant(tile)->options,
                                             &kr));
   }
   return MACE_OK;
@@ -201,7 +214,8 @@ mace_status mace_cl_gemm_run(mace_op *op, const mace_cl_gemm *g, const mace_tens
                       op->type);
   int64_t batch = 1;
   for (int i = 0; i < 4; ++i) batch *= g->zdims[i];
-  const char *opts = variant_options(g->tile);
+  const gemm_variant *v = variant(g->tile);
+  const char *opts = v->options;
   mace_cl_kernel *k;
   MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "gemm", kernel_name(g), opts, &k));
   int i = 0;
@@ -233,9 +247,9 @@ mace_status mace_cl_gemm_run(mace_op *op, const mace_cl_gemm *g, const mace_tens
   }
   MACE_RETURN_IF_ERROR(set_act(k, &i, act));
   size_t lws[3];
-  variant_lws(g->tile, lws);
-  const size_t gws[3] = {(size_t)ceil_div(g->n, g->tile) * lws[0],
-                         (size_t)ceil_div(g->m, g->tile) * lws[1],
+  variant_lws(v, lws);
+  const size_t gws[3] = {(size_t)ceil_div(g->n, v->tn) * lws[0],
+                         (size_t)ceil_div(g->m, v->tm) * lws[1],
                          (size_t)(batch * g->splits)};
   MACE_RETURN_IF_ERROR(mace_cl_launch(rt, k, 3, gws, lws, op->name));
   if (g->splits <= 1) return MACE_OK;

@@ -21,7 +21,7 @@ typedef struct mace_cl_gemm {
                                   window's extent (k - 1) * dil under 32768 high, 65536 wide): */
   int64_t in_h, in_w, out_w, k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
   /* The plan, set by mace_cl_gemm_prepare. */
-  int tile;                    /* 64 (the large variant) or 32 */
+  int tile;                    /* the variant: 64 (large), 32 (small) or 16 (skinny) */
   int splits;                  /* split-K factor, 1: none */
   int64_t kchunk;              /* K per split, a multiple of the K step */
   void *part;                  /* owned: the split-K partial sums (float) */
@@ -32,7 +32,7 @@ typedef struct mace_cl_gemm {
 
 /* The variant and split-K factor for an M x N x K product over `batch` items on a device of
  * `compute_units`. `force` (the MACE_CL_GEMM environment variable; NULL or "auto": choose)
- * is "64" or "32", optionally ":SPLITS": a fixed variant, for tests and measurements. */
+ * is "64", "32" or "16", optionally ":SPLITS": a fixed variant, for tests and measurements. */
 mace_status mace_cl_gemm_choose(int64_t m, int64_t n, int64_t k, int64_t batch,
                                 int compute_units, const char *force, int *tile, int *splits);
 
