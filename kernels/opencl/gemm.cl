@@ -229,3 +229,44 @@ __kernel void gemm_reduce(__global const float *part, int splits, __global const
              bias_off + gemm_zoff(z, zdims, bias_zs) + (bias_mode == 1 ? m : n), bias_mode, r,
              r_off + yr, has_res, act, alpha, beta);
 }
+
+/* Skinny products whose B is contiguous along K (a batch-1 FullyConnected: W [n, k]): work group
+ * (n block, m, z) of GV_WG items computes outputs n0 .. n0 + GV_N - 1 of row m; the items stride
+ * over K (consecutive items, consecutive elements of A's row and of each B column) and their
+ * partial sums are added up in local memory. Every element of B is read once and no product is
+ * wasted on padding rows. */
+#define GV_WG 64
+#define GV_N 4
+__kernel __attribute__((reqd_work_group_size(GV_WG, 1, 1)))
+void gemv(__global const DATA_T *a, int a_off, __global const DATA_T *b, int b_off,
+          __global const DATA_T *bias, int bias_off, int bias_mode, __global const DATA_T *r,
+          int r_off, int has_res, __global DATA_T *y, int y_off, int m_rows, int n_cols,
+          int k_in, int a_rs, int a_cs, int b_rs, int b_cs, int ldy, int4 zdims, int4 a_zs,
+          int4 b_zs, int4 y_zs, int4 bias_zs, int act, float alpha, float beta) {
+  __local float red[GV_N * GV_WG];
+  const int t = get_local_id(0);
+  const int n0 = get_group_id(0) * GV_N, m = get_group_id(1), z = get_group_id(2);
+  const int arow = a_off + gemm_zoff(z, zdims, a_zs) + m * a_rs;
+  const int bbase = b_off + gemm_zoff(z, zdims, b_zs);
+  float acc[GV_N];
+  for (int j = 0; j < GV_N; ++j) acc[j] = 0.0f;
+  for (int k = t; k < k_in; k += GV_WG) {
+    const float av = LOAD(a, arow + k * a_cs);
+    for (int j = 0; j < GV_N; ++j)
+      if (n0 + j < n_cols) acc[j] = fma(av, LOAD(b, bbase + k * b_rs + (n0 + j) * b_cs), acc[j]);
+  }
+  for (int j = 0; j < GV_N; ++j) red[j * GV_WG + t] = acc[j];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = GV_WG / 2; s > 0; s >>= 1) {
+    if (t < s)
+      for (int j = 0; j < GV_N; ++j) red[j * GV_WG + t] += red[j * GV_WG + t + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (t < GV_N && n0 + t < n_cols) {
+    const int n = n0 + t;
+    const int yr = gemm_zoff(z, zdims, y_zs) + m * ldy + n;
+    gemm_store(y, y_off + yr, red[t * GV_WG], bias,
+               bias_off + gemm_zoff(z, zdims, bias_zs) + (bias_mode == 1 ? m : n), bias_mode, r,
+               r_off + yr, has_res, act, alpha, beta);
+  }
+}

@@ -935,7 +935,8 @@ int main(void) {
                 {"Pad", sweep_pad}, {"Resize", sweep_resize},
                 {"ChannelShuffle DepthToSpace SpaceToDepth", sweep_permute}};
   /* The GEMM kinds (Conv2D, FullyConnected, MatMul) again under each fixed variant of
-   * MACE_CL_GEMM: both tile sizes, split K (the automatic choice depends on the device). */
+   * MACE_CL_GEMM: every tile size, split K (the automatic choice depends on the device; the
+   * GEMV kernel of few-row FullyConnected and MatMul cases runs in the automatic pass only). */
   static const char *gemm_modes[] = {"64", "32", "16", "32:3", "64:2", "16:2"};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;

@@ -11,6 +11,10 @@
 #define GEMM_TK 16
 #define GEMM_MIN_SPLIT_K 128  /* K a split handles at least */
 #define GEMM_MAX_SPLITS 32
+#define GEMV_TILE 1           /* mace_cl_gemm.tile of the GEMV kernel (gemm.cl, gemv) */
+#define GEMV_MAX_M 4          /* rows the GEMV kernel takes at most */
+#define GEMV_WG 64            /* its work group (GV_WG) and outputs a group (GV_N) */
+#define GEMV_N 4
 
 /* The variants (gemm.cl's build-time TM x TN tile, RM x RN a work item, a work group of
  * (TN / RN, TM / RM), a multiple of 32 items), named by MACE_CL_GEMM's values: 64 for large
@@ -125,9 +129,23 @@ mace_status mace_cl_gemm_prepare(mace_op *op, mace_cl_gemm *g) {
   int64_t batch = 1;
   for (int i = 0; i < 4; ++i) batch *= g->zdims[i];
   int tile, splits;
+  const char *force = getenv("MACE_CL_GEMM");
   MACE_RETURN_IF_ERROR(mace_cl_gemm_choose(g->m, g->n, g->k, batch,
-                                           mace_cl_runtime_device(op->cl)->compute_units,
-                                           getenv("MACE_CL_GEMM"), &tile, &splits));
+                                           mace_cl_runtime_device(op->cl)->compute_units, force,
+                                           &tile, &splits));
+  /* A few rows against a B contiguous along K (FullyConnected's W): the GEMV kernel, unless
+   * MACE_CL_GEMM fixes a GEMM variant. */
+  const int forced = force && *force && strcmp(force, "auto") != 0;
+  if (!forced && !g->conv && g->m <= GEMV_MAX_M && g->b_rs == 1 && (g->b_cs != 1 || g->n == 1)) {
+    mace_cl_kernel *kr;
+    MACE_RETURN_IF_ERROR(mace_cl_get_kernel(op->cl, "gemm", "gemv", variant(32)->options, &kr));
+    if (mace_cl_kernel_max_work_group(kr) >= GEMV_WG) {
+      g->tile = GEMV_TILE;
+      g->splits = 1;
+      g->kchunk = g->k;
+      return MACE_OK;
+    }
+  }
   /* A device whose kernels cannot run the large work group gets the small one. */
   for (;;) {
     mace_cl_kernel *kr;
@@ -203,6 +221,29 @@ static mace_status set_act(mace_cl_kernel *k, int *a, const mace_activation *act
   return mace_cl_arg_float(k, (*a)++, act->beta);
 }
 
+static mace_status gemv_run(mace_op *op, const mace_cl_gemm *g, int64_t batch,
+                            const mace_tensor *a, const mace_tensor *b, const mace_tensor *bias,
+                            const mace_tensor *res, const mace_tensor *y,
+                            const mace_activation *act) {
+  mace_cl_kernel *k;
+  MACE_RETURN_IF_ERROR(mace_cl_get_kernel(op->cl, "gemm", "gemv", variant(32)->options, &k));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, a));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, b));
+  int i = 4;
+  MACE_RETURN_IF_ERROR(set_epilogue_tensors(k, &i, op, g, bias, res, y));
+  const int64_t ints[] = {g->m, g->n, g->k, g->a_rs, g->a_cs, g->b_rs, g->b_cs, g->ldy};
+  MACE_RETURN_IF_ERROR(set_ints(k, &i, ints, 8));
+  MACE_RETURN_IF_ERROR(set_int4(k, &i, g->zdims));
+  MACE_RETURN_IF_ERROR(set_int4(k, &i, g->a_zs));
+  MACE_RETURN_IF_ERROR(set_int4(k, &i, g->b_zs));
+  MACE_RETURN_IF_ERROR(set_int4(k, &i, g->y_zs));
+  MACE_RETURN_IF_ERROR(set_int4(k, &i, g->bias_zs));
+  MACE_RETURN_IF_ERROR(set_act(k, &i, act));
+  const size_t lws[3] = {GEMV_WG, 1, 1};
+  const size_t gws[3] = {(size_t)ceil_div(g->n, GEMV_N) * GEMV_WG, (size_t)g->m, (size_t)batch};
+  return mace_cl_launch(op->cl, k, 3, gws, lws, op->name);
+}
+
 mace_status mace_cl_gemm_run(mace_op *op, const mace_cl_gemm *g, const mace_tensor *a,
                              const mace_tensor *b, const mace_tensor *bias,
                              const mace_tensor *res, const mace_tensor *y,
@@ -214,6 +255,7 @@ mace_status mace_cl_gemm_run(mace_op *op, const mace_cl_gemm *g, const mace_tens
                       op->type);
   int64_t batch = 1;
   for (int i = 0; i < 4; ++i) batch *= g->zdims[i];
+  if (g->tile == GEMV_TILE) return gemv_run(op, g, batch, a, b, bias, res, y, act);
   const gemm_variant *v = variant(g->tile);
   const char *opts = v->options;
   mace_cl_kernel *k;

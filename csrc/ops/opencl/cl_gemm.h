@@ -21,7 +21,7 @@ typedef struct mace_cl_gemm {
                                   window's extent (k - 1) * dil under 32768 high, 65536 wide): */
   int64_t in_h, in_w, out_w, k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
   /* The plan, set by mace_cl_gemm_prepare. */
-  int tile;                    /* the variant: 64 (large), 32 (small) or 16 (skinny) */
+  int tile;                    /* the variant: 64 (large), 32 (small), 16 (skinny), 1 (GEMV) */
   int splits;                  /* split-K factor, 1: none */
   int64_t kchunk;              /* K per split, a multiple of the K step */
   void *part;                  /* owned: the split-K partial sums (float) */
