@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/opencl/cl_tuning.h"
-
 #define GEMM_TK 16
 #define GEMM_MIN_SPLIT_K 128  /* K a split handles at least */
 #define GEMM_MAX_SPLITS 32
@@ -136,30 +134,24 @@ mace_status mace_cl_gemm_prepare(mace_op *op, mace_cl_gemm *g) {
   /* A few rows against a B contiguous along K (FullyConnected's W): the GEMV kernel, unless
    * MACE_CL_GEMM fixes a GEMM variant. */
   const int forced = force && *force && strcmp(force, "auto") != 0;
-  if (!forced && !g->conv && g->m <= GEMV_MAX_M && g->b_rs == 1 && (g->b_cs != 1 || g->n == 1)) {
-    mace_cl_kernel *kr;
-    MACE_RETURN_IF_ERROR(mace_cl_get_kernel(op->cl, "gemm", "gemv", variant(32)->options, &kr));
-    if (mace_cl_kernel_max_work_group(kr) >= GEMV_WG) {
-      g->tile = GEMV_TILE;
-      g->splits = 1;
-      g->kchunk = g->k;
-      return MACE_OK;
-    }
+  /* Programs are built at the first run; the plan goes by the device's work-group limit. */
+  const size_t max_wg = mace_cl_runtime_device(op->cl)->max_work_group_size;
+  if (!forced && !g->conv && g->m <= GEMV_MAX_M && g->b_rs == 1 &&
+      (g->b_cs != 1 || g->n == 1) && max_wg >= GEMV_WG) {
+    g->tile = GEMV_TILE;
+    g->splits = 1;
+    g->kchunk = g->k;
+    return MACE_OK;
   }
-  /* A device whose kernels cannot run the large work group gets the small one. */
-  for (;;) {
-    mace_cl_kernel *kr;
-    MACE_RETURN_IF_ERROR(mace_cl_get_kernel(op->cl, "gemm", kernel_name(g),
-                                            variant(tile)->options, &kr));
-    size_t lws[3];
-    variant_lws(variant(tile), lws);
-    if (mace_cl_kernel_max_work_group(kr) >= lws[0] * lws[1]) break;
-    if (tile == 32)
-      return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): the GEMM kernel runs at most %zu work "
-                        "items a group on this device (needs %zu)", op->name, op->type,
-                        mace_cl_kernel_max_work_group(kr), lws[0] * lws[1]);
-    tile = 32;
-  }
+  /* A device that cannot run the large work groups gets the small one. */
+  size_t lws[3];
+  variant_lws(variant(tile), lws);
+  if (max_wg < lws[0] * lws[1]) tile = 32;
+  variant_lws(variant(tile), lws);
+  if (max_wg < lws[0] * lws[1])
+    return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): the device runs at most %zu work items "
+                      "a group (the GEMM kernels need %zu)", op->name, op->type, max_wg,
+                      lws[0] * lws[1]);
   /* Splits cover K in whole K steps; their partial sums must fit int indices. */
   int64_t kchunk = g->k;
   if (splits > 1 && g->k > 0) {
@@ -186,9 +178,6 @@ mace_status mace_cl_gemm_prepare(mace_op *op, mace_cl_gemm *g) {
       MACE_RETURN_IF_ERROR(mace_cl_alloc(op->cl, bytes, &g->part));
       g->part_bytes = bytes;
     }
-    mace_cl_kernel *kr;
-    MACE_RETURN_IF_ERROR(mace_cl_get_kernel(op->cl, "gemm", "gemm_reduce", variant(tile)->options,
-                                            &kr));
   }
   return MACE_OK;
 }

@@ -2,8 +2,8 @@
  * (kernels/opencl/gemm.cl): Y[z] = act(A[z] B[z] + bias + residual) over a batch of up to 4
  * broadcast dims, A and B at any element strides, or B gathered from a convolution's input
  * (implicit GEMM). The kind fills the problem (mace_cl_gemm, zeroed first), calls
- * mace_cl_gemm_prepare at infer (tile and split-K choice, program build, split-K scratch) and
- * mace_cl_gemm_run at run. */
+ * mace_cl_gemm_prepare at infer (tile and split-K choice, split-K scratch, conv table) and
+ * mace_cl_gemm_run at run (programs are built at the first). */
 #ifndef MACE_OPS_OPENCL_CL_GEMM_H_
 #define MACE_OPS_OPENCL_CL_GEMM_H_
 
@@ -36,7 +36,7 @@ typedef struct mace_cl_gemm {
 mace_status mace_cl_gemm_choose(int64_t m, int64_t n, int64_t k, int64_t batch,
                                 int compute_units, const char *force, int *tile, int *splits);
 
-/* At infer: the plan, the programs built, the split-K scratch (re)allocated. */
+/* At infer: the plan, the split-K scratch and the implicit GEMM's table (re)allocated. */
 mace_status mace_cl_gemm_prepare(mace_op *op, mace_cl_gemm *g);
 /* Launches the product (and the split-K reduction): a, b device tensors (for conv: the
  * filter and the input), bias and res NULL when absent. */
