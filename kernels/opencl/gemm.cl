@@ -140,13 +140,14 @@ inline void gemm_body(__local float *as, __local float *bs, int conv,
     if (k0 + TK < kend) {  /* the next step's global loads overlap this step's products */
       GEMM_LOAD_TILES(k0 + TK)
     }
+    /* a * b + c: contracted to an FMA where the device has one (fma() is emulated where not) */
 #pragma unroll
     for (int kk = 0; kk < TK; ++kk) {
       float av[RM], bv[RN];
       for (int i = 0; i < RM; ++i) av[i] = as[kk * LDA_L + ty + WG_M * i];
       for (int j = 0; j < RN; ++j) bv[j] = bs[kk * LDB_L + tx + WG_N * j];
       for (int i = 0; i < RM; ++i)
-        for (int j = 0; j < RN; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+        for (int j = 0; j < RN; ++j) acc[i][j] += av[i] * bv[j];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -253,7 +254,7 @@ void gemv(__global const DATA_T *a, int a_off, __global const DATA_T *b, int b_o
   for (int k = t; k < k_in; k += GV_WG) {
     const float av = LOAD(a, arow + k * a_cs);
     for (int j = 0; j < GV_N; ++j)
-      if (n0 + j < n_cols) acc[j] = fma(av, LOAD(b, bbase + k * b_rs + (n0 + j) * b_cs), acc[j]);
+      if (n0 + j < n_cols) acc[j] += av * LOAD(b, bbase + k * b_rs + (n0 + j) * b_cs);
   }
   for (int j = 0; j < GV_N; ++j) red[j * GV_WG + t] = acc[j];
   barrier(CLK_LOCAL_MEM_FENCE);
