@@ -1,7 +1,7 @@
-/* Conv2D on NCHW buffers (ops/opencl/conv2d.c): the general direct convolution (any group,
- * stride, dilation, padding; depthwise is group = C_in) and the 1x1 stride-1 unpadded fast path,
- * with the bias, the residual and the fused activation in the output write. Accumulates in
- * float. Offsets are in elements. */
+/* Conv2D on NCHW buffers (ops/opencl/conv2d.c): the direct convolution (any group, stride,
+ * dilation, padding) that depthwise-like convolutions take (the others are a GEMM,
+ * kernels/opencl/gemm.cl), with the bias, the residual and the fused activation in the output
+ * write. Accumulates in float. Offsets are in elements. */
 
 /* Work item (x4, oy, n * C_out + oc): output pixels x4*4 .. x4*4+3 of row oy. */
 __kernel void conv2d_direct(__global const DATA_T *x, int x_off, __global const DATA_T *w,
@@ -41,38 +41,5 @@ __kernel void conv2d_direct(__global const DATA_T *x, int x_off, __global const 
     float v = acc[j] + bias;
     if (has_res) v += LOAD(r, r_off + yr + ox0 + j);
     STORE(y, y_off + yr + ox0 + j, mace_act(v, act, alpha, beta));
-  }
-}
-
-/* 1x1, stride 1, no padding: y[n, oc, p] = sum_ic w[oc, ic] x[n, ic, p]. Work item
- * (p4, oc4, n): pixels p4*4 .. +3 of output channels oc4*4 .. +3 (group 1). */
-__kernel void conv2d_1x1(__global const DATA_T *x, int x_off, __global const DATA_T *w,
-                         int w_off, __global const DATA_T *b, int b_off, int has_bias,
-                         __global const DATA_T *r, int r_off, int has_res, __global DATA_T *y,
-                         int y_off, int in_c, int out_c, int hw, int batch, int act,
-                         float alpha, float beta) {
-  const int p0 = get_global_id(0) * 4, oc0 = get_global_id(1) * 4, n = get_global_id(2);
-  if (p0 >= hw || oc0 >= out_c || n >= batch) return;
-  const int np = min(4, hw - p0), noc = min(4, out_c - oc0);
-  float acc[4][4];
-  for (int o = 0; o < 4; ++o)
-    for (int j = 0; j < 4; ++j) acc[o][j] = 0.0f;
-  const int xb = x_off + n * in_c * hw + p0;
-  for (int ic = 0; ic < in_c; ++ic) {
-    float xv[4];
-    for (int j = 0; j < 4; ++j) xv[j] = j < np ? LOAD(x, xb + ic * hw + j) : 0.0f;
-    for (int o = 0; o < 4; ++o) {
-      const float wv = o < noc ? LOAD(w, w_off + (oc0 + o) * in_c + ic) : 0.0f;
-      for (int j = 0; j < 4; ++j) acc[o][j] += wv * xv[j];
-    }
-  }
-  for (int o = 0; o < noc; ++o) {
-    const float bias = has_bias ? LOAD(b, b_off + oc0 + o) : 0.0f;
-    const int yb = (n * out_c + oc0 + o) * hw + p0;
-    for (int j = 0; j < np; ++j) {
-      float v = acc[o][j] + bias;
-      if (has_res) v += LOAD(r, r_off + yb + j);
-      STORE(y, y_off + yb + j, mace_act(v, act, alpha, beta));
-    }
   }
 }

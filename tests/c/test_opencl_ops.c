@@ -261,6 +261,12 @@ static void sweep_conv2d(mace_cl_runtime *rt, float tol, const char *prec) {
       {1, 6, 11, 10, 9, 3, 3, 1, 2, 2, 3}, {1, 4, 13, 12, 4, 5, 5, 1, 1, 2, 1},
       {1, 4, 9, 9, 8, 2, 3, 3, 1, 0, 2},   {2, 3, 6, 5, 4, 1, 1, 2, 1, 0, 1},
       {1, 8, 15, 15, 8, 3, 3, 1, 3, 3, 8}, {1, 16, 5, 5, 24, 1, 1, 1, 1, 0, 1},
+      /* GEMM paths past one tile (64 and 32), K < the K step, K deep enough to split, groups */
+      {1, 16, 17, 19, 70, 3, 3, 1, 1, 1, 1}, {2, 24, 9, 9, 40, 1, 1, 1, 1, 0, 1},
+      {1, 12, 14, 14, 33, 3, 3, 2, 2, 2, 1}, {1, 16, 10, 11, 24, 3, 3, 1, 1, 1, 2},
+      {2, 12, 7, 8, 16, 1, 1, 1, 1, 0, 4},   {1, 1, 8, 9, 5, 1, 1, 1, 1, 0, 1},
+      {1, 64, 6, 6, 20, 3, 3, 1, 1, 1, 1},   {1, 40, 9, 7, 65, 1, 1, 2, 1, 0, 1},
+      {1, 2, 11, 13, 3, 5, 5, 2, 1, 0, 1},
   };
   static int64_t strides[2], dil[2], pads[4];
   for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
@@ -427,8 +433,9 @@ static void sweep_softmax(mace_cl_runtime *rt, float tol, const char *prec) {
 
 static void sweep_dense(mace_cl_runtime *rt, float tol, const char *prec) {
   /* FullyConnected: x [m, k] or [m, c, h, w]; weight [n, k]. */
-  static const int64_t fc[][5] = {{1, 7, 0, 0, 5}, {3, 16, 0, 0, 10}, {2, 4, 3, 3, 9},
-                                  {5, 33, 0, 0, 1}};
+  static const int64_t fc[][5] = {{1, 7, 0, 0, 5},     {3, 16, 0, 0, 10},  {2, 4, 3, 3, 9},
+                                  {5, 33, 0, 0, 1},    {1, 700, 0, 0, 100}, {3, 70, 0, 0, 130},
+                                  {130, 33, 0, 0, 65}, {2, 16, 4, 5, 70}};
   for (size_t i = 0; i < sizeof(fc) / sizeof(fc[0]); ++i) {
     op_case c;
     memset(&c, 0, sizeof(c));
@@ -454,6 +461,10 @@ static void sweep_dense(mace_cl_runtime *rt, float tol, const char *prec) {
       {3, 2, {4, 5, 6}, {6, 9}, 0, 0, 1},        {3, 3, {2, 5, 6}, {2, 4, 6}, 0, 1, 0},
       {4, 3, {2, 3, 4, 5}, {1, 5, 6}, 0, 0, 0},  {1, 2, {6}, {6, 4}, 0, 0, 0},
       {3, 1, {3, 4, 6}, {6}, 0, 0, 0},           {4, 4, {2, 1, 3, 8}, {1, 3, 8, 2}, 0, 0, 0},
+      /* past one tile (64 and 32), every transpose, broadcast batches, K deep enough to split */
+      {2, 2, {130, 70}, {70, 67}, 0, 0, 1},      {2, 2, {70, 130}, {67, 70}, 1, 1, 0},
+      {4, 4, {2, 3, 40, 33}, {1, 3, 70, 33}, 0, 1, 1}, {3, 3, {2, 300, 9}, {1, 300, 35}, 1, 0, 0},
+      {2, 2, {1, 600}, {600, 90}, 0, 0, 1},      {1, 2, {257}, {257, 40}, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof(mm) / sizeof(mm[0]); ++i) {
     op_case c;
@@ -831,11 +842,13 @@ static void test_tuning_and_profile(void) {
   op_case c;
   memset(&c, 0, sizeof(c));
   c.type = "Conv2D";
-  const int64_t x[4] = {1, 8, 13, 11}, w[4] = {6, 8, 3, 3};
+  /* Depthwise: the direct kernel, which the tuner tunes (GEMM launches fix their work group). */
+  const int64_t x[4] = {1, 8, 13, 11}, w[4] = {8, 1, 3, 3};
   static const int64_t pads[4] = {1, 1, 1, 1};
   case_input(&c, 4, x, 0);
   case_input(&c, 4, w, 1);
   case_ints(&c, "padding_values", 4, pads);
+  case_int(&c, "group", 8);
   for (int round = 0; round < 2; ++round) {
     if (round == 0) setenv("MACE_TUNING", "1", 1);
     mace_cl_config cfg = {.platform_index = -1, .device_index = -1, .tuning_file = path,
@@ -866,6 +879,27 @@ static void test_tuning_and_profile(void) {
     if (f) fclose(f);
   }
   remove(path);
+}
+
+/* A MACE_CL_GEMM the GEMM kinds do not know fails the op's infer, naming it. */
+static void test_gemm_mode_error(mace_cl_runtime *rt) {
+  op_case c;
+  memset(&c, 0, sizeof(c));
+  c.type = "MatMul";
+  const int64_t a[2] = {4, 5}, b[2] = {5, 3};
+  case_input(&c, 2, a, 0);
+  case_input(&c, 2, b, 0);
+  float *in[MAX_IN] = {0}, *out[MAX_OUT];
+  int64_t od[MAX_OUT][MACE_MAX_DIMS];
+  int ond[MAX_OUT];
+  for (int k = 0; k < c.n_in; ++k) in[k] = calloc((size_t)numel(c.nd[k], c.dims[k]), 4);
+  setenv("MACE_CL_GEMM", "48", 1);
+  const mace_status st = run_op(&c, MACE_DEVICE_GPU, rt, in, out, od, ond);
+  unsetenv("MACE_CL_GEMM");
+  CHECK(st == MACE_INVALID_ARGS && strstr(mace_last_error(), "MACE_CL_GEMM='48'"),
+        "MACE_CL_GEMM=48: status %d, %s", (int)st, mace_last_error());
+  for (int k = 0; k < c.n_in; ++k) free(in[k]);
+  for (int o = 0; o < MAX_OUT; ++o) free(out[o]);
 }
 
 int main(void) {
@@ -900,14 +934,30 @@ int main(void) {
                 {"Reduce", sweep_reduce}, {"LayerNorm", sweep_layer_norm},
                 {"Pad", sweep_pad}, {"Resize", sweep_resize},
                 {"ChannelShuffle DepthToSpace SpaceToDepth", sweep_permute}};
+  /* The GEMM kinds (Conv2D, FullyConnected, MatMul) again under each fixed variant of
+   * MACE_CL_GEMM: every tile size, split K (the automatic choice depends on the device; the
+   * GEMV kernel of few-row FullyConnected and MatMul cases runs in the automatic pass only). */
+  static const char *gemm_modes[] = {"64", "32", "16", "32:3", "64:2", "16:2"};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     if (only && !strstr(sweeps[i].name, only)) continue;
-    const int before = n_case_failures, cases = n_cases;
-    sweeps[i].fn(rt, 1e-4f, "fp32");
-    if (rt16) sweeps[i].fn(rt16, 1e-2f, "fp16");
-    printf("%-12s %3d cases, %d failed\n", sweeps[i].name, n_cases - cases,
-           n_case_failures - before);
+    const int gemm = strstr(sweeps[i].name, "Conv2D") || strstr(sweeps[i].name, "MatMul");
+    const int n_modes = (int)(sizeof(gemm_modes) / sizeof(gemm_modes[0]));
+    for (int mode = -1; mode < (gemm ? n_modes : 0); ++mode) {
+      char prec[2][32];
+      snprintf(prec[0], sizeof(prec[0]), "fp32%s%s", mode >= 0 ? " gemm " : "",
+               mode >= 0 ? gemm_modes[mode] : "");
+      snprintf(prec[1], sizeof(prec[1]), "fp16%s%s", mode >= 0 ? " gemm " : "",
+               mode >= 0 ? gemm_modes[mode] : "");
+      if (mode >= 0) setenv("MACE_CL_GEMM", gemm_modes[mode], 1);
+      const int before = n_case_failures, cases = n_cases;
+      sweeps[i].fn(rt, 1e-4f, prec[0]);
+      if (rt16) sweeps[i].fn(rt16, 1e-2f, prec[1]);
+      unsetenv("MACE_CL_GEMM");
+      printf("%-12s %-10s %3d cases, %d failed\n", sweeps[i].name,
+             mode >= 0 ? gemm_modes[mode] : "", n_cases - cases, n_case_failures - before);
+    }
   }
+  test_gemm_mode_error(rt);
   mace_cl_runtime_destroy(rt16);
   mace_cl_runtime_destroy(rt);
   return TEST_FINISH("%d op cases on the GPU against the CPU", n_cases);

@@ -1,12 +1,15 @@
 /* FullyConnected on the GPU (OpenCL, f32): y = act(x W^T + bias), x of rank > 2 flattened, as the
- * CPU kind (ops/fully_connected.c); kernels/opencl/matmul.cl. */
+ * CPU kind (ops/fully_connected.c); the tiled GEMM of ops/opencl/cl_gemm.c with A = x [m, k] and
+ * B = W^T (W [n, k] read in place, contiguous along k). */
 #include "core/op.h"
 #include "ops/fused_activation.h"
+#include "ops/opencl/cl_gemm.h"
 #include "ops/opencl/cl_op.h"
 
 typedef struct fc_cl_state {
   mace_cl_shadow shadow;
   mace_activation act;
+  mace_cl_gemm gemm;
 } fc_cl_state;
 
 static mace_status fc_cl_init(mace_op *op) {
@@ -17,35 +20,35 @@ static mace_status fc_cl_init(mace_op *op) {
 
 static mace_status fc_cl_infer(mace_op *op) {
   fc_cl_state *st = op->state;
-  return mace_cl_shadow_infer(op, &st->shadow);
+  MACE_RETURN_IF_ERROR(mace_cl_shadow_infer(op, &st->shadow));
+  const mace_tensor *x = op->inputs[0], *y = op->outputs[0];
+  mace_cl_gemm *g = &st->gemm;
+  g->m = y->dims[0];
+  g->n = y->dims[1];
+  g->k = g->m ? mace_tensor_numel(x) / g->m : 0;
+  for (int i = 0; i < 4; ++i) {
+    g->zdims[i] = 1;
+    g->a_zs[i] = g->b_zs[i] = g->y_zs[i] = g->bias_zs[i] = 0;
+  }
+  g->a_rs = g->k;
+  g->a_cs = 1;
+  g->b_rs = 1;
+  g->b_cs = g->k;
+  g->ldy = g->n;
+  g->bias_mode = 2;
+  return mace_cl_gemm_prepare(op, g);
 }
 
 static mace_status fc_cl_run(mace_op *op) {
   fc_cl_state *st = op->state;
-  mace_cl_runtime *rt;
-  MACE_RETURN_IF_ERROR(mace_cl_op_runtime(op, &rt));
-  const mace_tensor *x = op->inputs[0], *w = op->inputs[1], *y = op->outputs[0];
   const mace_tensor *b = op->n_inputs > 2 ? op->inputs[2] : NULL;
-  const int64_t m = y->dims[0], n = y->dims[1], k = m ? mace_tensor_numel(x) / m : 0;
-  mace_cl_kernel *kr;
-  MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "matmul", "fully_connected", "", &kr));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(kr, 0, op, x));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(kr, 2, op, w));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(kr, 4, op, b ? b : w));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(kr, 6, b != NULL));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(kr, 7, op, y));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(kr, 9, m));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(kr, 10, n));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(kr, 11, k));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(kr, 12, st->act.kind));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_float(kr, 13, st->act.alpha));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_float(kr, 14, st->act.beta));
-  const size_t gws[2] = {(size_t)((n + 3) / 4), (size_t)m};
-  return mace_cl_launch(rt, kr, 2, gws, NULL, op->name);
+  return mace_cl_gemm_run(op, &st->gemm, op->inputs[0], op->inputs[1], b, NULL, op->outputs[0],
+                          &st->act);
 }
 
 static void fc_cl_release(mace_op *op) {
   fc_cl_state *st = op->state;
+  mace_cl_gemm_release(op, &st->gemm);
   mace_cl_shadow_release(op, &st->shadow);
 }
 

@@ -1,8 +1,10 @@
 /* MatMul on the GPU (OpenCL, f32): batched products with NumPy broadcasting of up to 4 batch
  * dims, transpose_a/b, rank-1 operands, bias and fused activation, as the CPU kind
- * (ops/matmul.c); kernels/opencl/matmul.cl. */
+ * (ops/matmul.c); the tiled GEMM of ops/opencl/cl_gemm.c (operands read in place at their
+ * strides, the batch dims as its z). */
 #include "core/op.h"
 #include "ops/fused_activation.h"
+#include "ops/opencl/cl_gemm.h"
 #include "ops/opencl/cl_op.h"
 
 #define MATMUL_CL_MAX_BATCH_DIMS 4
@@ -14,6 +16,7 @@ typedef struct matmul_cl_state {
   int64_t m, n, k, batch;
   int32_t out_batch[4], a_bstride[4], b_bstride[4];  /* innermost last; 1 / 0 padding first */
   int64_t a_rs, a_cs, b_rs, b_cs;
+  mace_cl_gemm gemm;
 } matmul_cl_state;
 
 static mace_status matmul_cl_init(mace_op *op) {
@@ -73,35 +76,38 @@ static mace_status matmul_cl_infer(mace_op *op) {
     b_mat *= bd;
     st->batch *= st->out_batch[slot];
   }
-  return MACE_OK;
+  mace_cl_gemm *g = &st->gemm;
+  g->m = st->m;
+  g->n = st->n;
+  g->k = st->k;
+  int64_t ys = st->m * st->n;
+  for (int i = 3; i >= 0; --i) {
+    g->zdims[i] = st->out_batch[i];
+    g->a_zs[i] = st->a_bstride[i];
+    g->b_zs[i] = st->b_bstride[i];
+    g->y_zs[i] = (int32_t)ys;
+    g->bias_zs[i] = 0;
+    ys *= st->out_batch[i];
+  }
+  g->a_rs = st->a_rs;
+  g->a_cs = st->a_cs;
+  g->b_rs = st->b_rs;
+  g->b_cs = st->b_cs;
+  g->ldy = st->n;
+  g->bias_mode = 2;
+  return mace_cl_gemm_prepare(op, g);
 }
 
 static mace_status matmul_cl_run(mace_op *op) {
   matmul_cl_state *st = op->state;
-  mace_cl_runtime *rt;
-  MACE_RETURN_IF_ERROR(mace_cl_op_runtime(op, &rt));
   const mace_tensor *bias = op->n_inputs > 2 ? op->inputs[2] : NULL;
-  mace_cl_kernel *k;
-  MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "matmul", "matmul", "", &k));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, op->inputs[0]));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, op->inputs[1]));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 4, op, bias ? bias : op->inputs[1]));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 6, bias != NULL));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 7, op, op->outputs[0]));
-  const int64_t ints[] = {st->m, st->n, st->k, st->a_rs, st->a_cs, st->b_rs, st->b_cs, st->batch};
-  for (int i = 0; i < 8; ++i) MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 9 + i, ints[i]));
-  MACE_RETURN_IF_ERROR(mace_cl_arg(k, 17, st->out_batch, sizeof(st->out_batch)));
-  MACE_RETURN_IF_ERROR(mace_cl_arg(k, 18, st->a_bstride, sizeof(st->a_bstride)));
-  MACE_RETURN_IF_ERROR(mace_cl_arg(k, 19, st->b_bstride, sizeof(st->b_bstride)));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 20, st->act.kind));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_float(k, 21, st->act.alpha));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_float(k, 22, st->act.beta));
-  const size_t gws[3] = {(size_t)st->n, (size_t)st->m, (size_t)st->batch};
-  return mace_cl_launch(rt, k, 3, gws, NULL, op->name);
+  return mace_cl_gemm_run(op, &st->gemm, op->inputs[0], op->inputs[1], bias, NULL,
+                          op->outputs[0], &st->act);
 }
 
 static void matmul_cl_release(mace_op *op) {
   matmul_cl_state *st = op->state;
+  mace_cl_gemm_release(op, &st->gemm);
   mace_cl_shadow_release(op, &st->shadow);
 }
 
