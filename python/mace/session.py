@@ -147,11 +147,17 @@ def _max_arena_bytes(value: Any) -> int:
     return int(value) if value > 0 else -1
 
 
+# Session(gpu_precision=...): "fp16" (default) is half where the device has cl_khr_fp16 and
+# fp32 where it lacks it; "fp16_storage" stores half on every device (float arithmetic).
+GPU_PRECISIONS = ("fp16", "fp32", "fp16_storage")
+
+
 def _gpu_options(precision: Any, binary_file: Any, parameter_file: Any, platform: Any,
                  device: Any, queue_window: Any) -> dict:
     """The engine's GPU keywords, checked (InvalidArgumentError naming the option)."""
-    if precision not in ("fp16", "fp32"):
-        raise InvalidArgumentError(f"gpu_precision must be 'fp16' or 'fp32', not {precision!r}")
+    if precision not in GPU_PRECISIONS:
+        raise InvalidArgumentError(f"gpu_precision must be 'fp16', 'fp32' or 'fp16_storage', "
+                                   f"not {precision!r}")
     kw: dict = dict(gpu_precision=precision)
     for name, value in (("opencl_binary_file", binary_file),
                         ("opencl_parameter_file", parameter_file)):
@@ -189,9 +195,13 @@ class Session:
     ``device="gpu"`` runs the model on an OpenCL device (``mace.devices()`` lists them): ops
     with a GPU kernel run there, the others on the CPU with copies between the two (MACE's
     cpu+gpu; ``profile`` shows each op's device and the copies, named ``<tensor>:to_gpu`` /
-    ``:to_host``). ``gpu_precision`` "fp16" (the default, as MACE's fp16_fp32: tensors stored
-    in half precision, computed in float) or "fp32"; ``opencl_binary_file`` caches compiled programs in
-    that file, ``opencl_parameter_file`` reads tuned work-group sizes from it;
+    ``:to_host``). ``gpu_precision``: "fp16" (the default, as MACE's fp16_fp32) stores tensors
+    in half precision where the device has ``cl_khr_fp16`` and runs fp32 where it lacks it
+    (NVIDIA's OpenCL, PoCL: half there is storage only, paid in conversions); "fp16_storage"
+    stores half on every device, computed in float (half the memory; how PoCL tests the
+    half path); "fp32". ``Session.gpu_precision`` says what the session uses (every kernel
+    computes in float: "fp16" is half storage). ``opencl_binary_file`` caches compiled
+    programs in that file, ``opencl_parameter_file`` reads tuned work-group sizes from it;
     ``gpu_platform`` / ``gpu_device`` pick a device by index (-1: the first GPU);
     ``opencl_queue_window_size`` > 0 waits for the GPU every that many kernels. Without an
     OpenCL library or device, ``device="gpu"`` raises UnsupportedError saying which.
@@ -301,6 +311,13 @@ class Session:
         else:
             raise TypeError("model must be a path (.onnx or .pb), bytes, an onnx.ModelProto or a "
                             f"converted mace model, not {type(model).__name__}")
+
+    @property
+    def gpu_precision(self) -> str | None:
+        """What a GPU session stores float tensors in, "fp16" or "fp32" (the requested
+        ``gpu_precision`` resolved on its device: "fp16" gives "fp32" on a device without
+        cl_khr_fp16); None for a CPU session."""
+        return self._engine.gpu_precision()
 
     @property
     def inputs(self) -> list[TensorSpec]:
