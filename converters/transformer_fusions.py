@@ -18,7 +18,8 @@ T5 modules compute into chains of small ops:
   TorchScript's scaled_dot_product_attention writes it (q and K^T each times sqrt(scale)) or
   as BERT's self-attention does (the scores divided by sqrt(d)), K^T a Transpose: five to six
   ops and the [B, H, L, S] scores in memory. It becomes one Attention (csrc/ops/attention.c),
-  one kernel on the GPU (csrc/ops/opencl/attention.c).
+  one kernel on the GPU (csrc/ops/opencl/attention.c), when converting for the GPU only
+  (GPU_FUSIONS).
 
 A chain is rewritten only when every intermediate tensor is used only inside it and is not a
 graph output, as in transforms.py. They run before the activation and bias fusions
@@ -350,4 +351,8 @@ def fuse_attention(graph: ir.Graph) -> bool:
     return False
 
 
-TRANSFORMER_FUSIONS = [fuse_rms_norm, fuse_rotary, fuse_softmax_nan_fill, fuse_attention]
+TRANSFORMER_FUSIONS = [fuse_rms_norm, fuse_rotary, fuse_softmax_nan_fill]
+# Only when converting for the GPU (convert(device="gpu")): there one Attention kernel replaces
+# five to six launches, while on the CPU the MatMul / Softmax chain (packed GEMMs) runs faster
+# than the Attention kind's per-row kernel.
+GPU_FUSIONS = [fuse_attention]

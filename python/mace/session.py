@@ -37,9 +37,10 @@ def _is_onnx_model(obj: Any) -> bool:
 
 
 def _convert(source: Any, input_shapes: Mapping | None = None,
-             probe_shapes: Mapping | None = None):
+             probe_shapes: Mapping | None = None, device: str = "cpu"):
     from .converters.model import convert  # lazy: onnx is needed only to convert
-    return convert(source, inputs=input_shapes, probe_shapes=probe_shapes)
+    return convert(source, inputs=input_shapes, probe_shapes=probe_shapes,
+                   device="gpu" if device in ("gpu", "GPU") else "cpu")
 
 
 def _symbolic_specs(source: Any, input_shapes: Mapping | None):
@@ -81,7 +82,7 @@ class _PendingEngine:
     def _start(self, feeds: Mapping):
         shapes = {k: list(np.shape(v)) for k, v in feeds.items()}
         s = self._session
-        model = _convert(self._source, self._input_shapes, shapes)
+        model = _convert(self._source, self._input_shapes, shapes, self._kw.get("device", "cpu"))
         s._engine = s._from_converted(model, self._kw)
         if s._keep_model:
             s.model = model
@@ -353,7 +354,7 @@ class Session:
         return engine
 
     def _open_onnx(self, source: Any, input_shapes: Mapping | None, kw: dict) -> None:
-        model = _convert(source, input_shapes)
+        model = _convert(source, input_shapes, device=kw.get("device", "cpu"))
         try:
             self._engine = self._from_converted(model, kw)
         except MaceError:
