@@ -99,26 +99,33 @@ def mace_session(onnx_path: str, precision: str, cache: str):
     return sess, (time.perf_counter() - t0) * 1e3
 
 
-def engine_creation(onnx_path: str, precision: str, workdir: str) -> tuple[float, float]:
-    """(cold, warm) ms of mace.Session(model.pb, device="gpu") from the converted model: cold
-    without the binary cache, warm the median of WARM_CREATIONS with the cache the cold one
-    wrote. The conversion and the .pb/.data are made once, outside the timing."""
+def engine_creation(onnx_path: str, precision: str, workdir: str,
+                    x: np.ndarray) -> tuple[float, float, float, float]:
+    """(cold, warm, cold first run, warm first run) ms of mace.Session(model.pb,
+    device="gpu") from the model converted for the GPU: cold without the binary cache, warm
+    the median of WARM_CREATIONS with the cache the cold one wrote; then the first run of
+    each session, which builds (cold) or loads (warm) the OpenCL programs its kernels need:
+    creation builds none. The conversion and the .pb/.data are made once, outside the
+    timing."""
     stem = os.path.join(workdir, os.path.splitext(os.path.basename(onnx_path))[0])
     pb, data = stem + ".pb", stem + ".data"
     if not os.path.exists(pb):
-        mace.convert(onnx_path).save(pb, data)
+        mace.convert(onnx_path, device="gpu").save(pb, data)
     cache = f"{stem}.{precision}.engine.bin"
 
-    def create() -> float:
+    def create() -> tuple[float, float]:
         t0 = time.perf_counter()
         sess = mace.Session(pb, data, device="gpu", gpu_precision=precision,
                             opencl_binary_file=cache)
-        ms = (time.perf_counter() - t0) * 1e3
+        t1 = time.perf_counter()
+        sess.run(x)
+        t2 = time.perf_counter()
         sess.close()
-        return ms
+        return (t1 - t0) * 1e3, (t2 - t1) * 1e3
     cold = create()
-    warm = statistics.median(create() for _ in range(WARM_CREATIONS))
-    return cold, warm
+    warm = [create() for _ in range(WARM_CREATIONS)]
+    return (cold[0], statistics.median(w[0] for w in warm), cold[1],
+            statistics.median(w[1] for w in warm))
 
 
 def mace_runner(sess, x: np.ndarray):
@@ -154,7 +161,7 @@ def measure(name: str, rounds: int, workdir: str) -> dict:
         try:
             _, cold = mace_session(path, prec, cache)
             sess, warm = mace_session(path, prec, cache)
-            row["engine_ms"][prec] = engine_creation(path, prec, workdir)
+            row["engine_ms"][prec] = engine_creation(path, prec, workdir, xn)
         except mace.MaceError as e:
             row["error"][f"mace {prec}"] = f"{type(e).__name__}: {e}"
             continue
@@ -194,12 +201,14 @@ def write(out: str, rows: list[dict], rounds: int) -> str:
              "session: mace.Session(model.onnx, device='gpu') wall time, the in-memory ONNX "
              "conversion included, without (cold) and with (warm) the OpenCL binary cache. "
              "engine: mace.Session(model.pb) from the converted model, cold (no binary cache) / "
-             "warm (median of 5, cache present). mace fp16 is gpu_precision='fp16', which runs "
+             "warm (median of 5, cache present), then + its first run (which builds or loads "
+             "the OpenCL programs: creation builds none). mace fp16 is gpu_precision='fp16', which runs "
              "fp32 on a device without cl_khr_fp16 (the 'fp16 runs' column says what it "
              "resolved to); fp16_storage stores half on every device.",
              "", "| model | " + " | ".join(engines) + " | mace fp16 / torch fp32 | fp16 runs |"
              " err fp32 | err fp16 | err fp16_storage | session cold/warm fp16 (ms) |"
-             " engine cold/warm fp32 (ms) | engine cold/warm fp16_storage (ms) |",
+             " engine cold/warm fp32 (ms) [+ first run] | engine cold/warm fp16_storage (ms)"
+             " [+ first run] |",
              "|" + " --- |" * (len(engines) + 9)]
     for r in rows:
         ms = r.get("ms", {})
@@ -213,7 +222,8 @@ def write(out: str, rows: list[dict], rounds: int) -> str:
         lines.append(f"| {r['model']} | " + " | ".join(cells) + f" | {ratio} | "
                      + r.get("resolved", {}).get("fp16", "-") + " | " + " | ".join(errs) + " | "
                      + (f"{cw[0]:.0f} / {cw[1]:.0f}" if cw else "-") + " | "
-                     + " | ".join(f"{e[0]:.0f} / {e[1]:.0f}" if e else "-" for e in eng) + " |")
+                     + " | ".join(f"{e[0]:.0f} / {e[1]:.0f} [+{e[2]:.0f} / +{e[3]:.0f}]"
+                                  if e else "-" for e in eng) + " |")
     for r in rows:
         for eng, msg in r["error"].items():
             lines.append(f"\n- {r['model']}, {eng}: {msg}")
