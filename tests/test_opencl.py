@@ -322,6 +322,16 @@ def _gather(shape, indices, axis, name="gather"):
     return model, {"x": rand(*shape, seed=4)}
 
 
+def _attention():
+    """ONNX Attention, 4-D, grouped kv heads, a float mask (tests/test_opencl_attention.py
+    sweeps it)."""
+    shapes = {"q": [1, 4, 5, 8], "k": [1, 2, 7, 8], "v": [1, 2, 7, 6], "m": [5, 7]}
+    model = make_model([helper.make_node("Attention", ["q", "k", "v", "m"], ["y"])],
+                       [(n, np.float32, s) for n, s in shapes.items()],
+                       [("y", np.float32, [1, 4, 5, 6])], opset=23, name="attention")
+    return model, {n: rand(*s, seed=i) for i, (n, s) in enumerate(shapes.items())}
+
+
 # name -> (builder, outputs are sums of many terms)
 CASES = {
     "conv3x3": (lambda: _conv("conv3x3", 6, 8, 3, pad=1), True),
@@ -379,6 +389,7 @@ CASES = {
     "gather_scalar_axis0": (lambda: _gather((3, 16, 1, 24), 1, 0), False),
     "gather_negative_axis1": (lambda: _gather((2, 7, 4), [[-1, 0], [3, 3]], 1), False),
     "gather_last_axis": (lambda: _gather((2, 3, 9), [8, 0, 4, -9], -1), False),
+    "attention": (_attention, True),
     "softmax_rows": (lambda: _unary("Softmax", shape=(1, 4, 16, 130), axis=-1, low=-8,
                                     high=8), False),
 }
