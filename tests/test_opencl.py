@@ -620,6 +620,8 @@ def test_gpu_precision_policy():
     f32 = gpu_session(model, "fp32")
     assert f32.gpu_precision == "fp32"
     assert mace.Session(model, num_threads=1).gpu_precision is None
+    stats = auto.profile(x, rounds=1, warmup=0)
+    assert {s.get("precision") for s in stats if s["device"] == "gpu"} == {auto.gpu_precision}
     if not has_fp16:  # the same engine as fp32, bit for bit
         np.testing.assert_array_equal(auto.run(x), f32.run(x))
         assert auto.run(x, keep_on_device=True).gpu_precision == "fp32"

@@ -516,8 +516,10 @@ class Session:
 
         Returns a list in execution order of dicts: name, type, ms (mean wall time; for ops
         on the GPU the kernels' device time from OpenCL profiling), min_ms, max_ms, macs,
-        out_dims, device ("cpu" or "gpu"). On the GPU the copies between devices are listed
-        too, where they run (type "Transfer", named ``<tensor>:to_gpu`` / ``:to_host``).
+        out_dims, device ("cpu" or "gpu"), and for ops on the GPU precision (what float
+        tensors are stored in there: ``Session.gpu_precision``). On the GPU the copies between
+        devices are listed too, where they run (type "Transfer", named ``<tensor>:to_gpu`` /
+        ``:to_host``).
 
         Example::
 
@@ -543,8 +545,11 @@ class Session:
                         acc["ms"] += s["ms"]
                         acc["min_ms"] = min(acc["min_ms"], s["ms"])
                         acc["max_ms"] = max(acc["max_ms"], s["ms"])
+            precision = self.gpu_precision
             for s in stats:
                 s["ms"] /= rounds
+                if s["device"] == "gpu":
+                    s["precision"] = precision
             return stats
         finally:
             self._engine.set_profiling(False)
