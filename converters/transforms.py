@@ -607,9 +607,10 @@ TRANSFORMS = [fuse_layer_norm, *TRANSFORMER_FUSIONS, matmul_add_to_fc, matmul_ad
               fold_batchnorm, batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,
               rewrite_channels_last, fold_channel_scale, fuse_residual_add,
               fuse_qlinear_residual_add, remove_dead_ops]
-# For a model converted for the GPU (convert(device="gpu")): the fusions that pay there only.
-GPU_TRANSFORMS = [*TRANSFORMS[:1 + len(TRANSFORMER_FUSIONS)], *GPU_FUSIONS,
-                  *TRANSFORMS[1 + len(TRANSFORMER_FUSIONS):]]
+# For a model converted for the GPU (convert(device="gpu")): also the fusions that pay there
+# only, right after the transformer fusions (before the bias and activation fusions).
+_AFTER = TRANSFORMS.index(TRANSFORMER_FUSIONS[-1]) + 1
+GPU_TRANSFORMS = [*TRANSFORMS[:_AFTER], *GPU_FUSIONS, *TRANSFORMS[_AFTER:]]
 
 
 def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:
