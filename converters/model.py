@@ -158,7 +158,8 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
             inputs: dict[str, Iterable[int]] | None = None,
             outputs: Iterable[str] | None = None, optimize: bool = True,
             data_type: str = "fp32_fp32", quantize_large_weights: bool = False,
-            probe_shapes: dict[str, Iterable[int]] | None = None) -> MaceModel:
+            probe_shapes: dict[str, Iterable[int]] | None = None,
+            device: str = "cpu") -> MaceModel:
     """Converts a model into mace's format.
 
     source: a path (.onnx), bytes or onnx.ModelProto. weights: the weights file of
@@ -180,6 +181,10 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
     load; activations and computation stay fp32. probe_shapes (ONNX only): {name: shape}
     sizes at which symbolic dims are converted, which stay symbolic (by default 1 for the
     leading dim and onnx_dims.PROBE_OTHER for others).
+    device: what the model is converted for, "cpu" (default) or "gpu"; "gpu" also fuses
+    unmasked attention (MatMul, Softmax, MatMul and the scales) into one Attention op, one
+    OpenCL kernel, which on the CPU runs slower than the unfused chain (the model runs on
+    either device either way). mace.Session(onnx, device="gpu") converts so.
 
     >>> import mace, onnx
     >>> model = mace.convert("model.onnx", inputs={"x": [1, 3, 224, 224]})  # doctest: +SKIP
@@ -188,6 +193,8 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
     """
     if data_type not in serialize.WEIGHT_STORAGE:
         raise InvalidArgumentError(_data_type_error(data_type))
+    if device not in ("cpu", "gpu"):
+        raise InvalidArgumentError(f"device must be 'cpu' or 'gpu', not {device!r}")
     platform = (platform or _platform_of(source)).lower()
     if platform not in PLATFORMS:
         raise UnsupportedError(f"unknown model platform '{platform}' "
@@ -201,7 +208,7 @@ def convert(source: Any, *, weights: Any = None, platform: str | None = None,
                                 inputs={k: list(v) for k, v in (inputs or {}).items()},
                                 outputs=list(outputs) if outputs else None, **extra)
     if optimize:
-        transforms.optimize(graph)
+        transforms.optimize(graph, transforms.GPU_TRANSFORMS if device == "gpu" else None)
     else:
         transforms.remove_dead_ops(graph)
     onnx_mapped.release_pages_of(graph.consts.values())  # what the transforms read of a .onnx

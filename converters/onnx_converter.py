@@ -237,6 +237,9 @@ class OnnxContext:
         s = self._shapes.get(self.resolve(name))
         return list(s) if s is not None else None
 
+    def is_graph_input(self, name: str) -> bool:
+        return bool(name) and self.resolve(name) in self._graph_inputs
+
     def static_shape(self, name: str) -> list | None:
         """shape(name) with None for each dim that may differ from run to run (it follows a
         symbolic input dim, or inference lost track of it): the dims a handler may write into

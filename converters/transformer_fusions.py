@@ -14,6 +14,12 @@ T5 modules compute into chains of small ops:
   table, computed once and shared by every layer.
 - scaled_dot_product_attention's NaN guard (dynamo): Where(IsNaN(Softmax(s)), 0, Softmax(s))
   becomes Softmax(s, nan_to_zero=1) (csrc/ops/softmax.c).
+- Unmasked attention on 4-D heads, MatMul(Softmax(c * MatMul(q, K^T)), v) with the scale as
+  TorchScript's scaled_dot_product_attention writes it (q and K^T each times sqrt(scale)) or
+  as BERT's self-attention does (the scores divided by sqrt(d)), K^T a Transpose: five to six
+  ops and the [B, H, L, S] scores in memory. It becomes one Attention (csrc/ops/attention.c),
+  one kernel on the GPU (csrc/ops/opencl/attention.c), when converting for the GPU only
+  (GPU_FUSIONS).
 
 A chain is rewritten only when every intermediate tensor is used only inside it and is not a
 graph output, as in transforms.py. They run before the activation and bias fusions
@@ -261,4 +267,92 @@ def fuse_softmax_nan_fill(graph: ir.Graph) -> bool:
     return False
 
 
+def _scaled(graph: ir.Graph, m, op: ir.Op | None) -> tuple[str, float] | None:
+    """(x, c) for an argument-free Eltwise PROD(x, c) / (c, x) or DIV(x, c) of a computed x and
+    a scalar constant c (c -> 1 / c for DIV) whose only consumer is the next op, else None."""
+    if (op is None or op.type != "Eltwise" or op.args.get("type") not in ("PROD", "DIV")
+            or len(op.args) != 1 or len(op.inputs) != 2 or m.sole_consumer(op) is None):
+        return None
+    x, c = op.inputs
+    if op.args["type"] == "PROD" and x in graph.consts:
+        x, c = c, x
+    cst = gm.float_const(graph, c)
+    if x in graph.consts or cst is None or cst.size != 1 or float(cst.reshape(-1)[0]) == 0.0:
+        return None
+    v = float(cst.reshape(-1)[0])
+    return x, (v if op.args["type"] == "PROD" else 1.0 / v)
+
+
+def fuse_attention(graph: ir.Graph) -> bool:
+    """MatMul(Softmax(s), v) with s = [c *] MatMul([c_q *] q, [c_k *] K^T) [/ c] over 4-D f32
+    [B, H, L, E] q, K^T = Transpose(x) and v [B, H, S, Ev] -> Attention(q, K, v, scale = the
+    product of the constants), K = x permuted to [B, H, S, E] (the Transpose dropped or its
+    permutation changed)."""
+    m = gm.Matcher(graph)
+    producers = graph.producers()
+    for out_mm in graph.ops:
+        if out_mm.type != "MatMul" or out_mm.args or len(out_mm.inputs) != 2:
+            continue
+        sm = producers.get(out_mm.inputs[0])
+        if (sm is None or sm.type != "Softmax" or m.sole_consumer(sm) is not out_mm
+                or sm.args.get("use_log", 0) or sm.args.get("coerce_2d", 0)
+                or sm.args.get("nan_to_zero", 0) or sm.args.get("axis", -1) not in (-1, 3)):
+            continue
+        chain, scale, s = [sm], 1.0, sm.inputs[0]
+        post = producers.get(s)
+        got = _scaled(graph, m, post)
+        if got is not None:
+            s, c = got
+            chain.append(post)
+            scale *= c
+        qk = producers.get(s)
+        if (qk is None or qk.type != "MatMul" or qk.args or len(qk.inputs) != 2
+                or m.sole_consumer(qk) is not chain[-1]):
+            continue
+        chain.append(qk)
+        q, kt = qk.inputs
+        for side in ("q", "k"):
+            t = q if side == "q" else kt
+            got = _scaled(graph, m, producers.get(t))
+            if got is not None:
+                chain.append(producers[t])
+                scale *= got[1]
+                if side == "q":
+                    q = got[0]
+                else:
+                    kt = got[0]
+        tr = producers.get(kt)
+        v = out_mm.inputs[1]
+        shapes = [graph.shapes.get(n) for n in (q, kt, v)]
+        if (tr is None or tr.type != "Transpose" or m.sole_consumer(tr) is None
+                or any(sh is None or len(sh) != 4 for sh in shapes)
+                or any(graph.dtypes.get(n) != np.float32 for n in (q, kt, v))):
+            continue
+        perm = [int(d) for d in tr.args.get("dims", [])]
+        if sorted(perm) != [0, 1, 2, 3]:
+            continue
+        kperm = [perm[0], perm[1], perm[3], perm[2]]
+        (B, H, L, E), (_, _, _, S), (_, _, _, Ev) = shapes
+        if shapes[1][:3] != [B, H, E] or shapes[2][:3] != [B, H, S]:
+            continue
+        attn = ir.Op("Attention", out_mm.name, [q, "", v], list(out_mm.outputs),
+                     dict(scale=float(scale), is_causal=0, qk_matmul_output_mode=0,
+                          softcap=0.0))
+        drop = {id(o) for o in chain}
+        if kperm == [0, 1, 2, 3]:  # K^T = x^T: K is x
+            attn.inputs[1] = tr.inputs[0]
+            drop.add(id(tr))
+        else:  # K is x permuted by kperm: the Transpose now makes K
+            tr.args = dict(tr.args, dims=kperm)
+            graph.shapes[kt] = [B, H, S, E]
+            attn.inputs[1] = kt
+        graph.ops = [attn if o is out_mm else o for o in graph.ops if id(o) not in drop]
+        return True
+    return False
+
+
 TRANSFORMER_FUSIONS = [fuse_rms_norm, fuse_rotary, fuse_softmax_nan_fill]
+# Only when converting for the GPU (convert(device="gpu")): there one Attention kernel replaces
+# five to six launches, while on the CPU the MatMul / Softmax chain (packed GEMMs) runs faster
+# than the Attention kind's per-row kernel.
+GPU_FUSIONS = [fuse_attention]

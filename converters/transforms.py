@@ -17,7 +17,7 @@ from .graph_match import new_const as _new_const
 from .graph_match import norm_step as _norm_step
 from .graph_match import trailing_mean_axes as _trailing_mean_axes
 from .pattern_fusions import PATTERN_FUSIONS  # x * Sigmoid(x), Erf/Tanh GELUs, HardSwish forms
-from .transformer_fusions import TRANSFORMER_FUSIONS  # RMSNorm, rotary, softmax NaN guard
+from .transformer_fusions import GPU_FUSIONS, TRANSFORMER_FUSIONS  # RMSNorm, rotary, ...
 
 ACTIVATION_ARGS = ir.ACTIVATION_ARGS
 # SWISH (x * sigmoid(alpha x)) fuses like the others now that the C ops apply it over each
@@ -607,6 +607,10 @@ TRANSFORMS = [fuse_layer_norm, *TRANSFORMER_FUSIONS, matmul_add_to_fc, matmul_ad
               fold_batchnorm, batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,
               rewrite_channels_last, fold_channel_scale, fuse_residual_add,
               fuse_qlinear_residual_add, remove_dead_ops]
+# For a model converted for the GPU (convert(device="gpu")): also the fusions that pay there
+# only, right after the transformer fusions (before the bias and activation fusions).
+_AFTER = TRANSFORMS.index(TRANSFORMER_FUSIONS[-1]) + 1
+GPU_TRANSFORMS = [*TRANSFORMS[:_AFTER], *GPU_FUSIONS, *TRANSFORMS[_AFTER:]]
 
 
 def optimize(graph: ir.Graph, transforms=None) -> ir.Graph:

@@ -26,7 +26,9 @@ from mace import zoo
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 REQUIRE = os.environ.get("MACE_REQUIRE_OPENCL") == "1"
-PRECISIONS = {"fp32": 1e-4, "fp16": 1e-2}
+# "fp16_storage": tensors in half on every device. PoCL has no cl_khr_fp16, so there the
+# default "fp16" runs fp32 (test_gpu_precision_policy); half storage is asked explicitly.
+PRECISIONS = {"fp32": 1e-4, "fp16_storage": 1e-2}
 
 
 @functools.lru_cache(maxsize=None)
@@ -311,6 +313,25 @@ def _channel_shuffle(groups=3, c=12, hw=4):
     return m, {"x": rand(1, c, hw, hw, seed=9)}
 
 
+def _gather(shape, indices, axis, name="gather"):
+    """Gather of a computed tensor at constant indices (a transformer's q/k/v split)."""
+    idx = np.array(indices, np.int64)
+    model = make_model([helper.make_node("Gather", ["x", "i"], ["y"], axis=axis)],
+                       [("x", np.float32, list(shape))], [("y", np.float32, None)],
+                       [("i", idx)], name=name)
+    return model, {"x": rand(*shape, seed=4)}
+
+
+def _attention():
+    """ONNX Attention, 4-D, grouped kv heads, a float mask (tests/test_opencl_attention.py
+    sweeps it)."""
+    shapes = {"q": [1, 4, 5, 8], "k": [1, 2, 7, 8], "v": [1, 2, 7, 6], "m": [5, 7]}
+    model = make_model([helper.make_node("Attention", ["q", "k", "v", "m"], ["y"])],
+                       [(n, np.float32, s) for n, s in shapes.items()],
+                       [("y", np.float32, [1, 4, 5, 6])], opset=23, name="attention")
+    return model, {n: rand(*s, seed=i) for i, (n, s) in enumerate(shapes.items())}
+
+
 # name -> (builder, outputs are sums of many terms)
 CASES = {
     "conv3x3": (lambda: _conv("conv3x3", 6, 8, 3, pad=1), True),
@@ -365,6 +386,12 @@ CASES = {
     "space_to_depth": (lambda: _depth_space("SpaceToDepth"), False),
     "channel_shuffle": (_channel_shuffle, False),
     "layernorm": (_layernorm, False),
+    "gather_scalar_axis0": (lambda: _gather((3, 16, 1, 24), 1, 0), False),
+    "gather_negative_axis1": (lambda: _gather((2, 7, 4), [[-1, 0], [3, 3]], 1), False),
+    "gather_last_axis": (lambda: _gather((2, 3, 9), [8, 0, 4, -9], -1), False),
+    "attention": (_attention, True),
+    "softmax_rows": (lambda: _unary("Softmax", shape=(1, 4, 16, 130), axis=-1, low=-8,
+                                    high=8), False),
 }
 
 
@@ -374,6 +401,21 @@ def test_op_matches_cpu(case, precision):
     build, many_terms = CASES[case]
     model, feeds = build()
     compare(model, feeds, precision, atol_scale=many_terms, what=case)
+
+
+def test_gather_runtime_indices_fall_back_and_bad_constant_index_fails():
+    """Indices computed at run time: the CPU kind runs Gather (its range check reads them);
+    a constant index out of range is refused at load on the GPU as on the CPU."""
+    model = make_model([helper.make_node("Gather", ["x", "i"], ["y"], axis=1)],
+                       [("x", np.float32, [2, 5, 3]), ("i", np.int64, [4])],
+                       [("y", np.float32, None)], name="gather_runtime")
+    feeds = {"x": rand(2, 5, 3, seed=1), "i": np.array([4, -5, 0, 2], np.int64)}
+    stats = compare(model, feeds, "fp32", what="gather runtime indices")
+    assert [s["device"] for s in stats if s["type"] == "Gather"] == ["cpu"]
+    bad, x = _gather((2, 5, 3), [1, 5], 1, name="gather_bad")
+    for dev in ("cpu", "gpu"):
+        with pytest.raises(mace.InvalidModelError, match="out of range"):
+            mace.Session(bad, device=dev, num_threads=1).run(x)
 
 
 def test_every_gpu_kind_is_tested():
@@ -559,6 +601,32 @@ def test_gpu_options_are_checked():
         mace.Session(model, device="gpu", gpu_platform=99)
 
 
+def _chosen_device() -> dict:
+    """The device a session with the default gpu_platform/gpu_device picks: the first GPU,
+    else the first device."""
+    devs = mace.devices()
+    return next((d for d in devs if d["type"] == "gpu"), devs[0])
+
+
+def test_gpu_precision_policy():
+    """fp16 (the default) is half only where the device has cl_khr_fp16; fp16_storage is half
+    everywhere; the session says which it uses."""
+    model, feeds = _conv("policy", 4, 4, 3, pad=1, act="Relu")
+    x = feeds["x"]
+    has_fp16 = _chosen_device()["fp16"]
+    auto = mace.Session(model, device="gpu", num_threads=1)  # gpu_precision="fp16"
+    assert auto.gpu_precision == ("fp16" if has_fp16 else "fp32")
+    assert gpu_session(model, "fp16_storage").gpu_precision == "fp16"
+    f32 = gpu_session(model, "fp32")
+    assert f32.gpu_precision == "fp32"
+    assert mace.Session(model, num_threads=1).gpu_precision is None
+    stats = auto.profile(x, rounds=1, warmup=0)
+    assert {s.get("precision") for s in stats if s["device"] == "gpu"} == {auto.gpu_precision}
+    if not has_fp16:  # the same engine as fp32, bit for bit
+        np.testing.assert_array_equal(auto.run(x), f32.run(x))
+        assert auto.run(x, keep_on_device=True).gpu_precision == "fp32"
+
+
 def test_queue_window_runs_the_same():
     model, feeds = _conv("window", 4, 4, 3, pad=1, act="Relu")
     feeds = feeds["x"]
@@ -591,7 +659,7 @@ _FP16_AMPLIFIED = {"mobilenet_v2"}
 @pytest.mark.parametrize("precision", list(PRECISIONS))
 @pytest.mark.parametrize("name,kw", NETWORKS, ids=[n for n, _ in NETWORKS])
 def test_zoo_network_on_gpu_matches_cpu(name, kw, precision, request):
-    if precision == "fp16" and name in _FP16_AMPLIFIED:
+    if precision == "fp16_storage" and name in _FP16_AMPLIFIED:
         request.applymarker(pytest.mark.xfail(strict=True, reason="fp16 rounding amplified by "
                                               "the random weights (see _FP16_AMPLIFIED)"))
     model = zoo.build(name, **kw)

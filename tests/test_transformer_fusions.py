@@ -217,3 +217,65 @@ def test_exported_models_fuse_and_match(name):
         ref = run_ort(model, {iname: x})[0]
         got = sess.run({iname: x})[model.graph.output[0].name]
         assert_close(got, ref, what=f"{name} at {shape}")
+
+
+# --- attention ------------------------------------------------------------------------------
+
+ENC = dict(layers=2, seq=12, hidden=32, heads=4, ffn=48)
+
+
+@pytest.mark.parametrize("name", ["transformer_encoder", "bert_encoder"])
+def test_attention_fuses_and_matches(name):
+    """torch's TorchScript export of nn.TransformerEncoder (q and K^T scaled by sqrt(scale)) and
+    BERT's (scores divided by sqrt(d), K^T one Transpose from [B, S, H, E]) each become one
+    Attention per layer when converted for the GPU (not by default: on the CPU the chain is
+    faster), and the fused model still matches onnxruntime (run by the CPU kind)."""
+    from mace import zoo
+    model = zoo.build(name, **ENC)
+    assert "Attention" not in [op.type for op in _ops(model)]
+    fused = mace.convert(model, device="gpu")
+    types = [op.type for op in fused.graph.ops]
+    assert types.count("Attention") == ENC["layers"] and "Softmax" not in types
+    x = rand(1, ENC["seq"], ENC["hidden"], seed=3)
+    got = mace.Session(fused, num_threads=1).run(x)
+    assert_close(got, run_ort(model, {"input": x})[0], what=name)
+
+
+def test_attention_left_alone_when_the_probabilities_are_used_elsewhere():
+    """Softmax's output is also a graph output: nothing fuses."""
+    s = [1, 2, 5, 4]
+    nodes = [h.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             h.make_node("MatMul", ["q", "kt"], ["qk"]),
+             h.make_node("Mul", ["qk", "c"], ["sc"]),
+             h.make_node("Softmax", ["sc"], ["p"], axis=-1),
+             h.make_node("MatMul", ["p", "v"], ["y"])]
+    model = make_model(nodes, [(n, np.float32, s) for n in "qkv"],
+                       [("y", np.float32, s), ("p", np.float32, [1, 2, 5, 5])],
+                       [("c", np.array(0.5, np.float32))], opset=13)
+    fused = mace.convert(model, device="gpu")
+    types = [op.type for op in fused.graph.ops]
+    assert "Attention" not in types and "Softmax" in types
+    feeds = {n: rand(*s, seed=i) for i, n in enumerate("qkv")}
+    got = mace.Session(fused, num_threads=1).run(feeds)
+    for o, r in zip(["y", "p"], run_ort(model, feeds)):
+        assert_close(got[o], r, what=o)
+
+
+def test_attention_with_scaled_scores_fuses_and_matches():
+    """MatMul(q, Transpose(k)) * c -> Softmax -> MatMul(v), K^T from K's own layout."""
+    s = [2, 3, 6, 8]
+    nodes = [h.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             h.make_node("MatMul", ["q", "kt"], ["qk"]),
+             h.make_node("Mul", ["c", "qk"], ["sc"]),
+             h.make_node("Softmax", ["sc"], ["p"], axis=3),
+             h.make_node("MatMul", ["p", "v"], ["y"])]
+    model = make_model(nodes, [(n, np.float32, s) for n in "qkv"], [("y", np.float32, s)],
+                       [("c", np.array(0.7, np.float32))], opset=13)
+    fused = mace.convert(model, device="gpu")
+    ops = fused.graph.ops
+    assert [op.type for op in ops] == ["Attention"]
+    assert abs(ops[0].args["scale"] - 0.7) < 1e-7
+    feeds = {n: rand(*s, seed=i) * 2 for i, n in enumerate("qkv")}
+    assert_close(mace.Session(fused, num_threads=1).run(feeds)["y"], run_ort(model, feeds)[0])
+    with pytest.raises(mace.InvalidArgumentError, match="device"):
+        mace.convert(model, device="npu")

@@ -50,6 +50,11 @@ const char *mace_version(void) { return MACE_VERSION_STRING; }
 const char *mace_cpu_get_isa(void) { return mace_cpu_isa_name(mace_cpu_isa_active()); }
 mace_cl_runtime *mace_engine_cl_runtime(const mace_engine *engine) { return engine->cl; }
 
+int mace_engine_gpu_precision(const mace_engine *engine) {
+  if (!engine || !engine->cl) return -1;
+  return mace_cl_runtime_precision(engine->cl) == MACE_CL_FP16 ? MACE_GPU_FP16 : MACE_GPU_FP32;
+}
+
 void mace_config_init(mace_config *config) {
   memset(config, 0, sizeof(*config));
   config->device = MACE_DEVICE_CPU;
@@ -62,9 +67,15 @@ void mace_config_init(mace_config *config) {
 
 /* The OpenCL runtime of a GPU engine (MACE_UNSUPPORTED saying why when there is none). */
 static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
-  if (config->gpu_precision != MACE_GPU_FP32 && config->gpu_precision != MACE_GPU_FP16)
-    return mace_error(MACE_INVALID_ARGS, "gpu_precision %d is neither MACE_GPU_FP32 nor "
-                      "MACE_GPU_FP16", (int)config->gpu_precision);
+  if (config->gpu_precision != MACE_GPU_FP32 && config->gpu_precision != MACE_GPU_FP16 &&
+      config->gpu_precision != MACE_GPU_FP16_STORAGE)
+    return mace_error(MACE_INVALID_ARGS, "gpu_precision %d is none of MACE_GPU_FP32, "
+                      "MACE_GPU_FP16 and MACE_GPU_FP16_STORAGE", (int)config->gpu_precision);
+  /* FP16 is half where the device computes it (cl_khr_fp16), fp32 elsewhere; FP16_STORAGE is
+   * half storage on every device. */
+  static const mace_cl_precision kPrecision[] = {[MACE_GPU_FP32] = MACE_CL_FP32,
+                                                 [MACE_GPU_FP16] = MACE_CL_AUTO,
+                                                 [MACE_GPU_FP16_STORAGE] = MACE_CL_FP16};
   if (config->opencl_queue_window_size < 0)
     return mace_error(MACE_INVALID_ARGS, "opencl_queue_window_size %d is negative",
                       config->opencl_queue_window_size);
@@ -74,8 +85,7 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
       return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   mace_cl_config cc = {.platform_index = config->gpu_platform,
                        .device_index = config->gpu_device,
-                       .precision = config->gpu_precision == MACE_GPU_FP16 ? MACE_CL_FP16
-                                                                           : MACE_CL_FP32,
+                       .precision = kPrecision[config->gpu_precision],
                        .binary_cache = eng->cl_files[0],
                        .tuning_file = eng->cl_files[1],
                        /* launch events only while mace_engine_set_profiling is on */

@@ -1,7 +1,12 @@
-/* CRC-32 (slicing by 8) and the check of the checksums a model file records. */
+/* CRC-32 (slicing by 8; carry-less multiplication folding on x86-64 with PCLMULQDQ) and the
+ * check of the checksums a model file records. */
 #include "core/checksum.h"
 
 #include <pthread.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define MACE_CRC32_CLMUL 1
+#endif
 
 #include "core/status.h"
 
@@ -27,10 +32,91 @@ static void crc_table_init(void) {
       crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xFF];
 }
 
+#ifdef MACE_CRC32_CLMUL
+/* The CRC register c (already inverted) after `len` bytes (len >= 64, a multiple of 16): four
+ * 128-bit lanes folded 64 bytes a step by carry-less multiplication, folded into one, reduced
+ * to 64 and then 32 bits by Barrett reduction (Intel, "Fast CRC Computation for Generic
+ * Polynomials Using PCLMULQDQ", the bit-reflected constants of the 0xEDB88320 polynomial, as
+ * zlib's Chromium port). The weights of a large model are checked at every engine creation:
+ * this runs many times faster than the tables. */
+__attribute__((target("pclmul,sse4.1"))) static uint32_t crc32_clmul(uint32_t c, const uint8_t *p,
+                                                                     size_t len) {
+  const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596LL, 0x0154442bd4LL);
+  const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
+  const __m128i k5k0 = _mm_set_epi64x(0, 0x0163cd6124LL);
+  const __m128i poly = _mm_set_epi64x(0x01f7011641LL, 0x01db710641LL);
+  __m128i x1 = _mm_loadu_si128((const __m128i *)(p + 0x00));
+  __m128i x2 = _mm_loadu_si128((const __m128i *)(p + 0x10));
+  __m128i x3 = _mm_loadu_si128((const __m128i *)(p + 0x20));
+  __m128i x4 = _mm_loadu_si128((const __m128i *)(p + 0x30));
+  x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)c));
+  p += 64;
+  len -= 64;
+  while (len >= 64) {
+    const __m128i x5 = _mm_clmulepi64_si128(x1, k1k2, 0x00);
+    const __m128i x6 = _mm_clmulepi64_si128(x2, k1k2, 0x00);
+    const __m128i x7 = _mm_clmulepi64_si128(x3, k1k2, 0x00);
+    const __m128i x8 = _mm_clmulepi64_si128(x4, k1k2, 0x00);
+    x1 = _mm_clmulepi64_si128(x1, k1k2, 0x11);
+    x2 = _mm_clmulepi64_si128(x2, k1k2, 0x11);
+    x3 = _mm_clmulepi64_si128(x3, k1k2, 0x11);
+    x4 = _mm_clmulepi64_si128(x4, k1k2, 0x11);
+    x1 = _mm_xor_si128(_mm_xor_si128(x1, x5), _mm_loadu_si128((const __m128i *)(p + 0x00)));
+    x2 = _mm_xor_si128(_mm_xor_si128(x2, x6), _mm_loadu_si128((const __m128i *)(p + 0x10)));
+    x3 = _mm_xor_si128(_mm_xor_si128(x3, x7), _mm_loadu_si128((const __m128i *)(p + 0x20)));
+    x4 = _mm_xor_si128(_mm_xor_si128(x4, x8), _mm_loadu_si128((const __m128i *)(p + 0x30)));
+    p += 64;
+    len -= 64;
+  }
+  /* four lanes into one */
+  const __m128i lanes[3] = {x2, x3, x4};
+  for (int i = 0; i < 3; ++i) {
+    const __m128i x5 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
+    x1 = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x1, k3k4, 0x11), lanes[i]), x5);
+  }
+  while (len >= 16) {
+    const __m128i x5 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
+    x1 = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x1, k3k4, 0x11),
+                                     _mm_loadu_si128((const __m128i *)p)),
+                       x5);
+    p += 16;
+    len -= 16;
+  }
+  /* 128 -> 64 bits */
+  const __m128i mask32 = _mm_setr_epi32(~0, 0, ~0, 0);
+  __m128i x2b = _mm_clmulepi64_si128(x1, k3k4, 0x10);
+  x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), x2b);
+  x2b = _mm_srli_si128(x1, 4);
+  x1 = _mm_xor_si128(_mm_clmulepi64_si128(_mm_and_si128(x1, mask32), k5k0, 0x00), x2b);
+  /* Barrett reduction to 32 bits */
+  x2b = _mm_clmulepi64_si128(_mm_and_si128(x1, mask32), poly, 0x10);
+  x2b = _mm_clmulepi64_si128(_mm_and_si128(x2b, mask32), poly, 0x00);
+  x1 = _mm_xor_si128(x1, x2b);
+  return (uint32_t)_mm_extract_epi32(x1, 1);
+}
+
+static int have_clmul;
+
+static void crc_clmul_init(void) {
+  __builtin_cpu_init();
+  have_clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+}
+#endif
+
 uint32_t mace_crc32_update(uint32_t crc, const void *data, size_t size) {
   pthread_once(&crc_once, crc_table_init);
   const uint8_t *p = data;
   uint32_t c = ~crc;
+#ifdef MACE_CRC32_CLMUL
+  static pthread_once_t clmul_once = PTHREAD_ONCE_INIT;
+  pthread_once(&clmul_once, crc_clmul_init);
+  if (have_clmul && size >= 64) {
+    const size_t chunk = size & ~(size_t)15;
+    c = crc32_clmul(c, p, chunk);
+    p += chunk;
+    size -= chunk;
+  }
+#endif
   /* Eight bytes a step through eight tables; the words are assembled byte by byte, so the
    * result does not depend on the host's byte order or on alignment. */
   while (size >= 8) {

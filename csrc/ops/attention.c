@@ -26,17 +26,9 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/attention.h"
+#include "ops/attention_state.h"
 
 #define ATTN_GRAIN_ROWS 4
-
-typedef struct attention_state {
-  int64_t q_heads, kv_heads, is_causal, qk_mode;
-  float scale, softcap;
-  int in_mask, in_pk, in_pv, in_nonpad;
-  int rank;
-  int64_t P, Skv;
-  mace_attention_params prm;
-} attention_state;
 
 static mace_status attention_init(mace_op *op) {
   attention_state *s = (attention_state *)op->state;

@@ -111,8 +111,11 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
     cfg.gpu_precision = MACE_GPU_FP16;
   } else if (strcmp(gpu_precision, "fp32") == 0) {
     cfg.gpu_precision = MACE_GPU_FP32;
+  } else if (strcmp(gpu_precision, "fp16_storage") == 0) {
+    cfg.gpu_precision = MACE_GPU_FP16_STORAGE;
   } else {
-    PyErr_Format(mace_py_InvalidArgumentError, "gpu_precision must be 'fp16' or 'fp32', not '%s'",
+    PyErr_Format(mace_py_InvalidArgumentError,
+                 "gpu_precision must be 'fp16', 'fp32' or 'fp16_storage', not '%s'",
                  gpu_precision);
     goto finally;
   }
@@ -913,6 +916,15 @@ static PyObject *Engine_memory_stats(EngineObject *self, PyObject *unused) {
                        (long long)stat.weights_bytes);
 }
 
+/* The precision a GPU engine stores floats in ("fp16" / "fp32"), None on the CPU. */
+static PyObject *Engine_gpu_precision(EngineObject *self, PyObject *unused) {
+  (void)unused;
+  if (engine_get(self) == NULL) return NULL;
+  const int p = mace_engine_gpu_precision(self->engine);
+  if (p < 0) Py_RETURN_NONE;
+  return PyUnicode_FromString(p == MACE_GPU_FP16 ? "fp16" : "fp32");
+}
+
 static PyObject *Engine_release_intermediate_buffers(EngineObject *self, PyObject *unused) {
   (void)unused;
   if (engine_get(self) == NULL) return NULL;
@@ -948,6 +960,8 @@ static PyMethodDef Engine_methods[] = {
      "op_stats() -> list of dicts (name, type, ms, macs, out_dims) of the last profiled run"},
     {"memory_stats", (PyCFunction)Engine_memory_stats, METH_NOARGS,
      "memory_stats() -> dict(arena_bytes, naive_bytes, weights_bytes)"},
+    {"gpu_precision", (PyCFunction)Engine_gpu_precision, METH_NOARGS,
+     "gpu_precision() -> 'fp16' | 'fp32' (what a GPU engine stores floats in) or None (CPU)"},
     {"release_intermediate_buffers", (PyCFunction)Engine_release_intermediate_buffers,
      METH_NOARGS, "release_intermediate_buffers(): free the arena; the next run re-allocates"},
     {"close", (PyCFunction)Engine_close, METH_NOARGS,

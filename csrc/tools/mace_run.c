@@ -3,7 +3,7 @@
  *
  *   mace_run --model m.pb --weights m.data [--input x.npy | --input name=x.npy ...] [--round N]
  *            [--num_threads T] [--output_dir D] [--profile] [--seed S]
- *            [--device cpu|gpu] [--gpu_precision fp16|fp32]
+ *            [--device cpu|gpu] [--gpu_precision fp16|fp32|fp16_storage]
  *
  * Inputs not given are filled with uniform random values in [-1, 1] (integers in [0, 3], bools
  * 0/1) from a fixed seed, so two runs see the same data. A positional --input goes to the
@@ -32,7 +32,7 @@
 static const char kUsage[] =
     "usage: mace_run --model m.pb [--weights m.data] [--input x.npy | --input name=x.npy ...]\n"
     "                [--round N] [--num_threads T] [--output_dir D] [--profile] [--seed S]\n"
-    "                [--device cpu|gpu] [--gpu_precision fp16|fp32]\n"
+    "                [--device cpu|gpu] [--gpu_precision fp16|fp32|fp16_storage]\n"
     "  --model        graph file (.pb) written by `mace convert`\n"
     "  --weights      weights blob (.data); may be left out for a model without constants\n"
     "  --input        .npy for the next model input, or name=file.npy; repeatable. Inputs not\n"
@@ -43,7 +43,8 @@ static const char kUsage[] =
     "  --profile      print the time of every op in the last run\n"
     "  --seed         seed of the random inputs (default 0)\n"
     "  --device       cpu (default) or gpu: OpenCL, ops without a GPU kernel on the CPU\n"
-    "  --gpu_precision  with --device gpu: fp16 (default) or fp32\n";
+    "  --gpu_precision  with --device gpu: fp16 (default: half where the device has\n"
+    "                   cl_khr_fp16, else fp32), fp32, or fp16_storage (half everywhere)\n";
 
 typedef struct options {
   const char *model, *weights, *output_dir;
@@ -159,9 +160,11 @@ static int parse_args(int argc, char **argv, options *o, int *done) {
         return usage_error("--device must be cpu or gpu, got '%s'", val);
       o->device = strcmp(val, "gpu") == 0 ? MACE_DEVICE_GPU : MACE_DEVICE_CPU;
     } else if (strcmp(flag, "--gpu_precision") == 0) {
-      if (strcmp(val, "fp16") != 0 && strcmp(val, "fp32") != 0)
-        return usage_error("--gpu_precision must be fp16 or fp32, got '%s'", val);
-      o->gpu_precision = strcmp(val, "fp16") == 0 ? MACE_GPU_FP16 : MACE_GPU_FP32;
+      if (strcmp(val, "fp16") == 0) o->gpu_precision = MACE_GPU_FP16;
+      else if (strcmp(val, "fp32") == 0) o->gpu_precision = MACE_GPU_FP32;
+      else if (strcmp(val, "fp16_storage") == 0) o->gpu_precision = MACE_GPU_FP16_STORAGE;
+      else return usage_error("--gpu_precision must be fp16, fp32 or fp16_storage, got '%s'",
+                              val);
     } else if (strcmp(flag, "--seed") == 0) {
       if (parse_int(val, 0, 0x7fffffffL, &v) != 0)
         return usage_error("--seed must be a non-negative integer, got '%s'", val);

@@ -27,3 +27,19 @@ float mace_act(float x, int kind, float alpha, float beta) {
     default: return x;
   }
 }
+
+/* The work-group's reduction of v (sum, or max when is_max) through scratch (one float per
+ * work item; the group size a power of two); every item gets the result. Call from every item
+ * of the group. */
+float mace_group_reduce(float v, __local float *scratch, int is_max) {
+  const int l = get_local_id(0), n = get_local_size(0);
+  scratch[l] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = n / 2; s > 0; s >>= 1) {
+    if (l < s) scratch[l] = is_max ? fmax(scratch[l], scratch[l + s]) : scratch[l] + scratch[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float r = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);  /* scratch is reused by the next reduction */
+  return r;
+}

@@ -20,3 +20,27 @@ __kernel void softmax(__global const DATA_T *x, int x_off, __global DATA_T *y, i
       STORE(y, y_off + base + k * inner, exp(LOAD(x, x_off + base + k * inner) - mx) * inv);
   }
 }
+
+/* The same over contiguous rows (inner 1), row-parallel: one work-group per row (a power of
+ * two of items), each item taking every group-size'th element, max and sum reduced in local
+ * memory. */
+__kernel void softmax_rows(__global const DATA_T *x, int x_off, __global DATA_T *y, int y_off,
+                           int len, int use_log, __local float *scratch) {
+  const int l = get_local_id(0), n = get_local_size(0);
+  const int base = get_group_id(0) * len;
+  float mx = -INFINITY;
+  for (int k = l; k < len; k += n) mx = fmax(mx, LOAD(x, x_off + base + k));
+  mx = mace_group_reduce(mx, scratch, 1);
+  float sum = 0.0f;
+  for (int k = l; k < len; k += n) sum += exp(LOAD(x, x_off + base + k) - mx);
+  sum = mace_group_reduce(sum, scratch, 0);
+  if (use_log) {
+    const float lse = log(sum);
+    for (int k = l; k < len; k += n)
+      STORE(y, y_off + base + k, (LOAD(x, x_off + base + k) - mx) - lse);
+  } else {
+    const float inv = 1.0f / sum;
+    for (int k = l; k < len; k += n)
+      STORE(y, y_off + base + k, exp(LOAD(x, x_off + base + k) - mx) * inv);
+  }
+}

@@ -36,7 +36,8 @@ __version__: str = _mace.version()
 def devices() -> list[dict]:
     """Every OpenCL device mace can run on (``Session(..., device="gpu")``), as dicts:
     platform, name, vendor, version, driver, type ("gpu", or "cpu" for any other device type),
-    fp16 (cl_khr_fp16: half arithmetic; fp16 storage works without it), extensions (list),
+    fp16 (cl_khr_fp16: gpu_precision "fp16" stores half there, runs fp32 on a device without;
+    "fp16_storage" stores half on any), extensions (list),
     platform_index / device_index (what ``gpu_platform`` / ``gpu_device`` take),
     compute_units, global_mem_bytes, max_alloc_bytes, max_work_group_size. An empty list when
     there is no OpenCL library or platform.

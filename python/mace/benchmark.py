@@ -321,9 +321,12 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         print(f"mace benchmark: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     result.num_threads = args.num_threads
+    # The precision the GPU engine resolved (fp16 runs fp32 on a device without cl_khr_fp16).
+    prec = (f", gpu_precision={sess.gpu_precision} (asked {args.gpu_precision})"
+            if args.device == "gpu" else "")
     print(f"model {args.model}: {len(result.ops)} ops, {result.total_macs:,} MACs, "
           f"num_threads={args.num_threads}, affinity={args.affinity or DEFAULT_AFFINITY}, "
-          f"rounds={args.round}, warmup={args.warmup}, load {load_ms:.3f} ms")
+          f"rounds={args.round}, warmup={args.warmup}, load {load_ms:.3f} ms{prec}")
     print(format_report(result))
     return 0
 
@@ -339,8 +342,9 @@ def add_benchmark_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
                    help="cpu (default), or gpu: OpenCL, ops without a GPU kernel on the CPU")
-    p.add_argument("--gpu_precision", choices=("fp16", "fp32"), default="fp16",
-                   help="with --device gpu: float precision on the GPU (default fp16)")
+    p.add_argument("--gpu_precision", choices=("fp16", "fp32", "fp16_storage"), default="fp16",
+                   help="with --device gpu: fp16 (default: half where the device has "
+                   "cl_khr_fp16, else fp32), fp32, or fp16_storage (half on every device)")
 
 
 def add_benchmark(sub) -> None:

@@ -48,10 +48,10 @@ build does anyway (its neutral value) is accepted. Key by key:
   NONE are neutral; any other (NCHW inputs of a TensorFlow model, OIHW) fails. Outputs are in
   the model's own layout: output_data_formats other than that layout or NONE fails;
 - runtime: cpu, and gpu / cpu+gpu (both the same: OpenCL, ops without a GPU kernel on the
-  CPU; `mace run/benchmark --config` open the session with device="gpu"; no OpenCL device is
-  an UnsupportedError); dsp, hta and apu fail. With a GPU runtime: gpu_data_type (or else
-  data_type) fp16_fp32 (the default, as MACE's) computes in fp16 on the GPU, fp32_fp32 in
-  fp32; opencl_binary_file (a program cache, created when missing) and opencl_parameter_file
+  CPU; the model is converted for the GPU, mace.convert(device="gpu"); `mace run/benchmark
+  --config` open the session with device="gpu"; no OpenCL device is an UnsupportedError); dsp, hta and apu fail. With a GPU runtime: gpu_data_type (or else
+  data_type) fp16_fp32 (the default, as MACE's) runs in half precision on a GPU with
+  cl_khr_fp16 and in fp32 on one without (Session gpu_precision "fp16"), fp32_fp32 in fp32; opencl_binary_file (a program cache, created when missing) and opencl_parameter_file
   (tuned work-group sizes) are paths relative to the YAML; opencl_queue_window_size N waits
   for the GPU every N kernels; validation_threshold GPU is the threshold of
   `mace run --validate`. Without a GPU runtime these keys fail (0 for the window is neutral);
@@ -352,7 +352,8 @@ class ModelConfig:
         model = convert(self.model_file_path, weights=self.weight_file_path, platform=self.platform,
                         inputs=shapes, outputs=outputs or sg.output_tensors,
                         data_type=(self.data_type or "fp32_fp32").lower(),
-                        quantize_large_weights=bool(self.quantize_large_weights))
+                        quantize_large_weights=bool(self.quantize_large_weights),
+                        device=self.device)
         self.check_input_types(model.inputs)
         if outputs is None:
             self.check_output_shapes([t.shape for t in model.outputs], static_only=True)

@@ -37,9 +37,10 @@ def _is_onnx_model(obj: Any) -> bool:
 
 
 def _convert(source: Any, input_shapes: Mapping | None = None,
-             probe_shapes: Mapping | None = None):
+             probe_shapes: Mapping | None = None, device: str = "cpu"):
     from .converters.model import convert  # lazy: onnx is needed only to convert
-    return convert(source, inputs=input_shapes, probe_shapes=probe_shapes)
+    return convert(source, inputs=input_shapes, probe_shapes=probe_shapes,
+                   device="gpu" if device in ("gpu", "GPU") else "cpu")
 
 
 def _symbolic_specs(source: Any, input_shapes: Mapping | None):
@@ -81,7 +82,7 @@ class _PendingEngine:
     def _start(self, feeds: Mapping):
         shapes = {k: list(np.shape(v)) for k, v in feeds.items()}
         s = self._session
-        model = _convert(self._source, self._input_shapes, shapes)
+        model = _convert(self._source, self._input_shapes, shapes, self._kw.get("device", "cpu"))
         s._engine = s._from_converted(model, self._kw)
         if s._keep_model:
             s.model = model
@@ -147,11 +148,17 @@ def _max_arena_bytes(value: Any) -> int:
     return int(value) if value > 0 else -1
 
 
+# Session(gpu_precision=...): "fp16" (default) is half where the device has cl_khr_fp16 and
+# fp32 where it lacks it; "fp16_storage" stores half on every device (float arithmetic).
+GPU_PRECISIONS = ("fp16", "fp32", "fp16_storage")
+
+
 def _gpu_options(precision: Any, binary_file: Any, parameter_file: Any, platform: Any,
                  device: Any, queue_window: Any) -> dict:
     """The engine's GPU keywords, checked (InvalidArgumentError naming the option)."""
-    if precision not in ("fp16", "fp32"):
-        raise InvalidArgumentError(f"gpu_precision must be 'fp16' or 'fp32', not {precision!r}")
+    if precision not in GPU_PRECISIONS:
+        raise InvalidArgumentError(f"gpu_precision must be 'fp16', 'fp32' or 'fp16_storage', "
+                                   f"not {precision!r}")
     kw: dict = dict(gpu_precision=precision)
     for name, value in (("opencl_binary_file", binary_file),
                         ("opencl_parameter_file", parameter_file)):
@@ -189,9 +196,13 @@ class Session:
     ``device="gpu"`` runs the model on an OpenCL device (``mace.devices()`` lists them): ops
     with a GPU kernel run there, the others on the CPU with copies between the two (MACE's
     cpu+gpu; ``profile`` shows each op's device and the copies, named ``<tensor>:to_gpu`` /
-    ``:to_host``). ``gpu_precision`` "fp16" (the default, as MACE's fp16_fp32: tensors stored
-    in half precision, computed in float) or "fp32"; ``opencl_binary_file`` caches compiled programs in
-    that file, ``opencl_parameter_file`` reads tuned work-group sizes from it;
+    ``:to_host``). ``gpu_precision``: "fp16" (the default, as MACE's fp16_fp32) stores tensors
+    in half precision where the device has ``cl_khr_fp16`` and runs fp32 where it lacks it
+    (NVIDIA's OpenCL, PoCL: half there is storage only, paid in conversions); "fp16_storage"
+    stores half on every device, computed in float (half the memory; how PoCL tests the
+    half path); "fp32". ``Session.gpu_precision`` says what the session uses (every kernel
+    computes in float: "fp16" is half storage). ``opencl_binary_file`` caches compiled
+    programs in that file, ``opencl_parameter_file`` reads tuned work-group sizes from it;
     ``gpu_platform`` / ``gpu_device`` pick a device by index (-1: the first GPU);
     ``opencl_queue_window_size`` > 0 waits for the GPU every that many kernels. Without an
     OpenCL library or device, ``device="gpu"`` raises UnsupportedError saying which.
@@ -303,6 +314,13 @@ class Session:
                             f"converted mace model, not {type(model).__name__}")
 
     @property
+    def gpu_precision(self) -> str | None:
+        """What a GPU session stores float tensors in, "fp16" or "fp32" (the requested
+        ``gpu_precision`` resolved on its device: "fp16" gives "fp32" on a device without
+        cl_khr_fp16); None for a CPU session."""
+        return self._engine.gpu_precision()
+
+    @property
     def inputs(self) -> list[TensorSpec]:
         """The model's inputs (name, shape, dtype); shapes are those of the latest run."""
         return [TensorSpec(n, tuple(s), d) for n, s, d in self._engine.inputs()]
@@ -336,7 +354,7 @@ class Session:
         return engine
 
     def _open_onnx(self, source: Any, input_shapes: Mapping | None, kw: dict) -> None:
-        model = _convert(source, input_shapes)
+        model = _convert(source, input_shapes, device=kw.get("device", "cpu"))
         try:
             self._engine = self._from_converted(model, kw)
         except MaceError:
@@ -498,8 +516,10 @@ class Session:
 
         Returns a list in execution order of dicts: name, type, ms (mean wall time; for ops
         on the GPU the kernels' device time from OpenCL profiling), min_ms, max_ms, macs,
-        out_dims, device ("cpu" or "gpu"). On the GPU the copies between devices are listed
-        too, where they run (type "Transfer", named ``<tensor>:to_gpu`` / ``:to_host``).
+        out_dims, device ("cpu" or "gpu"), and for ops on the GPU precision (what float
+        tensors are stored in there: ``Session.gpu_precision``). On the GPU the copies between
+        devices are listed too, where they run (type "Transfer", named ``<tensor>:to_gpu`` /
+        ``:to_host``).
 
         Example::
 
@@ -525,8 +545,11 @@ class Session:
                         acc["ms"] += s["ms"]
                         acc["min_ms"] = min(acc["min_ms"], s["ms"])
                         acc["max_ms"] = max(acc["max_ms"], s["ms"])
+            precision = self.gpu_precision
             for s in stats:
                 s["ms"] /= rounds
+                if s["device"] == "gpu":
+                    s["precision"] = precision
             return stats
         finally:
             self._engine.set_profiling(False)

@@ -70,8 +70,9 @@ def add_tune(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="parameter file to write (extended "
                    "if it exists)")
     p.add_argument("--weights", default=None, help="weights file of a .pb (default: MODEL.data)")
-    p.add_argument("--gpu_precision", choices=["fp16", "fp32"], default="fp16",
-                   help="storage precision on the GPU (default fp16, as the session's)")
+    p.add_argument("--gpu_precision", choices=["fp16", "fp32", "fp16_storage"], default="fp16",
+                   help="the session's gpu_precision (default fp16: half where the device has "
+                   "cl_khr_fp16, else fp32)")
     p.add_argument("--input_shape", action="append", default=None, metavar="NAME:D1,D2,...",
                    help="shape of input NAME (repeatable); tune once per shape you deploy")
     p.add_argument("--round", type=int, default=2, help="runs with the tuner on (default 2)")

@@ -564,6 +564,64 @@ def bert_encoder(layers=2, seq=128, hidden=768, heads=12, ffn=3072, seed=0) -> o
     return b.model("input", x, [1, seq, hidden], "bert_encoder", [1, seq, hidden])
 
 
+
+def transformer_encoder(layers=4, seq=128, hidden=768, heads=12, ffn=3072, seed=0) -> onnx.ModelProto:
+    """torch.nn.TransformerEncoder(TransformerEncoderLayer(hidden, heads, ffn, dropout=0,
+    batch_first=True), layers) as torch's TorchScript exporter writes it at opset 17 (the
+    fused fast path off, as benchmarks/gpu.py exports it), shapes static so Shape chains are
+    folded to constants: per layer the packed in-projection (MatMul + Add), unflatten /
+    unsqueeze / transpose / squeeze and a Gather per q, k, v, head split by Reshape +
+    Transpose, scaled_dot_product_attention's symbolic (q and K^T each multiplied by
+    sqrt(1/sqrt(dh)), MatMul, Softmax, MatMul), the heads merged and out_proj as a 2-D Gemm,
+    the residual Add and LayerNormalization, the ReLU feed-forward. Input and output
+    [1, seq, hidden]. torch deep-copies one layer into all, so the layers share weights."""
+    b = _Builder(seed, opset=17)
+    dh = hidden // heads
+
+    def c64(v):
+        return b.constant(np.array(v, np.int64))
+
+    w_in = b.weight((hidden, 3 * hidden), scale=np.sqrt(1.0 / hidden))  # in_proj_weight^T
+    b_in = b.init(b.rng.uniform(-0.1, 0.1, 3 * hidden).astype(np.float32), "in_proj_bias")
+    w_out = b.weight((hidden, hidden), scale=np.sqrt(1.0 / hidden))
+    b_out = b.init(b.rng.uniform(-0.1, 0.1, hidden).astype(np.float32), "out_proj_bias")
+    w1 = b.weight((hidden, ffn), scale=np.sqrt(1.0 / hidden))
+    b1 = b.init(b.rng.uniform(-0.1, 0.1, ffn).astype(np.float32), "b1")
+    w2 = b.weight((ffn, hidden), scale=np.sqrt(1.0 / ffn))
+    b2 = b.init(b.rng.uniform(-0.1, 0.1, hidden).astype(np.float32), "b2")
+    ln = [(b.init(b.rng.uniform(0.8, 1.2, hidden).astype(np.float32), "ln_w"),
+           b.init(b.rng.uniform(-0.1, 0.1, hidden).astype(np.float32), "ln_b")) for _ in range(2)]
+    sqrt_scale = b.constant(np.array(np.sqrt(1.0 / np.sqrt(dh)), np.float32))
+    x = "input"
+    for _ in range(layers):
+        t = b.node("Transpose", [x], perm=[1, 0, 2])                       # [seq, 1, hidden]
+        proj = b.node("Add", [b.node("MatMul", [t, w_in]), b_in])
+        proj = b.node("Reshape", [proj, c64([seq, 1, 3, hidden])])         # unflatten
+        proj = b.node("Unsqueeze", [proj, c64([0])])
+        proj = b.node("Transpose", [proj], perm=[3, 1, 2, 0, 4])
+        proj = b.node("Squeeze", [proj, c64([-2])])                        # [3, seq, 1, hidden]
+        qkv = []
+        for i in range(3):
+            h = b.node("Gather", [proj, c64(i)], axis=0)                    # [seq, 1, hidden]
+            h = b.node("Transpose", [b.node("Reshape", [h, c64([seq, heads, dh])])],
+                       perm=[1, 0, 2])                                      # [heads, seq, dh]
+            qkv.append(b.node("Reshape", [h, c64([1, heads, seq, dh])]))
+        q, k, v = qkv
+        kt = b.node("Transpose", [k], perm=[0, 1, 3, 2])
+        s = b.node("MatMul", [b.node("Mul", [q, sqrt_scale]), b.node("Mul", [kt, sqrt_scale])])
+        ctx = b.node("MatMul", [b.node("Softmax", [s], axis=-1), v])       # [1, heads, seq, dh]
+        ctx = b.node("Reshape", [b.node("Transpose", [ctx], perm=[2, 0, 1, 3]),
+                                 c64([seq, hidden])])
+        att = b.node("Gemm", [ctx, w_out, b_out], alpha=1.0, beta=1.0, transB=1)
+        att = b.node("Transpose", [b.node("Reshape", [att, c64([seq, 1, hidden])])],
+                     perm=[1, 0, 2])
+        x = b.node("LayerNormalization", [b.node("Add", [x, att]), *ln[0]], axis=-1,
+                   epsilon=1e-5)
+        h = b.node("Relu", [b.node("Add", [b.node("MatMul", [x, w1]), b1])])
+        h = b.node("Add", [b.node("MatMul", [h, w2]), b2])
+        x = b.node("LayerNormalization", [b.node("Add", [x, h]), *ln[1]], axis=-1, epsilon=1e-5)
+    return b.model("input", x, [1, seq, hidden], "transformer_encoder", [1, seq, hidden])
+
 MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
     "mobilenet_v1": mobilenet_v1,
     "mobilenet_v2": mobilenet_v2,
@@ -580,6 +638,7 @@ MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
 OTHER_MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
     "lenet": lenet,
     "bert_encoder": bert_encoder,
+    "transformer_encoder": transformer_encoder,
     "resnext50_32x4d": resnext50_32x4d,
     "densenet121": densenet121,
     "deeplabv3_resnet50": deeplabv3_resnet50,

@@ -64,10 +64,14 @@ static void test_chain(mace_gpu_precision precision, float tol) {
   mace_tensor_info info;
   mace_engine_output_info(a, 0, &info);
   const size_t bytes = mace_engine_gpu_tensor_bytes(a, &info);
-  CHECK(bytes == (size_t)N * (precision == MACE_GPU_FP16 ? 2 : 4), "gpu bytes %zu", bytes);
+  /* FP16_STORAGE stores half on every device; the buffer reports it as FP16 */
+  const mace_gpu_precision stored = precision == MACE_GPU_FP32 ? MACE_GPU_FP32 : MACE_GPU_FP16;
+  CHECK(mace_engine_gpu_precision(a) == (int)stored, "engine precision %d",
+        mace_engine_gpu_precision(a));
+  CHECK(bytes == (size_t)N * (stored == MACE_GPU_FP16 ? 2 : 4), "gpu bytes %zu", bytes);
   CHECK(mace_gpu_buffer_create(a, bytes, &mid) == MACE_OK, "create: %s", mace_last_error());
   if (!mid) goto done;
-  CHECK(mace_gpu_buffer_size(mid) == bytes && mace_gpu_buffer_precision(mid) == precision &&
+  CHECK(mace_gpu_buffer_size(mid) == bytes && mace_gpu_buffer_precision(mid) == stored &&
             mace_gpu_buffer_cl_mem(mid) != NULL && mace_engine_shares_gpu_buffer(b, mid),
         "buffer properties");
   mace_io y = {"y", NULL, 0, {0}, MACE_DT_F32, MACE_DF_NCHW, 0, mid};
@@ -108,8 +112,8 @@ done:
 }
 
 static void test_misuse(void) {
-  mace_engine *a = make_engine(MACE_DEVICE_GPU, MACE_GPU_FP16, NULL);
-  mace_engine *alone = make_engine(MACE_DEVICE_GPU, MACE_GPU_FP16, NULL);
+  mace_engine *a = make_engine(MACE_DEVICE_GPU, MACE_GPU_FP16_STORAGE, NULL);
+  mace_engine *alone = make_engine(MACE_DEVICE_GPU, MACE_GPU_FP16_STORAGE, NULL);
   mace_engine *fp32 = a ? make_engine(MACE_DEVICE_GPU, MACE_GPU_FP32, a) : NULL;
   mace_engine *cpu = make_engine(MACE_DEVICE_CPU, MACE_GPU_FP16, NULL);
   mace_gpu_buffer *buf = NULL, *small = NULL;
@@ -147,6 +151,33 @@ done:
   mace_engine_destroy(cpu);
 }
 
+/* MACE_GPU_FP16 is half where the device has cl_khr_fp16, fp32 where it lacks it. */
+static void test_precision_policy(const mace_gpu_info *dev) {
+  mace_engine *auto16 = make_engine(MACE_DEVICE_GPU, MACE_GPU_FP16, NULL);
+  mace_engine *cpu = make_engine(MACE_DEVICE_CPU, MACE_GPU_FP16, NULL);
+  CHECK(auto16 && cpu, "engines: %s", mace_last_error());
+  if (auto16)
+    CHECK(mace_engine_gpu_precision(auto16) == (dev->has_fp16 ? MACE_GPU_FP16 : MACE_GPU_FP32),
+          "MACE_GPU_FP16 on %s (cl_khr_fp16 %d) gave %d", dev->name, dev->has_fp16,
+          mace_engine_gpu_precision(auto16));
+  if (cpu) CHECK(mace_engine_gpu_precision(cpu) == -1, "a CPU engine's gpu precision");
+  mace_config cfg;
+  mace_config_init(&cfg);
+  cfg.device = MACE_DEVICE_GPU;
+  cfg.gpu_precision = (mace_gpu_precision)3;
+  size_t size;
+  uint8_t *g = tiny_model_build(V_OK, &size), *w = tiny_model_weights();
+  mace_engine *bad = NULL;
+  CHECK(mace_engine_create_from_buffers(g, size, w, TINY_WEIGHTS_BYTES, &cfg, &bad) ==
+                MACE_INVALID_ARGS && strstr(mace_last_error(), "gpu_precision 3"),
+        "gpu_precision 3: %s", mace_last_error());
+  mace_engine_destroy(bad);
+  free(g);
+  free(w);
+  mace_engine_destroy(auto16);
+  mace_engine_destroy(cpu);
+}
+
 int main(void) {
   mace_gpu_info dev;
   int n = 0;
@@ -160,7 +191,8 @@ int main(void) {
     return TEST_FINISH("skipped (no OpenCL)");
   }
   test_chain(MACE_GPU_FP32, 1e-5f);
-  test_chain(MACE_GPU_FP16, 1e-2f);
+  test_chain(MACE_GPU_FP16_STORAGE, 1e-2f);
   test_misuse();
+  test_precision_policy(&dev);
   return TEST_FINISH("%s", dev.name);
 }

@@ -429,6 +429,26 @@ static void sweep_softmax(mace_cl_runtime *rt, float tol, const char *prec) {
       compare_case(rt, &c, tol, label, (unsigned)(axis + 10 * use_log + 20));
     }
   }
+  /* Contiguous rows of attention scores and longer (the row-parallel kernel): a row of one,
+   * shorter than, equal to and longer than its work-group. */
+  static const int64_t rows[][4] = {{1, 1, 4, 1}, {1, 12, 16, 16}, {1, 4, 5, 128},
+                                    {1, 2, 3, 256}, {1, 1, 3, 1000}};
+  for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); ++r) {
+    for (int use_log = 0; use_log < 2; ++use_log) {
+      op_case c;
+      memset(&c, 0, sizeof(c));
+      c.type = "Softmax";
+      case_input(&c, 4, rows[r], 0);
+      c.lo[0] = -8.0f;
+      c.hi[0] = 8.0f;
+      case_int(&c, "axis", -1);
+      case_int(&c, "use_log", use_log);
+      char label[96];
+      snprintf(label, sizeof(label), "Softmax %s rows of %lld%s", prec, (long long)rows[r][3],
+               use_log ? " log" : "");
+      compare_case(rt, &c, tol, label, (unsigned)(r * 2 + (size_t)use_log + 40));
+    }
+  }
 }
 
 static void sweep_dense(mace_cl_runtime *rt, float tol, const char *prec) {
@@ -643,6 +663,11 @@ static void sweep_layer_norm(mace_cl_runtime *rt, float tol, const char *prec) {
       {{2, 3, 4, 16}, -1, 0, 0, 1, 1, 1}, {{2, 3, 4, 16}, 2, 0, 0, 1, 1, 3},
       {{2, 3, 4, 16}, -1, 0, 1, 1, 0, 1}, {{2, 6, 5, 7}, 1, 1, 0, 1, 1, 1},
       {{1, 5, 3, 9}, 1, 1, 1, 0, 1, 1},   {{3, 2, 8, 5}, -1, 0, 0, 0, 0, 2},
+      /* contiguous rows (the row-parallel kernel): shorter than, equal to and longer than
+       * its work-group, a row of one, and a transformer's 768 */
+      {{1, 1, 3, 1}, -1, 0, 0, 1, 1, 3},  {{1, 2, 5, 256}, -1, 0, 0, 1, 1, 3},
+      {{1, 1, 7, 300}, -1, 0, 1, 1, 1, 3}, {{1, 1, 6, 768}, -1, 0, 0, 1, 1, 1},
+      {{1, 2, 3, 40}, 2, 0, 0, 1, 0, 3},
   };
   for (size_t i = 0; i < sizeof(ln) / sizeof(ln[0]); ++i) {
     op_case c;

@@ -65,3 +65,33 @@ def test_transpose_collapsed_dims(shape, perm, threads):
     check([helper.make_node("Transpose", ["x"], ["y"], perm=list(perm))],
           [("x", np.float32, shape)], [("y", np.float32)], {"x": data(shape)},
           num_threads=threads)
+
+
+@pytest.mark.parametrize("shape,perm,becomes", [
+    ((1, 5, 7), (1, 0, 2), "Reshape"),      # torch batch_first <-> seq_first
+    ((5, 1, 7), (1, 0, 2), "Reshape"),
+    ((4, 1, 1), (2, 0, 1), "Reshape"),
+    ((1, 5, 7), (0, 2, 1), "Transpose"),    # non-unit axes swap
+    ((2, 5, 1), (1, 0, 2), "Transpose")])
+def test_unit_axis_transpose_of_a_computed_tensor_is_a_reshape(shape, perm, becomes):
+    """A permutation that moves only axes of size 1 (rank <= 3, static shape, not of a graph
+    input) converts to a Reshape, a view; the output still matches onnxruntime."""
+    import mace
+    from helpers import assert_close, make_model, run_ort
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Transpose", ["r"], ["y"], perm=list(perm))]
+    out_shape = [shape[p] for p in perm]
+    model = make_model(nodes, [("x", np.float32, list(shape))], [("y", np.float32, out_shape)])
+    types = [op.type for op in mace.convert(model).graph.ops]
+    assert types[-1] == becomes, types
+    x = data(shape, np.float32)
+    assert_close(mace.Session(model, num_threads=1).run(x), run_ort(model, {"x": x})[0])
+    # of a graph input, or over a symbolic dim: a Transpose
+    direct = make_model([nodes[1]], [("r", np.float32, list(shape))],
+                        [("y", np.float32, out_shape)])
+    assert [op.type for op in mace.convert(direct).graph.ops] == ["Transpose"]
+    sym_out = ["N" if p == 0 else shape[p] for p in perm]
+    sym = make_model(nodes, [("x", np.float32, ["N"] + list(shape[1:]))],
+                     [("y", np.float32, sym_out)])
+    if shape[0] == 1 and becomes == "Reshape":
+        assert "Transpose" in [op.type for op in mace.convert(sym).graph.ops]

@@ -113,8 +113,19 @@ typedef enum mace_affinity {
   MACE_AFFINITY_LITTLE_ONLY = 2
 } mace_affinity;
 
-/* Precision of float tensors on the GPU (seed 003's data_type fp16_fp32 / fp32_fp32). */
-typedef enum mace_gpu_precision { MACE_GPU_FP32 = 0, MACE_GPU_FP16 = 1 } mace_gpu_precision;
+/* Precision of float tensors on the GPU (seed 003's data_type fp16_fp32 / fp32_fp32).
+ * MACE_GPU_FP16 (the default, as MACE's fp16_fp32): half precision where the device has
+ * cl_khr_fp16, fp32 where it lacks it (there half could only be stored, not computed, and
+ * the conversions cost time for nothing). MACE_GPU_FP16_STORAGE: tensors stored in half on
+ * every device (vload_half / vstore_half, core OpenCL), computed in float: half the memory
+ * and bandwidth on a device without cl_khr_fp16, and how that path is tested there.
+ * mace_engine_gpu_precision says what an engine uses (MACE_GPU_FP32 or MACE_GPU_FP16).
+ * Every kernel computes in float today: fp16 means half storage with float arithmetic. */
+typedef enum mace_gpu_precision {
+  MACE_GPU_FP32 = 0,
+  MACE_GPU_FP16 = 1,
+  MACE_GPU_FP16_STORAGE = 2
+} mace_gpu_precision;
 
 typedef struct mace_config {
   /* MACE_DEVICE_CPU (default), or MACE_DEVICE_GPU: OpenCL through the ICD loader
@@ -135,8 +146,9 @@ typedef struct mace_config {
                              * else the first */
   int gpu_device;           /* device index in that platform; default -1: its first GPU, else
                              * its first device */
-  mace_gpu_precision gpu_precision;  /* default MACE_GPU_FP16 (as MACE's fp16_fp32): float
-                                      * tensors stored in half, computed in float */
+  mace_gpu_precision gpu_precision;  /* default MACE_GPU_FP16 (as MACE's fp16_fp32): half
+                                      * where the device has cl_khr_fp16, else fp32; see
+                                      * mace_gpu_precision */
   const char *opencl_binary_file;    /* NULL (default): programs built from source each time;
                                       * else compiled programs are cached in this file */
   const char *opencl_parameter_file; /* NULL (default): default work-group sizes; else the
@@ -236,7 +248,7 @@ typedef struct mace_gpu_info {
   char version[64];         /* CL_DEVICE_VERSION */
   char driver[64];          /* CL_DRIVER_VERSION */
   int is_gpu;               /* CL_DEVICE_TYPE_GPU (PoCL's CPU device is not) */
-  int has_fp16;             /* cl_khr_fp16: MACE_GPU_FP16 computes in half precision */
+  int has_fp16;             /* cl_khr_fp16: MACE_GPU_FP16 runs in half, else in fp32 */
   int compute_units;
   int64_t global_mem_bytes;
   int64_t max_alloc_bytes;
@@ -343,6 +355,9 @@ mace_status mace_gpu_buffer_write(mace_gpu_buffer *buffer, size_t offset, const 
 /* Bytes a tensor of `info`'s dtype and dims takes in a GPU buffer of this engine (f32 in its
  * precision); 0 for a CPU engine. */
 size_t mace_engine_gpu_tensor_bytes(const mace_engine *engine, const mace_tensor_info *info);
+/* The precision a GPU engine stores float tensors in: MACE_GPU_FP16 or MACE_GPU_FP32 (what
+ * MACE_GPU_FP16 resolved to on its device); -1 for a CPU engine. */
+int mace_engine_gpu_precision(const mace_engine *engine);
 /* Whether `buffer` is in this engine's OpenCL context (usable as its input or output). */
 int mace_engine_shares_gpu_buffer(const mace_engine *engine, const mace_gpu_buffer *buffer);
 

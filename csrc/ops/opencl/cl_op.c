@@ -77,6 +77,14 @@ void mace_cl_shadow_release(mace_op *op, mace_cl_shadow *sh) {
   sh->state = NULL;
 }
 
+size_t mace_cl_row_group(const mace_cl_kernel *k, int64_t len) {
+  size_t limit = mace_cl_kernel_max_work_group(k);
+  if (limit > 256) limit = 256;
+  size_t g = 1;
+  while (g * 2 <= limit && (int64_t)g < len) g *= 2;
+  return g;
+}
+
 mace_status mace_cl_op_runtime(const mace_op *op, mace_cl_runtime **rt) {
   *rt = op->cl;
   if (!*rt)

@@ -33,6 +33,11 @@ mace_status mace_cl_arg_tensor(mace_cl_kernel *k, int index, const mace_op *op,
 mace_status mace_cl_arg_int(mace_cl_kernel *k, int index, int64_t v);
 mace_status mace_cl_arg_float(mace_cl_kernel *k, int index, float v);
 
+/* Work items per row of a row-parallel kernel (one work-group per row, a local-memory tree
+ * reduction): a power of two, at most 256, the kernel's work-group limit, and the first power
+ * of two >= len. */
+size_t mace_cl_row_group(const mace_cl_kernel *k, int64_t len);
+
 /* The runtime of a GPU op, or an error when the engine set none. */
 mace_status mace_cl_op_runtime(const mace_op *op, mace_cl_runtime **rt);
 

@@ -41,6 +41,29 @@ static mace_status layer_norm_cl_run(mace_op *op) {
   const mace_tensor *mean = op->n_outputs > 1 ? op->outputs[1] : NULL;
   const mace_tensor *inv = op->n_outputs > 2 ? op->outputs[2] : NULL;
   mace_cl_kernel *k;
+  const float eps = mace_op_arg_float(op, "epsilon", 1e-5f);
+  const int rms = mace_op_arg_int(op, "rms", 0) != 0;
+  if (st->inner == 1) {  /* contiguous rows: a work-group per row */
+    MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "layer_norm", "layer_norm_rows", "", &k));
+    const size_t group = mace_cl_row_group(k, st->len);
+    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, op->inputs[0]));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, y));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 4, op, scale));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 6, mace_tensor_numel(scale) == st->len));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 7, op, bias ? bias : scale));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 9, bias && mace_tensor_numel(bias) == st->len));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 10, bias != NULL));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 11, op, mean ? mean : y));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 13, mean != NULL));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 14, op, inv ? inv : y));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 16, inv != NULL));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 17, st->len));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_float(k, 18, eps));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 19, rms));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_local(k, 20, group * sizeof(float)));
+    const size_t gws[1] = {(size_t)st->rows * group}, lws[1] = {group};
+    return mace_cl_launch(rt, k, 1, gws, lws, op->name);
+  }
   MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "layer_norm", "layer_norm", "", &k));
   MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, op->inputs[0]));
   MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, y));
@@ -56,8 +79,8 @@ static mace_status layer_norm_cl_run(mace_op *op) {
   MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 17, st->rows * st->inner));
   MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 18, st->len));
   MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 19, st->inner));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_float(k, 20, mace_op_arg_float(op, "epsilon", 1e-5f)));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 21, mace_op_arg_int(op, "rms", 0) != 0));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_float(k, 20, eps));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 21, rms));
   const size_t gws[1] = {(size_t)(st->rows * st->inner)};
   return mace_cl_launch(rt, k, 1, gws, NULL, op->name);
 }

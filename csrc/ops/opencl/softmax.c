@@ -37,13 +37,25 @@ static mace_status softmax_cl_run(mace_op *op) {
   MACE_RETURN_IF_ERROR(mace_cl_op_runtime(op, &rt));
   if (st->len == 0 || st->outer * st->inner == 0) return MACE_OK;
   mace_cl_kernel *k;
+  const int use_log = mace_op_arg_int(op, "use_log", 0) != 0;
+  if (st->inner == 1) {  /* contiguous rows: a work-group per row */
+    MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "softmax", "softmax_rows", "", &k));
+    const size_t group = mace_cl_row_group(k, st->len);
+    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, op->inputs[0]));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, op->outputs[0]));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 4, st->len));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 5, use_log));
+    MACE_RETURN_IF_ERROR(mace_cl_arg_local(k, 6, group * sizeof(float)));
+    const size_t gws[1] = {(size_t)st->outer * group}, lws[1] = {group};
+    return mace_cl_launch(rt, k, 1, gws, lws, op->name);
+  }
   MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "softmax", "softmax", "", &k));
   MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, op->inputs[0]));
   MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, op->outputs[0]));
   MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 4, st->outer * st->inner));
   MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 5, st->len));
   MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 6, st->inner));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 7, mace_op_arg_int(op, "use_log", 0) != 0));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 7, use_log));
   const size_t gws[1] = {(size_t)(st->outer * st->inner)};
   return mace_cl_launch(rt, k, 1, gws, NULL, op->name);
 }

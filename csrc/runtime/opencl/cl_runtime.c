@@ -354,9 +354,10 @@ mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime
   *out = NULL;
   mace_cl_config dflt = {.platform_index = -1, .device_index = -1};
   const mace_cl_config *c = config ? config : &dflt;
-  if (c->precision != MACE_CL_FP32 && c->precision != MACE_CL_FP16)
-    return mace_error(MACE_INVALID_ARGS, "OpenCL: precision %d is not fp32 (0) or fp16 (1)",
-                      (int)c->precision);
+  if (c->precision != MACE_CL_FP32 && c->precision != MACE_CL_FP16 &&
+      c->precision != MACE_CL_AUTO)
+    return mace_error(MACE_INVALID_ARGS, "OpenCL: precision %d is not fp32 (0), fp16 (1) or "
+                      "auto (2)", (int)c->precision);
   const mace_cl_api *api;
   MACE_RETURN_IF_ERROR(mace_cl_loader_open(c->library, &api));
   mace_status st = MACE_OK;
@@ -404,6 +405,12 @@ mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime
   }
 own_state:
   rt->precision = c->precision;
+  if (rt->precision == MACE_CL_AUTO) {
+    rt->precision = rt->info.has_fp16 ? MACE_CL_FP16 : MACE_CL_FP32;
+    if (!rt->info.has_fp16)
+      MACE_LOG(INFO, "OpenCL: %s has no cl_khr_fp16: float tensors run in fp32 (half "
+               "storage anyway: gpu_precision fp16_storage)", rt->info.name);
+  }
   if (c->binary_cache && *c->binary_cache) {
     rt->binary_cache = dup_str(c->binary_cache);
     if (!rt->binary_cache) {

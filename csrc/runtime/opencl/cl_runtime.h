@@ -31,7 +31,15 @@
 typedef struct mace_cl_runtime mace_cl_runtime;
 typedef struct mace_cl_kernel mace_cl_kernel;   /* a built cl_kernel, owned by the runtime */
 
-typedef enum mace_cl_precision { MACE_CL_FP32 = 0, MACE_CL_FP16 = 1 } mace_cl_precision;
+/* How float tensors are stored. MACE_CL_AUTO is a request only (mace_cl_config.precision):
+ * the runtime resolves it to MACE_CL_FP16 on a device with cl_khr_fp16 and to MACE_CL_FP32 on
+ * one without (where half storage is conversions with no gain); mace_cl_runtime_precision
+ * says which. MACE_CL_FP16 asks half storage on every device. */
+typedef enum mace_cl_precision {
+  MACE_CL_FP32 = 0,
+  MACE_CL_FP16 = 1,
+  MACE_CL_AUTO = 2
+} mace_cl_precision;
 
 typedef struct mace_cl_device_info {
   int platform_index, device_index;
@@ -52,7 +60,7 @@ typedef struct mace_cl_device_info {
 typedef struct mace_cl_config {
   int platform_index;        /* -1: the first platform with a GPU device, else the first */
   int device_index;          /* -1: the first GPU device of that platform, else the first */
-  mace_cl_precision precision;
+  mace_cl_precision precision;  /* FP32, FP16 or AUTO (resolved at create) */
   const char *binary_cache;  /* NULL: no cache; else a file (seed 003's opencl_binary_file) */
   const char *tuning_file;   /* NULL: default work sizes; else seed 003's opencl_parameter_file */
   int profiling;             /* queue with CL_QUEUE_PROFILING_ENABLE; events timed per launch */
@@ -70,6 +78,7 @@ mace_status mace_cl_list_devices(mace_cl_device_info *out, int max, int *n);
 mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime **out);
 void mace_cl_runtime_destroy(mace_cl_runtime *rt);
 const mace_cl_device_info *mace_cl_runtime_device(const mace_cl_runtime *rt);
+/* The precision float tensors are stored in: MACE_CL_FP32 or MACE_CL_FP16 (never AUTO). */
 mace_cl_precision mace_cl_runtime_precision(const mace_cl_runtime *rt);
 /* Bytes of one stored element of a float tensor: 4, or 2 in fp16. */
 size_t mace_cl_runtime_elem_size(const mace_cl_runtime *rt);
@@ -117,6 +126,9 @@ mace_status mace_cl_get_kernel(mace_cl_runtime *rt, const char *program, const c
 mace_status mace_cl_arg_mem(mace_cl_kernel *k, int index, const void *mem);
 mace_status mace_cl_arg(mace_cl_kernel *k, int index, const void *value, size_t size);
 mace_status mace_cl_arg_local(mace_cl_kernel *k, int index, size_t size);
+/* The most work items a work-group of this kernel may have on its device
+ * (CL_KERNEL_WORK_GROUP_SIZE). */
+size_t mace_cl_kernel_max_work_group(const mace_cl_kernel *k);
 /* Enqueues the kernel over `gws` (dims 1..3); lws NULL lets the tuner's file or the driver
  * choose. `tag` names the launch in profiles (the op's name). Never blocks. */
 mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, const size_t *gws,

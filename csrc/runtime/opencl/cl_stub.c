@@ -74,6 +74,10 @@ mace_status mace_cl_arg_local(mace_cl_kernel *k, int index, size_t size) {
   (void)k, (void)index, (void)size;
   return no_headers();
 }
+size_t mace_cl_kernel_max_work_group(const mace_cl_kernel *k) {
+  (void)k;
+  return 1;
+}
 mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, const size_t *gws,
                            const size_t *lws, const char *tag) {
   (void)rt, (void)k, (void)dims, (void)gws, (void)lws, (void)tag;
