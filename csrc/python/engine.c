@@ -93,32 +93,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   cfg.decrypt_key = (const unsigned char *)decrypt_key;
   cfg.decrypt_key_size = (size_t)decrypt_key_size;
   cfg.discard_packed_weights = discard_packed;
-  if (strcmp(device, "cpu") == 0 || strcmp(device, "CPU") == 0) {
-    cfg.device = MACE_DEVICE_CPU;
-  } else if (strcmp(device, "gpu") == 0 || strcmp(device, "GPU") == 0) {
-    cfg.device = MACE_DEVICE_GPU;
-  } else {
-    PyErr_Format(mace_py_InvalidArgumentError, "device must be 'cpu' or 'gpu', not '%s'", device);
-    goto finally;
-  }
-  if (affinity < MACE_AFFINITY_NONE || affinity > MACE_AFFINITY_LITTLE_ONLY) {
-    PyErr_Format(mace_py_InvalidArgumentError,
-                 "affinity must be 0 (none), 1 (big cores) or 2 (little), not %d", affinity);
-    goto finally;
-  }
-  cfg.affinity = (mace_affinity)affinity;
-  if (strcmp(gpu_precision, "fp16") == 0) {
-    cfg.gpu_precision = MACE_GPU_FP16;
-  } else if (strcmp(gpu_precision, "fp32") == 0) {
-    cfg.gpu_precision = MACE_GPU_FP32;
-  } else if (strcmp(gpu_precision, "fp16_storage") == 0) {
-    cfg.gpu_precision = MACE_GPU_FP16_STORAGE;
-  } else {
-    PyErr_Format(mace_py_InvalidArgumentError,
-                 "gpu_precision must be 'fp16', 'fp32' or 'fp16_storage', not '%s'",
-                 gpu_precision);
-    goto finally;
-  }
+  if (mace_py_config_names(&cfg, device, affinity, gpu_precision) < 0) goto finally;
   cfg.opencl_binary_file = binary_file ? PyBytes_AS_STRING(binary_file) : NULL;
   cfg.opencl_parameter_file = parameter_file ? PyBytes_AS_STRING(parameter_file) : NULL;
   cfg.gpu_platform = gpu_platform;

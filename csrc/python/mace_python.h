@@ -38,6 +38,10 @@ int mace_py_npy_type(mace_dtype dtype);
 mace_dtype mace_py_mace_dtype(int npy_type);
 
 /* Module init of each type's file: adds the type to `module`; 0 on success, -1 with an error. */
+/* engine_config.c: sets cfg's device, affinity and gpu_precision from the Engine's keyword values;
+ * on a bad value raises InvalidArgumentError naming it and returns -1. */
+int mace_py_config_names(mace_config *cfg, const char *device, int affinity,
+                         const char *gpu_precision);
 int mace_py_engine_module_init(PyObject *module);
 int mace_py_gpu_buffer_module_init(PyObject *module);
 int mace_py_tensor_module_init(PyObject *module);
