@@ -485,6 +485,10 @@ static void sweep_dense(mace_cl_runtime *rt, float tol, const char *prec) {
       {2, 2, {130, 70}, {70, 67}, 0, 0, 1},      {2, 2, {70, 130}, {67, 70}, 1, 1, 0},
       {4, 4, {2, 3, 40, 33}, {1, 3, 70, 33}, 0, 1, 1}, {3, 3, {2, 300, 9}, {1, 300, 35}, 1, 0, 0},
       {2, 2, {1, 600}, {600, 90}, 0, 0, 1},      {1, 2, {257}, {257, 40}, 0, 0, 0},
+      /* B shared by every batch: the batches fold into one GEMM's rows (an exporter's
+       * [seq, 1, d] x [d, 3d]); then A broadcast over B's batches, which cannot fold */
+      {3, 2, {130, 1, 76}, {76, 230}, 0, 0, 1},  {4, 3, {2, 3, 1, 40}, {1, 70, 40}, 0, 1, 0},
+      {3, 3, {1, 5, 6}, {3, 6, 4}, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof(mm) / sizeof(mm[0]); ++i) {
     op_case c;

@@ -76,15 +76,21 @@ static mace_status matmul_cl_infer(mace_op *op) {
     b_mat *= bd;
     st->batch *= st->out_batch[slot];
   }
+  /* B shared by every batch (a weight) and A's matrices back to back in memory: one GEMM of
+   * batch * m rows, not `batch` GEMMs of m rows that each read all of B (an exporter's
+   * [seq, 1, d] x [d, 3d] projection would otherwise be seq GEMVs). */
+  int fold = !st->transpose_a && a->ndim >= 2 && st->batch > 1;
+  for (int i = 0; i < 4 && fold; ++i)
+    fold = st->b_bstride[i] == 0 && (st->out_batch[i] == 1 || st->a_bstride[i] != 0);
   mace_cl_gemm *g = &st->gemm;
-  g->m = st->m;
+  g->m = fold ? st->m * st->batch : st->m;
   g->n = st->n;
   g->k = st->k;
   int64_t ys = st->m * st->n;
   for (int i = 3; i >= 0; --i) {
-    g->zdims[i] = st->out_batch[i];
-    g->a_zs[i] = st->a_bstride[i];
-    g->b_zs[i] = st->b_bstride[i];
+    g->zdims[i] = fold ? 1 : st->out_batch[i];
+    g->a_zs[i] = fold ? 0 : st->a_bstride[i];
+    g->b_zs[i] = fold ? 0 : st->b_bstride[i];
     g->y_zs[i] = (int32_t)ys;
     g->bias_zs[i] = 0;
     ys *= st->out_batch[i];
