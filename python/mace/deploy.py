@@ -54,7 +54,8 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
             g = model.graph
             if m.obfuscate:
                 log(f"[{name}] obfuscated op and tensor names")
-            check_loads(model, f"models.{name} ({m.model_file_path})", model.inputs)
+            check_loads(model, f"models.{name} ({m.model_file_path})", model.inputs,
+                        keep_serialized=True)
             pb, data = model.save(os.path.join(tmp, f"{name}.pb"), os.path.join(tmp, f"{name}.data"))
             log(f"[{name}] wrote {name}.pb ({os.path.getsize(pb)} bytes), {name}.data "
                 f"({os.path.getsize(data)} bytes): {len(g.ops)} ops, {len(g.consts)} constants"
@@ -118,27 +119,36 @@ def _write_code(cfg: DeployConfig, tmp: str, log: Callable[[str], None]) -> bool
     return True
 
 
-def check_loads(model: Any, name: str, inputs: Any = ()) -> None:
+def check_loads(model: Any, name: str, inputs: Any = (), keep_serialized: bool = False) -> None:
     """Loads a converted model (a MaceModel) once from memory, as a session would (no run
     arena is allocated), so that neither `mace convert` nor mace.convert() hands out a model
     the engine refuses at load (shapes, ranks, sizes): InvalidModelError (UnsupportedError
     when the engine says so) naming `name` (the user's model, never a temporary file) and the
-    shapes of `inputs`. The model is left as it
-    was (MaceModel.serialized_copy): nothing cached, so later edits of its graph still count."""
+    shapes of `inputs`.
+
+    The engine reads the model's own serialization in place (MaceModel.weights_buffer: the
+    graph's constants become read-only views of its blob), so the check holds the weights
+    once beside the copies the engine packs, not the graph's arrays, a second blob and the
+    packed copies at once. It gives nothing back (the blob is the model's). Unless
+    keep_serialized (a caller that saves the model next), the model's cache is dropped
+    afterwards, so edits of its graph made after the check still take effect; its constants
+    stay views of the blob, which lives as long as they do."""
     from . import _mace
-    # A blob computed afresh is the check's alone: its engine may give back the pages of the
-    # weights it packs (discard_packed_weights), so the check holds about one copy of them
-    # beside the graph's, not the blob and every packed copy too. A cached blob is the model's.
-    fresh = getattr(model, "_serialized", None) is None
-    graph, weights = model.serialized_copy()
+    cached = getattr(model, "_serialized", None) is not None
     try:
-        _mace.Engine(graph, weights or None, num_threads=1,
-                     discard_packed_weights=fresh).close()
+        graph, weights = model.graph_bytes(), model.weights_buffer()
+        try:
+            _mace.Engine(graph, weights or None, num_threads=1).close()
+        finally:
+            del graph, weights
     except MaceError as e:
         shapes = ", ".join(f"'{t.name}' {list(t.shape)}" for t in inputs)
         cls = UnsupportedError if isinstance(e, UnsupportedError) else InvalidModelError
         raise cls(f"{name}: the converted model does not load"
                   + (f" with input {shapes}" if shapes else "") + f": {e}") from e
+    finally:
+        if not (cached or keep_serialized):
+            model.invalidate()
 
 
 def convert(source: Any, **kw: Any):
