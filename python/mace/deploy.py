@@ -136,7 +136,8 @@ def check_loads(model: Any, name: str, inputs: Any = (), keep_serialized: bool =
     from . import _mace
     cached = getattr(model, "_serialized", None) is not None
     try:
-        graph, weights = model.graph_bytes(), model.weights_buffer()
+        weights = model.weights_buffer()
+        graph = _direct_convolutions(model.graph_bytes(), weights)
         try:
             _mace.Engine(graph, weights or None, num_threads=1).close()
         finally:
@@ -149,6 +150,37 @@ def check_loads(model: Any, name: str, inputs: Any = (), keep_serialized: bool =
     finally:
         if not (cached or keep_serialized):
             model.invalidate()
+
+
+# Conv2D's winograd argument values the engine takes (-1 automatic, 0 off, F(2,3), F(4,3)).
+_WINOGRAD_VALUES = (-1, 0, 2, 4)
+
+
+def _direct_convolutions(graph: bytes, weights: Any) -> bytes:
+    """The serialized NetDef `graph` with every Conv2D's winograd argument 0 (its checksums
+    recomputed), or `graph` itself where none changes. The load check builds the convolutions
+    direct: a Winograd filter transform is 16/9 to 4 times the filter, every one of them held
+    until the check's engine closes (ResNet-18 at 640x640: the check's peak above onnxruntime's
+    whole conversion), and the engine chooses Winograd only among convolutions the direct form
+    runs, refusing nothing more than the memory for the transform. A winograd value the engine
+    refuses is left for the check to report."""
+    from . import proto
+    from .converters import serialize
+    net = proto.NetDef()
+    net.ParseFromString(graph)
+    changed = False
+    for op in net.op:
+        if op.type != "Conv2D":
+            continue
+        arg = next((a for a in op.arg if a.name == "winograd"), None)
+        if arg is None:
+            arg = op.arg.add()
+            arg.name = "winograd"
+        elif arg.i not in _WINOGRAD_VALUES or arg.i == 0:
+            continue
+        arg.i = 0
+        changed = True
+    return serialize.with_checksums(net, weights) if changed else graph
 
 
 def convert(source: Any, **kw: Any):
