@@ -76,6 +76,15 @@ class MaceModel:
                 quantize_large_weights=self.quantize_large_weights)
         return self._serialized
 
+    def serialized_copy(self) -> tuple[bytes, memoryview]:
+        """(graph bytes, weights blob) as save() would write them, computed afresh and leaving
+        the model as it is: nothing cached, the graph's constants untouched (the cached pair
+        where there is one)."""
+        if self._serialized is not None:
+            return self._serialized
+        return serialize.serialize(self.graph, share=False, data_type=self.data_type,
+                                   quantize_large_weights=self.quantize_large_weights)
+
     def graph_bytes(self) -> bytes:
         """The serialized NetDef (what goes into model.pb)."""
         return self._bytes()[0]

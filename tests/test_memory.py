@@ -95,6 +95,32 @@ def test_convert_check_loads_the_models_own_blob(tmp_path, monkeypatch):
     np.testing.assert_array_equal(big[0], ref["w"].T)
 
 
+def test_convert_check_spends_a_fresh_copy_when_constants_view_the_file(tmp_path, monkeypatch):
+    """Constants that still view the .onnx file's map are not the process's pages: the check
+    then loads a fresh serialization its engine may spend (discard_packed_weights), and the
+    model's constants stay views of the map, with the file's values (onnx's parse)."""
+    from mace import _mace
+    c = rand(K, N, seed=5)
+    model = make_model([helper.make_node("Add", ["x", "c"], ["y"])],
+                       [("x", np.float32, [K, N])], [("y", np.float32, [K, N])], [("c", c)])
+    path = str(tmp_path / "add.onnx")
+    onnx.save(model, path)
+    given, engine = [], _mace.Engine
+
+    def recorder(graph, weights=None, **kw):
+        given.append((np.frombuffer(weights, np.uint8), kw))
+        return engine(graph, weights, **kw)
+
+    monkeypatch.setattr(_mace, "Engine", recorder)
+    m = mace.convert(path)
+    (blob, kw), = given
+    assert kw.get("discard_packed_weights") is True
+    (const,) = [np.asarray(v) for v in m.graph.consts.values() if np.size(v) == c.size]
+    assert onnx_mapped.maps_of([const]) and not np.shares_memory(const, blob)
+    ref = {t.name: numpy_helper.to_array(t) for t in onnx.load(path).graph.initializer}
+    np.testing.assert_array_equal(const, ref["c"])
+
+
 def test_deploy_check_keeps_the_serialization_it_loaded(tmp_path):
     """`mace convert` (deploy.convert_all) saves a model right after its check: the check keeps
     the serialization it loaded, and save() writes those very bytes."""

@@ -126,20 +126,28 @@ def check_loads(model: Any, name: str, inputs: Any = (), keep_serialized: bool =
     when the engine says so) naming `name` (the user's model, never a temporary file) and the
     shapes of `inputs`.
 
-    The engine reads the model's own serialization in place (MaceModel.weights_buffer: the
-    graph's constants become read-only views of its blob), so the check holds the weights
-    once beside the copies the engine packs, not the graph's arrays, a second blob and the
-    packed copies at once. It gives nothing back (the blob is the model's). Unless
-    keep_serialized (a caller that saves the model next), the model's cache is dropped
+    Where the graph's constants are mostly the process's own arrays (folded, or from a source
+    that is not a mapped .onnx), the engine reads the model's own serialization in place
+    (MaceModel.weights_buffer: the constants become read-only views of its blob), so the
+    check holds the weights once beside the copies the engine packs, not the arrays, a second
+    blob and the packed copies at once; it gives nothing back (the blob is the model's).
+    Unless keep_serialized (a caller that saves the model next), the model's cache is dropped
     afterwards, so edits of its graph made after the check still take effect; its constants
-    stay views of the blob, which lives as long as they do."""
+    stay views of the blob, which lives as long as they do. Where they mostly still view the
+    .onnx file's map (pages that are not the process's: a transformer's weights, which no
+    conversion step rewrites), the check loads a fresh serialization instead, which its
+    engine spends as it packs (discard_packed_weights), and leaves the constants as they
+    are."""
     from . import _mace
     cached = getattr(model, "_serialized", None) is not None
+    fresh = not cached and _mostly_mapped(model.graph.consts.values())
     try:
-        weights = model.weights_buffer()
-        graph = _direct_convolutions(model.graph_bytes(), weights)
+        graph, weights = (model.serialized_copy() if fresh else
+                          (model.graph_bytes(), model.weights_buffer()))
+        graph = _direct_convolutions(graph, weights)
         try:
-            _mace.Engine(graph, weights or None, num_threads=1).close()
+            _mace.Engine(graph, weights or None, num_threads=1,
+                         discard_packed_weights=fresh).close()
         finally:
             del graph, weights
     except MaceError as e:
@@ -150,6 +158,20 @@ def check_loads(model: Any, name: str, inputs: Any = (), keep_serialized: bool =
     finally:
         if not (cached or keep_serialized):
             model.invalidate()
+
+
+def _mostly_mapped(consts: Any) -> bool:
+    """Whether most bytes of these constants view a mapped file (converters/onnx_mapped)."""
+    import numpy as np
+    from .converters import onnx_mapped
+    mapped = own = 0
+    for c in consts:
+        if isinstance(c, np.ndarray):
+            if onnx_mapped.maps_of([c]):
+                mapped += c.nbytes
+            else:
+                own += c.nbytes
+    return mapped > own
 
 
 # Conv2D's winograd argument values the engine takes (-1 automatic, 0 off, F(2,3), F(4,3)).
