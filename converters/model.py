@@ -78,8 +78,8 @@ class MaceModel:
 
     def serialized_copy(self) -> tuple[bytes, memoryview]:
         """(graph bytes, weights blob) as save() would write them, computed afresh and leaving
-        the model as it is: nothing cached, the graph's constants untouched (what a check of
-        the model before it is handed out uses, so edits made after it still take effect)."""
+        the model as it is: nothing cached, the graph's constants untouched (the cached pair
+        where there is one)."""
         if self._serialized is not None:
             return self._serialized
         return serialize.serialize(self.graph, share=False, data_type=self.data_type,

@@ -12,7 +12,7 @@ from mace.errors import InvalidArgumentError, InvalidModelError, UnsupportedErro
 from . import ir, onnx_mapped
 
 ALIGN = 64
-RELEASE_EVERY = 16 << 20  # bytes of mapped constants copied between two release_pages
+RELEASE_EVERY = 16 << 20  # bytes copied (mapped) or freed (the heap) between two hand-backs
 
 # numpy dtype name -> (mace DataType name, dtype stored in the blob)
 _DTYPES = {
@@ -172,6 +172,16 @@ def int8_per_channel(arr, axis: int) -> tuple[np.ndarray, np.ndarray]:
     return q, scales
 
 
+def release_free_heap() -> None:
+    """The C heap's free pages back to the system (mace._mace.release_free_heap), where the
+    extension is built; nothing otherwise."""
+    try:
+        from mace import _mace
+    except ImportError:
+        return
+    _mace.release_free_heap()
+
+
 def aligned_zeros(nbytes: int) -> np.ndarray:
     """A zeroed uint8 array of nbytes whose data starts on an ALIGN-byte boundary (np.zeros
     takes fresh pages, zero already, from calloc: no pass of its own over a large blob)."""
@@ -287,7 +297,7 @@ class _Blob:
         blob = aligned_zeros(self.offset)  # the padding between tensors stays zero
         view = memoryview(blob).toreadonly()
         placed, self.placed = self.placed, []
-        maps, copied = [], 0
+        maps, copied, freed = [], 0, 0
         for i, entry in enumerate(placed):
             at, data, graph, name, as_is = entry
             placed[i] = entry = None  # this list's reference to the stored array goes now
@@ -303,8 +313,17 @@ class _Blob:
             if share and as_is and isinstance(arr, np.ndarray) and arr.size:
                 graph.consts[name] = np.frombuffer(view, arr.dtype, arr.size, at).reshape(
                     arr.shape)
+                freed += arr.nbytes
             del data, arr
+            # The arrays the blob replaced are freed into the C heap, where they stay
+            # resident (below glibc's mmap threshold) until handed back: the blob would
+            # otherwise grow beside a heap as large as itself.
+            if freed >= RELEASE_EVERY:
+                release_free_heap()
+                freed = 0
         onnx_mapped.release_pages_of_maps(maps)
+        if freed:
+            release_free_heap()
         return blob, view
 
 

@@ -121,3 +121,48 @@ def test_api_convert_check_leaves_the_model_unserialized(tmp_path):
     model.graph.consts[name] = np.zeros_like(model.graph.consts[name])
     got = mace.Session(model, num_threads=1).run(rand(1, 3, 8, 8, seed=4))
     np.testing.assert_array_equal(got, np.zeros((1, 4, 8, 8), np.float32))
+
+
+def test_check_builds_convolutions_direct_and_leaves_the_model_as_it_is(tmp_path, monkeypatch):
+    """The load check loads the graph with every Conv2D's winograd argument 0 (a Winograd
+    filter transform, up to 4x the filter, is not held for the check), while the model itself
+    keeps its own: its session runs the user's choice and matches onnxruntime."""
+    from mace import _mace, proto
+    path = os.path.join(str(tmp_path), "cnn.onnx")
+    _cnn(path, [1, 3, 8, 8])
+    given, engine = [], _mace.Engine
+
+    def recorder(graph, weights=None, **kw):
+        given.append(graph)
+        return engine(graph, weights, **kw)
+
+    monkeypatch.setattr(_mace, "Engine", recorder)
+    model = mace.convert(path)
+    monkeypatch.setattr(_mace, "Engine", engine)
+    (checked,) = given
+    net = proto.NetDef()
+    net.ParseFromString(checked)
+    convs = [op for op in net.op if op.type == "Conv2D"]
+    assert convs and all([a.i for a in op.arg if a.name == "winograd"] == [0] for op in convs)
+    for op in model.graph.ops:
+        if op.type == "Conv2D":
+            op.args["winograd"] = 4
+    net.ParseFromString(model.graph_bytes())
+    assert all([a.i for a in op.arg if a.name == "winograd"] == [4]
+               for op in net.op if op.type == "Conv2D")
+    x = rand(1, 3, 8, 8, seed=4)
+    np.testing.assert_allclose(mace.Session(model, num_threads=1).run(x),
+                               run_ort(onnx.load(path), {"x": x})[0], rtol=1e-5, atol=1e-5)
+
+
+def test_check_still_refuses_a_winograd_value_the_engine_refuses(tmp_path):
+    """A winograd argument the engine refuses (3) is left as it is for the check to report."""
+    from mace.converters.model import convert as convert_unchecked
+    path = os.path.join(str(tmp_path), "cnn.onnx")
+    _cnn(path, [1, 3, 8, 8])
+    model = convert_unchecked(path)
+    for op in model.graph.ops:
+        if op.type == "Conv2D":
+            op.args["winograd"] = 3
+    with pytest.raises(mace.InvalidModelError, match="winograd"):
+        deploy.check_loads(model, "cnn")

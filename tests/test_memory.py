@@ -67,6 +67,78 @@ def test_converted_constants_are_views_of_the_blob(tmp_path):
         assert onnx_mapped.maps_of([np.asarray(arr)]) == [], name  # not the file's map
 
 
+def test_convert_check_loads_the_models_own_blob(tmp_path, monkeypatch):
+    """mace.convert's load check hands the engine the model's own blob, which the graph's
+    constants view (the weights held once during the check, not also as a second blob for
+    the engine), and lets it give nothing back: afterwards the constants still hold the
+    source's values (onnx's parse) and the model caches no serialization."""
+    from mace import _mace
+    model, w, b = _fc_model()
+    path = str(tmp_path / "fc.onnx")
+    onnx.save(model, path)
+    given, engine = [], _mace.Engine
+
+    def recorder(graph, weights=None, **kw):
+        given.append((np.frombuffer(weights, np.uint8), kw))
+        return engine(graph, weights, **kw)
+
+    monkeypatch.setattr(_mace, "Engine", recorder)
+    m = mace.convert(path)
+    assert len(given) == 1
+    blob, kw = given[0]
+    assert not kw.get("discard_packed_weights", False)
+    assert m._serialized is None
+    big = [np.asarray(c) for c in m.graph.consts.values() if np.size(c) == w.size]
+    assert len(big) == 1 and np.shares_memory(big[0], blob)
+    ref = {t.name: numpy_helper.to_array(t) for t in onnx.load(path).graph.initializer}
+    # the converter holds the MatMul's weight as FullyConnected's [N, K]
+    np.testing.assert_array_equal(big[0], ref["w"].T)
+
+
+def test_convert_check_spends_a_fresh_copy_when_constants_view_the_file(tmp_path, monkeypatch):
+    """Constants that still view the .onnx file's map are not the process's pages: the check
+    then loads a fresh serialization its engine may spend (discard_packed_weights), and the
+    model's constants stay views of the map, with the file's values (onnx's parse)."""
+    from mace import _mace
+    c = rand(K, N, seed=5)
+    model = make_model([helper.make_node("Add", ["x", "c"], ["y"])],
+                       [("x", np.float32, [K, N])], [("y", np.float32, [K, N])], [("c", c)])
+    path = str(tmp_path / "add.onnx")
+    onnx.save(model, path)
+    given, engine = [], _mace.Engine
+
+    def recorder(graph, weights=None, **kw):
+        given.append((np.frombuffer(weights, np.uint8), kw))
+        return engine(graph, weights, **kw)
+
+    monkeypatch.setattr(_mace, "Engine", recorder)
+    m = mace.convert(path)
+    (blob, kw), = given
+    assert kw.get("discard_packed_weights") is True
+    (const,) = [np.asarray(v) for v in m.graph.consts.values() if np.size(v) == c.size]
+    assert onnx_mapped.maps_of([const]) and not np.shares_memory(const, blob)
+    ref = {t.name: numpy_helper.to_array(t) for t in onnx.load(path).graph.initializer}
+    np.testing.assert_array_equal(const, ref["c"])
+
+
+def test_deploy_check_keeps_the_serialization_it_loaded(tmp_path):
+    """`mace convert` (deploy.convert_all) saves a model right after its check: the check keeps
+    the serialization it loaded, and save() writes those very bytes."""
+    from mace import deploy
+    from mace.converters.model import convert as convert_unchecked
+    model, w, b = _fc_model()
+    m = convert_unchecked(model)
+    deploy.check_loads(m, "fc", keep_serialized=True)
+    assert m._serialized is not None
+    graph, blob = m._serialized
+    pb, data = m.save(tmp_path / "fc.pb")
+    assert m._serialized[1] is blob
+    assert open(pb, "rb").read() == graph and open(data, "rb").read() == blob.tobytes()
+    x = rand(2, K, seed=3)
+    np.testing.assert_allclose(mace.Session(pb, num_threads=1).run(x), _reference(x, w, b),
+                               rtol=1e-4, atol=1e-4)
+
+
 def test_session_keeps_no_converted_model_unless_asked(tmp_path):
     model, w, b = _fc_model()
     path = str(tmp_path / "fc.onnx")

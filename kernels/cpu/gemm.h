@@ -73,9 +73,11 @@ typedef void mace_f32_gemm_pack_rows_ukernel(int64_t kl, const float *src, int64
 typedef mace_f32_gemm_pack_rows_ukernel *mace_f32_gemm_pack_rows_fn;
 
 /* A packing: kl columns of `rows` (<= MR) rows of A, row i at src + i * src_rs (unit column
- * step), into an MR-interleaved panel (dst[kk * MR + i]; rows [rows, MR) zeros), one masked
- * gather of the rows per column and one masked store. i * src_rs must fit an int32. A MatMul
- * packs its A on every run, which a scalar copy made a visible share of its time. */
+ * step), into an MR-interleaved panel (dst[kk * MR + i]; rows [rows, MR) zeros): blocks of
+ * columns transposed in registers where the family has them (AVX-512), else (and for the last
+ * columns) one masked gather of the rows per column; one masked store a column. i * src_rs
+ * must fit an int32. A MatMul packs its A on every run, which a scalar copy, then a gather
+ * per column, made a visible share of its time. */
 typedef void mace_f32_gemm_pack_cols_ukernel(int64_t kl, const float *src, int64_t src_rs,
                                              int64_t rows, float *dst);
 typedef mace_f32_gemm_pack_cols_ukernel *mace_f32_gemm_pack_cols_fn;

@@ -54,7 +54,8 @@ def convert_all(cfg: DeployConfig, build_dir: str = "build", log: Callable[[str]
             g = model.graph
             if m.obfuscate:
                 log(f"[{name}] obfuscated op and tensor names")
-            check_loads(model, f"models.{name} ({m.model_file_path})", model.inputs)
+            check_loads(model, f"models.{name} ({m.model_file_path})", model.inputs,
+                        keep_serialized=True)
             pb, data = model.save(os.path.join(tmp, f"{name}.pb"), os.path.join(tmp, f"{name}.data"))
             log(f"[{name}] wrote {name}.pb ({os.path.getsize(pb)} bytes), {name}.data "
                 f"({os.path.getsize(data)} bytes): {len(g.ops)} ops, {len(g.consts)} constants"
@@ -118,27 +119,90 @@ def _write_code(cfg: DeployConfig, tmp: str, log: Callable[[str], None]) -> bool
     return True
 
 
-def check_loads(model: Any, name: str, inputs: Any = ()) -> None:
+def check_loads(model: Any, name: str, inputs: Any = (), keep_serialized: bool = False) -> None:
     """Loads a converted model (a MaceModel) once from memory, as a session would (no run
     arena is allocated), so that neither `mace convert` nor mace.convert() hands out a model
     the engine refuses at load (shapes, ranks, sizes): InvalidModelError (UnsupportedError
     when the engine says so) naming `name` (the user's model, never a temporary file) and the
-    shapes of `inputs`. The model is left as it
-    was (MaceModel.serialized_copy): nothing cached, so later edits of its graph still count."""
+    shapes of `inputs`.
+
+    Where the graph's constants are mostly the process's own arrays (folded, or from a source
+    that is not a mapped .onnx), the engine reads the model's own serialization in place
+    (MaceModel.weights_buffer: the constants become read-only views of its blob), so the
+    check holds the weights once beside the copies the engine packs, not the arrays, a second
+    blob and the packed copies at once; it gives nothing back (the blob is the model's).
+    Unless keep_serialized (a caller that saves the model next), the model's cache is dropped
+    afterwards, so edits of its graph made after the check still take effect; its constants
+    stay views of the blob, which lives as long as they do. Where they mostly still view the
+    .onnx file's map (pages that are not the process's: a transformer's weights, which no
+    conversion step rewrites), the check loads a fresh serialization instead, which its
+    engine spends as it packs (discard_packed_weights), and leaves the constants as they
+    are."""
     from . import _mace
-    # A blob computed afresh is the check's alone: its engine may give back the pages of the
-    # weights it packs (discard_packed_weights), so the check holds about one copy of them
-    # beside the graph's, not the blob and every packed copy too. A cached blob is the model's.
-    fresh = getattr(model, "_serialized", None) is None
-    graph, weights = model.serialized_copy()
+    cached = getattr(model, "_serialized", None) is not None
+    fresh = not cached and _mostly_mapped(model.graph.consts.values())
     try:
-        _mace.Engine(graph, weights or None, num_threads=1,
-                     discard_packed_weights=fresh).close()
+        graph, weights = (model.serialized_copy() if fresh else
+                          (model.graph_bytes(), model.weights_buffer()))
+        graph = _direct_convolutions(graph, weights)
+        try:
+            _mace.Engine(graph, weights or None, num_threads=1,
+                         discard_packed_weights=fresh).close()
+        finally:
+            del graph, weights
     except MaceError as e:
         shapes = ", ".join(f"'{t.name}' {list(t.shape)}" for t in inputs)
         cls = UnsupportedError if isinstance(e, UnsupportedError) else InvalidModelError
         raise cls(f"{name}: the converted model does not load"
                   + (f" with input {shapes}" if shapes else "") + f": {e}") from e
+    finally:
+        if not (cached or keep_serialized):
+            model.invalidate()
+
+
+def _mostly_mapped(consts: Any) -> bool:
+    """Whether most bytes of these constants view a mapped file (converters/onnx_mapped)."""
+    import numpy as np
+    from .converters import onnx_mapped
+    mapped = own = 0
+    for c in consts:
+        if isinstance(c, np.ndarray):
+            if onnx_mapped.maps_of([c]):
+                mapped += c.nbytes
+            else:
+                own += c.nbytes
+    return mapped > own
+
+
+# Conv2D's winograd argument values the engine takes (-1 automatic, 0 off, F(2,3), F(4,3)).
+_WINOGRAD_VALUES = (-1, 0, 2, 4)
+
+
+def _direct_convolutions(graph: bytes, weights: Any) -> bytes:
+    """The serialized NetDef `graph` with every Conv2D's winograd argument 0 (its checksums
+    recomputed), or `graph` itself where none changes. The load check builds the convolutions
+    direct: a Winograd filter transform is 16/9 to 4 times the filter, every one of them held
+    until the check's engine closes (ResNet-18 at 640x640: the check's peak above onnxruntime's
+    whole conversion), and the engine chooses Winograd only among convolutions the direct form
+    runs, refusing nothing more than the memory for the transform. A winograd value the engine
+    refuses is left for the check to report."""
+    from . import proto
+    from .converters import serialize
+    net = proto.NetDef()
+    net.ParseFromString(graph)
+    changed = False
+    for op in net.op:
+        if op.type != "Conv2D":
+            continue
+        arg = next((a for a in op.arg if a.name == "winograd"), None)
+        if arg is None:
+            arg = op.arg.add()
+            arg.name = "winograd"
+        elif arg.i not in _WINOGRAD_VALUES or arg.i == 0:
+            continue
+        arg.i = 0
+        changed = True
+    return serialize.with_checksums(net, weights) if changed else graph
 
 
 def convert(source: Any, **kw: Any):

@@ -93,6 +93,37 @@ int main(void) {
     FAIL("cannot create a thread pool");
     return 1;
   }
+  /* Each family's A packing (pack_cols) against the scalar layout it replaces, for every row
+   * count up to MR and column counts below, at and above its blocks of columns (16 under
+   * AVX-512) and a whole K block; the destination starts as NaNs, so rows past `rows` must be
+   * written as zeros. */
+  for (int fi = 0; fi < nf; ++fi) {
+    const mace_gemm_family *f = fams[fi];
+    if (!f->pack_cols) continue;
+    static const int64_t kls[] = {1, 3, 15, 16, 17, 31, 32, 33, 47, 100, MACE_GEMM_KC};
+    const int64_t rs = MACE_GEMM_KC + 3;
+    float *src = malloc(sizeof(float) * (size_t)(f->mr * rs));
+    float *got = malloc(sizeof(float) * (size_t)(f->mr * MACE_GEMM_KC));
+    for (int64_t i = 0; i < f->mr * rs; ++i) src[i] = (float)(i % 977) * 0.25f - 100.0f;
+    for (size_t ki = 0; ki < sizeof(kls) / sizeof(kls[0]); ++ki)
+      for (int64_t rows = 1; rows <= f->mr; ++rows) {
+        const int64_t kl = kls[ki];
+        for (int64_t i = 0; i < f->mr * kl; ++i) got[i] = NAN;
+        f->pack_cols(kl, src + 1, rs, rows, got);
+        ++cases;
+        int64_t bad = -1; /* the first wrong element, kk * MR + i */
+        for (int64_t e = 0; e < f->mr * kl && bad < 0; ++e) {
+          const int64_t kk = e / f->mr, i = e % f->mr;
+          if (got[e] != (i < rows ? src[1 + i * rs + kk] : 0.0f)) bad = e;
+        }
+        if (bad >= 0)
+          FAIL("%s pack_cols kl=%lld rows=%lld: column %lld row %lld = %g", f->name,
+               (long long)kl, (long long)rows, (long long)(bad / f->mr),
+               (long long)(bad % f->mr), (double)got[bad]);
+      }
+    free(src);
+    free(got);
+  }
   static const int64_t sizes[] = {1, 2, 5, 6, 7, 13, 16, 17, 31, 64, 100};
   const int ns = (int)(sizeof(sizes) / sizeof(sizes[0]));
   unsigned seed = 1;

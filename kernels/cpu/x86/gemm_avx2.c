@@ -141,8 +141,10 @@ void mace_f32_gemm_6x8__avx2(int64_t kc, const float *a, const float *b, float *
   if (mr > 5) STORE_HALF(5, c5, 0, cb0, m0, full0);
 }
 
-void mace_f32_gemm_pack_cols_6__avx2(int64_t kl, const float *src, int64_t src_rs, int64_t rows,
-                                     float *dst) {
+/* Columns [0, kl) of `rows` rows, one masked gather a column: the tail of the transposing
+ * pack below. */
+static void pack_cols_gather(int64_t kl, const float *src, int64_t src_rs, int64_t rows,
+                             float *dst) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i idx = _mm256_mullo_epi32(lane, _mm256_set1_epi32((int)src_rs));
   const __m256 live = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)rows), lane));
@@ -150,6 +152,37 @@ void mace_f32_gemm_pack_cols_6__avx2(int64_t kl, const float *src, int64_t src_r
   for (int64_t kk = 0; kk < kl; ++kk, dst += MR)
     _mm256_maskstore_ps(dst, panel,
                         _mm256_mask_i32gather_ps(_mm256_setzero_ps(), src + kk, idx, live, 4));
+}
+
+/* 8 columns at a time: each row's 8 floats loaded whole (rows past `rows`, and rows 6-7, are
+ * zeros) and the 8 x 8 block transposed in registers, then one masked store of MR floats a
+ * column; a gather a column (a load a lane) cost several times as much. */
+void mace_f32_gemm_pack_cols_6__avx2(int64_t kl, const float *src, int64_t src_rs, int64_t rows,
+                                     float *dst) {
+  const __m256i panel =
+      _mm256_cmpgt_epi32(_mm256_set1_epi32(MR), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  int64_t kk = 0;
+  for (; kk + 8 <= kl; kk += 8, dst += 8 * MR) {
+    __m256 r[8], t[8];
+    for (int i = 0; i < 8; ++i)
+      r[i] = i < rows && i < MR ? _mm256_loadu_ps(src + i * src_rs + kk) : _mm256_setzero_ps();
+    for (int i = 0; i < 4; ++i) {
+      t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int q = 0; q < 2; ++q) { /* r[4q + j]: in 128-bit lane L, column 4L + j, rows 4q.. */
+      r[4 * q + 0] = _mm256_shuffle_ps(t[4 * q], t[4 * q + 2], 0x44);
+      r[4 * q + 1] = _mm256_shuffle_ps(t[4 * q], t[4 * q + 2], 0xee);
+      r[4 * q + 2] = _mm256_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0x44);
+      r[4 * q + 3] = _mm256_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xee);
+    }
+    for (int j = 0; j < 4; ++j) {
+      _mm256_maskstore_ps(dst + j * MR, panel, _mm256_permute2f128_ps(r[j], r[4 + j], 0x20));
+      _mm256_maskstore_ps(dst + (4 + j) * MR, panel,
+                          _mm256_permute2f128_ps(r[j], r[4 + j], 0x31));
+    }
+  }
+  if (kk < kl) pack_cols_gather(kl - kk, src + kk, src_rs, rows, dst);
 }
 
 void mace_f32_gemm_pack_rows_16__avx2(int64_t kl, const float *src, int64_t src_rs, float *dst) {

@@ -198,8 +198,10 @@ void mace_f32_gemm_14x16__avx512(int64_t kc, const float *a, const float *b, flo
   if (mr > 13) STORE_ROW16(13, c13);
 }
 
-void mace_f32_gemm_pack_cols_14__avx512(int64_t kl, const float *src, int64_t src_rs,
-                                        int64_t rows, float *dst) {
+/* Columns [0, kl) of `rows` rows one masked gather a column: the tail of the transposing
+ * pack below. */
+static void pack_cols_gather(int64_t kl, const float *src, int64_t src_rs, int64_t rows,
+                             float *dst) {
   const __m512i idx = _mm512_mullo_epi32(
       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
       _mm512_set1_epi32((int)src_rs));
@@ -207,6 +209,51 @@ void mace_f32_gemm_pack_cols_14__avx512(int64_t kl, const float *src, int64_t sr
   for (int64_t kk = 0; kk < kl; ++kk, dst += MR)
     _mm512_mask_storeu_ps(dst, panel,
                           _mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, idx, src + kk, 4));
+}
+
+/* 16 columns at a time: each row's 16 floats loaded whole (rows past `rows` are zeros) and the
+ * 16 x 16 block transposed in registers, then one masked store of MR floats per column. A
+ * gather per column cost several times as much (a 16-lane gather issues a load per lane), a
+ * visible share of a small MatMul, whose A is packed on every run (benchmarks/RESULTS.md,
+ * transformers). */
+void mace_f32_gemm_pack_cols_14__avx512(int64_t kl, const float *src, int64_t src_rs,
+                                        int64_t rows, float *dst) {
+  const __mmask16 panel = (__mmask16)((1u << MR) - 1u);
+  int64_t kk = 0;
+  for (; kk + 16 <= kl; kk += 16, dst += 16 * MR) {
+    __m512 r[16], t[16];
+    for (int i = 0; i < 16; ++i)
+      r[i] = i < rows ? _mm512_loadu_ps(src + i * src_rs + kk) : _mm512_setzero_ps();
+    for (int i = 0; i < 8; ++i) { /* pairs of rows interleaved */
+      t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int q = 0; q < 4; ++q) { /* r[4q + j]: in 128-bit lane L, column 4L + j, rows 4q.. */
+      const __m512d a = _mm512_castps_pd(t[4 * q]), b = _mm512_castps_pd(t[4 * q + 1]);
+      const __m512d c = _mm512_castps_pd(t[4 * q + 2]), d = _mm512_castps_pd(t[4 * q + 3]);
+      r[4 * q + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+      r[4 * q + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+      r[4 * q + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+      r[4 * q + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+    }
+    for (int j = 0; j < 4; ++j) { /* 128-bit lanes regrouped: rows 0-7 / 8-15, lanes 0,2 / 1,3 */
+      t[4 * j + 0] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88);
+      t[4 * j + 1] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xdd);
+      t[4 * j + 2] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88);
+      t[4 * j + 3] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xdd);
+    }
+    for (int j = 0; j < 4; ++j) { /* column 4L + j: all 16 rows */
+      _mm512_mask_storeu_ps(dst + (0 + j) * MR, panel,
+                            _mm512_shuffle_f32x4(t[4 * j], t[4 * j + 2], 0x88));
+      _mm512_mask_storeu_ps(dst + (4 + j) * MR, panel,
+                            _mm512_shuffle_f32x4(t[4 * j + 1], t[4 * j + 3], 0x88));
+      _mm512_mask_storeu_ps(dst + (8 + j) * MR, panel,
+                            _mm512_shuffle_f32x4(t[4 * j], t[4 * j + 2], 0xdd));
+      _mm512_mask_storeu_ps(dst + (12 + j) * MR, panel,
+                            _mm512_shuffle_f32x4(t[4 * j + 1], t[4 * j + 3], 0xdd));
+    }
+  }
+  if (kk < kl) pack_cols_gather(kl - kk, src + kk, src_rs, rows, dst);
 }
 
 void mace_f32_gemm_pack_rows_32__avx512(int64_t kl, const float *src, int64_t src_rs,
