@@ -92,7 +92,8 @@ static int is_value_name(const mace_net *net, const char *name) {
 
 /* The bits a kind's arg_value_inputs adds for op `od` (an If whose branch reads the values of
  * a lifted tensor): asked on a probe op holding the arguments alone. */
-static mace_status arg_value_inputs(const Mace__OperatorDef *od, unsigned *mask) {
+static mace_status arg_value_inputs(const Mace__OperatorDef *od, int size_at_run,
+                                    unsigned *mask) {
   *mask = 0;
   if (!mace_registry_has_arg_value_inputs(od->type)) return MACE_OK;
   mace_arg *args = calloc(od->n_arg ? od->n_arg : 1, sizeof(mace_arg));
@@ -108,6 +109,7 @@ static mace_status arg_value_inputs(const Mace__OperatorDef *od, unsigned *mask)
     probe.args = args;
     probe.n_args = (int)od->n_arg;
     probe.n_inputs = (int)od->n_input;
+    probe.size_at_run = size_at_run;
     st = mace_registry_arg_value_inputs(&probe, mask);
   }
   for (size_t k = 0; k < n; ++k) free((char *)args[k].s);
@@ -121,15 +123,20 @@ static mace_status arg_value_inputs(const Mace__OperatorDef *od, unsigned *mask)
  * NULL). An input an op reads only the dims of (Shape's) is not among them: a value computed
  * from a tensor's shape does not make that tensor's producers run at infer. */
 static mace_status mark_values(const Mace__NetDef *def, char **names, int *n,
-                               unsigned *op_masks) {
+                               unsigned *op_masks, int size_at_run) {
   for (size_t i = def->n_op; i-- > 0;) {
     const Mace__OperatorDef *od = def->op[i];
     if (!od->type) continue;
     unsigned extra = 0;
-    MACE_RETURN_IF_ERROR(arg_value_inputs(od, &extra));
+    MACE_RETURN_IF_ERROR(arg_value_inputs(od, size_at_run, &extra));
     unsigned mask = mace_registry_value_inputs(od->type) | extra;
     unsigned dims_only = mace_registry_dims_only_inputs(od->type);
     if (op_masks) op_masks[i] = mask;
+    /* Not sized at run: the op runs during infer, its outputs values. */
+    for (size_t k = 0; !size_at_run && mace_registry_sized_at_run(od->type) && k < od->n_output;
+         ++k)
+      if (od->output[k] && *od->output[k] && !name_listed(names, *n, od->output[k]))
+        names[(*n)++] = od->output[k];
     int all = 0;
     for (size_t k = 0; k < od->n_output; ++k) all |= name_listed(names, *n, od->output[k]);
     /* An op that runs during infer computes all its outputs there (a Split feeding NMS one
@@ -157,10 +164,12 @@ static mace_status mark_value_names(mace_net *net) {
   net->op_value_inputs = calloc(net->def->n_op ? net->def->n_op : 1, sizeof(unsigned));
   if (!net->value_names || !net->op_value_inputs)
     return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
-  return mark_values(net->def, net->value_names, &net->n_value_names, net->op_value_inputs);
+  return mark_values(net->def, net->value_names, &net->n_value_names, net->op_value_inputs,
+                     net->size_at_run);
 }
 
-mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, uint64_t *mask) {
+mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, int size_at_run,
+                                        uint64_t *mask) {
   *mask = 0;
   Mace__NetDef *def = mace__net_def__unpack(NULL, graph_size, graph);
   if (!def)
@@ -168,7 +177,7 @@ mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, ui
                       "protobuf parsing failed", graph_size);
   char **names = calloc(value_names_room(def), sizeof(char *));
   int n = 0;
-  mace_status st = names ? mark_values(def, names, &n, NULL)
+  mace_status st = names ? mark_values(def, names, &n, NULL, size_at_run)
                          : mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   for (size_t i = 0; st == MACE_OK && i < def->n_input_info && i < 64; ++i)
     if (name_listed(names, n, def->input_info[i]->name)) *mask |= UINT64_C(1) << i;
@@ -373,6 +382,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
   op->pool = net->pool;
   op->weights = net->weights;
   op->weights_size = net->weights_size;
+  op->size_at_run = net->size_at_run;
   if (!valid_utf8(op->name) || !valid_utf8(op->type))
     return mace_error(MACE_INVALID_MODEL, "op %d: name or type is not valid UTF-8 (corrupt model?)",
                       index);
@@ -519,6 +529,149 @@ static mace_status evaluate_op(mace_net *net, int i) {
 static mace_status load_outputs(mace_net *net);
 static mace_status plan(mace_net *net);
 
+/* ---- outputs sized at run -------------------------------------------------------------- */
+
+static int reads_bounded(const mace_net *net, const mace_op *op) {
+  for (int k = 0; k < op->n_inputs; ++k)
+    if (net->bounded[op->inputs[k] - net->tensors]) return 1;
+  return 0;
+}
+
+/* After op i's infer at build: which of its outputs are bounded, and the bytes the plan holds
+ * for them and for its scratch. */
+static void note_bounds(mace_net *net, int i, int reads) {
+  const mace_op *op = &net->ops[i];
+  const int sized = op->kind->sized_at_run && !net->evaluated[i];
+  net->op_bounded[i] = (char)reads;
+  net->bound_scratch[i] = (int64_t)op->scratch_bytes;
+  for (int k = 0; k < op->n_outputs; ++k) {
+    const int t = (int)(op->outputs[k] - net->tensors);
+    net->bounded[t] = (char)(reads || sized);
+    net->bound_bytes[t] = (int64_t)mace_tensor_nbytes(op->outputs[k]);
+  }
+}
+
+/* Frees the buffers tensors and scratch outgrew their plan with (the net is built again). */
+static void release_overflow(mace_net *net) {
+  for (int i = 0; i < net->n_tensors; ++i) {
+    if (!net->overflow[i]) continue;
+    mace_tensor *t = &net->tensors[i];
+    if (t->owns_data) mace_aligned_free(t->data);
+    t->owns_data = 0;
+    t->data = NULL;
+    net->value_room[i] = 0;
+    net->overflow[i] = 0;
+  }
+  for (int i = 0; i < net->n_ops; ++i) {
+    mace_aligned_free(net->own_scratch[i]);
+    net->own_scratch[i] = NULL;
+    net->own_scratch_room[i] = 0;
+  }
+}
+
+static void snap_dims(mace_net *net, const mace_op *op) {
+  for (int k = 0; k < op->n_outputs; ++k) {
+    int64_t *s = net->snap + (size_t)k * (MACE_MAX_DIMS + 1);
+    s[0] = op->outputs[k]->ndim;
+    memcpy(s + 1, op->outputs[k]->dims, sizeof(int64_t) * MACE_MAX_DIMS);
+  }
+}
+
+/* Marks dirty the outputs of op whose dims differ from the snapshot (all of them: `all`). */
+static void mark_changed(mace_net *net, const mace_op *op, int all) {
+  for (int k = 0; k < op->n_outputs; ++k) {
+    const int64_t *s = net->snap + (size_t)k * (MACE_MAX_DIMS + 1);
+    const mace_tensor *t = op->outputs[k];
+    if (all || !mace_dims_equal(t->dims, t->ndim, s + 1, (int)s[0]))
+      net->dirty[t - net->tensors] = 1;
+  }
+}
+
+static int reads_dirty(const mace_net *net, const mace_op *op) {
+  for (int k = 0; k < op->n_inputs; ++k)
+    if (net->dirty[op->inputs[k] - net->tensors]) return 1;
+  return 0;
+}
+
+/* The bytes tensor i's buffer holds at run: its own buffer's, else the plan's. */
+static int64_t held_bytes(const mace_net *net, int i) {
+  return net->overflow[i] ? (int64_t)net->value_room[i] : net->bound_bytes[i];
+}
+
+static mace_status grow_overflow(mace_net *net, int i) {
+  mace_tensor *t = &net->tensors[i];
+  const size_t need = mace_tensor_nbytes(t);
+  const int64_t ceiling = arena_ceiling(net);
+  if (ceiling > 0 && (int64_t)need > ceiling)
+    return mace_error(MACE_OUT_OF_RESOURCES, "tensor '%s' needs %lld bytes, above the ceiling of "
+                      "%lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)", t->name,
+                      (long long)need, (long long)ceiling);
+  void *data = mace_aligned_alloc(need);
+  if (!data) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory for '%s'", t->name);
+  if (net->overflow[i] && t->owns_data) mace_aligned_free(t->data);
+  t->data = data;
+  t->owns_data = 1;
+  net->overflow[i] = 1;
+  net->value_room[i] = need;
+  return MACE_OK;
+}
+
+static mace_status evaluate_op(mace_net *net, int i);
+
+/* During a run: op i reads a tensor whose dims (or values) this run changed. Infers it again,
+ * evaluates it again when it computes values, and gives an output or scratch that outgrew the
+ * plan a buffer of its own; marks the outputs that changed dirty for the ops after it. */
+static mace_status reinfer_op(mace_net *net, int i) {
+  mace_op *op = &net->ops[i];
+  snap_dims(net, op);
+  MACE_RETURN_IF_ERROR(infer_op(net, i, 0));
+  if (net->evaluated[i]) {
+    MACE_RETURN_IF_ERROR(evaluate_op(net, i));
+    mark_changed(net, op, 1);
+    return MACE_OK;
+  }
+  mark_changed(net, op, 0);
+  for (int k = 0; k < op->n_outputs; ++k) {
+    mace_tensor *t = op->outputs[k];
+    const int ti = (int)(t - net->tensors);
+    if (t->storage != MACE_STORAGE_HOST || t->is_value) continue;
+    if (t->view_of)
+      t->data = t->view_of->data; /* its root's buffer, which may be one of its own */
+    else if ((int64_t)mace_tensor_nbytes(t) > held_bytes(net, ti))
+      MACE_RETURN_IF_ERROR(grow_overflow(net, ti));
+  }
+  const size_t held = net->own_scratch[i] ? net->own_scratch_room[i]
+                                          : (size_t)net->bound_scratch[i];
+  if (op->scratch_bytes > held) {
+    void *p = mace_aligned_alloc(op->scratch_bytes);
+    if (!p)
+      return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (%s): out of memory for its scratch",
+                        op->name, op->type);
+    mace_aligned_free(net->own_scratch[i]);
+    net->own_scratch[i] = p;
+    net->own_scratch_room[i] = op->scratch_bytes;
+  }
+  if (net->own_scratch[i]) op->scratch = net->own_scratch[i];
+  return MACE_OK;
+}
+
+/* After sized op i ran: marks the outputs whose dims it changed dirty, and checks it kept
+ * within the bytes each output holds. */
+static mace_status sized_op_done(mace_net *net, int i) {
+  const mace_op *op = &net->ops[i];
+  mark_changed(net, op, 0);
+  for (int k = 0; k < op->n_outputs; ++k) {
+    const mace_tensor *t = op->outputs[k];
+    const int ti = (int)(t - net->tensors);
+    if (t->storage == MACE_STORAGE_HOST && !t->is_value && !t->view_of &&
+        (int64_t)mace_tensor_nbytes(t) > held_bytes(net, ti))
+      return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s): output '%s' came out larger (%zu "
+                        "bytes) than the bound its infer gave (%lld bytes)", op->name, op->type,
+                        t->name, mace_tensor_nbytes(t), (long long)held_bytes(net, ti));
+  }
+  return MACE_OK;
+}
+
 /* Creates (first time) and infers ops from n_built on, evaluating the ops that produce
  * value tensors. Stops early, without error, at an op that needs the values of a model
  * input not given yet; the rest is built when the inputs arrive. Plans the arena once the
@@ -549,20 +702,33 @@ static mace_status build(mace_net *net) {
     }
     if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, &net->ops[i]));
     if (!values_ready(&net->ops[i])) return MACE_OK;
-    mace_status st = infer_op(net, i, !net->reshaped);
+    /* Bounds are not the shapes the model declares. */
+    const int reads = reads_bounded(net, &net->ops[i]);
+    const int check = !net->reshaped && !reads &&
+                      !(net->ops[i].kind->sized_at_run && !net->ops[i].outputs[0]->is_value);
+    mace_status st = infer_op(net, i, check);
     if (st != MACE_OK && net->placement && mace_placement_can_fall_back(net, i)) {
       /* The GPU kernel cannot take these shapes: the op runs on the CPU. */
       MACE_RETURN_IF_ERROR(mace_placement_fall_back(net, i));
-      st = infer_op(net, i, !net->reshaped);
+      st = infer_op(net, i, check);
     }
     MACE_RETURN_IF_ERROR(st);
     if (net->discard_packed) note_packed(net, &net->ops[i]);
     net->evaluated[i] = 0;
     if (net->ops[i].outputs[0]->is_value) MACE_RETURN_IF_ERROR(evaluate_op(net, i));
+    note_bounds(net, i, reads);
     net->n_built = i + 1;
     args += net->def->op[i]->n_arg;
   }
   if (!net->outputs[0].resolved) MACE_RETURN_IF_ERROR(load_outputs(net));
+  net->any_bounded = 0;
+  for (int i = 0; i < net->n_tensors; ++i) net->any_bounded |= net->bounded[i];
+  for (int i = 0; i < net->n_outputs; ++i) {
+    const mace_tensor *t = &net->tensors[net->outputs[i].tensor];
+    net->outputs[i].bound_ndim = t->ndim;
+    memcpy(net->outputs[i].bound_dims, t->dims, sizeof(t->dims));
+  }
+  release_overflow(net);
   if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_apply(net));
   if (net->discard_packed && net->packed_since_discard) {
     (void)mace_net_discard_packed_weights(net);
@@ -580,9 +746,12 @@ int mace_net_is_built(const mace_net *net) { return net->n_built == net->n_ops; 
 static mace_status plan(mace_net *net) {
   mace_planner *p = net->planner;
   for (int i = 0; i < net->n_tensors; ++i)
-    mace_planner_tensor(p, i)->bytes = (int64_t)mace_tensor_nbytes(&net->tensors[i]);
+    mace_planner_tensor(p, i)->bytes = net->bounded[i]
+                                           ? net->bound_bytes[i]
+                                           : (int64_t)mace_tensor_nbytes(&net->tensors[i]);
   for (int i = 0; i < net->n_ops; ++i)
-    mace_planner_set_scratch(p, i, (int64_t)net->ops[i].scratch_bytes);
+    mace_planner_set_scratch(p, i, net->op_bounded[i] ? net->bound_scratch[i]
+                                                      : (int64_t)net->ops[i].scratch_bytes);
   if (net->placement) mace_placement_describe(net);
   /* An op that gathers its inputs (kind->inputs_in_output, a Concat) copies nothing when they
    * are computed in place inside its output. */
@@ -592,6 +761,7 @@ static mace_status plan(mace_net *net) {
   for (int i = 0; i < net->n_ops; ++i) {
     const mace_op *op = &net->ops[i];
     if (!op->kind->inputs_in_output || op->n_outputs != 1 || op->n_inputs > MACE_MAX_GATHERED ||
+        net->op_bounded[i] || net->bounded[op->outputs[0] - net->tensors] ||
         op->outputs[0]->storage != MACE_STORAGE_HOST || !op->kind->inputs_in_output(op, offs))
       continue;
     for (int k = 0; k < op->n_inputs; ++k) inputs[k] = (int)(op->inputs[k] - net->tensors);
@@ -609,15 +779,18 @@ static void bind_arena(mace_net *net) {
   for (int i = 0; i < net->n_tensors; ++i) {
     mace_tensor *t = &net->tensors[i];
     if (t->role == MACE_TENSOR_CONST || t->is_value || t->borrowed ||
-        t->storage != MACE_STORAGE_HOST)
+        t->storage != MACE_STORAGE_HOST || net->overflow[i])
       continue;
     if (t->view_of && (t->view_of->role == MACE_TENSOR_CONST || t->view_of->is_value))
       t->data = t->view_of->data; /* a view of weights or a host value: read only */
+    else if (t->view_of && net->overflow[t->view_of - net->tensors])
+      t->data = t->view_of->data; /* a view of a buffer of its own */
     else
       t->data = net->arena + offsets[i];
   }
   for (int i = 0; i < net->n_ops; ++i)
-    net->ops[i].scratch = net->ops[i].scratch_bytes
+    net->ops[i].scratch = net->own_scratch[i]   ? net->own_scratch[i]
+                          : net->ops[i].scratch_bytes
                               ? net->arena + mace_planner_scratch_offset(net->planner, i)
                               : NULL;
 }
@@ -630,7 +803,8 @@ int mace_net_borrow(mace_net *net, int index, void *data) {
     t->borrowed = 0;
     return 1;
   }
-  if (!mace_planner_borrowable(net->planner, index)) return 0;
+  /* a bounded tensor's dims are known only after the run */
+  if (!mace_planner_borrowable(net->planner, index) || net->bounded[index]) return 0;
   t->data = data;
   t->borrowed = 1;  /* bind_arena leaves it */
   return 1;
@@ -689,16 +863,37 @@ static mace_status load_outputs(mace_net *net) {
   return MACE_OK;
 }
 
+static mace_status create_net(const void *graph, size_t graph_size, const uint8_t *weights,
+                              size_t weights_size, mace_threadpool *pool,
+                              struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                              int discard_packed, int size_at_run, mace_net **out);
+
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
                             size_t weights_size, mace_threadpool *pool, mace_net **out) {
-  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, 0, 0, out);
+  return create_net(graph, graph_size, weights, weights_size, pool, NULL, 0, 0, 1, out);
 }
 
+mace_status mace_net_create_nested(const void *graph, size_t graph_size, const uint8_t *weights,
+                                   size_t weights_size, mace_threadpool *pool, int size_at_run,
+                                   mace_net **out) {
+  return create_net(graph, graph_size, weights, weights_size, pool, NULL, 0, 0, size_at_run,
+                    out);
+}
+
+/* With a GPU, ops sized at run run during infer: the placement of ops and copies between
+ * devices is made once for all shapes. */
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
                                struct mace_cl_runtime *cl, int64_t max_arena_bytes,
-                               int discard_packed,
-                               mace_net **out) {
+                               int discard_packed, mace_net **out) {
+  return create_net(graph, graph_size, weights, weights_size, pool, cl, max_arena_bytes,
+                    discard_packed, cl == NULL, out);
+}
+
+static mace_status create_net(const void *graph, size_t graph_size, const uint8_t *weights,
+                              size_t weights_size, mace_threadpool *pool,
+                              struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                              int discard_packed, int size_at_run, mace_net **out) {
   *out = NULL;
   if (!graph || graph_size == 0) return mace_error(MACE_INVALID_MODEL, "the graph is empty");
   mace_net *net = calloc(1, sizeof(*net));
@@ -707,6 +902,7 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   net->pool = pool;
   net->cl = cl;
   net->max_arena_bytes = max_arena_bytes;
+  net->size_at_run = size_at_run;
   net->discard_packed = discard_packed && !cl;
   net->weights = weights;
   net->weights_size = weights ? weights_size : 0;
@@ -729,7 +925,13 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   if (!cl && (st = mace_layout_nchwc(net->def, mace_nchwc_block(), &n_reorders)) != MACE_OK)
     goto fail;
   size_t n_tensors = net->def->n_tensors + net->def->n_input_info;
-  for (size_t i = 0; i < net->def->n_op; ++i) n_tensors += net->def->op[i]->n_output;
+  net->max_outputs = 1;
+  for (size_t i = 0; i < net->def->n_op; ++i) {
+    n_tensors += net->def->op[i]->n_output;
+    if (net->def->op[i]->n_output > (size_t)net->max_outputs &&
+        net->def->op[i]->n_output <= 1024)
+      net->max_outputs = (int)net->def->op[i]->n_output;
+  }
   if (n_tensors > (1u << 24)) {
     st = mace_error(MACE_INVALID_MODEL, "the model has too many tensors (%zu)", n_tensors);
     goto fail;
@@ -744,8 +946,20 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   net->op_ms = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(double));
   net->evaluated = calloc(net->n_ops ? (size_t)net->n_ops : 1, 1);
   net->value_room = calloc((size_t)net->tensor_capacity + 1, sizeof(size_t));
+  const size_t n_t = (size_t)net->tensor_capacity + 1, n_o = (size_t)net->n_ops + 1;
+  net->bounded = calloc(n_t, 1);
+  net->bound_bytes = calloc(n_t, sizeof(int64_t));
+  net->dirty = calloc(n_t, 1);
+  net->overflow = calloc(n_t, 1);
+  net->op_bounded = calloc(n_o, 1);
+  net->bound_scratch = calloc(n_o, sizeof(int64_t));
+  net->own_scratch = calloc(n_o, sizeof(void *));
+  net->own_scratch_room = calloc(n_o, sizeof(size_t));
+  net->snap = calloc((size_t)net->max_outputs * (MACE_MAX_DIMS + 1), sizeof(int64_t));
   if (!net->tensors || !net->name_table || !net->ops || !net->op_ms || !net->evaluated ||
-      !net->value_room) {
+      !net->value_room || !net->bounded || !net->bound_bytes || !net->dirty || !net->overflow ||
+      !net->op_bounded || !net->bound_scratch || !net->own_scratch || !net->own_scratch_room ||
+      !net->snap) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
     goto fail;
   }
@@ -769,6 +983,7 @@ fail:
 void mace_net_destroy(mace_net *net) {
   if (!net) return;
   mace_placement_destroy(net);
+  for (int i = 0; net->own_scratch && i < net->n_ops; ++i) mace_aligned_free(net->own_scratch[i]);
   for (int i = 0; i < net->n_ops; ++i) {
     mace_op *op = &net->ops[i];
     if (op->kind && op->kind->release && op->state) op->kind->release(op);
@@ -792,6 +1007,15 @@ void mace_net_destroy(mace_net *net) {
   free(net->value_names);
   free(net->op_value_inputs);
   free(net->value_room);
+  free(net->bounded);
+  free(net->bound_bytes);
+  free(net->dirty);
+  free(net->overflow);
+  free(net->op_bounded);
+  free(net->bound_scratch);
+  free(net->own_scratch);
+  free(net->own_scratch_room);
+  free(net->snap);
   mace_aligned_free(net->arena);
   mace_planner_destroy(net->planner);
   if (net->def) mace__net_def__free_unpacked(net->def, NULL);
@@ -864,7 +1088,8 @@ void mace_net_release_arena(mace_net *net) {
   net->arena = NULL;
   net->arena_capacity = 0;
   for (int i = 0; i < net->n_tensors; ++i)
-    if (net->tensors[i].role != MACE_TENSOR_CONST && !net->tensors[i].is_value)
+    if (net->tensors[i].role != MACE_TENSOR_CONST && !net->tensors[i].is_value &&
+        !net->overflow[i])
       net->tensors[i].data = NULL;
   for (int i = 0; i < net->n_ops; ++i) net->ops[i].scratch = NULL;
 }
@@ -918,12 +1143,20 @@ mace_status mace_net_run(mace_net *net) {
   mace_caller_binding binding;
   mace_threadpool_bind_caller(net->pool, &binding);
   mace_status st = net->placement ? mace_placement_run_begin(net) : MACE_OK;
+  if (net->any_bounded) memset(net->dirty, 0, (size_t)net->n_tensors);
   for (int i = 0; i < net->n_ops && st == MACE_OK; ++i) {
     mace_op *op = &net->ops[i];
     if (net->placement && (st = mace_placement_run_steps(net, i)) != MACE_OK) break;
+    /* What follows an op sized at run is inferred again where that op changed its dims. */
+    if (net->op_bounded[i] && reads_dirty(net, op) && (st = reinfer_op(net, i)) != MACE_OK) {
+      st = mace_error_wrap(st, "op '%s' (%s), inferred again at run", op->name, op->type);
+      break;
+    }
     if (net->evaluated[i]) continue; /* computed during infer */
     double t0 = net->profiling ? now_ms() : 0;
+    if (op->kind->sized_at_run) snap_dims(net, op);
     st = op->kind->run(op);
+    if (st == MACE_OK && op->kind->sized_at_run) st = sized_op_done(net, i);
     if (st != MACE_OK) {
       /* Ops name themselves in their messages; add the name only where one did not. */
       char tag[256];
@@ -938,6 +1171,14 @@ mace_status mace_net_run(mace_net *net) {
   }
   if (st == MACE_OK && net->placement) st = mace_placement_run_end(net);
   mace_threadpool_unbind_caller(&binding);
+  if (st != MACE_OK && net->any_bounded) {
+    /* A run stopped halfway leaves dims of this run and of the last: back to the bounds. */
+    char msg[1024];
+    snprintf(msg, sizeof(msg), "%s", mace_last_error());
+    net->n_built = 0;
+    (void)build(net);
+    st = mace_error(st, "%s", msg);
+  }
   /* Ops that pack for good only once they have run (a convolution's Winograd choice): their
    * weights go back after the first run. */
   if (st == MACE_OK && net->discard_packed && !net->discarded_after_run) {

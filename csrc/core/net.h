@@ -17,6 +17,10 @@ typedef struct mace_net_io {
   int resolved;               /* outputs: tensor is valid (-1 until every op exists) */
   const char *name;           /* borrowed from the model */
   mace_dtype dtype;           /* as the model declares it */
+  /* Outputs, once built: the dims the plan holds, an upper bound of the dims a run gives when
+   * an op sized at run precedes the output (equal to the tensor's dims otherwise). */
+  int bound_ndim;
+  int64_t bound_dims[MACE_MAX_DIMS];
 } mace_net_io;
 
 /* Parses graph bytes (a NetDef), validates it against the weights blob, creates ops, infers
@@ -36,12 +40,18 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
                                size_t weights_size, mace_threadpool *pool,
                                struct mace_cl_runtime *cl, int64_t max_arena_bytes,
                                int discard_packed, mace_net **out);
+/* mace_net_create for a sub-net: with size_at_run 0, ops of sized_at_run kinds run during
+ * infer (their inputs become values), as a Loop body needs, whose iterations infer walks. */
+mace_status mace_net_create_nested(const void *graph, size_t graph_size, const uint8_t *weights,
+                                   size_t weights_size, mace_threadpool *pool, int size_at_run,
+                                   mace_net **out);
 void mace_net_destroy(mace_net *net);
 
 /* Which inputs of the NetDef in `graph` infer reads the values of, directly or through what is
  * computed from them (a subgraph's; the value mechanism of mace_op_kind.value_inputs): bit i
- * for input i (the first 64). */
-mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, uint64_t *mask);
+ * for input i (the first 64), in a net built with size_at_run (mace_net_create_nested). */
+mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, int size_at_run,
+                                        uint64_t *mask);
 
 int mace_net_num_inputs(const mace_net *net);
 int mace_net_num_outputs(const mace_net *net);

@@ -50,6 +50,25 @@ struct mace_net {
   int discard_packed;         /* the weights are the net's to spend (mace_net_create_on) */
   size_t packed_since_discard; /* constant bytes packed since the last discard */
   int discarded_after_run;    /* the first run's discard is done */
+  /* Outputs sized at run (mace_op_kind.sized_at_run; docs/design.md). size_at_run: such ops
+   * run at run time, else during infer (their outputs made values). A tensor is `bounded`
+   * when its dims are an upper bound until the ops before it have run: a sized op's output, or
+   * anything computed from one; the plan holds it at bound_bytes. At run, an op reading a
+   * `dirty` tensor (its dims, or a value's values, changed during this run) is inferred again;
+   * an output that outgrows its planned bytes gets a buffer of its own (`overflow`, owned,
+   * value_room bytes), as does a scratch (own_scratch), kept until the net is built again. */
+  int size_at_run;
+  int any_bounded;            /* some tensor is bounded: runs check for dirty inputs */
+  char *bounded;              /* owned, per tensor */
+  int64_t *bound_bytes;       /* owned, per tensor */
+  char *dirty;                /* owned, per tensor */
+  char *overflow;             /* owned, per tensor */
+  char *op_bounded;           /* owned, per op: reads a bounded tensor */
+  int64_t *bound_scratch;     /* owned, per op: the scratch bytes planned */
+  void **own_scratch;         /* owned, per op: a scratch that outgrew its plan, or NULL */
+  size_t *own_scratch_room;   /* owned, per op */
+  int64_t *snap;              /* owned: dims of one op's outputs before it runs or re-infers */
+  int max_outputs;            /* outputs of the op with the most (snap's room) */
 };
 
 /* Adds a tensor named `name` (a name the net has already fails) at index *index. */

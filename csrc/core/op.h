@@ -50,6 +50,17 @@ typedef struct mace_op_kind {
    * op's output is a value tensor, such an input does not become one: its producers run
    * at run time as usual, and infer has its dims already. */
   unsigned dims_only_inputs;
+  /* The op's output dims depend on its input values (NonZero, NonMaxSuppression): infer sets
+   * an upper bound of each output's dims, computed from its inputs' dims (and value inputs),
+   * and run, which computes the result, sets the real dims (no more elements than the bound)
+   * with mace_op_set_output before it writes the data. The net plans the bound and re-infers
+   * what follows once the op has run (docs/design.md, "Outputs sized at run"). Where the
+   * net runs the op during infer (its outputs are values, or the net sizes nothing at run),
+   * infer then run gives the real dims at once. 2: the same for an op holding subgraphs (If),
+   * whose outputs are bounds only when an op inside sizes its outputs at run; a net that sizes
+   * nothing at run builds the subgraphs so too (mace_op.size_at_run), and infer knows the real
+   * dims. */
+  int sized_at_run;
   /* Optional, for ops holding subgraphs (If): inputs whose values infer reads beyond
    * value_inputs, as the op's arguments say (one bound to a subgraph input that the
    * subgraph's own infer reads the values of): bit k for input k. Asked while the net is
@@ -120,6 +131,7 @@ struct mace_op {
    * it, since a subgraph's constants live in the same blob as the outer graph's. */
   const uint8_t *weights;
   size_t weights_size;
+  int size_at_run;           /* the net sizes outputs at run (sub-nets the op builds may too) */
 };
 
 /* Argument lookup; a missing argument gives the default. */
@@ -154,6 +166,8 @@ unsigned mace_registry_value_inputs(const char *type);
 /* Union of arg_value_inputs over every kind of probe->type that has one (0 when none). */
 mace_status mace_registry_arg_value_inputs(const mace_op *probe, unsigned *mask);
 int mace_registry_has_arg_value_inputs(const char *type);
+/* Whether some kind of `type` has sized_at_run 1 (its outputs sized by its input values). */
+int mace_registry_sized_at_run(const char *type);
 /* Intersection of dims_only_inputs over every kind of `type` (0 when unknown). */
 unsigned mace_registry_dims_only_inputs(const char *type);
 int mace_registry_count(void);

@@ -664,8 +664,9 @@ static int run_and_unlock(EngineObject *self, run_buffers *rb) {
   return 0;
 }
 
-/* Wrap step: {output name: array}, each array in the shape the engine reports it produced
- * (the same element count as allocated, maybe other dims). */
+/* Wrap step: {output name: array}, each array in the shape the engine reports it produced: the
+ * allocated array reshaped (the same element count, maybe other dims), or a copy of its first
+ * elements (an output sized at run: allocated at its upper bound). */
 static PyObject *wrap_outputs(const run_buffers *rb) {
   PyObject *result = PyDict_New();
   if (result == NULL) return NULL;
@@ -682,10 +683,18 @@ static PyObject *wrap_outputs(const run_buffers *rb) {
     for (int d = 0; allocated && same && d < y->ndim; ++d)
       same = y->dims[d] == (int64_t)PyArray_DIM(allocated, d);
     if (!same && y->ndim >= 0 && y->ndim <= MACE_MAX_DIMS) {
-      npy_intp dims[MACE_MAX_DIMS];
+      npy_intp dims[MACE_MAX_DIMS], numel = 1;
       PyArray_Dims shape = {dims, y->ndim};
-      for (int d = 0; d < y->ndim; ++d) dims[d] = (npy_intp)y->dims[d];
-      PyObject *reshaped = PyArray_Newshape(allocated, &shape, NPY_CORDER);
+      for (int d = 0; d < y->ndim; ++d) numel *= dims[d] = (npy_intp)y->dims[d];
+      PyObject *reshaped;
+      if (numel == PyArray_SIZE(allocated)) {
+        reshaped = PyArray_Newshape(allocated, &shape, NPY_CORDER);
+      } else {
+        reshaped = PyArray_SimpleNew(y->ndim, dims, PyArray_TYPE(allocated));
+        if (reshaped != NULL && numel > 0)
+          memcpy(PyArray_DATA((PyArrayObject *)reshaped), PyArray_DATA(allocated),
+                 (size_t)numel * (size_t)PyArray_ITEMSIZE(allocated));
+      }
       Py_DECREF(arr);
       if (reshaped == NULL) {
         Py_DECREF(result);
