@@ -721,6 +721,7 @@ mace_status mace_engine_op_stat(const mace_engine *eng, int index, mace_op_stat 
                      ? MACE_DEVICE_GPU
                      : MACE_DEVICE_CPU;
   stat->macs = op->macs;
+  stat->reinferred = mace_net_op_reinferred(eng->net, op);
   if (op->n_outputs) {
     stat->ndim = op->outputs[0]->ndim;
     memcpy(stat->out_dims, op->outputs[0]->dims, sizeof(stat->out_dims));

@@ -624,6 +624,7 @@ static mace_status evaluate_op(mace_net *net, int i);
 static mace_status reinfer_op(mace_net *net, int i) {
   mace_op *op = &net->ops[i];
   snap_dims(net, op);
+  net->reinferred[i] = 1;
   MACE_RETURN_IF_ERROR(infer_op(net, i, 0));
   if (net->evaluated[i]) {
     MACE_RETURN_IF_ERROR(evaluate_op(net, i));
@@ -738,6 +739,10 @@ static mace_status build(mace_net *net) {
 }
 
 int mace_net_is_built(const mace_net *net) { return net->n_built == net->n_ops; }
+
+int mace_net_op_reinferred(const mace_net *net, const mace_op *op) {
+  return op >= net->ops && op < net->ops + net->n_ops && net->reinferred[op - net->ops];
+}
 
 /* Describes the current sizes, scratch and gathering ops to the planner and plans the arena
  * (a description seen before takes its remembered plan). The arena only grows: a plan larger
@@ -955,11 +960,12 @@ static mace_status create_net(const void *graph, size_t graph_size, const uint8_
   net->bound_scratch = calloc(n_o, sizeof(int64_t));
   net->own_scratch = calloc(n_o, sizeof(void *));
   net->own_scratch_room = calloc(n_o, sizeof(size_t));
+  net->reinferred = calloc(n_o, 1);
   net->snap = calloc((size_t)net->max_outputs * (MACE_MAX_DIMS + 1), sizeof(int64_t));
   if (!net->tensors || !net->name_table || !net->ops || !net->op_ms || !net->evaluated ||
       !net->value_room || !net->bounded || !net->bound_bytes || !net->dirty || !net->overflow ||
       !net->op_bounded || !net->bound_scratch || !net->own_scratch || !net->own_scratch_room ||
-      !net->snap) {
+      !net->snap || !net->reinferred) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
     goto fail;
   }
@@ -1016,6 +1022,7 @@ void mace_net_destroy(mace_net *net) {
   free(net->own_scratch);
   free(net->own_scratch_room);
   free(net->snap);
+  free(net->reinferred);
   mace_aligned_free(net->arena);
   mace_planner_destroy(net->planner);
   if (net->def) mace__net_def__free_unpacked(net->def, NULL);
@@ -1143,7 +1150,10 @@ mace_status mace_net_run(mace_net *net) {
   mace_caller_binding binding;
   mace_threadpool_bind_caller(net->pool, &binding);
   mace_status st = net->placement ? mace_placement_run_begin(net) : MACE_OK;
-  if (net->any_bounded) memset(net->dirty, 0, (size_t)net->n_tensors);
+  if (net->any_bounded) {
+    memset(net->dirty, 0, (size_t)net->n_tensors);
+    memset(net->reinferred, 0, (size_t)net->n_ops);
+  }
   for (int i = 0; i < net->n_ops && st == MACE_OK; ++i) {
     mace_op *op = &net->ops[i];
     if (net->placement && (st = mace_placement_run_steps(net, i)) != MACE_OK) break;

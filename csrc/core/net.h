@@ -46,6 +46,8 @@ mace_status mace_net_create_nested(const void *graph, size_t graph_size, const u
                                    size_t weights_size, mace_threadpool *pool, int size_at_run,
                                    mace_net **out);
 void mace_net_destroy(mace_net *net);
+/* Whether op (one of the net's, or a placement copy) was inferred again during the last run. */
+int mace_net_op_reinferred(const mace_net *net, const mace_op *op);
 
 /* Which inputs of the NetDef in `graph` infer reads the values of, directly or through what is
  * computed from them (a subgraph's; the value mechanism of mace_op_kind.value_inputs): bit i

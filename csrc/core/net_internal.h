@@ -67,6 +67,7 @@ struct mace_net {
   int64_t *bound_scratch;     /* owned, per op: the scratch bytes planned */
   void **own_scratch;         /* owned, per op: a scratch that outgrew its plan, or NULL */
   size_t *own_scratch_room;   /* owned, per op */
+  char *reinferred;           /* owned, per op: inferred again during the last run */
   int64_t *snap;              /* owned: dims of one op's outputs before it runs or re-infers */
   int max_outputs;            /* outputs of the op with the most (snap's room) */
 };

@@ -886,10 +886,11 @@ static PyObject *Engine_op_stats(EngineObject *self, PyObject *unused) {
     }
     PyObject *dims = mace_py_dims_tuple(stat.ndim, stat.out_dims);
     if (dims == NULL) goto finally;
-    PyObject *d = Py_BuildValue("{s:N,s:N,s:d,s:L,s:N,s:s}", "name", mace_py_str(stat.name),
+    PyObject *d = Py_BuildValue("{s:N,s:N,s:d,s:L,s:N,s:s,s:O}", "name", mace_py_str(stat.name),
                                 "type", mace_py_str(stat.type), "ms", stat.ms, "macs",
                                 (long long)stat.macs, "out_dims", dims, "device",
-                                stat.device == MACE_DEVICE_GPU ? "gpu" : "cpu");
+                                stat.device == MACE_DEVICE_GPU ? "gpu" : "cpu", "reinferred",
+                                stat.reinferred ? Py_True : Py_False);
     if (d == NULL || PyList_Append(list, d) < 0) {
       Py_XDECREF(d);
       goto finally;
@@ -954,7 +955,8 @@ static PyMethodDef Engine_methods[] = {
     {"set_profiling", (PyCFunction)Engine_set_profiling, METH_VARARGS,
      "set_profiling(on: bool): time every op in the following runs"},
     {"op_stats", (PyCFunction)Engine_op_stats, METH_NOARGS,
-     "op_stats() -> list of dicts (name, type, ms, macs, out_dims) of the last profiled run"},
+     "op_stats() -> list of dicts (name, type, ms, macs, out_dims, device, reinferred) of the "
+     "last profiled run"},
     {"memory_stats", (PyCFunction)Engine_memory_stats, METH_NOARGS,
      "memory_stats() -> dict(arena_bytes, naive_bytes, weights_bytes)"},
     {"release_intermediate_buffers", (PyCFunction)Engine_release_intermediate_buffers,
