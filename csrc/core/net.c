@@ -188,7 +188,7 @@ mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, in
 
 /* The most bytes the net's arena or one value tensor may take (0: no limit): its
  * max_arena_bytes, else mace_arena_ceiling() (the environment, read when asked). */
-static int64_t arena_ceiling(const mace_net *net) {
+int64_t mace_net_arena_ceiling(const mace_net *net) {
   if (net->max_arena_bytes < 0) return 0;
   return net->max_arena_bytes > 0 ? net->max_arena_bytes : mace_arena_ceiling();
 }
@@ -198,7 +198,7 @@ static int64_t arena_ceiling(const mace_net *net) {
  * evaluated at infer, keeps its buffers), else a new one. */
 static mace_status value_alloc(mace_net *net, mace_tensor *t) {
   const size_t need = mace_tensor_nbytes(t);
-  const int64_t ceiling = arena_ceiling(net);
+  const int64_t ceiling = mace_net_arena_ceiling(net);
   if (ceiling > 0 && (int64_t)need > ceiling)
     return mace_error(MACE_OUT_OF_RESOURCES, "value tensor '%s' needs %lld bytes, above the "
                       "ceiling of %lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)", t->name,
@@ -456,7 +456,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
 
 /* Runs op i's infer; at load also checks the output shapes the model declares (after a
  * reshape those no longer apply). */
-static mace_status infer_op(mace_net *net, int i, int check_declared) {
+mace_status mace_net_infer_op(mace_net *net, int i, int check_declared) {
   mace_op *op = &net->ops[i];
   op->macs = 0;
   op->scratch_bytes = 0;
@@ -499,7 +499,7 @@ static int values_ready(const mace_op *op) {
 }
 
 /* Runs op i now, during infer, into its outputs' host buffers (it produces value tensors). */
-static mace_status evaluate_op(mace_net *net, int i) {
+mace_status mace_net_evaluate_op(mace_net *net, int i) {
   mace_op *op = &net->ops[i];
   for (int k = 0; k < op->n_outputs; ++k) {
     if (!op->outputs[k]->is_value)
@@ -528,150 +528,6 @@ static mace_status evaluate_op(mace_net *net, int i) {
 
 static mace_status load_outputs(mace_net *net);
 static mace_status plan(mace_net *net);
-
-/* ---- outputs sized at run -------------------------------------------------------------- */
-
-static int reads_bounded(const mace_net *net, const mace_op *op) {
-  for (int k = 0; k < op->n_inputs; ++k)
-    if (net->bounded[op->inputs[k] - net->tensors]) return 1;
-  return 0;
-}
-
-/* After op i's infer at build: which of its outputs are bounded, and the bytes the plan holds
- * for them and for its scratch. */
-static void note_bounds(mace_net *net, int i, int reads) {
-  const mace_op *op = &net->ops[i];
-  const int sized = op->kind->sized_at_run && !net->evaluated[i];
-  net->op_bounded[i] = (char)reads;
-  net->bound_scratch[i] = (int64_t)op->scratch_bytes;
-  for (int k = 0; k < op->n_outputs; ++k) {
-    const int t = (int)(op->outputs[k] - net->tensors);
-    net->bounded[t] = (char)(reads || sized);
-    net->bound_bytes[t] = (int64_t)mace_tensor_nbytes(op->outputs[k]);
-  }
-}
-
-/* Frees the buffers tensors and scratch outgrew their plan with (the net is built again). */
-static void release_overflow(mace_net *net) {
-  for (int i = 0; i < net->n_tensors; ++i) {
-    if (!net->overflow[i]) continue;
-    mace_tensor *t = &net->tensors[i];
-    if (t->owns_data) mace_aligned_free(t->data);
-    t->owns_data = 0;
-    t->data = NULL;
-    net->value_room[i] = 0;
-    net->overflow[i] = 0;
-  }
-  for (int i = 0; i < net->n_ops; ++i) {
-    mace_aligned_free(net->own_scratch[i]);
-    net->own_scratch[i] = NULL;
-    net->own_scratch_room[i] = 0;
-  }
-}
-
-static void snap_dims(mace_net *net, const mace_op *op) {
-  for (int k = 0; k < op->n_outputs; ++k) {
-    int64_t *s = net->snap + (size_t)k * (MACE_MAX_DIMS + 1);
-    s[0] = op->outputs[k]->ndim;
-    memcpy(s + 1, op->outputs[k]->dims, sizeof(int64_t) * MACE_MAX_DIMS);
-  }
-}
-
-/* Marks dirty the outputs of op whose dims differ from the snapshot (all of them: `all`). */
-static void mark_changed(mace_net *net, const mace_op *op, int all) {
-  for (int k = 0; k < op->n_outputs; ++k) {
-    const int64_t *s = net->snap + (size_t)k * (MACE_MAX_DIMS + 1);
-    const mace_tensor *t = op->outputs[k];
-    if (all || !mace_dims_equal(t->dims, t->ndim, s + 1, (int)s[0]))
-      net->dirty[t - net->tensors] = 1;
-  }
-}
-
-static int reads_dirty(const mace_net *net, const mace_op *op) {
-  for (int k = 0; k < op->n_inputs; ++k)
-    if (net->dirty[op->inputs[k] - net->tensors]) return 1;
-  return 0;
-}
-
-/* The bytes tensor i's buffer holds at run: its own buffer's, else the plan's. */
-static int64_t held_bytes(const mace_net *net, int i) {
-  return net->overflow[i] ? (int64_t)net->value_room[i] : net->bound_bytes[i];
-}
-
-static mace_status grow_overflow(mace_net *net, int i) {
-  mace_tensor *t = &net->tensors[i];
-  const size_t need = mace_tensor_nbytes(t);
-  const int64_t ceiling = arena_ceiling(net);
-  if (ceiling > 0 && (int64_t)need > ceiling)
-    return mace_error(MACE_OUT_OF_RESOURCES, "tensor '%s' needs %lld bytes, above the ceiling of "
-                      "%lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)", t->name,
-                      (long long)need, (long long)ceiling);
-  void *data = mace_aligned_alloc(need);
-  if (!data) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory for '%s'", t->name);
-  if (net->overflow[i] && t->owns_data) mace_aligned_free(t->data);
-  t->data = data;
-  t->owns_data = 1;
-  net->overflow[i] = 1;
-  net->value_room[i] = need;
-  return MACE_OK;
-}
-
-static mace_status evaluate_op(mace_net *net, int i);
-
-/* During a run: op i reads a tensor whose dims (or values) this run changed. Infers it again,
- * evaluates it again when it computes values, and gives an output or scratch that outgrew the
- * plan a buffer of its own; marks the outputs that changed dirty for the ops after it. */
-static mace_status reinfer_op(mace_net *net, int i) {
-  mace_op *op = &net->ops[i];
-  snap_dims(net, op);
-  net->reinferred[i] = 1;
-  MACE_RETURN_IF_ERROR(infer_op(net, i, 0));
-  if (net->evaluated[i]) {
-    MACE_RETURN_IF_ERROR(evaluate_op(net, i));
-    mark_changed(net, op, 1);
-    return MACE_OK;
-  }
-  mark_changed(net, op, 0);
-  for (int k = 0; k < op->n_outputs; ++k) {
-    mace_tensor *t = op->outputs[k];
-    const int ti = (int)(t - net->tensors);
-    if (t->storage != MACE_STORAGE_HOST || t->is_value) continue;
-    if (t->view_of)
-      t->data = t->view_of->data; /* its root's buffer, which may be one of its own */
-    else if ((int64_t)mace_tensor_nbytes(t) > held_bytes(net, ti))
-      MACE_RETURN_IF_ERROR(grow_overflow(net, ti));
-  }
-  const size_t held = net->own_scratch[i] ? net->own_scratch_room[i]
-                                          : (size_t)net->bound_scratch[i];
-  if (op->scratch_bytes > held) {
-    void *p = mace_aligned_alloc(op->scratch_bytes);
-    if (!p)
-      return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (%s): out of memory for its scratch",
-                        op->name, op->type);
-    mace_aligned_free(net->own_scratch[i]);
-    net->own_scratch[i] = p;
-    net->own_scratch_room[i] = op->scratch_bytes;
-  }
-  if (net->own_scratch[i]) op->scratch = net->own_scratch[i];
-  return MACE_OK;
-}
-
-/* After sized op i ran: marks the outputs whose dims it changed dirty, and checks it kept
- * within the bytes each output holds. */
-static mace_status sized_op_done(mace_net *net, int i) {
-  const mace_op *op = &net->ops[i];
-  mark_changed(net, op, 0);
-  for (int k = 0; k < op->n_outputs; ++k) {
-    const mace_tensor *t = op->outputs[k];
-    const int ti = (int)(t - net->tensors);
-    if (t->storage == MACE_STORAGE_HOST && !t->is_value && !t->view_of &&
-        (int64_t)mace_tensor_nbytes(t) > held_bytes(net, ti))
-      return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s): output '%s' came out larger (%zu "
-                        "bytes) than the bound its infer gave (%lld bytes)", op->name, op->type,
-                        t->name, mace_tensor_nbytes(t), (long long)held_bytes(net, ti));
-  }
-  return MACE_OK;
-}
 
 /* Creates (first time) and infers ops from n_built on, evaluating the ops that produce
  * value tensors. Stops early, without error, at an op that needs the values of a model
@@ -704,20 +560,20 @@ static mace_status build(mace_net *net) {
     if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, &net->ops[i]));
     if (!values_ready(&net->ops[i])) return MACE_OK;
     /* Bounds are not the shapes the model declares. */
-    const int reads = reads_bounded(net, &net->ops[i]);
+    const int reads = mace_net_reads_bounded(net, &net->ops[i]);
     const int check = !net->reshaped && !reads &&
                       !(net->ops[i].kind->sized_at_run && !net->ops[i].outputs[0]->is_value);
-    mace_status st = infer_op(net, i, check);
+    mace_status st = mace_net_infer_op(net, i, check);
     if (st != MACE_OK && net->placement && mace_placement_can_fall_back(net, i)) {
       /* The GPU kernel cannot take these shapes: the op runs on the CPU. */
       MACE_RETURN_IF_ERROR(mace_placement_fall_back(net, i));
-      st = infer_op(net, i, check);
+      st = mace_net_infer_op(net, i, check);
     }
     MACE_RETURN_IF_ERROR(st);
     if (net->discard_packed) note_packed(net, &net->ops[i]);
     net->evaluated[i] = 0;
-    if (net->ops[i].outputs[0]->is_value) MACE_RETURN_IF_ERROR(evaluate_op(net, i));
-    note_bounds(net, i, reads);
+    if (net->ops[i].outputs[0]->is_value) MACE_RETURN_IF_ERROR(mace_net_evaluate_op(net, i));
+    mace_net_note_bounds(net, i, reads);
     net->n_built = i + 1;
     args += net->def->op[i]->n_arg;
   }
@@ -729,7 +585,7 @@ static mace_status build(mace_net *net) {
     net->outputs[i].bound_ndim = t->ndim;
     memcpy(net->outputs[i].bound_dims, t->dims, sizeof(t->dims));
   }
-  release_overflow(net);
+  mace_net_release_overflow(net);
   if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_apply(net));
   if (net->discard_packed && net->packed_since_discard) {
     (void)mace_net_discard_packed_weights(net);
@@ -739,10 +595,6 @@ static mace_status build(mace_net *net) {
 }
 
 int mace_net_is_built(const mace_net *net) { return net->n_built == net->n_ops; }
-
-int mace_net_op_reinferred(const mace_net *net, const mace_op *op) {
-  return op >= net->ops && op < net->ops + net->n_ops && net->reinferred[op - net->ops];
-}
 
 /* Describes the current sizes, scratch and gathering ops to the planner and plans the arena
  * (a description seen before takes its remembered plan). The arena only grows: a plan larger
@@ -794,8 +646,9 @@ static void bind_arena(mace_net *net) {
       t->data = net->arena + offsets[i];
   }
   for (int i = 0; i < net->n_ops; ++i)
-    net->ops[i].scratch = net->own_scratch[i]   ? net->own_scratch[i]
-                          : net->ops[i].scratch_bytes
+    net->ops[i].scratch = net->own_scratch[i] ? net->own_scratch[i]
+                          : (net->op_bounded[i] ? net->bound_scratch[i]
+                                                : (int64_t)net->ops[i].scratch_bytes)
                               ? net->arena + mace_planner_scratch_offset(net->planner, i)
                               : NULL;
 }
@@ -819,7 +672,7 @@ mace_status mace_net_prepare(mace_net *net) {
   if (!mace_net_is_built(net)) return mace_error(MACE_INVALID_INPUT, "input values are missing");
   if (!net->arena) {
     const int64_t bytes = mace_planner_arena_bytes(net->planner);
-    const int64_t ceiling = arena_ceiling(net);
+    const int64_t ceiling = mace_net_arena_ceiling(net);
     if (ceiling > 0 && bytes > ceiling)
       return mace_error(MACE_OUT_OF_RESOURCES, "the arena of these input shapes needs %lld bytes, "
                         "above the ceiling of %lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)",
@@ -1029,65 +882,9 @@ void mace_net_destroy(mace_net *net) {
   free(net);
 }
 
-/* ---- queries --------------------------------------------------------------------------- */
+/* ---- queries (the read-only ones: core/net_query.c) ------------------------------------ */
 
-int mace_net_num_inputs(const mace_net *net) { return net->n_inputs; }
-int mace_net_num_outputs(const mace_net *net) { return net->n_outputs; }
-const mace_net_io *mace_net_input(const mace_net *net, int i) { return &net->inputs[i]; }
-const mace_net_io *mace_net_output(const mace_net *net, int i) { return &net->outputs[i]; }
-mace_tensor *mace_net_tensor(mace_net *net, int index) { return &net->tensors[index]; }
-const mace_tensor *mace_net_tensor_const(const mace_net *net, int index) {
-  return &net->tensors[index];
-}
-int mace_net_num_tensors(const mace_net *net) { return net->n_tensors; }
 int mace_net_find_tensor(const mace_net *net, const char *name) { return find_tensor(net, name); }
-int mace_net_num_ops(const mace_net *net) { return net->n_ops; }
-const mace_op *mace_net_op(const mace_net *net, int i) { return &net->ops[i]; }
-double mace_net_op_ms(const mace_net *net, int i) { return net->op_ms[i]; }
-void mace_net_set_profiling(mace_net *net, int on) { net->profiling = on; }
-void mace_net_set_queue_window(mace_net *net, int n) { net->queue_window = n; }
-
-int mace_net_num_steps(const mace_net *net) {
-  return net->placement ? mace_placement_num_steps(net) : net->n_ops;
-}
-
-const mace_op *mace_net_step(const mace_net *net, int i, double *ms) {
-  if (net->placement) return mace_placement_step(net, i, ms);
-  *ms = net->op_ms[i];
-  return &net->ops[i];
-}
-
-int mace_net_tensor_is_copy(const mace_net *net, int index) {
-  return mace_placement_is_copy(net, index);
-}
-
-mace_status mace_net_read_tensor(const mace_net *net, int index, void *dst) {
-  const mace_tensor *t = &net->tensors[index];
-  if (t->storage == MACE_STORAGE_CL_BUFFER && t->role != MACE_TENSOR_CONST)
-    return mace_placement_read(net, t, dst);
-  if (mace_tensor_nbytes(t)) memcpy(dst, t->data, mace_tensor_nbytes(t));
-  return MACE_OK;
-}
-
-mace_status mace_net_bind_device_input(mace_net *net, int i, void *mem, int *needs_host) {
-  if (!net->placement)
-    return mace_error(MACE_INVALID_INPUT, "input '%s': a device buffer needs a GPU engine",
-                      net->tensors[net->inputs[i].tensor].name);
-  return mace_placement_bind_device_input(net, net->inputs[i].tensor, mem, needs_host);
-}
-
-void mace_net_clear_device_inputs(mace_net *net) { mace_placement_clear_device_inputs(net); }
-
-int64_t mace_net_device_arena_bytes(const mace_net *net) {
-  return mace_placement_arena_bytes(net);
-}
-
-void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
-                     int64_t *weights_bytes) {
-  *arena_bytes = mace_planner_arena_bytes(net->planner);
-  *naive_bytes = mace_planner_naive_bytes(net->planner);
-  *weights_bytes = net->weights_bytes;
-}
 
 void mace_net_release_arena(mace_net *net) {
   mace_placement_release(net);
@@ -1158,15 +955,16 @@ mace_status mace_net_run(mace_net *net) {
     mace_op *op = &net->ops[i];
     if (net->placement && (st = mace_placement_run_steps(net, i)) != MACE_OK) break;
     /* What follows an op sized at run is inferred again where that op changed its dims. */
-    if (net->op_bounded[i] && reads_dirty(net, op) && (st = reinfer_op(net, i)) != MACE_OK) {
+    if (net->op_bounded[i] && mace_net_reads_dirty(net, op) && (st = mace_net_reinfer_op(net, i)) != MACE_OK) {
       st = mace_error_wrap(st, "op '%s' (%s), inferred again at run", op->name, op->type);
       break;
     }
     if (net->evaluated[i]) continue; /* computed during infer */
     double t0 = net->profiling ? now_ms() : 0;
-    if (op->kind->sized_at_run) snap_dims(net, op);
+    const int sized = op->kind->sized_at_run && net->any_bounded;
+    if (sized) mace_net_snap_dims(net, op);
     st = op->kind->run(op);
-    if (st == MACE_OK && op->kind->sized_at_run) st = sized_op_done(net, i);
+    if (st == MACE_OK && sized) st = mace_net_sized_op_done(net, i);
     if (st != MACE_OK) {
       /* Ops name themselves in their messages; add the name only where one did not. */
       char tag[256];

@@ -76,4 +76,25 @@ struct mace_net {
 mace_status mace_net_add_tensor(mace_net *net, const char *name, mace_tensor_role role,
                                 int *index);
 
+/* From core/net.c: op i's infer (checking the output shapes the model declares when asked); op
+ * i run now, during infer, into its value outputs' host buffers; the most bytes the arena or one
+ * buffer of the net may take (0: no limit). */
+mace_status mace_net_infer_op(mace_net *net, int i, int check_declared);
+mace_status mace_net_evaluate_op(mace_net *net, int i);
+int64_t mace_net_arena_ceiling(const mace_net *net);
+
+/* Outputs sized at run (core/net_sized.c). At build: whether op reads a bounded tensor; after op
+ * i's infer, its outputs' bounds (`reads`: what mace_net_reads_bounded said); once built, the
+ * buffers that outgrew the last plan freed. During a run: the dims of op's outputs kept before
+ * it runs; whether op reads a tensor this run changed; op i inferred again (evaluated again,
+ * outputs that outgrow their bytes given buffers of their own, changed ones marked dirty); after
+ * sized op i ran, its changed outputs marked dirty and checked against their bytes. */
+int mace_net_reads_bounded(const mace_net *net, const mace_op *op);
+void mace_net_note_bounds(mace_net *net, int i, int reads);
+void mace_net_release_overflow(mace_net *net);
+void mace_net_snap_dims(mace_net *net, const mace_op *op);
+int mace_net_reads_dirty(const mace_net *net, const mace_op *op);
+mace_status mace_net_reinfer_op(mace_net *net, int i);
+mace_status mace_net_sized_op_done(mace_net *net, int i);
+
 #endif /* MACE_CORE_NET_INTERNAL_H_ */
