@@ -155,3 +155,29 @@ def test_new_input_shapes_then_counts():
         for shift in (0.0, -5.0):
             x = (rng.uniform(-1, 1, (rows, 5)) + shift).astype(np.float32)
             _check(model, sess, {"x": x})
+
+
+def test_topk_with_k_computed_at_run():
+    # k = how many of h = Relu(x * w) pass a threshold: computed at run, not at infer (no
+    # value); TopK plans k = 16, its run gives the real k, and what follows it is inferred again.
+    w = np.random.default_rng(6).uniform(0.5, 1.5, (16,)).astype(np.float32)
+    nodes = [helper.make_node("Mul", ["x", "w"], ["xw"]),
+             helper.make_node("Relu", ["xw"], ["h"]),
+             helper.make_node("Greater", ["h", "t"], ["m"]),
+             helper.make_node("Cast", ["m"], ["mi"], to=TensorProto.INT64),
+             helper.make_node("ReduceSum", ["mi"], ["k"], keepdims=1),
+             helper.make_node("TopK", ["h", "k"], ["v", "i"]),
+             helper.make_node("Neg", ["v"], ["y"])]
+    model = build(nodes, [("x", np.float32, (16,)), ("t", np.float32, ())],
+                  [("y", np.float32), ("i", np.int64)], inits=[("w", w)])
+    sess = mace.Session(model, num_threads=1)
+    x = np.random.default_rng(7).uniform(-1, 1, (16,)).astype(np.float32)
+    ks, previous = [], None
+    for t in (0.2, 5.0, -1.0, 0.2, 0.2, 0.6):
+        got, stats = _check(model, sess, {"x": x, "t": np.array(t, np.float32)})
+        k = got["y"].shape[0]
+        again = [s["type"] for s in stats if s["reinferred"]]
+        assert (again == []) == (k == previous), (previous, k, again)
+        ks.append(k)
+        previous = k
+    assert 0 in ks and 16 in ks and len(set(ks)) >= 3, ks

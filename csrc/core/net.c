@@ -130,6 +130,7 @@ static mace_status mark_values(const Mace__NetDef *def, char **names, int *n,
     unsigned extra = 0;
     MACE_RETURN_IF_ERROR(arg_value_inputs(od, size_at_run, &extra));
     unsigned mask = mace_registry_value_inputs(od->type) | extra;
+    if (size_at_run) mask &= ~mace_registry_run_value_inputs(od->type);
     unsigned dims_only = mace_registry_dims_only_inputs(od->type);
     if (op_masks) op_masks[i] = mask;
     /* Not sized at run: the op runs during infer, its outputs values. */
@@ -423,7 +424,9 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
                         op->name, op->type, mace_registry_selection());
     return mace_error(MACE_INVALID_MODEL, "op '%s': unknown op type '%s'", op->name, op->type);
   }
-  op->value_inputs = op->kind->value_inputs | net->op_value_inputs[index];
+  op->value_inputs = (op->kind->value_inputs &
+                     ~(net->size_at_run ? op->kind->run_value_inputs : 0u)) |
+                    net->op_value_inputs[index];
   for (size_t k = 0; k < od->n_output; ++k) {
     int t;
     MACE_RETURN_IF_ERROR(mace_net_add_tensor(net, od->output[k], MACE_TENSOR_INTERMEDIATE, &t));
@@ -465,6 +468,7 @@ mace_status mace_net_infer_op(mace_net *net, int i, int check_declared) {
       return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s) cannot read the blocked (NCHWc) "
                         "tensor '%s' (a layout pass error; MACE_NCHWC=0 turns the pass off)",
                         op->name, op->type, op->inputs[k]->name);
+  op->output_bound = 0;
   MACE_RETURN_IF_ERROR(op->kind->infer(op));
   const Mace__OperatorDef *od = net->def->op[i];
   for (int k = 0; k < op->n_outputs; ++k) {

@@ -90,6 +90,8 @@ mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS]
 int mace_net_input_values_equal(const mace_net *net, int i, const void *values);
 /* 1 once every op is inferred (a net with value inputs waits for their values). */
 int mace_net_is_built(const mace_net *net);
+/* Whether some output of an op sized at run (or computed from one) has bound dims until a run. */
+int mace_net_has_bounds(const mace_net *net);
 
 /* Makes sure the arena exists (allocates it after a release). */
 mace_status mace_net_prepare(mace_net *net);

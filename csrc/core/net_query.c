@@ -62,3 +62,5 @@ void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_b
   *weights_bytes = net->weights_bytes;
 }
 
+
+int mace_net_has_bounds(const mace_net *net) { return net->any_bounded; }

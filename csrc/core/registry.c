@@ -67,6 +67,13 @@ int mace_registry_sized_at_run(const char *type) {
   return 0;
 }
 
+unsigned mace_registry_run_value_inputs(const char *type) {
+  unsigned mask = 0;
+  for (int i = 0; g_kinds[i]; ++i)
+    if (strcmp(g_kinds[i]->type, type) == 0) mask |= g_kinds[i]->run_value_inputs;
+  return mask;
+}
+
 unsigned mace_registry_dims_only_inputs(const char *type) {
   unsigned mask = ~0u;
   int found = 0;

@@ -136,6 +136,7 @@ static mace_status if_infer(mace_op *op) {
     MACE_RETURN_IF_ERROR(mace_op_set_output(op, k, t->dtype, dims, nd));
     s->bound[k] = mace_tensor_nbytes(op->outputs[k]);
   }
+  op->output_bound = mace_net_has_bounds(sn->net);
   return MACE_OK;
 }
 
