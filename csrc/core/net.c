@@ -959,7 +959,8 @@ mace_status mace_net_run(mace_net *net) {
     mace_op *op = &net->ops[i];
     if (net->placement && (st = mace_placement_run_steps(net, i)) != MACE_OK) break;
     /* What follows an op sized at run is inferred again where that op changed its dims. */
-    if (net->op_bounded[i] && mace_net_reads_dirty(net, op) && (st = mace_net_reinfer_op(net, i)) != MACE_OK) {
+    if (net->op_bounded[i] && mace_net_reads_dirty(net, op) &&
+        (st = mace_net_reinfer_op(net, i)) != MACE_OK) {
       st = mace_error_wrap(st, "op '%s' (%s), inferred again at run", op->name, op->type);
       break;
     }

@@ -17,8 +17,9 @@ int mace_net_reads_bounded(const mace_net *net, const mace_op *op) {
  * for them and for its scratch. */
 void mace_net_note_bounds(mace_net *net, int i, int reads) {
   const mace_op *op = &net->ops[i];
-  const int sized = (op->kind->sized_at_run == 1 || (op->kind->sized_at_run && op->output_bound)) &&
-                    net->size_at_run && !net->evaluated[i];
+  const int sized =
+      (op->kind->sized_at_run == 1 || (op->kind->sized_at_run && op->output_bound)) &&
+      net->size_at_run && !net->evaluated[i];
   net->op_bounded[i] = (char)reads;
   net->bound_scratch[i] = (int64_t)op->scratch_bytes;
   for (int k = 0; k < op->n_outputs; ++k) {
