@@ -581,14 +581,14 @@ static mace_status copy_outputs(const mace_engine *eng, mace_io *outputs, int nu
     const mace_tensor *t = mace_net_tensor_const(net, io->tensor);
     if (!y->data && !y->gpu_buffer && mace_tensor_numel(t) > 0)
       return mace_error(MACE_INVALID_ARGS, "output '%s' has no buffer", t->name);
-    if (y->data && y->data_bytes && mace_tensor_nbytes(t) > y->data_bytes)
-      return mace_error(MACE_RUNTIME_ERROR, "output '%s' came out larger (%zu bytes) than the "
-                        "bound it was planned for (%zu bytes)", t->name, mace_tensor_nbytes(t),
-                        y->data_bytes);
     /* Only a model's own Reorder op can return one; its storage is larger than its dims. */
     if (t->layout == MACE_LAYOUT_NCHWC)
       return mace_error(MACE_INVALID_MODEL, "output '%s' is in the blocked NCHWc layout (a "
                         "Reorder op to NCHWc ends the model)", t->name);
+    const size_t bytes = (size_t)mace_tensor_numel(t) * mace_dtype_size(t->dtype);
+    if (y->data && y->data_bytes && bytes > y->data_bytes)
+      return mace_error(MACE_RUNTIME_ERROR, "output '%s' came out larger (%zu bytes) than the "
+                        "bound it was planned for (%zu bytes)", t->name, bytes, y->data_bytes);
     y->dtype = t->dtype;
     y->ndim = t->ndim;
     memcpy(y->dims, t->dims, sizeof(y->dims));
