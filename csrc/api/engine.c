@@ -335,6 +335,9 @@ mace_status mace_engine_output_info(const mace_engine *eng, int index, mace_tens
   const mace_net_io *io = mace_net_output(eng->net, index);
   if (io->resolved) {
     fill_info(mace_net_tensor_const(eng->net, io->tensor), io->format, info);
+    /* an upper bound when an op sized at run precedes it (the run gives the real dims) */
+    info->ndim = io->bound_ndim;
+    memcpy(info->dims, io->bound_dims, sizeof(io->bound_dims));
   } else { /* the net waits for input values: only the declared name and dtype are known */
     memset(info, 0, sizeof(*info));
     info->name = io->name;
@@ -556,14 +559,17 @@ static mace_status check_output_buffers(const mace_net *net, const mace_io *outp
   for (int k = 0; k < num_outputs; ++k) {
     const int i = find_output(net, outputs[k].name);
     if (i < 0 || !outputs[k].data_bytes) continue;
-    const mace_tensor *t = mace_net_tensor_const(net, mace_net_output(net, i)->tensor);
-    /* the bytes the caller receives (a blocked tensor's padded storage is refused later) */
-    const size_t need = (size_t)mace_tensor_numel(t) * mace_dtype_size(t->dtype);
+    const mace_net_io *io = mace_net_output(net, i);
+    const mace_tensor *t = mace_net_tensor_const(net, io->tensor);
+    /* the bytes the caller receives at most (a blocked tensor's padded storage is refused
+     * later) */
+    size_t need = mace_dtype_size(t->dtype);
+    for (int d = 0; d < io->bound_ndim; ++d) need *= (size_t)io->bound_dims[d];
     if (need > outputs[k].data_bytes) {
       char d[96];
       return mace_error(MACE_INVALID_ARGS, "output '%s' is %s (%zu bytes) for the inputs bound, "
                         "but its buffer holds %zu bytes", t->name,
-                        mace_dims_str(t->dims, t->ndim, d, sizeof d), need,
+                        mace_dims_str(io->bound_dims, io->bound_ndim, d, sizeof d), need,
                         outputs[k].data_bytes);
     }
   }
@@ -589,6 +595,10 @@ static mace_status copy_outputs(const mace_engine *eng, mace_io *outputs, int nu
     if (t->layout == MACE_LAYOUT_NCHWC)
       return mace_error(MACE_INVALID_MODEL, "output '%s' is in the blocked NCHWc layout (a "
                         "Reorder op to NCHWc ends the model)", t->name);
+    const size_t bytes = (size_t)mace_tensor_numel(t) * mace_dtype_size(t->dtype);
+    if (y->data && y->data_bytes && bytes > y->data_bytes)
+      return mace_error(MACE_RUNTIME_ERROR, "output '%s' came out larger (%zu bytes) than the "
+                        "bound it was planned for (%zu bytes)", t->name, bytes, y->data_bytes);
     y->dtype = t->dtype;
     y->ndim = t->ndim;
     memcpy(y->dims, t->dims, sizeof(y->dims));
@@ -721,6 +731,7 @@ mace_status mace_engine_op_stat(const mace_engine *eng, int index, mace_op_stat 
                      ? MACE_DEVICE_GPU
                      : MACE_DEVICE_CPU;
   stat->macs = op->macs;
+  stat->reinferred = mace_net_op_reinferred(eng->net, op);
   if (op->n_outputs) {
     stat->ndim = op->outputs[0]->ndim;
     memcpy(stat->out_dims, op->outputs[0]->dims, sizeof(stat->out_dims));

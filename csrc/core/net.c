@@ -92,7 +92,8 @@ static int is_value_name(const mace_net *net, const char *name) {
 
 /* The bits a kind's arg_value_inputs adds for op `od` (an If whose branch reads the values of
  * a lifted tensor): asked on a probe op holding the arguments alone. */
-static mace_status arg_value_inputs(const Mace__OperatorDef *od, unsigned *mask) {
+static mace_status arg_value_inputs(const Mace__OperatorDef *od, int size_at_run,
+                                    unsigned *mask) {
   *mask = 0;
   if (!mace_registry_has_arg_value_inputs(od->type)) return MACE_OK;
   mace_arg *args = calloc(od->n_arg ? od->n_arg : 1, sizeof(mace_arg));
@@ -108,6 +109,7 @@ static mace_status arg_value_inputs(const Mace__OperatorDef *od, unsigned *mask)
     probe.args = args;
     probe.n_args = (int)od->n_arg;
     probe.n_inputs = (int)od->n_input;
+    probe.size_at_run = size_at_run;
     st = mace_registry_arg_value_inputs(&probe, mask);
   }
   for (size_t k = 0; k < n; ++k) free((char *)args[k].s);
@@ -121,15 +123,21 @@ static mace_status arg_value_inputs(const Mace__OperatorDef *od, unsigned *mask)
  * NULL). An input an op reads only the dims of (Shape's) is not among them: a value computed
  * from a tensor's shape does not make that tensor's producers run at infer. */
 static mace_status mark_values(const Mace__NetDef *def, char **names, int *n,
-                               unsigned *op_masks) {
+                               unsigned *op_masks, int size_at_run) {
   for (size_t i = def->n_op; i-- > 0;) {
     const Mace__OperatorDef *od = def->op[i];
     if (!od->type) continue;
     unsigned extra = 0;
-    MACE_RETURN_IF_ERROR(arg_value_inputs(od, &extra));
+    MACE_RETURN_IF_ERROR(arg_value_inputs(od, size_at_run, &extra));
     unsigned mask = mace_registry_value_inputs(od->type) | extra;
+    if (size_at_run) mask &= ~mace_registry_run_value_inputs(od->type);
     unsigned dims_only = mace_registry_dims_only_inputs(od->type);
     if (op_masks) op_masks[i] = mask;
+    /* Not sized at run: the op runs during infer, its outputs values. */
+    for (size_t k = 0; !size_at_run && mace_registry_sized_at_run(od->type) && k < od->n_output;
+         ++k)
+      if (od->output[k] && *od->output[k] && !name_listed(names, *n, od->output[k]))
+        names[(*n)++] = od->output[k];
     int all = 0;
     for (size_t k = 0; k < od->n_output; ++k) all |= name_listed(names, *n, od->output[k]);
     /* An op that runs during infer computes all its outputs there (a Split feeding NMS one
@@ -157,10 +165,12 @@ static mace_status mark_value_names(mace_net *net) {
   net->op_value_inputs = calloc(net->def->n_op ? net->def->n_op : 1, sizeof(unsigned));
   if (!net->value_names || !net->op_value_inputs)
     return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
-  return mark_values(net->def, net->value_names, &net->n_value_names, net->op_value_inputs);
+  return mark_values(net->def, net->value_names, &net->n_value_names, net->op_value_inputs,
+                     net->size_at_run);
 }
 
-mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, uint64_t *mask) {
+mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, int size_at_run,
+                                        uint64_t *mask) {
   *mask = 0;
   Mace__NetDef *def = mace__net_def__unpack(NULL, graph_size, graph);
   if (!def)
@@ -168,7 +178,7 @@ mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, ui
                       "protobuf parsing failed", graph_size);
   char **names = calloc(value_names_room(def), sizeof(char *));
   int n = 0;
-  mace_status st = names ? mark_values(def, names, &n, NULL)
+  mace_status st = names ? mark_values(def, names, &n, NULL, size_at_run)
                          : mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   for (size_t i = 0; st == MACE_OK && i < def->n_input_info && i < 64; ++i)
     if (name_listed(names, n, def->input_info[i]->name)) *mask |= UINT64_C(1) << i;
@@ -179,7 +189,7 @@ mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, ui
 
 /* The most bytes the net's arena or one value tensor may take (0: no limit): its
  * max_arena_bytes, else mace_arena_ceiling() (the environment, read when asked). */
-static int64_t arena_ceiling(const mace_net *net) {
+int64_t mace_net_arena_ceiling(const mace_net *net) {
   if (net->max_arena_bytes < 0) return 0;
   return net->max_arena_bytes > 0 ? net->max_arena_bytes : mace_arena_ceiling();
 }
@@ -189,7 +199,7 @@ static int64_t arena_ceiling(const mace_net *net) {
  * evaluated at infer, keeps its buffers), else a new one. */
 static mace_status value_alloc(mace_net *net, mace_tensor *t) {
   const size_t need = mace_tensor_nbytes(t);
-  const int64_t ceiling = arena_ceiling(net);
+  const int64_t ceiling = mace_net_arena_ceiling(net);
   if (ceiling > 0 && (int64_t)need > ceiling)
     return mace_error(MACE_OUT_OF_RESOURCES, "value tensor '%s' needs %lld bytes, above the "
                       "ceiling of %lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)", t->name,
@@ -373,6 +383,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
   op->pool = net->pool;
   op->weights = net->weights;
   op->weights_size = net->weights_size;
+  op->size_at_run = net->size_at_run;
   if (!valid_utf8(op->name) || !valid_utf8(op->type))
     return mace_error(MACE_INVALID_MODEL, "op %d: name or type is not valid UTF-8 (corrupt model?)",
                       index);
@@ -413,7 +424,9 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
                         op->name, op->type, mace_registry_selection());
     return mace_error(MACE_INVALID_MODEL, "op '%s': unknown op type '%s'", op->name, op->type);
   }
-  op->value_inputs = op->kind->value_inputs | net->op_value_inputs[index];
+  op->value_inputs = (op->kind->value_inputs &
+                     ~(net->size_at_run ? op->kind->run_value_inputs : 0u)) |
+                    net->op_value_inputs[index];
   for (size_t k = 0; k < od->n_output; ++k) {
     int t;
     MACE_RETURN_IF_ERROR(mace_net_add_tensor(net, od->output[k], MACE_TENSOR_INTERMEDIATE, &t));
@@ -446,7 +459,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
 
 /* Runs op i's infer; at load also checks the output shapes the model declares (after a
  * reshape those no longer apply). */
-static mace_status infer_op(mace_net *net, int i, int check_declared) {
+mace_status mace_net_infer_op(mace_net *net, int i, int check_declared) {
   mace_op *op = &net->ops[i];
   op->macs = 0;
   op->scratch_bytes = 0;
@@ -455,6 +468,7 @@ static mace_status infer_op(mace_net *net, int i, int check_declared) {
       return mace_error(MACE_RUNTIME_ERROR, "op '%s' (%s) cannot read the blocked (NCHWc) "
                         "tensor '%s' (a layout pass error; MACE_NCHWC=0 turns the pass off)",
                         op->name, op->type, op->inputs[k]->name);
+  op->output_bound = 0;
   MACE_RETURN_IF_ERROR(op->kind->infer(op));
   const Mace__OperatorDef *od = net->def->op[i];
   for (int k = 0; k < op->n_outputs; ++k) {
@@ -489,7 +503,7 @@ static int values_ready(const mace_op *op) {
 }
 
 /* Runs op i now, during infer, into its outputs' host buffers (it produces value tensors). */
-static mace_status evaluate_op(mace_net *net, int i) {
+mace_status mace_net_evaluate_op(mace_net *net, int i) {
   mace_op *op = &net->ops[i];
   for (int k = 0; k < op->n_outputs; ++k) {
     if (!op->outputs[k]->is_value)
@@ -549,20 +563,33 @@ static mace_status build(mace_net *net) {
     }
     if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, &net->ops[i]));
     if (!values_ready(&net->ops[i])) return MACE_OK;
-    mace_status st = infer_op(net, i, !net->reshaped);
+    /* Bounds are not the shapes the model declares. */
+    const int reads = mace_net_reads_bounded(net, &net->ops[i]);
+    const int check = !net->reshaped && !reads &&
+                      !(net->ops[i].kind->sized_at_run && !net->ops[i].outputs[0]->is_value);
+    mace_status st = mace_net_infer_op(net, i, check);
     if (st != MACE_OK && net->placement && mace_placement_can_fall_back(net, i)) {
       /* The GPU kernel cannot take these shapes: the op runs on the CPU. */
       MACE_RETURN_IF_ERROR(mace_placement_fall_back(net, i));
-      st = infer_op(net, i, !net->reshaped);
+      st = mace_net_infer_op(net, i, check);
     }
     MACE_RETURN_IF_ERROR(st);
     if (net->discard_packed) note_packed(net, &net->ops[i]);
     net->evaluated[i] = 0;
-    if (net->ops[i].outputs[0]->is_value) MACE_RETURN_IF_ERROR(evaluate_op(net, i));
+    if (net->ops[i].outputs[0]->is_value) MACE_RETURN_IF_ERROR(mace_net_evaluate_op(net, i));
+    mace_net_note_bounds(net, i, reads);
     net->n_built = i + 1;
     args += net->def->op[i]->n_arg;
   }
   if (!net->outputs[0].resolved) MACE_RETURN_IF_ERROR(load_outputs(net));
+  net->any_bounded = 0;
+  for (int i = 0; i < net->n_tensors; ++i) net->any_bounded |= net->bounded[i];
+  for (int i = 0; i < net->n_outputs; ++i) {
+    const mace_tensor *t = &net->tensors[net->outputs[i].tensor];
+    net->outputs[i].bound_ndim = t->ndim;
+    memcpy(net->outputs[i].bound_dims, t->dims, sizeof(t->dims));
+  }
+  mace_net_release_overflow(net);
   if (net->placement) MACE_RETURN_IF_ERROR(mace_placement_apply(net));
   if (net->discard_packed && net->packed_since_discard) {
     (void)mace_net_discard_packed_weights(net);
@@ -580,9 +607,12 @@ int mace_net_is_built(const mace_net *net) { return net->n_built == net->n_ops; 
 static mace_status plan(mace_net *net) {
   mace_planner *p = net->planner;
   for (int i = 0; i < net->n_tensors; ++i)
-    mace_planner_tensor(p, i)->bytes = (int64_t)mace_tensor_nbytes(&net->tensors[i]);
+    mace_planner_tensor(p, i)->bytes = net->bounded[i]
+                                           ? net->bound_bytes[i]
+                                           : (int64_t)mace_tensor_nbytes(&net->tensors[i]);
   for (int i = 0; i < net->n_ops; ++i)
-    mace_planner_set_scratch(p, i, (int64_t)net->ops[i].scratch_bytes);
+    mace_planner_set_scratch(p, i, net->op_bounded[i] ? net->bound_scratch[i]
+                                                      : (int64_t)net->ops[i].scratch_bytes);
   if (net->placement) mace_placement_describe(net);
   /* An op that gathers its inputs (kind->inputs_in_output, a Concat) copies nothing when they
    * are computed in place inside its output. */
@@ -592,6 +622,7 @@ static mace_status plan(mace_net *net) {
   for (int i = 0; i < net->n_ops; ++i) {
     const mace_op *op = &net->ops[i];
     if (!op->kind->inputs_in_output || op->n_outputs != 1 || op->n_inputs > MACE_MAX_GATHERED ||
+        net->op_bounded[i] || net->bounded[op->outputs[0] - net->tensors] ||
         op->outputs[0]->storage != MACE_STORAGE_HOST || !op->kind->inputs_in_output(op, offs))
       continue;
     for (int k = 0; k < op->n_inputs; ++k) inputs[k] = (int)(op->inputs[k] - net->tensors);
@@ -609,15 +640,19 @@ static void bind_arena(mace_net *net) {
   for (int i = 0; i < net->n_tensors; ++i) {
     mace_tensor *t = &net->tensors[i];
     if (t->role == MACE_TENSOR_CONST || t->is_value || t->borrowed ||
-        t->storage != MACE_STORAGE_HOST)
+        t->storage != MACE_STORAGE_HOST || net->overflow[i])
       continue;
     if (t->view_of && (t->view_of->role == MACE_TENSOR_CONST || t->view_of->is_value))
       t->data = t->view_of->data; /* a view of weights or a host value: read only */
+    else if (t->view_of && net->overflow[t->view_of - net->tensors])
+      t->data = t->view_of->data; /* a view of a buffer of its own */
     else
       t->data = net->arena + offsets[i];
   }
   for (int i = 0; i < net->n_ops; ++i)
-    net->ops[i].scratch = net->ops[i].scratch_bytes
+    net->ops[i].scratch = net->own_scratch[i] ? net->own_scratch[i]
+                          : (net->op_bounded[i] ? net->bound_scratch[i]
+                                                : (int64_t)net->ops[i].scratch_bytes)
                               ? net->arena + mace_planner_scratch_offset(net->planner, i)
                               : NULL;
 }
@@ -630,7 +665,8 @@ int mace_net_borrow(mace_net *net, int index, void *data) {
     t->borrowed = 0;
     return 1;
   }
-  if (!mace_planner_borrowable(net->planner, index)) return 0;
+  /* a bounded tensor's dims are known only after the run */
+  if (!mace_planner_borrowable(net->planner, index) || net->bounded[index]) return 0;
   t->data = data;
   t->borrowed = 1;  /* bind_arena leaves it */
   return 1;
@@ -640,7 +676,7 @@ mace_status mace_net_prepare(mace_net *net) {
   if (!mace_net_is_built(net)) return mace_error(MACE_INVALID_INPUT, "input values are missing");
   if (!net->arena) {
     const int64_t bytes = mace_planner_arena_bytes(net->planner);
-    const int64_t ceiling = arena_ceiling(net);
+    const int64_t ceiling = mace_net_arena_ceiling(net);
     if (ceiling > 0 && bytes > ceiling)
       return mace_error(MACE_OUT_OF_RESOURCES, "the arena of these input shapes needs %lld bytes, "
                         "above the ceiling of %lld bytes (max_arena_bytes / MACE_MAX_ARENA_BYTES)",
@@ -689,16 +725,37 @@ static mace_status load_outputs(mace_net *net) {
   return MACE_OK;
 }
 
+static mace_status create_net(const void *graph, size_t graph_size, const uint8_t *weights,
+                              size_t weights_size, mace_threadpool *pool,
+                              struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                              int discard_packed, int size_at_run, mace_net **out);
+
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
                             size_t weights_size, mace_threadpool *pool, mace_net **out) {
-  return mace_net_create_on(graph, graph_size, weights, weights_size, pool, NULL, 0, 0, out);
+  return create_net(graph, graph_size, weights, weights_size, pool, NULL, 0, 0, 1, out);
 }
 
+mace_status mace_net_create_nested(const void *graph, size_t graph_size, const uint8_t *weights,
+                                   size_t weights_size, mace_threadpool *pool, int size_at_run,
+                                   mace_net **out) {
+  return create_net(graph, graph_size, weights, weights_size, pool, NULL, 0, 0, size_at_run,
+                    out);
+}
+
+/* With a GPU, ops sized at run run during infer: the placement of ops and copies between
+ * devices is made once for all shapes. */
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
                                struct mace_cl_runtime *cl, int64_t max_arena_bytes,
-                               int discard_packed,
-                               mace_net **out) {
+                               int discard_packed, mace_net **out) {
+  return create_net(graph, graph_size, weights, weights_size, pool, cl, max_arena_bytes,
+                    discard_packed, cl == NULL, out);
+}
+
+static mace_status create_net(const void *graph, size_t graph_size, const uint8_t *weights,
+                              size_t weights_size, mace_threadpool *pool,
+                              struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                              int discard_packed, int size_at_run, mace_net **out) {
   *out = NULL;
   if (!graph || graph_size == 0) return mace_error(MACE_INVALID_MODEL, "the graph is empty");
   mace_net *net = calloc(1, sizeof(*net));
@@ -707,6 +764,7 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   net->pool = pool;
   net->cl = cl;
   net->max_arena_bytes = max_arena_bytes;
+  net->size_at_run = size_at_run;
   net->discard_packed = discard_packed && !cl;
   net->weights = weights;
   net->weights_size = weights ? weights_size : 0;
@@ -729,7 +787,13 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   if (!cl && (st = mace_layout_nchwc(net->def, mace_nchwc_block(), &n_reorders)) != MACE_OK)
     goto fail;
   size_t n_tensors = net->def->n_tensors + net->def->n_input_info;
-  for (size_t i = 0; i < net->def->n_op; ++i) n_tensors += net->def->op[i]->n_output;
+  net->max_outputs = 1;
+  for (size_t i = 0; i < net->def->n_op; ++i) {
+    n_tensors += net->def->op[i]->n_output;
+    if (net->def->op[i]->n_output > (size_t)net->max_outputs &&
+        net->def->op[i]->n_output <= 1024)
+      net->max_outputs = (int)net->def->op[i]->n_output;
+  }
   if (n_tensors > (1u << 24)) {
     st = mace_error(MACE_INVALID_MODEL, "the model has too many tensors (%zu)", n_tensors);
     goto fail;
@@ -744,8 +808,21 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
   net->op_ms = calloc(net->n_ops ? (size_t)net->n_ops : 1, sizeof(double));
   net->evaluated = calloc(net->n_ops ? (size_t)net->n_ops : 1, 1);
   net->value_room = calloc((size_t)net->tensor_capacity + 1, sizeof(size_t));
+  const size_t n_t = (size_t)net->tensor_capacity + 1, n_o = (size_t)net->n_ops + 1;
+  net->bounded = calloc(n_t, 1);
+  net->bound_bytes = calloc(n_t, sizeof(int64_t));
+  net->dirty = calloc(n_t, 1);
+  net->overflow = calloc(n_t, 1);
+  net->op_bounded = calloc(n_o, 1);
+  net->bound_scratch = calloc(n_o, sizeof(int64_t));
+  net->own_scratch = calloc(n_o, sizeof(void *));
+  net->own_scratch_room = calloc(n_o, sizeof(size_t));
+  net->reinferred = calloc(n_o, 1);
+  net->snap = calloc((size_t)net->max_outputs * (MACE_MAX_DIMS + 1), sizeof(int64_t));
   if (!net->tensors || !net->name_table || !net->ops || !net->op_ms || !net->evaluated ||
-      !net->value_room) {
+      !net->value_room || !net->bounded || !net->bound_bytes || !net->dirty || !net->overflow ||
+      !net->op_bounded || !net->bound_scratch || !net->own_scratch || !net->own_scratch_room ||
+      !net->snap || !net->reinferred) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
     goto fail;
   }
@@ -769,6 +846,7 @@ fail:
 void mace_net_destroy(mace_net *net) {
   if (!net) return;
   mace_placement_destroy(net);
+  for (int i = 0; net->own_scratch && i < net->n_ops; ++i) mace_aligned_free(net->own_scratch[i]);
   for (int i = 0; i < net->n_ops; ++i) {
     mace_op *op = &net->ops[i];
     if (op->kind && op->kind->release && op->state) op->kind->release(op);
@@ -792,71 +870,25 @@ void mace_net_destroy(mace_net *net) {
   free(net->value_names);
   free(net->op_value_inputs);
   free(net->value_room);
+  free(net->bounded);
+  free(net->bound_bytes);
+  free(net->dirty);
+  free(net->overflow);
+  free(net->op_bounded);
+  free(net->bound_scratch);
+  free(net->own_scratch);
+  free(net->own_scratch_room);
+  free(net->snap);
+  free(net->reinferred);
   mace_aligned_free(net->arena);
   mace_planner_destroy(net->planner);
   if (net->def) mace__net_def__free_unpacked(net->def, NULL);
   free(net);
 }
 
-/* ---- queries --------------------------------------------------------------------------- */
+/* ---- queries (the read-only ones: core/net_query.c) ------------------------------------ */
 
-int mace_net_num_inputs(const mace_net *net) { return net->n_inputs; }
-int mace_net_num_outputs(const mace_net *net) { return net->n_outputs; }
-const mace_net_io *mace_net_input(const mace_net *net, int i) { return &net->inputs[i]; }
-const mace_net_io *mace_net_output(const mace_net *net, int i) { return &net->outputs[i]; }
-mace_tensor *mace_net_tensor(mace_net *net, int index) { return &net->tensors[index]; }
-const mace_tensor *mace_net_tensor_const(const mace_net *net, int index) {
-  return &net->tensors[index];
-}
-int mace_net_num_tensors(const mace_net *net) { return net->n_tensors; }
 int mace_net_find_tensor(const mace_net *net, const char *name) { return find_tensor(net, name); }
-int mace_net_num_ops(const mace_net *net) { return net->n_ops; }
-const mace_op *mace_net_op(const mace_net *net, int i) { return &net->ops[i]; }
-double mace_net_op_ms(const mace_net *net, int i) { return net->op_ms[i]; }
-void mace_net_set_profiling(mace_net *net, int on) { net->profiling = on; }
-void mace_net_set_queue_window(mace_net *net, int n) { net->queue_window = n; }
-
-int mace_net_num_steps(const mace_net *net) {
-  return net->placement ? mace_placement_num_steps(net) : net->n_ops;
-}
-
-const mace_op *mace_net_step(const mace_net *net, int i, double *ms) {
-  if (net->placement) return mace_placement_step(net, i, ms);
-  *ms = net->op_ms[i];
-  return &net->ops[i];
-}
-
-int mace_net_tensor_is_copy(const mace_net *net, int index) {
-  return mace_placement_is_copy(net, index);
-}
-
-mace_status mace_net_read_tensor(const mace_net *net, int index, void *dst) {
-  const mace_tensor *t = &net->tensors[index];
-  if (t->storage == MACE_STORAGE_CL_BUFFER && t->role != MACE_TENSOR_CONST)
-    return mace_placement_read(net, t, dst);
-  if (mace_tensor_nbytes(t)) memcpy(dst, t->data, mace_tensor_nbytes(t));
-  return MACE_OK;
-}
-
-mace_status mace_net_bind_device_input(mace_net *net, int i, void *mem, int *needs_host) {
-  if (!net->placement)
-    return mace_error(MACE_INVALID_INPUT, "input '%s': a device buffer needs a GPU engine",
-                      net->tensors[net->inputs[i].tensor].name);
-  return mace_placement_bind_device_input(net, net->inputs[i].tensor, mem, needs_host);
-}
-
-void mace_net_clear_device_inputs(mace_net *net) { mace_placement_clear_device_inputs(net); }
-
-int64_t mace_net_device_arena_bytes(const mace_net *net) {
-  return mace_placement_arena_bytes(net);
-}
-
-void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_bytes,
-                     int64_t *weights_bytes) {
-  *arena_bytes = mace_planner_arena_bytes(net->planner);
-  *naive_bytes = mace_planner_naive_bytes(net->planner);
-  *weights_bytes = net->weights_bytes;
-}
 
 void mace_net_release_arena(mace_net *net) {
   mace_placement_release(net);
@@ -864,7 +896,8 @@ void mace_net_release_arena(mace_net *net) {
   net->arena = NULL;
   net->arena_capacity = 0;
   for (int i = 0; i < net->n_tensors; ++i)
-    if (net->tensors[i].role != MACE_TENSOR_CONST && !net->tensors[i].is_value)
+    if (net->tensors[i].role != MACE_TENSOR_CONST && !net->tensors[i].is_value &&
+        !net->overflow[i])
       net->tensors[i].data = NULL;
   for (int i = 0; i < net->n_ops; ++i) net->ops[i].scratch = NULL;
 }
@@ -918,12 +951,25 @@ mace_status mace_net_run(mace_net *net) {
   mace_caller_binding binding;
   mace_threadpool_bind_caller(net->pool, &binding);
   mace_status st = net->placement ? mace_placement_run_begin(net) : MACE_OK;
+  if (net->any_bounded) {
+    memset(net->dirty, 0, (size_t)net->n_tensors);
+    memset(net->reinferred, 0, (size_t)net->n_ops);
+  }
   for (int i = 0; i < net->n_ops && st == MACE_OK; ++i) {
     mace_op *op = &net->ops[i];
     if (net->placement && (st = mace_placement_run_steps(net, i)) != MACE_OK) break;
+    /* What follows an op sized at run is inferred again where that op changed its dims. */
+    if (net->op_bounded[i] && mace_net_reads_dirty(net, op) &&
+        (st = mace_net_reinfer_op(net, i)) != MACE_OK) {
+      st = mace_error_wrap(st, "op '%s' (%s), inferred again at run", op->name, op->type);
+      break;
+    }
     if (net->evaluated[i]) continue; /* computed during infer */
     double t0 = net->profiling ? now_ms() : 0;
+    const int sized = op->kind->sized_at_run && net->any_bounded;
+    if (sized) mace_net_snap_dims(net, op);
     st = op->kind->run(op);
+    if (st == MACE_OK && sized) st = mace_net_sized_op_done(net, i);
     if (st != MACE_OK) {
       /* Ops name themselves in their messages; add the name only where one did not. */
       char tag[256];
@@ -938,6 +984,14 @@ mace_status mace_net_run(mace_net *net) {
   }
   if (st == MACE_OK && net->placement) st = mace_placement_run_end(net);
   mace_threadpool_unbind_caller(&binding);
+  if (st != MACE_OK && net->any_bounded) {
+    /* A run stopped halfway leaves dims of this run and of the last: back to the bounds. */
+    char msg[1024];
+    snprintf(msg, sizeof(msg), "%s", mace_last_error());
+    net->n_built = 0;
+    (void)build(net);
+    st = mace_error(st, "%s", msg);
+  }
   /* Ops that pack for good only once they have run (a convolution's Winograd choice): their
    * weights go back after the first run. */
   if (st == MACE_OK && net->discard_packed && !net->discarded_after_run) {

@@ -17,6 +17,10 @@ typedef struct mace_net_io {
   int resolved;               /* outputs: tensor is valid (-1 until every op exists) */
   const char *name;           /* borrowed from the model */
   mace_dtype dtype;           /* as the model declares it */
+  /* Outputs, once built: the dims the plan holds, an upper bound of the dims a run gives when
+   * an op sized at run precedes the output (equal to the tensor's dims otherwise). */
+  int bound_ndim;
+  int64_t bound_dims[MACE_MAX_DIMS];
 } mace_net_io;
 
 /* Parses graph bytes (a NetDef), validates it against the weights blob, creates ops, infers
@@ -36,12 +40,20 @@ mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8
                                size_t weights_size, mace_threadpool *pool,
                                struct mace_cl_runtime *cl, int64_t max_arena_bytes,
                                int discard_packed, mace_net **out);
+/* mace_net_create for a sub-net: with size_at_run 0, ops of sized_at_run kinds run during
+ * infer (their inputs become values), as a Loop body needs, whose iterations infer walks. */
+mace_status mace_net_create_nested(const void *graph, size_t graph_size, const uint8_t *weights,
+                                   size_t weights_size, mace_threadpool *pool, int size_at_run,
+                                   mace_net **out);
 void mace_net_destroy(mace_net *net);
+/* Whether op (one of the net's, or a placement copy) was inferred again during the last run. */
+int mace_net_op_reinferred(const mace_net *net, const mace_op *op);
 
 /* Which inputs of the NetDef in `graph` infer reads the values of, directly or through what is
  * computed from them (a subgraph's; the value mechanism of mace_op_kind.value_inputs): bit i
- * for input i (the first 64). */
-mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, uint64_t *mask);
+ * for input i (the first 64), in a net built with size_at_run (mace_net_create_nested). */
+mace_status mace_net_graph_value_inputs(const void *graph, size_t graph_size, int size_at_run,
+                                        uint64_t *mask);
 
 int mace_net_num_inputs(const mace_net *net);
 int mace_net_num_outputs(const mace_net *net);
@@ -78,6 +90,8 @@ mace_status mace_net_reshape(mace_net *net, const int64_t (*dims)[MACE_MAX_DIMS]
 int mace_net_input_values_equal(const mace_net *net, int i, const void *values);
 /* 1 once every op is inferred (a net with value inputs waits for their values). */
 int mace_net_is_built(const mace_net *net);
+/* Whether some output of an op sized at run (or computed from one) has bound dims until a run. */
+int mace_net_has_bounds(const mace_net *net);
 
 /* Makes sure the arena exists (allocates it after a release). */
 mace_status mace_net_prepare(mace_net *net);

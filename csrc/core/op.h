@@ -50,6 +50,22 @@ typedef struct mace_op_kind {
    * op's output is a value tensor, such an input does not become one: its producers run
    * at run time as usual, and infer has its dims already. */
   unsigned dims_only_inputs;
+  /* The op's output dims depend on its input values (NonZero, NonMaxSuppression): infer sets
+   * an upper bound of each output's dims, computed from its inputs' dims (and value inputs),
+   * and run, which computes the result, sets the real dims (no more elements than the bound)
+   * with mace_op_set_output before it writes the data. The net plans the bound and re-infers
+   * what follows once the op has run (docs/design.md, "Outputs sized at run"). Where the
+   * net runs the op during infer (its outputs are values, or the net sizes nothing at run),
+   * infer then run gives the real dims at once. 2: outputs that are bounds only in some nets:
+   * an op holding subgraphs (If), when an op inside sizes its outputs at run (a net that sizes
+   * nothing at run builds its subgraphs so too: mace_op.size_at_run); TopK, when k is known only
+   * at run (run_value_inputs); infer says which by setting op->output_bound. Never run during
+   * infer for it. */
+  int sized_at_run;
+  /* Bits of value_inputs that a net sizing outputs at run does not make values (TopK's k): infer
+   * reads them when their values are known (a constant, a value some other op needs), else gives
+   * the bound, and run reads them and sets the real dims, as a kind with sized_at_run 2 does. */
+  unsigned run_value_inputs;
   /* Optional, for ops holding subgraphs (If): inputs whose values infer reads beyond
    * value_inputs, as the op's arguments say (one bound to a subgraph input that the
    * subgraph's own infer reads the values of): bit k for input k. Asked while the net is
@@ -120,6 +136,8 @@ struct mace_op {
    * it, since a subgraph's constants live in the same blob as the outer graph's. */
   const uint8_t *weights;
   size_t weights_size;
+  int size_at_run;           /* the net sizes outputs at run (sub-nets the op builds may too) */
+  int output_bound;          /* set by infer of kinds with sized_at_run 2: its dims are bounds */
 };
 
 /* Argument lookup; a missing argument gives the default. */
@@ -154,6 +172,10 @@ unsigned mace_registry_value_inputs(const char *type);
 /* Union of arg_value_inputs over every kind of probe->type that has one (0 when none). */
 mace_status mace_registry_arg_value_inputs(const mace_op *probe, unsigned *mask);
 int mace_registry_has_arg_value_inputs(const char *type);
+/* Whether some kind of `type` has sized_at_run 1 (its outputs sized by its input values). */
+int mace_registry_sized_at_run(const char *type);
+/* Union of run_value_inputs over every kind of `type` (0 when unknown). */
+unsigned mace_registry_run_value_inputs(const char *type);
 /* Intersection of dims_only_inputs over every kind of `type` (0 when unknown). */
 unsigned mace_registry_dims_only_inputs(const char *type);
 int mace_registry_count(void);

@@ -61,6 +61,19 @@ int mace_registry_has_arg_value_inputs(const char *type) {
   return 0;
 }
 
+int mace_registry_sized_at_run(const char *type) {
+  for (int i = 0; g_kinds[i]; ++i)
+    if (g_kinds[i]->sized_at_run == 1 && strcmp(g_kinds[i]->type, type) == 0) return 1;
+  return 0;
+}
+
+unsigned mace_registry_run_value_inputs(const char *type) {
+  unsigned mask = 0;
+  for (int i = 0; g_kinds[i]; ++i)
+    if (strcmp(g_kinds[i]->type, type) == 0) mask |= g_kinds[i]->run_value_inputs;
+  return mask;
+}
+
 unsigned mace_registry_dims_only_inputs(const char *type) {
   unsigned mask = ~0u;
   int found = 0;

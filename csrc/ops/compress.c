@@ -5,8 +5,9 @@
  *            slices past its length are dropped
  * Output:  0 Y: X with the kept slices along `axis` (or the kept elements of X flattened)
  * Arguments: axis int (absent: X is flattened first), negative counts from the rank.
- * The output's length along the axis is the count of true values, so the condition is a value
- * input (its values known at infer); X stays an ordinary tensor, gathered at run.
+ * The output's length along the axis is the count of true values: infer gives the upper bound
+ * (the condition's length) and run, which reads the condition, reports the real dims
+ * (sized_at_run; docs/design.md, "Outputs sized at run").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ typedef struct compress_state {
   int64_t *keep;      /* owned: indices of the kept slices */
   size_t cap;
   int64_t n_keep, outer, len, inner;  /* inner in bytes */
+  int nd, axis;       /* the output's rank; its counted axis (0 when X is flattened) */
 } compress_state;
 
 static void compress_release(mace_op *op) {
@@ -27,9 +29,6 @@ static mace_status compress_infer(mace_op *op) {
   compress_state *s = (compress_state *)op->state;
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, 2, 2, 1));
   const mace_tensor *x = op->inputs[0], *c = op->inputs[1];
-  if (c->role != MACE_TENSOR_CONST && !c->value_ready)
-    return mace_error(MACE_RUNTIME_ERROR, "op '%s' (Compress): the values of '%s' are not known",
-                      op->name, c->name);
   if (c->ndim != 1)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Compress): the condition must be 1-D",
                       op->name);
@@ -51,6 +50,18 @@ static mace_status compress_infer(mace_op *op) {
   if (nc > s->len)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Compress): the condition has %lld values "
                       "for %lld slices", op->name, (long long)nc, (long long)s->len);
+  s->nd = flat ? 1 : x->ndim;
+  s->axis = flat ? 0 : axis;
+  int64_t dims[MACE_MAX_DIMS];
+  for (int d = 0; d < s->nd; ++d) dims[d] = (flat || d == axis) ? nc : x->dims[d];
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, s->nd));
+  return MACE_OK;
+}
+
+static mace_status compress_run(mace_op *op) {
+  compress_state *s = (compress_state *)op->state;
+  const mace_tensor *x = op->inputs[0], *c = op->inputs[1];
+  const int64_t nc = c->dims[0];
   if ((size_t)nc > s->cap) {
     free(s->keep);
     s->keep = malloc((size_t)(nc ? nc : 1) * sizeof(int64_t));
@@ -68,14 +79,8 @@ static mace_status compress_infer(mace_op *op) {
     if (nonzero) s->keep[s->n_keep++] = i;
   }
   int64_t dims[MACE_MAX_DIMS];
-  int nd = flat ? 1 : x->ndim;
-  for (int d = 0; d < nd; ++d) dims[d] = flat ? s->n_keep : (d == axis ? s->n_keep : x->dims[d]);
-  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, nd));
-  return MACE_OK;
-}
-
-static mace_status compress_run(mace_op *op) {
-  const compress_state *s = (const compress_state *)op->state;
+  for (int d = 0; d < s->nd; ++d) dims[d] = d == s->axis ? s->n_keep : x->dims[d];
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, s->nd));
   const char *src = (const char *)op->inputs[0]->data;
   char *dst = (char *)op->outputs[0]->data;
   const size_t inner = (size_t)s->inner;
@@ -89,5 +94,5 @@ static mace_status compress_run(mace_op *op) {
 const mace_op_kind mace_op_compress = {.type = "Compress", .device = MACE_DEVICE_CPU,
                                        .dtype = MACE_DT_INVALID,
                                        .state_size = sizeof(compress_state),
-                                       .value_inputs = 1u << 1, .infer = compress_infer,
+                                       .sized_at_run = 1, .infer = compress_infer,
                                        .run = compress_run, .release = compress_release};

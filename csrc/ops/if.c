@@ -12,6 +12,7 @@
  *   then_inputs, else_inputs  ints: for each input of the branch's net, the index of the op
  *                             input that feeds it (>= 1)
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/op.h"
@@ -20,6 +21,8 @@
 typedef struct if_state {
   mace_subnet branch[2];       /* 0 else, 1 then */
   int taken;                   /* the branch infer chose */
+  size_t *bound;               /* owned, per output: the bytes infer gave it */
+  int n_bound;
 } if_state;
 
 static const char *const ARG_GRAPH[2] = {"else_branch", "then_branch"};
@@ -30,7 +33,8 @@ static mace_status if_init(mace_op *op) {
   if (op->n_inputs < 1)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (If): has no condition input", op->name);
   for (int b = 0; b < 2; ++b) {
-    MACE_RETURN_IF_ERROR(mace_subnet_create(op, ARG_GRAPH[b], &s->branch[b]));
+    MACE_RETURN_IF_ERROR(
+        mace_subnet_create(op, ARG_GRAPH[b], op->size_at_run, &s->branch[b]));
     const int64_t *idx = NULL;
     int n = mace_op_arg_ints(op, ARG_INPUTS[b], &idx);
     if (n < 0) n = 0;
@@ -57,7 +61,7 @@ static mace_status if_arg_value_inputs(const mace_op *op, unsigned *mask) {
     const mace_arg *a = mace_op_arg(op, ARG_GRAPH[b]);
     if (!a || !a->has_s || a->s_size == 0) continue;  /* init names the missing branch */
     uint64_t body = 0;
-    mace_status st = mace_net_graph_value_inputs(a->s, a->s_size, &body);
+    mace_status st = mace_net_graph_value_inputs(a->s, a->s_size, op->size_at_run, &body);
     if (st != MACE_OK)
       return mace_error_wrap(st, "op '%s' (If): subgraph '%s'", op->name, ARG_GRAPH[b]);
     const int64_t *idx = NULL;
@@ -78,6 +82,7 @@ static mace_status if_arg_value_inputs(const mace_op *op, unsigned *mask) {
 static void if_release(mace_op *op) {
   if_state *s = (if_state *)op->state;
   for (int b = 0; b < 2; ++b) mace_subnet_destroy(&s->branch[b]);
+  free(s->bound);
 }
 
 /* The condition's truth: its one element nonzero. */
@@ -117,10 +122,21 @@ static mace_status if_infer(mace_op *op) {
   mace_subnet *sn = &s->branch[s->taken];
   if_args(op, s->taken, 0);
   MACE_RETURN_IF_ERROR(mace_subnet_shape(op, sn, sn->args));
+  if (s->n_bound < op->n_outputs) {
+    free(s->bound);
+    s->bound = calloc((size_t)op->n_outputs, sizeof(size_t));
+    s->n_bound = s->bound ? op->n_outputs : 0;
+    if (!s->bound) return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (If): out of memory",
+                                     op->name);
+  }
   for (int k = 0; k < op->n_outputs; ++k) {
     const mace_tensor *t = mace_subnet_output(sn, k);
-    MACE_RETURN_IF_ERROR(mace_op_set_output(op, k, t->dtype, t->dims, t->ndim));
+    int nd = 0;
+    const int64_t *dims = mace_subnet_output_bound(sn, k, &nd);
+    MACE_RETURN_IF_ERROR(mace_op_set_output(op, k, t->dtype, dims, nd));
+    s->bound[k] = mace_tensor_nbytes(op->outputs[k]);
   }
+  op->output_bound = mace_net_has_bounds(sn->net);
   return MACE_OK;
 }
 
@@ -132,9 +148,11 @@ static mace_status if_run(mace_op *op) {
   for (int k = 0; k < op->n_outputs; ++k) {
     const mace_tensor *t = mace_subnet_output(sn, k);
     mace_tensor *y = op->outputs[k];
-    if (!mace_dims_equal(t->dims, t->ndim, y->dims, y->ndim) || t->dtype != y->dtype)
-      return mace_error(MACE_RUNTIME_ERROR, "op '%s' (If): output %d changed shape at run",
-                        op->name, k);
+    if (t->dtype != y->dtype || mace_tensor_nbytes(t) > s->bound[k])
+      return mace_error(MACE_RUNTIME_ERROR, "op '%s' (If): output %d came out larger (%zu bytes) "
+                        "than the branch's bound (%zu bytes)", op->name, k,
+                        mace_tensor_nbytes(t), s->bound[k]);
+    MACE_RETURN_IF_ERROR(mace_op_set_output(op, k, t->dtype, t->dims, t->ndim));
     size_t bytes = mace_tensor_nbytes(y);
     if (bytes && y->data != t->data) memmove(y->data, t->data, bytes);
   }
@@ -143,6 +161,7 @@ static mace_status if_run(mace_op *op) {
 
 const mace_op_kind mace_op_if = {.type = "If", .device = MACE_DEVICE_CPU,
                                  .dtype = MACE_DT_INVALID, .state_size = sizeof(if_state),
-                                 .value_inputs = 1u, .arg_value_inputs = if_arg_value_inputs,
+                                 .value_inputs = 1u, .sized_at_run = 2,
+                                 .arg_value_inputs = if_arg_value_inputs,
                                  .init = if_init, .infer = if_infer,
                                  .run = if_run, .release = if_release};

@@ -68,7 +68,7 @@ static mace_status loop_init(mace_op *op) {
     if (s->outer[i] < 2 + s->n_carried || s->outer[i] >= op->n_inputs)
       return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): body_outer[%d] = %lld is not an outer "
                         "input index", op->name, op->type, i, (long long)s->outer[i]);
-  MACE_RETURN_IF_ERROR(mace_subnet_create(op, "body", &s->body));
+  MACE_RETURN_IF_ERROR(mace_subnet_create(op, "body", 0, &s->body));
   if (s->body.n_in != 2 + s->n_carried + s->n_outer || s->body.n_out != 1 + op->n_outputs)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): the body has %d inputs and %d outputs, "
                       "expects %d and %d", op->name, op->type, s->body.n_in, s->body.n_out,

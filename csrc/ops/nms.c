@@ -13,8 +13,9 @@
  *          selection order.
  * Arguments: center_point_box int (default 0), has_score_threshold int (default 0).
  * Candidates are taken by score, highest first, ties by the lower box index (onnxruntime's
- * order). The count sizes the output, so every input is a value input: infer selects into a
- * buffer of the op's own and run copies it out (as NonZero; docs/design.md, "Subgraphs").
+ * order). The count sizes the output: infer gives the upper bound [B * C * min(max, N), 3]
+ * (max_output_boxes_per_class is a value input, read at infer) and run, which selects, reports
+ * the real dims (sized_at_run; docs/design.md, "Outputs sized at run").
  */
 #include <math.h>
 #include <stdlib.h>
@@ -77,9 +78,10 @@ static int nms_suppress(const float *a, const float *b, int center, float thr) {
   return inter / uni > thr;
 }
 
-static mace_status nms_scalar(const mace_op *op, int k, double *v) {
+/* Input k's one value; at infer only a constant or value input has one. */
+static mace_status nms_scalar(const mace_op *op, int k, int at_run, double *v) {
   const mace_tensor *t = op->inputs[k];
-  if (t->role != MACE_TENSOR_CONST && !t->value_ready)
+  if (!at_run && t->role != MACE_TENSOR_CONST && !t->value_ready)
     return mace_error(MACE_RUNTIME_ERROR, "op '%s' (NonMaxSuppression): the value of '%s' is "
                       "not known", op->name, t->name);
   if (mace_tensor_numel(t) != 1)
@@ -113,7 +115,6 @@ static mace_status nms_push(const mace_op *op, nms_state *s, size_t *count, int6
 }
 
 static mace_status nms_infer(mace_op *op) {
-  nms_state *s = (nms_state *)op->state;
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, 5, 5, 1));
   const mace_tensor *boxes = op->inputs[0], *scores = op->inputs[1];
   MACE_RETURN_IF_ERROR(mace_op_check_dtype(op, boxes, MACE_DT_F32));
@@ -122,14 +123,28 @@ static mace_status nms_infer(mace_op *op) {
       scores->dims[0] != boxes->dims[0] || scores->dims[2] != boxes->dims[1])
     return mace_error(MACE_INVALID_MODEL, "op '%s' (NonMaxSuppression): boxes must be [B, N, 4] "
                       "and scores [B, C, N]", op->name);
-  for (int k = 0; k < 2; ++k)
-    if (op->inputs[k]->role != MACE_TENSOR_CONST && !op->inputs[k]->value_ready)
-      return mace_error(MACE_RUNTIME_ERROR, "op '%s' (NonMaxSuppression): the values of '%s' "
-                        "are not known", op->name, op->inputs[k]->name);
+  double max_out;
+  MACE_RETURN_IF_ERROR(nms_scalar(op, 2, 0, &max_out));
+  for (int k = 3; k < 5; ++k)
+    if (mace_tensor_numel(op->inputs[k]) != 1)
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (NonMaxSuppression): '%s' has %lld "
+                        "elements, expects 1", op->name, op->inputs[k]->name,
+                        (long long)mace_tensor_numel(op->inputs[k]));
+  const int64_t nb = boxes->dims[0], n = boxes->dims[1], nc = scores->dims[1];
+  const int64_t per_class = max_out <= 0 ? 0 : max_out < (double)n ? (int64_t)max_out : n;
+  const int64_t dims[2] = {nb * nc * per_class, 3};
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_I64, dims, 2));
+  op->macs = nb * nc * n;
+  return MACE_OK;
+}
+
+static mace_status nms_run(mace_op *op) {
+  nms_state *s = (nms_state *)op->state;
+  const mace_tensor *boxes = op->inputs[0], *scores = op->inputs[1];
   double max_out, iou, score_thr;
-  MACE_RETURN_IF_ERROR(nms_scalar(op, 2, &max_out));
-  MACE_RETURN_IF_ERROR(nms_scalar(op, 3, &iou));
-  MACE_RETURN_IF_ERROR(nms_scalar(op, 4, &score_thr));
+  MACE_RETURN_IF_ERROR(nms_scalar(op, 2, 1, &max_out));
+  MACE_RETURN_IF_ERROR(nms_scalar(op, 3, 1, &iou));
+  MACE_RETURN_IF_ERROR(nms_scalar(op, 4, 1, &score_thr));
   const int center = (int)mace_op_arg_int(op, "center_point_box", 0) != 0;
   const int use_thr = (int)mace_op_arg_int(op, "has_score_threshold", 0) != 0;
   const int64_t nb = boxes->dims[0], n = boxes->dims[1], nc = scores->dims[1];
@@ -166,18 +181,12 @@ static mace_status nms_infer(mace_op *op) {
     }
   const int64_t dims[2] = {(int64_t)count, 3};
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_I64, dims, 2));
-  op->macs = nb * nc * n;
-  return MACE_OK;
-}
-
-static mace_status nms_run(mace_op *op) {
-  const nms_state *s = (const nms_state *)op->state;
-  size_t bytes = mace_tensor_nbytes(op->outputs[0]);
-  if (bytes) memcpy(op->outputs[0]->data, s->sel, bytes);
+  if (count) memcpy(op->outputs[0]->data, s->sel, count * 3 * sizeof(int64_t));
   return MACE_OK;
 }
 
 const mace_op_kind mace_op_nms = {.type = "NonMaxSuppression", .device = MACE_DEVICE_CPU,
                                   .dtype = MACE_DT_F32, .state_size = sizeof(nms_state),
-                                  .value_inputs = 0x1Fu, .infer = nms_infer, .run = nms_run,
+                                  .value_inputs = 1u << 2, .sized_at_run = 1,
+                                  .infer = nms_infer, .run = nms_run,
                                   .release = nms_release};

@@ -3,24 +3,11 @@
  * Inputs:  0 X (f32, i32, i64, bool, u8 or i8; rank >= 1)
  * Output:  0 Y (i64) [rank, count]: column j the index of the j-th nonzero element in row-major
  *          order.
- * How many elements are nonzero sizes the output, so infer needs X's values: X is a value
- * input (computed during infer by the net's value mechanism), infer finds the indices into a
- * buffer of the op's own, and run copies them out (docs/design.md, "Subgraphs": the same
- * choice as WhileLoop's, until the executor can size an output after its op runs).
+ * How many elements are nonzero sizes the output: infer gives the upper bound [rank, numel]
+ * and run, which finds the indices, reports the real dims (sized_at_run; docs/design.md,
+ * "Outputs sized at run").
  */
-#include <string.h>
-
 #include "core/op.h"
-
-typedef struct nonzero_state {
-  int64_t *idx;     /* owned: [rank, count] */
-  size_t cap;       /* elements allocated */
-} nonzero_state;
-
-static void nonzero_release(mace_op *op) {
-  nonzero_state *s = (nonzero_state *)op->state;
-  mace_aligned_free(s->idx);
-}
 
 static int nonzero_at(const mace_tensor *x, int64_t i) {
   switch (x->dtype) {
@@ -33,7 +20,6 @@ static int nonzero_at(const mace_tensor *x, int64_t i) {
 }
 
 static mace_status nonzero_infer(mace_op *op) {
-  nonzero_state *s = (nonzero_state *)op->state;
   MACE_RETURN_IF_ERROR(mace_op_check_io(op, 1, 1, 1));
   const mace_tensor *x = op->inputs[0];
   if (x->dtype != MACE_DT_F32 && x->dtype != MACE_DT_I32 && x->dtype != MACE_DT_I64 &&
@@ -43,45 +29,35 @@ static mace_status nonzero_infer(mace_op *op) {
   if (x->ndim < 1)
     return mace_error(MACE_UNSUPPORTED, "op '%s' (NonZero): a scalar input is not supported",
                       op->name);
-  if (x->role != MACE_TENSOR_CONST && !x->value_ready)
-    return mace_error(MACE_RUNTIME_ERROR, "op '%s' (NonZero): the values of '%s' are not known",
-                      op->name, x->name);
   const int64_t n = mace_tensor_numel(x);
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) count += nonzero_at(x, i);
-  size_t need = (size_t)(x->ndim * count);
-  if (need > s->cap) {
-    mace_aligned_free(s->idx);
-    s->idx = mace_aligned_alloc(need * sizeof(int64_t));
-    s->cap = s->idx ? need : 0;
-    if (!s->idx) return mace_error(MACE_OUT_OF_RESOURCES, "op '%s' (NonZero): out of memory",
-                                   op->name);
-  }
-  int64_t j = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (!nonzero_at(x, i)) continue;
-    int64_t rest = i;
-    for (int d = x->ndim - 1; d >= 0; --d) {
-      s->idx[d * count + j] = rest % x->dims[d];
-      rest /= x->dims[d];
-    }
-    ++j;
-  }
-  const int64_t dims[2] = {x->ndim, count};
+  const int64_t dims[2] = {x->ndim, n};
   MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_I64, dims, 2));
   op->macs = n;
   return MACE_OK;
 }
 
 static mace_status nonzero_run(mace_op *op) {
-  const nonzero_state *s = (const nonzero_state *)op->state;
-  size_t bytes = mace_tensor_nbytes(op->outputs[0]);
-  if (bytes) memcpy(op->outputs[0]->data, s->idx, bytes);
+  const mace_tensor *x = op->inputs[0];
+  const int64_t n = mace_tensor_numel(x);
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += nonzero_at(x, i);
+  const int64_t dims[2] = {x->ndim, count};
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, MACE_DT_I64, dims, 2));
+  int64_t *idx = (int64_t *)op->outputs[0]->data;
+  int64_t j = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!nonzero_at(x, i)) continue;
+    int64_t rest = i;
+    for (int d = x->ndim - 1; d >= 0; --d) {
+      idx[d * count + j] = rest % x->dims[d];
+      rest /= x->dims[d];
+    }
+    ++j;
+  }
   return MACE_OK;
 }
 
 const mace_op_kind mace_op_nonzero = {.type = "NonZero", .device = MACE_DEVICE_CPU,
                                       .dtype = MACE_DT_INVALID,
-                                      .state_size = sizeof(nonzero_state), .value_inputs = 1u,
-                                      .infer = nonzero_infer, .run = nonzero_run,
-                                      .release = nonzero_release};
+                                      .sized_at_run = 1, .infer = nonzero_infer,
+                                      .run = nonzero_run};

@@ -67,7 +67,7 @@ static mace_status scan_init(mace_op *op) {
     if (s->outer[i] < s->n_state + s->n_in || s->outer[i] >= op->n_inputs)
       return mace_error(MACE_INVALID_MODEL, "op '%s' (Scan): body_outer[%d] = %lld is not an "
                         "outer input index", op->name, i, (long long)s->outer[i]);
-  MACE_RETURN_IF_ERROR(mace_subnet_create(op, "body", &s->body));
+  MACE_RETURN_IF_ERROR(mace_subnet_create(op, "body", 0, &s->body));
   if (s->body.n_in != s->n_state + s->n_in + s->n_outer || s->body.n_out != op->n_outputs)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (Scan): the body has %d inputs and %d "
                       "outputs, expects %d and %d", op->name, s->body.n_in, s->body.n_out,

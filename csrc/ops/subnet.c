@@ -4,15 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-mace_status mace_subnet_create(const mace_op *op, const char *arg, mace_subnet *sn) {
+mace_status mace_subnet_create(const mace_op *op, const char *arg, int size_at_run,
+                               mace_subnet *sn) {
   memset(sn, 0, sizeof(*sn));
   sn->what = arg;
   const mace_arg *a = mace_op_arg(op, arg);
   if (!a || !a->has_s || a->s_size == 0)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (%s): argument '%s' (a subgraph) is missing",
                       op->name, op->type, arg);
-  mace_status st = mace_net_create(a->s, a->s_size, op->weights, op->weights_size, op->pool,
-                                   &sn->net);
+  mace_status st = mace_net_create_nested(a->s, a->s_size, op->weights, op->weights_size,
+                                          op->pool, size_at_run, &sn->net);
   if (st != MACE_OK)
     return mace_error_wrap(st, "op '%s' (%s): subgraph '%s'", op->name, op->type, arg);
   sn->n_in = mace_net_num_inputs(sn->net);
@@ -120,4 +121,10 @@ mace_status mace_subnet_run(const mace_op *op, mace_subnet *sn, const mace_subne
 
 const mace_tensor *mace_subnet_output(const mace_subnet *sn, int i) {
   return mace_net_tensor_const(sn->net, mace_net_output(sn->net, i)->tensor);
+}
+
+const int64_t *mace_subnet_output_bound(const mace_subnet *sn, int i, int *ndim) {
+  const mace_net_io *io = mace_net_output(sn->net, i);
+  *ndim = io->bound_ndim;
+  return io->bound_dims;
 }

@@ -28,9 +28,11 @@ typedef struct mace_subnet {
   mace_subnet_arg *args;       /* n_in of them: callers fill these and pass them in */
 } mace_subnet;
 
-/* Builds the sub-net held in op's bytes argument `arg`. Fails naming the op when the argument
- * is missing or not a valid graph. */
-mace_status mace_subnet_create(const mace_op *op, const char *arg, mace_subnet *sn);
+/* Builds the sub-net held in op's bytes argument `arg`; size_at_run as mace_net_create_nested's
+ * (0 for a body whose shapes infer must know before it runs). Fails naming the op when the
+ * argument is missing or not a valid graph. */
+mace_status mace_subnet_create(const mace_op *op, const char *arg, int size_at_run,
+                               mace_subnet *sn);
 void mace_subnet_destroy(mace_subnet *sn);
 
 /* The arg describing tensor t (its data when known: a constant, a value tensor whose values are
@@ -47,6 +49,10 @@ mace_status mace_subnet_run(const mace_op *op, mace_subnet *sn, const mace_subne
 
 /* Output i of the sub-net after mace_subnet_shape (dims, dtype) or mace_subnet_run (data). */
 const mace_tensor *mace_subnet_output(const mace_subnet *sn, int i);
+
+/* Output i's planned dims after mace_subnet_shape: an upper bound of what a run gives, when an
+ * op inside sizes its outputs at run (mace_net_io.bound_dims). */
+const int64_t *mace_subnet_output_bound(const mace_subnet *sn, int i, int *ndim);
 
 /* Row-major element count and byte size of an arg. */
 int64_t mace_subnet_arg_numel(const mace_subnet_arg *a);

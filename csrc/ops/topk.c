@@ -2,7 +2,8 @@
 /*
  * Inputs:  0 X (f32 | i32 | i64, rank >= 1)
  *          1 K (optional when the argument is given: i32/i64 1-element, constant or computed
- *            at run time; read during infer)
+ *            at run time; read during infer when its value is known then, else at run: infer
+ *            gives the bound k = dims[axis] and run the real dims; run_value_inputs)
  * Outputs: 0 values, X's dims with dims[axis] = k, dtype of X, sorted best first;
  *          1 indices (i64), same dims; equal values keep the lower index first.
  * Arguments:
@@ -10,6 +11,8 @@
  *   axis     int (default -1), negative counts from the rank
  *   largest  int (default 1): 1 the largest, 0 the smallest
  */
+#include <string.h>
+
 #include "core/op.h"
 #include "kernels/cpu/ref/topk.h"
 #include "ops/int_values.h"
@@ -19,7 +22,19 @@
 typedef struct topk_state {
   int64_t outer, n, inner, k;
   int largest;
+  int k_at_run;     /* input 1 holds k, known only at run */
+  int ndim, axis;
 } topk_state;
+
+/* k from input 1's one integer, at run. */
+static mace_status topk_run_k(const mace_op *op, int64_t *k) {
+  const mace_tensor *t = op->inputs[1];
+  if (mace_tensor_numel(t) != 1 || (t->dtype != MACE_DT_I64 && t->dtype != MACE_DT_I32))
+    return mace_error(MACE_INVALID_MODEL, "op '%s' (TopK): K must be one i32 or i64 value",
+                      op->name);
+  *k = t->dtype == MACE_DT_I64 ? *(const int64_t *)t->data : *(const int32_t *)t->data;
+  return MACE_OK;
+}
 
 static mace_status topk_infer(mace_op *op) {
   topk_state *s = (topk_state *)op->state;
@@ -35,7 +50,15 @@ static mace_status topk_infer(mace_op *op) {
   if (x->ndim < 1 || axis < 0 || axis >= x->ndim)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (TopK): axis %lld out of range for rank %d",
                       op->name, (long long)a, x->ndim);
-  MACE_RETURN_IF_ERROR(mace_op_int_values(op, "k", 1, kv, 1, &nk));
+  s->k_at_run = mace_op_arg(op, "k") == NULL && op->n_inputs > 1 &&
+                op->inputs[1]->role != MACE_TENSOR_CONST && !op->inputs[1]->value_ready;
+  op->output_bound = s->k_at_run;
+  if (s->k_at_run) {
+    kv[0] = x->dims[axis];
+    nk = 1;
+  } else {
+    MACE_RETURN_IF_ERROR(mace_op_int_values(op, "k", 1, kv, 1, &nk));
+  }
   if (nk != 1)
     return mace_error(MACE_INVALID_MODEL, "op '%s' (TopK): K holds %d values", op->name, nk);
   if (kv[0] < 0 || kv[0] > x->dims[axis])
@@ -47,6 +70,8 @@ static mace_status topk_infer(mace_op *op) {
   for (int d = (int)axis + 1; d < x->ndim; ++d) s->inner *= x->dims[d];
   s->n = x->dims[axis];
   s->k = kv[0];
+  s->ndim = x->ndim;
+  s->axis = (int)axis;
   s->largest = mace_op_arg_int(op, "largest", 1) != 0;
   for (int d = 0; d < x->ndim; ++d) dims[d] = x->dims[d];
   dims[axis] = s->k;
@@ -87,7 +112,19 @@ static void topk_range(void *ctx, int64_t begin, int64_t end) {
 }
 
 static mace_status topk_run(mace_op *op) {
-  const topk_state *s = (const topk_state *)op->state;
+  topk_state *s = (topk_state *)op->state;
+  if (s->k_at_run) {
+    int64_t k = 0, dims[MACE_MAX_DIMS];
+    MACE_RETURN_IF_ERROR(topk_run_k(op, &k));
+    if (k < 0 || k > s->n)
+      return mace_error(MACE_INVALID_MODEL, "op '%s' (TopK): k %lld outside [0, %lld]",
+                        op->name, (long long)k, (long long)s->n);
+    s->k = k;
+    memcpy(dims, op->inputs[0]->dims, sizeof(dims));
+    dims[s->axis] = k;
+    MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, op->inputs[0]->dtype, dims, s->ndim));
+    MACE_RETURN_IF_ERROR(mace_op_set_output(op, 1, MACE_DT_I64, dims, s->ndim));
+  }
   topk_job job = {s, op};
   int64_t lines = s->outer * s->inner;
   int64_t grain = TOPK_GRAIN_ELEMS / (s->n * (s->k + 1) + 1);
@@ -98,13 +135,16 @@ static mace_status topk_run(mace_op *op) {
 
 const mace_op_kind mace_op_topk_f32 = {.type = "TopK", .device = MACE_DEVICE_CPU,
                                        .dtype = MACE_DT_F32, .state_size = sizeof(topk_state),
-                                       .value_inputs = 1u << 1, .infer = topk_infer,
+                                       .value_inputs = 1u << 1, .run_value_inputs = 1u << 1,
+                                       .sized_at_run = 2, .infer = topk_infer,
                                        .run = topk_run};
 const mace_op_kind mace_op_topk_i32 = {.type = "TopK", .device = MACE_DEVICE_CPU,
                                        .dtype = MACE_DT_I32, .state_size = sizeof(topk_state),
-                                       .value_inputs = 1u << 1, .infer = topk_infer,
+                                       .value_inputs = 1u << 1, .run_value_inputs = 1u << 1,
+                                       .sized_at_run = 2, .infer = topk_infer,
                                        .run = topk_run};
 const mace_op_kind mace_op_topk_i64 = {.type = "TopK", .device = MACE_DEVICE_CPU,
                                        .dtype = MACE_DT_I64, .state_size = sizeof(topk_state),
-                                       .value_inputs = 1u << 1, .infer = topk_infer,
+                                       .value_inputs = 1u << 1, .run_value_inputs = 1u << 1,
+                                       .sized_at_run = 2, .infer = topk_infer,
                                        .run = topk_run};

@@ -7,8 +7,9 @@
  *          for each element (slice) of X, its index in Y; 3 counts (i64).
  * Arguments: axis int (absent: X flattened), sorted int (default 1: Y ascending, slices
  *          compared element by element in order; 0: in order of first occurrence).
- * How many values are distinct sizes the outputs, so X is a value input: infer computes every
- * output into buffers of the op's own, run copies them out (as NonZero; docs/design.md).
+ * How many values are distinct sizes the outputs: infer gives the upper bound (as many as X has
+ * slices) and run, which computes them, reports the real dims (sized_at_run; docs/design.md,
+ * "Outputs sized at run").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ typedef struct unique_state {
   int64_t *yidx;      /* owned, len: per position in Y, its group */
   size_t cap;
   int64_t n_unique, outer, len, inner;  /* X viewed as [outer, len, inner] elements */
+  int64_t axis;       /* -1: X flattened */
 } unique_state;
 
 static void unique_release(mace_op *op) {
@@ -92,9 +94,6 @@ static mace_status unique_infer(mace_op *op) {
       x->dtype != MACE_DT_I8 && x->dtype != MACE_DT_U8 && x->dtype != MACE_DT_BOOL)
     return mace_error(MACE_UNSUPPORTED, "op '%s' (Unique): input dtype %s is not supported",
                       op->name, mace_dtype_name(x->dtype));
-  if (x->role != MACE_TENSOR_CONST && !x->value_ready)
-    return mace_error(MACE_RUNTIME_ERROR, "op '%s' (Unique): the values of '%s' are not known",
-                      op->name, x->name);
   const int flat = mace_op_arg(op, "axis") == NULL;
   int64_t axis = mace_op_arg_int(op, "axis", 0);
   if (!flat && axis < 0) axis += x->ndim;
@@ -103,11 +102,25 @@ static mace_status unique_infer(mace_op *op) {
                       op->name, x->ndim);
   s->outer = 1;
   s->inner = 1;
+  s->axis = flat ? -1 : axis;
   s->len = flat ? mace_tensor_numel(x) : x->dims[axis];
   for (int d = 0; !flat && d < x->ndim; ++d) {
     if (d < axis) s->outer *= x->dims[d];
     if (d > axis) s->inner *= x->dims[d];
   }
+  int64_t dims[MACE_MAX_DIMS];
+  const int nd = flat ? 1 : x->ndim;
+  for (int d = 0; d < nd; ++d) dims[d] = (flat || d == axis) ? s->len : x->dims[d];
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, nd));
+  const int64_t len = s->len;
+  for (int k = 1; k < op->n_outputs; ++k)
+    MACE_RETURN_IF_ERROR(mace_op_set_output(op, k, MACE_DT_I64, &len, 1));
+  return MACE_OK;
+}
+
+/* Groups X's slices: s->n_unique, first, count, yidx (Y's order) and inverse. */
+static mace_status unique_compute(mace_op *op, unique_state *s) {
+  const mace_tensor *x = op->inputs[0];
   const size_t n = (size_t)s->len;
   if (n > s->cap || !s->order) {
     unique_release(op);
@@ -146,20 +159,20 @@ static mace_status unique_infer(mace_op *op) {
     qsort(s->yidx, (size_t)s->n_unique, sizeof(int64_t), unique_first_cmp);
   for (int64_t p = 0; p < s->n_unique; ++p) s->rank[s->yidx[p]] = p;
   for (size_t k = 0; k < n; ++k) s->inverse[s->order[k]] = s->rank[s->group[k]];
-  int64_t dims[MACE_MAX_DIMS];
-  const int nd = flat ? 1 : x->ndim;
-  for (int d = 0; d < nd; ++d) dims[d] = (flat || d == axis) ? s->n_unique : x->dims[d];
-  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, nd));
-  const int64_t nu = s->n_unique, len = s->len;
-  if (op->n_outputs > 1) MACE_RETURN_IF_ERROR(mace_op_set_output(op, 1, MACE_DT_I64, &nu, 1));
-  if (op->n_outputs > 2) MACE_RETURN_IF_ERROR(mace_op_set_output(op, 2, MACE_DT_I64, &len, 1));
-  if (op->n_outputs > 3) MACE_RETURN_IF_ERROR(mace_op_set_output(op, 3, MACE_DT_I64, &nu, 1));
   return MACE_OK;
 }
 
 static mace_status unique_run(mace_op *op) {
-  const unique_state *s = (const unique_state *)op->state;
+  unique_state *s = (unique_state *)op->state;
   const mace_tensor *x = op->inputs[0];
+  MACE_RETURN_IF_ERROR(unique_compute(op, s));
+  int64_t dims[MACE_MAX_DIMS];
+  const int nd = s->axis < 0 ? 1 : x->ndim;
+  for (int d = 0; d < nd; ++d) dims[d] = (s->axis < 0 || d == s->axis) ? s->n_unique : x->dims[d];
+  MACE_RETURN_IF_ERROR(mace_op_set_output(op, 0, x->dtype, dims, nd));
+  const int64_t nu = s->n_unique;
+  if (op->n_outputs > 1) MACE_RETURN_IF_ERROR(mace_op_set_output(op, 1, MACE_DT_I64, &nu, 1));
+  if (op->n_outputs > 3) MACE_RETURN_IF_ERROR(mace_op_set_output(op, 3, MACE_DT_I64, &nu, 1));
   const size_t elem = mace_dtype_size(x->dtype), row = (size_t)s->inner * elem;
   char *y = (char *)op->outputs[0]->data;
   const char *src = (const char *)x->data;
@@ -178,5 +191,5 @@ static mace_status unique_run(mace_op *op) {
 
 const mace_op_kind mace_op_unique = {.type = "Unique", .device = MACE_DEVICE_CPU,
                                      .dtype = MACE_DT_INVALID, .state_size = sizeof(unique_state),
-                                     .value_inputs = 1u, .infer = unique_infer, .run = unique_run,
+                                     .sized_at_run = 1, .infer = unique_infer, .run = unique_run,
                                      .release = unique_release};

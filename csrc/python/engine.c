@@ -642,8 +642,9 @@ static int run_and_unlock(EngineObject *self, run_buffers *rb) {
   return 0;
 }
 
-/* Wrap step: {output name: array}, each array in the shape the engine reports it produced
- * (the same element count as allocated, maybe other dims). */
+/* Wrap step: {output name: array}, each array in the shape the engine reports it produced: the
+ * allocated array reshaped (the same element count, maybe other dims), or a copy of its first
+ * elements (an output sized at run: allocated at its upper bound). */
 static PyObject *wrap_outputs(const run_buffers *rb) {
   PyObject *result = PyDict_New();
   if (result == NULL) return NULL;
@@ -660,10 +661,18 @@ static PyObject *wrap_outputs(const run_buffers *rb) {
     for (int d = 0; allocated && same && d < y->ndim; ++d)
       same = y->dims[d] == (int64_t)PyArray_DIM(allocated, d);
     if (!same && y->ndim >= 0 && y->ndim <= MACE_MAX_DIMS) {
-      npy_intp dims[MACE_MAX_DIMS];
+      npy_intp dims[MACE_MAX_DIMS], numel = 1;
       PyArray_Dims shape = {dims, y->ndim};
-      for (int d = 0; d < y->ndim; ++d) dims[d] = (npy_intp)y->dims[d];
-      PyObject *reshaped = PyArray_Newshape(allocated, &shape, NPY_CORDER);
+      for (int d = 0; d < y->ndim; ++d) numel *= dims[d] = (npy_intp)y->dims[d];
+      PyObject *reshaped;
+      if (numel == PyArray_SIZE(allocated)) {
+        reshaped = PyArray_Newshape(allocated, &shape, NPY_CORDER);
+      } else {
+        reshaped = PyArray_SimpleNew(y->ndim, dims, PyArray_TYPE(allocated));
+        if (reshaped != NULL && numel > 0)
+          memcpy(PyArray_DATA((PyArrayObject *)reshaped), PyArray_DATA(allocated),
+                 (size_t)numel * (size_t)PyArray_ITEMSIZE(allocated));
+      }
       Py_DECREF(arr);
       if (reshaped == NULL) {
         Py_DECREF(result);
@@ -855,10 +864,11 @@ static PyObject *Engine_op_stats(EngineObject *self, PyObject *unused) {
     }
     PyObject *dims = mace_py_dims_tuple(stat.ndim, stat.out_dims);
     if (dims == NULL) goto finally;
-    PyObject *d = Py_BuildValue("{s:N,s:N,s:d,s:L,s:N,s:s}", "name", mace_py_str(stat.name),
+    PyObject *d = Py_BuildValue("{s:N,s:N,s:d,s:L,s:N,s:s,s:O}", "name", mace_py_str(stat.name),
                                 "type", mace_py_str(stat.type), "ms", stat.ms, "macs",
                                 (long long)stat.macs, "out_dims", dims, "device",
-                                stat.device == MACE_DEVICE_GPU ? "gpu" : "cpu");
+                                stat.device == MACE_DEVICE_GPU ? "gpu" : "cpu", "reinferred",
+                                stat.reinferred ? Py_True : Py_False);
     if (d == NULL || PyList_Append(list, d) < 0) {
       Py_XDECREF(d);
       goto finally;
@@ -932,7 +942,8 @@ static PyMethodDef Engine_methods[] = {
     {"set_profiling", (PyCFunction)Engine_set_profiling, METH_VARARGS,
      "set_profiling(on: bool): time every op in the following runs"},
     {"op_stats", (PyCFunction)Engine_op_stats, METH_NOARGS,
-     "op_stats() -> list of dicts (name, type, ms, macs, out_dims) of the last profiled run"},
+     "op_stats() -> list of dicts (name, type, ms, macs, out_dims, device, reinferred) of the "
+     "last profiled run"},
     {"memory_stats", (PyCFunction)Engine_memory_stats, METH_NOARGS,
      "memory_stats() -> dict(arena_bytes, naive_bytes, weights_bytes)"},
     {"gpu_precision", (PyCFunction)Engine_gpu_precision, METH_NOARGS,

@@ -516,10 +516,11 @@ class Session:
 
         Returns a list in execution order of dicts: name, type, ms (mean wall time; for ops
         on the GPU the kernels' device time from OpenCL profiling), min_ms, max_ms, macs,
-        out_dims, device ("cpu" or "gpu"), and for ops on the GPU precision (what float
-        tensors are stored in there: ``Session.gpu_precision``). On the GPU the copies between
-        devices are listed too, where they run (type "Transfer", named ``<tensor>:to_gpu`` /
-        ``:to_host``).
+        out_dims, device ("cpu" or "gpu"), reinferred (in the last round, its shapes were
+        inferred again after an op sized by values, such as NonZero, gave other dims than
+        the run before), and for ops on the GPU precision (what float tensors are stored in
+        there: ``Session.gpu_precision``). On the GPU the copies between devices are listed
+        too, where they run (type "Transfer", named ``<tensor>:to_gpu`` / ``:to_host``).
 
         Example::
 

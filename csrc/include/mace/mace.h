@@ -230,6 +230,8 @@ typedef struct mace_op_stat {
   int64_t out_dims[MACE_MAX_DIMS];
   mace_device device;       /* where it ran; copies between devices (type "Transfer", named
                              * "<tensor>:to_gpu" / ":to_host") count as GPU */
+  int reinferred;           /* its shapes were inferred again during the last run: it follows
+                             * an op sized by values whose output changed dims */
 } mace_op_stat;
 
 typedef struct mace_memory_stat {
@@ -283,6 +285,9 @@ void mace_engine_destroy(mace_engine *engine);
 int mace_engine_num_inputs(const mace_engine *engine);
 int mace_engine_num_outputs(const mace_engine *engine);
 mace_status mace_engine_input_info(const mace_engine *engine, int index, mace_tensor_info *info);
+/* An output's dims for the inputs given: where an op sized by values (NonZero,
+ * NonMaxSuppression, ...) precedes it, an upper bound, and the run reports the real dims in
+ * mace_io.dims (a buffer of the bound's bytes always holds them). */
 mace_status mace_engine_output_info(const mace_engine *engine, int index, mace_tensor_info *info);
 
 mace_status mace_engine_run(mace_engine *engine, const mace_io *inputs, int num_inputs,
