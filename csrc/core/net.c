@@ -929,12 +929,6 @@ mace_status mace_net_set_kept(mace_net *net, const unsigned char *kept) {
   return mace_net_is_built(net) ? plan(net) : MACE_OK;
 }
 
-int mace_net_input_values_equal(const mace_net *net, int i, const void *values) {
-  const mace_tensor *t = &net->tensors[net->inputs[i].tensor];
-  return !t->is_value ||
-         (t->value_ready && values && memcmp(t->data, values, mace_tensor_nbytes(t)) == 0);
-}
-
 /* ---- run ------------------------------------------------------------------------------- */
 
 static double now_ms(void) {

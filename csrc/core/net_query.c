@@ -64,3 +64,9 @@ void mace_net_memory(const mace_net *net, int64_t *arena_bytes, int64_t *naive_b
 
 
 int mace_net_has_bounds(const mace_net *net) { return net->any_bounded; }
+
+int mace_net_input_values_equal(const mace_net *net, int i, const void *values) {
+  const mace_tensor *t = &net->tensors[net->inputs[i].tensor];
+  return !t->is_value ||
+         (t->value_ready && values && memcmp(t->data, values, mace_tensor_nbytes(t)) == 0);
+}
