@@ -184,7 +184,11 @@ static void interleave_rows(const uint8_t *const *rows, int64_t ku, int64_t cols
  * each column's KU adjacent k; anything else, and K's last partial group, goes element by
  * element. */
 #define QGEMM_MAX_KU 16
+#define QGEMM_MAX_NR 64
 static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end);
+static int64_t conv_flat_pitch(const mace_qgemm_conv *cv);
+static void pack_b_flat(const mace_qgemm_args *g, int64_t ncols, uint8_t *dst, int64_t p_begin,
+                        int64_t p_end);
 static void pack_b(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end) {
   const mace_qgemm_family *f = g->f;
   const int64_t nr = f->nr, ku = f->ku, kp = round_up(g->k, ku);
@@ -192,7 +196,10 @@ static void pack_b(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int6
   const uint8_t pad = (uint8_t)((uint8_t)g->b_zp ^ flip);
   const uint8_t *b = (const uint8_t *)g->b;
   if (g->conv) {
-    pack_b_conv(g, dst, p_begin, p_end);
+    if (conv_flat_pitch(g->conv))
+      pack_b_flat(g, mace_qgemm_conv_columns(g->conv), dst, p_begin, p_end);
+    else
+      pack_b_conv(g, dst, p_begin, p_end);
     return;
   }
   for (int64_t p = p_begin; p < p_end; ++p) {
@@ -267,9 +274,64 @@ static const uint8_t *conv_row(const mace_qgemm_conv *cv, int64_t c, int64_t ky,
   return tmp;
 }
 
+/* No window reaches past the planes (no padding, or the op's zero-point-bordered copy). */
+static int conv_inside(const mace_qgemm_conv *cv) {
+  return cv->pt == 0 && cv->pl == 0 && (cv->oh - 1) * cv->sh + (cv->kh - 1) * cv->dh < cv->h &&
+         (cv->ow - 1) * cv->sw + (cv->kw - 1) * cv->dw < cv->w;
+}
+
+/* The row pitch of a flat convolution (mace_qgemm_conv_columns), else 0. */
+static int64_t conv_flat_pitch(const mace_qgemm_conv *cv) {
+  if (cv->sh != 1 || cv->sw != 1 || !conv_inside(cv)) return 0;
+  if ((cv->oh - 1) * cv->w + cv->ow > 2 * cv->oh * cv->ow) return 0;
+  return cv->w;
+}
+
+int64_t mace_qgemm_conv_columns(const mace_qgemm_conv *cv) {
+  const int64_t pitch = conv_flat_pitch(cv);
+  return pitch ? (cv->oh - 1) * pitch + cv->ow : cv->oh * cv->ow;
+}
+
+/* pack_b for a flat convolution: row k = (c, ky, kx) of the panel is x's bytes from c's plane
+ * + ky * dh * w + kx * dw + the panel's first column on. */
+static void pack_b_flat(const mace_qgemm_args *g, int64_t ncols, uint8_t *dst, int64_t p_begin,
+                        int64_t p_end) {
+  const mace_qgemm_family *f = g->f;
+  const mace_qgemm_conv *cv = g->conv;
+  const int64_t nr = f->nr, ku = f->ku, kp = round_up(g->k, ku);
+  const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
+  const uint8_t zp = (uint8_t)g->b_zp, pad = (uint8_t)(zp ^ flip);
+  uint8_t tmp[QGEMM_MAX_KU][QGEMM_MAX_NR];
+  for (int64_t p = p_begin; p < p_end; ++p) {
+    const int64_t col0 = p * nr, cols = ncols - col0 < nr ? ncols - col0 : nr;
+    const uint8_t *x = (const uint8_t *)cv->x + col0;
+    int64_t c = 0, ky = 0, kx = 0;
+    for (int64_t k0 = 0; k0 < kp; k0 += ku) {
+      uint8_t *d = dst + p * nr * kp + k0 * nr;
+      const uint8_t *rows[QGEMM_MAX_KU];
+      for (int64_t u = 0; u < ku; ++u) {
+        if (k0 + u >= g->k) {
+          memset(tmp[u], zp, (size_t)cols);
+          rows[u] = tmp[u];
+          continue;
+        }
+        rows[u] = x + (c * cv->h + ky * cv->dh) * cv->w + kx * cv->dw;
+        if (++kx == cv->kw) {
+          kx = 0;
+          if (++ky == cv->kh) {
+            ky = 0;
+            ++c;
+          }
+        }
+      }
+      interleave_rows(rows, ku, cols, flip, d);
+      if (cols < nr) memset(d + cols * ku, pad, (size_t)((nr - cols) * ku));
+    }
+  }
+}
+
 /* pack_b for a convolution's virtual B: KU rows at a time through interleave_rows, rows past K
  * the zero point. */
-#define QGEMM_MAX_NR 64
 static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end) {
   const mace_qgemm_family *f = g->f;
   const mace_qgemm_conv *cv = g->conv;
@@ -277,10 +339,7 @@ static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin,
   const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
   const uint8_t zp = (uint8_t)g->b_zp, pad = (uint8_t)(zp ^ flip);
   uint8_t tmp[QGEMM_MAX_KU][QGEMM_MAX_NR];
-  /* no window reaches past the planes (no padding, or the op's zero-point-bordered copy) */
-  const int inside = cv->pt == 0 && cv->pl == 0 &&
-                     (cv->oh - 1) * cv->sh + (cv->kh - 1) * cv->dh < cv->h &&
-                     (cv->ow - 1) * cv->sw + (cv->kw - 1) * cv->dw < cv->w;
+  const int inside = conv_inside(cv);
   for (int64_t p = p_begin; p < p_end; ++p) {
     const int64_t col0 = p * nr, cols = g->n - col0 < nr ? g->n - col0 : nr;
     const int run = col0 % cv->ow + cols <= cv->ow;
@@ -330,7 +389,43 @@ typedef struct qgemm_job {
   uint8_t *packed_b;
   const int32_t *bias; /* bias - b_zp_internal * row_sums */
   int split_m;         /* jobs are A panels (B packed already), else B panels (packed here) */
+  int64_t ncols;       /* the GEMM's columns: g->n, or a flat convolution's (oh - 1) * w + ow */
+  int64_t pitch, ow;   /* a flat convolution's row pitch (w) and output width; pitch 0: not flat */
 } qgemm_job;
+
+/* C's column of the GEMM's column jf (a flat convolution's, clamped to its row's end). */
+static int64_t real_col(const qgemm_job *j, int64_t jf) {
+  if (!j->pitch) return jf;
+  return jf / j->pitch * j->ow + (jf % j->pitch < j->ow ? jf % j->pitch : j->ow);
+}
+
+/* The runs of C's columns (kernels/cpu/qgemm.h) of the GEMM's columns [j0, j0 + cols). */
+static void tile_runs(const qgemm_job *j, int64_t j0, int64_t cols, mace_qgemm_runs *r) {
+  r->n = 0;
+  if (!j->pitch) {
+    r->n = 1;
+    r->j0[0] = 0;
+    r->len[0] = (int32_t)cols;
+    r->col[0] = j0;
+    return;
+  }
+  for (int64_t jf = j0; jf < j0 + cols;) {
+    const int64_t ox = jf % j->pitch;
+    if (ox >= j->ow) { /* a window over the row's end */
+      jf += j->pitch - ox;
+      continue;
+    }
+    {
+      int64_t len = j->ow - ox;
+      if (len > j0 + cols - jf) len = j0 + cols - jf;
+      r->j0[r->n] = (int32_t)(jf - j0);
+      r->len[r->n] = (int32_t)len;
+      r->col[r->n] = jf / j->pitch * j->ow + ox;
+      ++r->n;
+      jf += len;
+    }
+  }
+}
 
 /* Tile (A panel pa, B panel pb) into C. */
 static void compute_tile(const qgemm_job *j, int64_t pa, int64_t pb) {
@@ -339,17 +434,22 @@ static void compute_tile(const qgemm_job *j, int64_t pa, int64_t pb) {
   const int64_t mr = f->mr, nr = f->nr, kp = round_up(g->k, f->ku);
   const int64_t i0 = pa * mr, j0 = pb * nr;
   const int64_t rows = g->m - i0 < mr ? g->m - i0 : mr;
-  const int64_t cols = g->n - j0 < nr ? g->n - j0 : nr;
+  const int64_t cols = j->ncols - j0 < nr ? j->ncols - j0 : nr;
   int32_t acc[QGEMM_TILE_MAX];
+  mace_qgemm_runs runs;
+  tile_runs(j, j0, cols, &runs);
+  if (runs.n == 0) return; /* only windows over rows' ends */
   if (f->ukernel_out && g->c_cs == 1 && !g->no_fused) {
-    f->ukernel_out(kp, g->a_packed + pa * mr * kp, j->packed_b + pb * nr * kp, rows, cols,
+    f->ukernel_out(kp, g->a_packed + pa * mr * kp, j->packed_b + pb * nr * kp, rows, &runs,
                    j->bias + i0, g->mult + i0, g->shift + i0, &g->out,
-                   (uint8_t *)g->c + i0 * g->c_rs + j0, g->c_rs);
+                   (uint8_t *)g->c + i0 * g->c_rs, g->c_rs);
     return;
   }
   f->ukernel(kp, g->a_packed + pa * mr * kp, j->packed_b + pb * nr * kp, acc);
-  f->requant(acc, nr, rows, cols, j->bias + i0, g->mult + i0, g->shift + i0, &g->out,
-             (uint8_t *)g->c + i0 * g->c_rs + j0 * g->c_cs, g->c_rs, g->c_cs);
+  for (int s = 0; s < runs.n; ++s)
+    f->requant(acc + runs.j0[s], nr, rows, runs.len[s], j->bias + i0, g->mult + i0,
+               g->shift + i0, &g->out, (uint8_t *)g->c + i0 * g->c_rs + runs.col[s] * g->c_cs,
+               g->c_rs, g->c_cs);
 }
 
 /* The residual add (mace_qgemm_residual) over C's rows [i0, i1) and columns [j0, j1), written
@@ -385,7 +485,7 @@ static void qgemm_range(void *ctx, int64_t begin, int64_t end) {
   const qgemm_job *j = (const qgemm_job *)ctx;
   const mace_qgemm_args *g = j->g;
   const mace_qgemm_family *f = g->f;
-  const int64_t pm = round_up(g->m, f->mr) / f->mr, pn = round_up(g->n, f->nr) / f->nr;
+  const int64_t pm = round_up(g->m, f->mr) / f->mr, pn = round_up(j->ncols, f->nr) / f->nr;
   if (j->split_m) {
     /* B is packed and small (it stays in L2): each A panel once, against every B panel */
     for (int64_t pa = begin; pa < end; ++pa) {
@@ -400,12 +500,15 @@ static void qgemm_range(void *ctx, int64_t begin, int64_t end) {
     for (int64_t pa = 0; pa < pm; ++pa) compute_tile(j, pa, pb);
   }
   /* the chunk's columns of every row (one call when the chunk is all of C: one thread) */
-  if (g->residual) add_residual(g, 0, g->m, begin * f->nr, g->n < end * f->nr ? g->n : end * f->nr);
+  if (g->residual)
+    add_residual(g, 0, g->m, real_col(j, begin * f->nr),
+                 real_col(j, j->ncols < end * f->nr ? j->ncols : end * f->nr));
 }
 
 void mace_qgemm_run(mace_threadpool *pool, const mace_qgemm_args *g, void *scratch) {
   const mace_qgemm_family *f = g->f;
-  const int64_t pm = round_up(g->m, f->mr) / f->mr, pn = round_up(g->n, f->nr) / f->nr;
+  const int64_t ncols = g->conv ? mace_qgemm_conv_columns(g->conv) : g->n;
+  const int64_t pm = round_up(g->m, f->mr) / f->mr, pn = round_up(ncols, f->nr) / f->nr;
   const int64_t kp = round_up(g->k, f->ku);
   const int threads = pool ? mace_threadpool_size(pool) : 1;
   const size_t packed_b = (size_t)round_up(pn * f->nr * kp, 64);
@@ -421,6 +524,9 @@ void mace_qgemm_run(mace_threadpool *pool, const mace_qgemm_args *g, void *scrat
   job.g = g;
   job.packed_b = (uint8_t *)scratch;
   job.bias = bias;
+  job.ncols = ncols;
+  job.pitch = g->conv ? conv_flat_pitch(g->conv) : 0;
+  job.ow = g->conv ? g->conv->ow : 0;
   /* Along A's panels when B has too few panels for the threads, or when all of packed B fits
    * in L2 while A does not: then A is read once instead of once per B panel. */
   job.split_m = (pn < 2 * threads && pm > pn) ||

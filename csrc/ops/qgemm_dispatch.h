@@ -48,6 +48,15 @@ typedef struct mace_qgemm_conv {
   int64_t h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
 } mace_qgemm_conv;
 
+/* The GEMM's column count for a convolution: oh * ow, or (oh - 1) * w + ow when it runs "flat":
+ * at stride 1 with every window inside the planes (no padding, or the op's zero-point-bordered
+ * copy), column jf = oy * w + ox of B is the plane's bytes from jf on, so every row of a B
+ * panel is a pointer into x at stride 1 (no gather, no stored im2col); the columns with ox >=
+ * ow (the windows over a row's end) are computed and never written. Flat only where its extra
+ * columns are at most as many as the real ones. Scratch for such a GEMM is
+ * mace_qgemm_scratch_bytes with this n. */
+int64_t mace_qgemm_conv_columns(const mace_qgemm_conv *cv);
+
 /* A residual QLinearAdd fused into the output stage (QLinearConv2D's inputs 9-13): once a block
  * of C holds its requantized bytes, C = add(C, R) by QLinearAdd's formula with C as its input a
  * and R as b (R[i, j] = r[i * c_rs + j * c_cs], C's layout), through a q8_add run kernel

@@ -41,6 +41,7 @@ typedef struct qconv_state {
   /* set by infer */
   int64_t n, c_in, h, w, c_out, oh, ow, kh, kw, pad_t, pad_l;
   int64_t gm, gn, gk; /* per group: C_out / g, H_out * W_out, C_in / g * kH * kW */
+  int64_t gcols;      /* the GEMM's columns (gn, or more for a flat convolution) */
   int depthwise, direct_b;
   int im2col;         /* stride 1: B stored by im2col_range (contiguous rows), else read by
                          the packer (mace_qgemm_conv) */
@@ -176,6 +177,24 @@ done:
   return s;
 }
 
+/* The convolution the GEMM's packer reads (mace_qgemm_conv, x unset): the planes as they are,
+ * or the zero-point-bordered copy (hp x wp, no padding left) where there is one. */
+static void qconv_gemm_conv(const qconv_state *st, mace_qgemm_conv *cv) {
+  memset(cv, 0, sizeof(*cv));
+  cv->h = st->hp ? st->hp : st->h;
+  cv->w = st->hp ? st->wp : st->w;
+  cv->oh = st->oh;
+  cv->ow = st->ow;
+  cv->kh = st->kh;
+  cv->kw = st->kw;
+  cv->sh = st->strides[0];
+  cv->sw = st->strides[1];
+  cv->dh = st->dilations[0];
+  cv->dw = st->dilations[1];
+  cv->pt = st->hp ? 0 : st->pad_t;
+  cv->pl = st->hp ? 0 : st->pad_l;
+}
+
 static mace_status qconv_infer(mace_op *op) {
   qconv_state *st = op->state;
   const mace_tensor *x, *w;
@@ -243,20 +262,31 @@ static mace_status qconv_infer(mace_op *op) {
   op->scratch_bytes = 0;
   st->hp = st->wp = 0;
   st->pad_bytes = st->col_bytes = 0;
-  /* At stride 1 whole output rows of im2col are memcpy runs and the stored B packs from
-   * contiguous rows, faster than the packer's per-panel reads; strided windows are gathered
-   * either way, and the packer saves the K x N buffer. */
-  st->im2col = !st->depthwise && !st->direct_b && st->strides[0] == 1 && st->strides[1] == 1;
-  if (st->im2col) st->col_bytes = (size_t)((st->gk * st->gn + 63) / 64 * 64);
-  if (!st->depthwise && !st->direct_b && !st->im2col && (st->pad_t > 0 || st->pad_l > 0)) {
-    /* every window's rows and columns, from -pad_t and -pad_l */
-    st->hp = (st->oh - 1) * st->strides[0] + (st->kh - 1) * st->dilations[0] + 1;
-    st->wp = (st->ow - 1) * st->strides[1] + (st->kw - 1) * st->dilations[1] + 1;
-    st->pad_bytes = (size_t)((st->c_in / st->group * st->hp * st->wp + 63) / 64 * 64);
+  st->gcols = st->gn;
+  if (!st->depthwise && !st->direct_b) {
+    /* The packer reads B from the input (padded: from a copy bordered with the zero point),
+     * at stride 1 flat (mace_qgemm_conv_columns: each panel row a pointer into the planes);
+     * a stride-1 convolution too wide for flat (large dilations) stores im2col instead. */
+    mace_qgemm_conv cv;
+    if (st->pad_t > 0 || st->pad_l > 0) {
+      /* every window's rows and columns, from -pad_t and -pad_l */
+      st->hp = (st->oh - 1) * st->strides[0] + (st->kh - 1) * st->dilations[0] + 1;
+      st->wp = (st->ow - 1) * st->strides[1] + (st->kw - 1) * st->dilations[1] + 1;
+    }
+    qconv_gemm_conv(st, &cv);
+    st->gcols = mace_qgemm_conv_columns(&cv);
+    st->im2col = st->strides[0] == 1 && st->strides[1] == 1 && st->gcols == st->gn &&
+                 (st->hp ? st->wp : st->w) != st->ow;
+    if (st->im2col) {
+      st->hp = st->wp = 0;
+      st->col_bytes = (size_t)((st->gk * st->gn + 63) / 64 * 64);
+    } else if (st->hp) {
+      st->pad_bytes = (size_t)((st->c_in / st->group * st->hp * st->wp + 63) / 64 * 64);
+    }
   }
   if (!st->depthwise)
     op->scratch_bytes = st->col_bytes + st->pad_bytes +
-                        mace_qgemm_scratch_bytes(st->f, st->gm, st->gn, st->gk);
+                        mace_qgemm_scratch_bytes(st->f, st->gm, st->gcols, st->gk);
   return MACE_OK;
 }
 
@@ -374,15 +404,8 @@ static mace_status qconv_run(mace_op *op) {
     mace_qgemm_args g;
     mace_qgemm_residual res = {k->q8_add ? k->q8_add : mace_q8_add__ref, &st->add, NULL,
                                st->out.out_signed};
-    mace_qgemm_conv cv = {.h = st->h, .w = st->w, .oh = st->oh, .ow = st->ow, .kh = st->kh,
-                          .kw = st->kw, .sh = st->strides[0], .sw = st->strides[1],
-                          .dh = st->dilations[0], .dw = st->dilations[1], .pt = st->pad_t,
-                          .pl = st->pad_l};
-    if (st->pad_bytes) { /* the padded copy: no padding left to the packer */
-      cv.h = st->hp;
-      cv.w = st->wp;
-      cv.pt = cv.pl = 0;
-    }
+    mace_qgemm_conv cv;
+    qconv_gemm_conv(st, &cv);
     memset(&g, 0, sizeof(g));
     g.f = st->f;
     g.m = st->gm;
