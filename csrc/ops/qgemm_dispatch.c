@@ -282,6 +282,7 @@ static int conv_inside(const mace_qgemm_conv *cv) {
 
 /* The row pitch of a flat convolution (mace_qgemm_conv_columns), else 0. */
 static int64_t conv_flat_pitch(const mace_qgemm_conv *cv) {
+  if (cv->phased) return cv->w;
   if (cv->sh != 1 || cv->sw != 1 || !conv_inside(cv)) return 0;
   if ((cv->oh - 1) * cv->w + cv->ow > 2 * cv->oh * cv->ow) return 0;
   return cv->w;
@@ -292,8 +293,9 @@ int64_t mace_qgemm_conv_columns(const mace_qgemm_conv *cv) {
   return pitch ? (cv->oh - 1) * pitch + cv->ow : cv->oh * cv->ow;
 }
 
-/* pack_b for a flat convolution: row k = (c, ky, kx) of the panel is x's bytes from c's plane
- * + ky * dh * w + kx * dw + the panel's first column on. */
+/* pack_b for a flat convolution: row k = (c, ky, kx) of the panel is x's bytes from the panel's
+ * first column on in c's plane (phased: its phase plane) moved by ky * dh / sh rows and kx * dw
+ * / sw columns (sh = sw = 1 unphased). */
 static void pack_b_flat(const mace_qgemm_args *g, int64_t ncols, uint8_t *dst, int64_t p_begin,
                         int64_t p_end) {
   const mace_qgemm_family *f = g->f;
@@ -301,6 +303,8 @@ static void pack_b_flat(const mace_qgemm_args *g, int64_t ncols, uint8_t *dst, i
   const int64_t nr = f->nr, ku = f->ku, kp = round_up(g->k, ku);
   const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
   const uint8_t zp = (uint8_t)g->b_zp, pad = (uint8_t)(zp ^ flip);
+  const int64_t sh = cv->phased ? cv->sh : 1, sw = cv->phased ? cv->sw : 1;
+  const int64_t plane = cv->h * cv->w;
   uint8_t tmp[QGEMM_MAX_KU][QGEMM_MAX_NR];
   for (int64_t p = p_begin; p < p_end; ++p) {
     const int64_t col0 = p * nr, cols = ncols - col0 < nr ? ncols - col0 : nr;
@@ -315,7 +319,10 @@ static void pack_b_flat(const mace_qgemm_args *g, int64_t ncols, uint8_t *dst, i
           rows[u] = tmp[u];
           continue;
         }
-        rows[u] = x + (c * cv->h + ky * cv->dh) * cv->w + kx * cv->dw;
+        {
+          const int64_t ry = ky * cv->dh, rx = kx * cv->dw;
+          rows[u] = x + ((c * sh + ry % sh) * sw + rx % sw) * plane + ry / sh * cv->w + rx / sw;
+        }
         if (++kx == cv->kw) {
           kx = 0;
           if (++ky == cv->kh) {

@@ -5,8 +5,9 @@
  * C, per-row multipliers with right shifts up to 31 and left shifts that wrap the accumulator,
  * weights over the whole i8 range, zero points, clamps, and 1 and 2 threads, through the fused
  * output stage where a family has one and through the separate one; B as a convolution's
- * im2col read from the input planes (and from a zero-point-bordered copy of them: flat at
- * stride 1) against the same GEMM on a stored im2col; a residual
+ * im2col read from the input planes (and from a zero-point-bordered copy of them, flat at
+ * stride 1, and from its stride phases, flat at any stride) against the same GEMM on a stored
+ * im2col; a residual
  * QLinearAdd fused into the output stage (mace_qgemm_residual, the active ISA's add kernel)
  * against the reference GEMM's bytes put through mace_q8_add__ref. Also that MACE_CPU_ISA picks
  * the family. */
@@ -159,10 +160,16 @@ static void check_conv(const mace_qgemm_family *f, mace_threadpool *pool, int64_
     mace_qgemm_conv cvp = {.h = hp, .w = wp, .oh = cv.oh, .ow = cv.ow, .kh = kh, .kw = kw,
                            .sh = s, .sw = s, .dh = d, .dw = d};
     uint8_t *xp = malloc((size_t)(ch * hp * wp));
-    const int64_t cols = mace_qgemm_conv_columns(&cvp) > mace_qgemm_conv_columns(&cv)
-                             ? mace_qgemm_conv_columns(&cvp)
-                             : mace_qgemm_conv_columns(&cv);
-    void *scratch = malloc(mace_qgemm_scratch_bytes(f, m, cols > n ? cols : n, k));
+    /* and that copy split into its s x s stride phases (mace_qgemm_conv.phased): flat strided */
+    const int64_t ph = (hp + s - 1) / s, pw = (wp + s - 1) / s;
+    mace_qgemm_conv cvs = {.h = ph, .w = pw, .oh = cv.oh, .ow = cv.ow, .kh = kh, .kw = kw,
+                           .sh = s, .sw = s, .dh = d, .dw = d, .phased = 1};
+    uint8_t *xs = malloc((size_t)(ch * s * s * ph * pw));
+    int64_t cols = n;
+    if (mace_qgemm_conv_columns(&cv) > cols) cols = mace_qgemm_conv_columns(&cv);
+    if (mace_qgemm_conv_columns(&cvp) > cols) cols = mace_qgemm_conv_columns(&cvp);
+    if (mace_qgemm_conv_columns(&cvs) > cols) cols = mace_qgemm_conv_columns(&cvs);
+    void *scratch = malloc(mace_qgemm_scratch_bytes(f, m, cols, k));
     const uint8_t zp = (uint8_t)test_rand16(&seed);
     mace_qgemm_args g;
     memset(&g, 0, sizeof(g));
@@ -179,6 +186,15 @@ static void check_conv(const mace_qgemm_family *f, mace_threadpool *pool, int64_
           xp[(c * hp + r) * wp + q] =
               (iy < 0 || iy >= h || ix < 0 || ix >= w) ? zp : x[(c * h + iy) * w + ix];
         }
+    for (int64_t c = 0; c < ch; ++c)
+      for (int64_t py = 0; py < s; ++py)
+        for (int64_t px = 0; px < s; ++px)
+          for (int64_t r = 0; r < ph; ++r)
+            for (int64_t q = 0; q < pw; ++q)
+              xs[(((c * s + py) * s + px) * ph + r) * pw + q] =
+                  (r * s + py < hp && q * s + px < wp)
+                      ? xp[(c * hp + r * s + py) * wp + q * s + px]
+                      : zp;
     for (int64_t r = 0; r < k; ++r) {
       const int64_t c = r / (kh * kw), ky = r / kw % kh, kx = r % kw;
       for (int64_t j = 0; j < n; ++j) {
@@ -223,21 +239,25 @@ static void check_conv(const mace_qgemm_family *f, mace_threadpool *pool, int64_
       FAIL("%s conv m=%lld c=%lld %lldx%lld k=%lldx%lld stride=%lld dil=%lld pad=%lld "
            "b_signed=%d", f->name, (long long)m, (long long)ch, (long long)h, (long long)w,
            (long long)kh, (long long)kw, (long long)s, (long long)d, (long long)p, b_signed);
-    for (int no_fused = 0; no_fused <= 1; ++no_fused) {
+    for (int variant = 0; variant < 4; ++variant) {
+      const int no_fused = variant & 1;
       cvp.x = xp;
-      g.conv = &cvp;
+      cvs.x = xs;
+      g.conv = variant < 2 ? &cvp : &cvs;
       g.no_fused = no_fused;
       memset(got, 0xA5, (size_t)(m * n));
       mace_qgemm_run(pool, &g, scratch);
       ++cases;
       if (memcmp(got, want, (size_t)(m * n)) != 0)
-        FAIL("%s padded-copy conv (%lld columns) m=%lld c=%lld %lldx%lld k=%lldx%lld "
+        FAIL("%s %s conv (%lld columns) m=%lld c=%lld %lldx%lld k=%lldx%lld "
              "stride=%lld dil=%lld pad=%lld b_signed=%d no_fused=%d", f->name,
-             (long long)mace_qgemm_conv_columns(&cvp), (long long)m, (long long)ch,
+             variant < 2 ? "padded-copy" : "phased",
+             (long long)mace_qgemm_conv_columns(g.conv), (long long)m, (long long)ch,
              (long long)h, (long long)w, (long long)kh, (long long)kw, (long long)s,
              (long long)d, (long long)p, b_signed, no_fused);
     }
     free(xp);
+    free(xs);
     free(x);
     free(col);
     free(a);
