@@ -185,6 +185,7 @@ static void interleave_rows(const uint8_t *const *rows, int64_t ku, int64_t cols
  * element. */
 #define QGEMM_MAX_KU 16
 #define QGEMM_MAX_NR 64
+#define QGEMM_FLAT_TAPS 32 /* filter rows / columns whose offsets pack_b_flat tabulates */
 static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end);
 static int64_t conv_flat_pitch(const mace_qgemm_conv *cv);
 static void pack_b_flat(const mace_qgemm_args *g, int64_t ncols, uint8_t *dst, int64_t p_begin,
@@ -304,8 +305,15 @@ static void pack_b_flat(const mace_qgemm_args *g, int64_t ncols, uint8_t *dst, i
   const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
   const uint8_t zp = (uint8_t)g->b_zp, pad = (uint8_t)(zp ^ flip);
   const int64_t sh = cv->phased ? cv->sh : 1, sw = cv->phased ? cv->sw : 1;
-  const int64_t plane = cv->h * cv->w;
+  const int64_t plane = cv->h * cv->w, cstride = sh * sw * plane;
+  /* each tap's offset in a channel's planes, so that the k loop does no division */
+  int64_t yoff[QGEMM_FLAT_TAPS], xoff[QGEMM_FLAT_TAPS];
+  const int tables = cv->kh <= QGEMM_FLAT_TAPS && cv->kw <= QGEMM_FLAT_TAPS;
   uint8_t tmp[QGEMM_MAX_KU][QGEMM_MAX_NR];
+  for (int64_t t = 0; tables && t < cv->kh; ++t)
+    yoff[t] = (t * cv->dh % sh) * sw * plane + t * cv->dh / sh * cv->w;
+  for (int64_t t = 0; tables && t < cv->kw; ++t)
+    xoff[t] = (t * cv->dw % sw) * plane + t * cv->dw / sw;
   for (int64_t p = p_begin; p < p_end; ++p) {
     const int64_t col0 = p * nr, cols = ncols - col0 < nr ? ncols - col0 : nr;
     const uint8_t *x = (const uint8_t *)cv->x + col0;
@@ -319,7 +327,9 @@ static void pack_b_flat(const mace_qgemm_args *g, int64_t ncols, uint8_t *dst, i
           rows[u] = tmp[u];
           continue;
         }
-        {
+        if (tables) {
+          rows[u] = x + c * cstride + yoff[ky] + xoff[kx];
+        } else {
           const int64_t ry = ky * cv->dh, rx = kx * cv->dw;
           rows[u] = x + ((c * sh + ry % sh) * sw + rx % sw) * plane + ry / sh * cv->w + rx / sw;
         }
