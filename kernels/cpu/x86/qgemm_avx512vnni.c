@@ -113,7 +113,8 @@ static inline __m512i requant_row(__m512i x, int32_t bias, int32_t mult, int32_t
   const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
   const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), round);
   if (right > 0) {
-    t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 32), po);
+    /* the high halves of pe (even lanes, moved down by vpshufd) and po (odd lanes) */
+    t = _mm512_mask_shuffle_epi32(po, (__mmask16)0x5555, pe, (_MM_PERM_ENUM)0xF5);
     t = _mm512_sra_epi32(t, _mm_cvtsi32_si128(right - 1));
   } else {
     t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 31),
