@@ -21,7 +21,7 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MACE_KERNEL_MAN
 set(_mace_flags_avx2 -mavx2 -mfma)
 set(_mace_flags_avx512 -mavx512f -mavx512bw -mfma)
 set(_mace_flags_neon)
-set(_mace_flags_avx512vnni -mavx512f -mavx512bw -mavx512vnni -mfma)
+set(_mace_flags_avx512vnni -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma)
 set(_mace_flags_neondot -march=armv8.2-a+dotprod)
 set(_mace_parent_avx512vnni avx512)
 set(_mace_parent_neondot neon)

@@ -43,7 +43,9 @@ static void detect_x86(mace_cpu_features *f) {
   if (zmm_os) {
     f->avx512f = (b >> 16) & 1;
     f->avx512bw = (b >> 30) & 1;
-    f->avx512vnni = (c >> 11) & 1;
+    /* VNNI with its 256-bit forms (AVX512VL, EBX bit 31; every VNNI CPU has it): the GEMM's
+     * narrow tiles use them */
+    f->avx512vnni = ((c >> 11) & 1) && ((b >> 31) & 1);
   }
 }
 #endif

@@ -177,6 +177,24 @@ static void interleave_rows(const uint8_t *const *rows, int64_t ku, int64_t cols
     for (int64_t u = 0; u < ku; ++u) d[j * ku + u] = (uint8_t)(rows[u][j] ^ flip);
 }
 
+/* One k-group of a whole 16-column panel at KU 4 (the VNNI and sdot families): rows r0..r3
+ * (16 bytes each) interleaved into d[j * 4 + u], flipped; interleave_rows' SSE2 body, inline. */
+#if defined(__SSE2__)
+static inline void interleave4x16(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                                  const uint8_t *r3, __m128i vf, uint8_t *d) {
+  const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r0), vf);
+  const __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r1), vf);
+  const __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r2), vf);
+  const __m128i e = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r3), vf);
+  const __m128i l01 = _mm_unpacklo_epi8(a, b), h01 = _mm_unpackhi_epi8(a, b);
+  const __m128i l23 = _mm_unpacklo_epi8(c, e), h23 = _mm_unpackhi_epi8(c, e);
+  _mm_storeu_si128((__m128i *)d, _mm_unpacklo_epi16(l01, l23));
+  _mm_storeu_si128((__m128i *)(d + 16), _mm_unpackhi_epi16(l01, l23));
+  _mm_storeu_si128((__m128i *)(d + 32), _mm_unpacklo_epi16(h01, h23));
+  _mm_storeu_si128((__m128i *)(d + 48), _mm_unpackhi_epi16(h01, h23));
+}
+#endif
+
 /* B's panels [p_begin, p_end) packed at dst (panel p at dst + p * NR * kp), each element flipped
  * with ^ 0x80 where the stored signedness is not the family's; columns past N and k past K are
  * the zero point (a K pad row meets A's zero pad; a column pad is never stored). Row-contiguous
@@ -184,20 +202,39 @@ static void interleave_rows(const uint8_t *const *rows, int64_t ku, int64_t cols
  * each column's KU adjacent k; anything else, and K's last partial group, goes element by
  * element. */
 #define QGEMM_MAX_KU 16
+#define QGEMM_MAX_NR 64
 static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end);
-static void pack_b(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end) {
+static int64_t conv_flat_pitch(const mace_qgemm_conv *cv);
+static void pack_b_flat(const mace_qgemm_args *g, const int64_t *koff, int64_t ncols,
+                        uint8_t *dst, int64_t p_begin, int64_t p_end);
+/* koff: a flat convolution's row offsets (flat_offsets), else unused. */
+static void pack_b(const mace_qgemm_args *g, const int64_t *koff, uint8_t *dst, int64_t p_begin,
+                   int64_t p_end) {
   const mace_qgemm_family *f = g->f;
   const int64_t nr = f->nr, ku = f->ku, kp = round_up(g->k, ku);
   const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
   const uint8_t pad = (uint8_t)((uint8_t)g->b_zp ^ flip);
   const uint8_t *b = (const uint8_t *)g->b;
   if (g->conv) {
-    pack_b_conv(g, dst, p_begin, p_end);
+    if (conv_flat_pitch(g->conv))
+      pack_b_flat(g, koff, mace_qgemm_conv_columns(g->conv), dst, p_begin, p_end);
+    else
+      pack_b_conv(g, dst, p_begin, p_end);
     return;
   }
   for (int64_t p = p_begin; p < p_end; ++p) {
     const int64_t col0 = p * nr, cols = g->n - col0 < nr ? g->n - col0 : nr;
-    for (int64_t k0 = 0; k0 < kp; k0 += ku) {
+    int64_t k0 = 0;
+#if defined(__SSE2__)
+    if (ku == 4 && cols == 16 && nr == 16 && g->b_cs == 1) { /* a whole VNNI panel: inline */
+      const __m128i vf = _mm_set1_epi8((char)flip);
+      const uint8_t *r = b + col0;
+      for (; k0 + 4 <= g->k; k0 += 4, r += 4 * g->b_rs)
+        interleave4x16(r, r + g->b_rs, r + 2 * g->b_rs, r + 3 * g->b_rs, vf,
+                       dst + p * nr * kp + k0 * nr);
+    }
+#endif
+    for (; k0 < kp; k0 += ku) {
       uint8_t *d = dst + p * nr * kp + k0 * nr;
       const int full_k = k0 + ku <= g->k;
       if (full_k && g->b_cs == 1 && ku <= QGEMM_MAX_KU) {
@@ -267,9 +304,90 @@ static const uint8_t *conv_row(const mace_qgemm_conv *cv, int64_t c, int64_t ky,
   return tmp;
 }
 
+/* No window reaches past the planes (no padding, or the op's zero-point-bordered copy). */
+static int conv_inside(const mace_qgemm_conv *cv) {
+  return cv->pt == 0 && cv->pl == 0 && (cv->oh - 1) * cv->sh + (cv->kh - 1) * cv->dh < cv->h &&
+         (cv->ow - 1) * cv->sw + (cv->kw - 1) * cv->dw < cv->w;
+}
+
+/* The row pitch of a flat convolution (mace_qgemm_conv_columns), else 0. */
+static int64_t conv_flat_pitch(const mace_qgemm_conv *cv) {
+  if (cv->phased) return cv->w;
+  if (cv->sh != 1 || cv->sw != 1 || !conv_inside(cv)) return 0;
+  if ((cv->oh - 1) * cv->w + cv->ow > 2 * cv->oh * cv->ow) return 0;
+  return cv->w;
+}
+
+int64_t mace_qgemm_conv_columns(const mace_qgemm_conv *cv) {
+  const int64_t pitch = conv_flat_pitch(cv);
+  return pitch ? (cv->oh - 1) * pitch + cv->ow : cv->oh * cv->ow;
+}
+
+/* Row k = (c, ky, kx) of a flat convolution's B is x's bytes from koff[k] + its column on:
+ * c's plane (phased: its phase plane) moved by ky * dh / sh rows and kx * dw / sw columns (sh
+ * = sw = 1 unphased). Computed once per GEMM, so that packing does no division. */
+static void flat_offsets(const mace_qgemm_conv *cv, int64_t k, int64_t *koff) {
+  const int64_t sh = cv->phased ? cv->sh : 1, sw = cv->phased ? cv->sw : 1;
+  const int64_t plane = cv->h * cv->w;
+  int64_t c = 0, ky = 0, kx = 0;
+  for (int64_t r = 0; r < k; ++r) {
+    const int64_t ry = ky * cv->dh, rx = kx * cv->dw;
+    koff[r] = ((c * sh + ry % sh) * sw + rx % sw) * plane + ry / sh * cv->w + rx / sw;
+    if (++kx == cv->kw) {
+      kx = 0;
+      if (++ky == cv->kh) {
+        ky = 0;
+        ++c;
+      }
+    }
+  }
+}
+
+/* pack_b for a flat convolution: row k of the panel is x + koff[k] + the panel's first column
+ * on (flat_offsets). */
+static void pack_b_flat(const mace_qgemm_args *g, const int64_t *koff, int64_t ncols,
+                        uint8_t *dst, int64_t p_begin, int64_t p_end) {
+  const mace_qgemm_family *f = g->f;
+  const int64_t nr = f->nr, ku = f->ku, kp = round_up(g->k, ku);
+  const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
+  const uint8_t zp = (uint8_t)g->b_zp, pad = (uint8_t)(zp ^ flip);
+  uint8_t tmp[QGEMM_MAX_KU][QGEMM_MAX_NR];
+  for (int64_t p = p_begin; p < p_end; ++p) {
+    const int64_t col0 = p * nr, cols = ncols - col0 < nr ? ncols - col0 : nr;
+    const uint8_t *x = (const uint8_t *)g->conv->x + col0;
+    uint8_t *d = dst + p * nr * kp;
+    int64_t k0 = 0;
+#if defined(__SSE2__)
+    if (ku == 4 && cols == 16 && nr == 16) { /* a whole panel of the VNNI family: inline */
+      const __m128i vf = _mm_set1_epi8((char)flip);
+      for (; k0 + 4 <= g->k; k0 += 4, d += 64)
+        interleave4x16(x + koff[k0], x + koff[k0 + 1], x + koff[k0 + 2], x + koff[k0 + 3], vf, d);
+    }
+#endif
+    for (; k0 + ku <= g->k; k0 += ku, d += ku * nr) {
+      const uint8_t *rows[QGEMM_MAX_KU];
+      for (int64_t u = 0; u < ku; ++u) rows[u] = x + koff[k0 + u];
+      interleave_rows(rows, ku, cols, flip, d);
+      if (cols < nr) memset(d + cols * ku, pad, (size_t)((nr - cols) * ku));
+    }
+    if (k0 < kp) { /* K's last partial group: rows past K the zero point */
+      const uint8_t *rows[QGEMM_MAX_KU];
+      for (int64_t u = 0; u < ku; ++u) {
+        if (k0 + u < g->k) {
+          rows[u] = x + koff[k0 + u];
+        } else {
+          memset(tmp[u], zp, (size_t)cols);
+          rows[u] = tmp[u];
+        }
+      }
+      interleave_rows(rows, ku, cols, flip, d);
+      if (cols < nr) memset(d + cols * ku, pad, (size_t)((nr - cols) * ku));
+    }
+  }
+}
+
 /* pack_b for a convolution's virtual B: KU rows at a time through interleave_rows, rows past K
  * the zero point. */
-#define QGEMM_MAX_NR 64
 static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin, int64_t p_end) {
   const mace_qgemm_family *f = g->f;
   const mace_qgemm_conv *cv = g->conv;
@@ -277,10 +395,7 @@ static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin,
   const uint8_t flip = (g->b_signed != f->b_signed) ? 0x80 : 0;
   const uint8_t zp = (uint8_t)g->b_zp, pad = (uint8_t)(zp ^ flip);
   uint8_t tmp[QGEMM_MAX_KU][QGEMM_MAX_NR];
-  /* no window reaches past the planes (no padding, or the op's zero-point-bordered copy) */
-  const int inside = cv->pt == 0 && cv->pl == 0 &&
-                     (cv->oh - 1) * cv->sh + (cv->kh - 1) * cv->dh < cv->h &&
-                     (cv->ow - 1) * cv->sw + (cv->kw - 1) * cv->dw < cv->w;
+  const int inside = conv_inside(cv);
   for (int64_t p = p_begin; p < p_end; ++p) {
     const int64_t col0 = p * nr, cols = g->n - col0 < nr ? g->n - col0 : nr;
     const int run = col0 % cv->ow + cols <= cv->ow;
@@ -321,8 +436,9 @@ static void pack_b_conv(const mace_qgemm_args *g, uint8_t *dst, int64_t p_begin,
 
 size_t mace_qgemm_scratch_bytes(const mace_qgemm_family *f, int64_t m, int64_t n, int64_t k) {
   const size_t packed_b = (size_t)(round_up(n, f->nr) * round_up(k, f->ku));
-  const size_t bias = (size_t)m * sizeof(int32_t);
-  return (size_t)round_up((int64_t)packed_b, 64) + (size_t)round_up((int64_t)bias, 64);
+  const size_t bias = (size_t)m * sizeof(int32_t), koff = (size_t)k * sizeof(int64_t);
+  return (size_t)round_up((int64_t)packed_b, 64) + (size_t)round_up((int64_t)bias, 64) +
+         (size_t)round_up((int64_t)koff, 64);
 }
 
 typedef struct qgemm_job {
@@ -330,7 +446,44 @@ typedef struct qgemm_job {
   uint8_t *packed_b;
   const int32_t *bias; /* bias - b_zp_internal * row_sums */
   int split_m;         /* jobs are A panels (B packed already), else B panels (packed here) */
+  int64_t ncols;       /* the GEMM's columns: g->n, or a flat convolution's (oh - 1) * w + ow */
+  int64_t pitch, ow;   /* a flat convolution's row pitch (w) and output width; pitch 0: not flat */
+  const int64_t *koff; /* a flat convolution's row offsets (flat_offsets) */
 } qgemm_job;
+
+/* C's column of the GEMM's column jf (a flat convolution's, clamped to its row's end). */
+static int64_t real_col(const qgemm_job *j, int64_t jf) {
+  if (!j->pitch) return jf;
+  return jf / j->pitch * j->ow + (jf % j->pitch < j->ow ? jf % j->pitch : j->ow);
+}
+
+/* The runs of C's columns (kernels/cpu/qgemm.h) of the GEMM's columns [j0, j0 + cols). */
+static void tile_runs(const qgemm_job *j, int64_t j0, int64_t cols, mace_qgemm_runs *r) {
+  r->n = 0;
+  if (!j->pitch) {
+    r->n = 1;
+    r->j0[0] = 0;
+    r->len[0] = (int32_t)cols;
+    r->col[0] = j0;
+    return;
+  }
+  for (int64_t jf = j0; jf < j0 + cols;) {
+    const int64_t ox = jf % j->pitch;
+    if (ox >= j->ow) { /* a window over the row's end */
+      jf += j->pitch - ox;
+      continue;
+    }
+    {
+      int64_t len = j->ow - ox;
+      if (len > j0 + cols - jf) len = j0 + cols - jf;
+      r->j0[r->n] = (int32_t)(jf - j0);
+      r->len[r->n] = (int32_t)len;
+      r->col[r->n] = jf / j->pitch * j->ow + ox;
+      ++r->n;
+      jf += len;
+    }
+  }
+}
 
 /* Tile (A panel pa, B panel pb) into C. */
 static void compute_tile(const qgemm_job *j, int64_t pa, int64_t pb) {
@@ -339,17 +492,22 @@ static void compute_tile(const qgemm_job *j, int64_t pa, int64_t pb) {
   const int64_t mr = f->mr, nr = f->nr, kp = round_up(g->k, f->ku);
   const int64_t i0 = pa * mr, j0 = pb * nr;
   const int64_t rows = g->m - i0 < mr ? g->m - i0 : mr;
-  const int64_t cols = g->n - j0 < nr ? g->n - j0 : nr;
+  const int64_t cols = j->ncols - j0 < nr ? j->ncols - j0 : nr;
   int32_t acc[QGEMM_TILE_MAX];
+  mace_qgemm_runs runs;
+  tile_runs(j, j0, cols, &runs);
+  if (runs.n == 0) return; /* only windows over rows' ends */
   if (f->ukernel_out && g->c_cs == 1 && !g->no_fused) {
-    f->ukernel_out(kp, g->a_packed + pa * mr * kp, j->packed_b + pb * nr * kp, rows, cols,
+    f->ukernel_out(kp, g->a_packed + pa * mr * kp, j->packed_b + pb * nr * kp, rows, &runs,
                    j->bias + i0, g->mult + i0, g->shift + i0, &g->out,
-                   (uint8_t *)g->c + i0 * g->c_rs + j0, g->c_rs);
+                   (uint8_t *)g->c + i0 * g->c_rs, g->c_rs);
     return;
   }
   f->ukernel(kp, g->a_packed + pa * mr * kp, j->packed_b + pb * nr * kp, acc);
-  f->requant(acc, nr, rows, cols, j->bias + i0, g->mult + i0, g->shift + i0, &g->out,
-             (uint8_t *)g->c + i0 * g->c_rs + j0 * g->c_cs, g->c_rs, g->c_cs);
+  for (int s = 0; s < runs.n; ++s)
+    f->requant(acc + runs.j0[s], nr, rows, runs.len[s], j->bias + i0, g->mult + i0,
+               g->shift + i0, &g->out, (uint8_t *)g->c + i0 * g->c_rs + runs.col[s] * g->c_cs,
+               g->c_rs, g->c_cs);
 }
 
 /* The residual add (mace_qgemm_residual) over C's rows [i0, i1) and columns [j0, j1), written
@@ -385,7 +543,7 @@ static void qgemm_range(void *ctx, int64_t begin, int64_t end) {
   const qgemm_job *j = (const qgemm_job *)ctx;
   const mace_qgemm_args *g = j->g;
   const mace_qgemm_family *f = g->f;
-  const int64_t pm = round_up(g->m, f->mr) / f->mr, pn = round_up(g->n, f->nr) / f->nr;
+  const int64_t pm = round_up(g->m, f->mr) / f->mr, pn = round_up(j->ncols, f->nr) / f->nr;
   if (j->split_m) {
     /* B is packed and small (it stays in L2): each A panel once, against every B panel */
     for (int64_t pa = begin; pa < end; ++pa) {
@@ -396,16 +554,19 @@ static void qgemm_range(void *ctx, int64_t begin, int64_t end) {
     return;
   }
   for (int64_t pb = begin; pb < end; ++pb) {
-    pack_b(g, j->packed_b, pb, pb + 1);
+    pack_b(g, j->koff, j->packed_b, pb, pb + 1);
     for (int64_t pa = 0; pa < pm; ++pa) compute_tile(j, pa, pb);
   }
   /* the chunk's columns of every row (one call when the chunk is all of C: one thread) */
-  if (g->residual) add_residual(g, 0, g->m, begin * f->nr, g->n < end * f->nr ? g->n : end * f->nr);
+  if (g->residual)
+    add_residual(g, 0, g->m, real_col(j, begin * f->nr),
+                 real_col(j, j->ncols < end * f->nr ? j->ncols : end * f->nr));
 }
 
 void mace_qgemm_run(mace_threadpool *pool, const mace_qgemm_args *g, void *scratch) {
   const mace_qgemm_family *f = g->f;
-  const int64_t pm = round_up(g->m, f->mr) / f->mr, pn = round_up(g->n, f->nr) / f->nr;
+  const int64_t ncols = g->conv ? mace_qgemm_conv_columns(g->conv) : g->n;
+  const int64_t pm = round_up(g->m, f->mr) / f->mr, pn = round_up(ncols, f->nr) / f->nr;
   const int64_t kp = round_up(g->k, f->ku);
   const int threads = pool ? mace_threadpool_size(pool) : 1;
   const size_t packed_b = (size_t)round_up(pn * f->nr * kp, 64);
@@ -421,13 +582,18 @@ void mace_qgemm_run(mace_threadpool *pool, const mace_qgemm_args *g, void *scrat
   job.g = g;
   job.packed_b = (uint8_t *)scratch;
   job.bias = bias;
+  job.ncols = ncols;
+  job.pitch = g->conv ? conv_flat_pitch(g->conv) : 0;
+  job.ow = g->conv ? g->conv->ow : 0;
+  job.koff = (const int64_t *)((uint8_t *)bias + round_up(g->m * (int64_t)sizeof(int32_t), 64));
+  if (job.pitch) flat_offsets(g->conv, g->k, (int64_t *)job.koff);
   /* Along A's panels when B has too few panels for the threads, or when all of packed B fits
    * in L2 while A does not: then A is read once instead of once per B panel. */
   job.split_m = (pn < 2 * threads && pm > pn) ||
                 (packed_b <= QGEMM_L2_BYTES && (size_t)(pm * f->mr * kp) > QGEMM_L2_BYTES / 2 &&
                  pm >= threads);
   if (job.split_m) {
-    pack_b(g, job.packed_b, 0, pn);
+    pack_b(g, job.koff, job.packed_b, 0, pn);
     grain = QGEMM_MIN_MACS_PER_JOB / (f->mr * kp * pn * f->nr) + 1;
     mace_threadpool_parallel_for(pool, pm, grain, qgemm_range, &job);
   } else {

@@ -46,7 +46,21 @@ void mace_qgemm_pack_a(const mace_qgemm_family *f, int64_t m, int64_t k, const i
 typedef struct mace_qgemm_conv {
   const void *x;
   int64_t h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
+  int phased; /* x holds, per channel, sh * sw phase planes of h x w (phase (py, px) first,
+                 row-major): phase (py, px)'s row r, column q is the (unpadded) input's row
+                 r * sh + py, column q * sw + px; pt and pl 0 and every window inside, so
+                 that a strided convolution runs flat (below). QLinearConv2D's strided copy. */
 } mace_qgemm_conv;
+
+/* The GEMM's column count for a convolution: oh * ow, or (oh - 1) * w + ow when it runs "flat":
+ * at stride 1 with every window inside the planes (no padding, or the op's zero-point-bordered
+ * copy), or phased at any stride, column jf = oy * w + ox of B's row (c, ky, kx) is a plane's
+ * bytes from jf on (c's plane, or its phase (ky * dh % sh, kx * dw % sw), moved by (ky * dh /
+ * sh) rows and kx * dw / sw columns), so every row of a B panel is a pointer into x at stride 1
+ * (no gather, no stored im2col); the columns with ox >= ow (the windows over a row's end) are
+ * computed and never written. Unphased, flat only where its extra columns are at most as many
+ * as the real ones. Scratch for such a GEMM is mace_qgemm_scratch_bytes with this n. */
+int64_t mace_qgemm_conv_columns(const mace_qgemm_conv *cv);
 
 /* A residual QLinearAdd fused into the output stage (QLinearConv2D's inputs 9-13): once a block
  * of C holds its requantized bytes, C = add(C, R) by QLinearAdd's formula with C as its input a

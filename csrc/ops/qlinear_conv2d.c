@@ -15,9 +15,10 @@
  * y = requant(bias[c] + sum w * (x - x_zp)), docs/int8.md, with M = x_scale * w_scale[c] /
  * y_scale. Each image and group is one int8 GEMM (ops/qgemm_dispatch.h): M = C_out / group,
  * N = H_out * W_out, B = the input for 1x1 / stride 1 / no padding, else its im2col padded
- * with x's zero point: stored in the scratch at stride 1, else read by the GEMM's packer
- * straight from the input (mace_qgemm_conv; a padded convolution's input first copied into
- * planes bordered with the zero point, so that the packer's rows need no bounds). Depthwise convolutions (one input and output channel per group) are direct
+ * with x's zero point, read by the GEMM's packer straight from the input (mace_qgemm_conv; a
+ * padded convolution's input first copied into planes bordered with the zero point, split
+ * into stride phases when strided, so that every panel row is a pointer into them: "flat");
+ * stored in the scratch only where flat would compute too many extra columns. Depthwise convolutions (one input and output channel per group) are direct
  * (kernels/cpu/qdwconv.h, the active ISA's variant), a plane per work item.
  * The residual (the quantizer's rewrite of QLinearConv2D -> QLinearAdd, ResNet's and MobileNetV2's
  * shortcut): the convolution's bytes are computed as without it (y_scale, y_zero_point, the
@@ -34,6 +35,9 @@
 #include "ops/qlinear.h"
 #include "ops/simd_dispatch.h"
 
+/* A thread's share of the bordered copy should be at least this many bytes. */
+#define QCONV_COPY_GRAIN 32768
+
 typedef struct qconv_state {
   int64_t strides[2], dilations[2], pads[4], group;
   mace_pad_mode mode;
@@ -41,11 +45,14 @@ typedef struct qconv_state {
   /* set by infer */
   int64_t n, c_in, h, w, c_out, oh, ow, kh, kw, pad_t, pad_l;
   int64_t gm, gn, gk; /* per group: C_out / g, H_out * W_out, C_in / g * kH * kW */
+  int64_t gcols;      /* the GEMM's columns (gn, or more for a flat convolution) */
   int depthwise, direct_b;
   int im2col;         /* stride 1: B stored by im2col_range (contiguous rows), else read by
                          the packer (mace_qgemm_conv) */
   size_t col_bytes;   /* the stored im2col's scratch */
   int64_t hp, wp;     /* the zero-point-padded input planes (0: no padding copy) */
+  int phased;         /* strided: the padded planes split into stride phases (mace_qgemm_conv) */
+  int64_t ph, pw;     /* a phase plane's size */
   size_t pad_bytes;   /* their scratch, one group's planes, 64-byte multiple */
   int x_signed;
   int32_t x_zp;
@@ -176,6 +183,26 @@ done:
   return s;
 }
 
+/* The convolution the GEMM's packer reads (mace_qgemm_conv, x unset): the planes as they are,
+ * or the zero-point-bordered copy (hp x wp, no padding left) where there is one, or its stride
+ * phases (ph x pw each). */
+static void qconv_gemm_conv(const qconv_state *st, mace_qgemm_conv *cv) {
+  memset(cv, 0, sizeof(*cv));
+  cv->h = st->phased ? st->ph : st->hp ? st->hp : st->h;
+  cv->w = st->phased ? st->pw : st->hp ? st->wp : st->w;
+  cv->phased = st->phased;
+  cv->oh = st->oh;
+  cv->ow = st->ow;
+  cv->kh = st->kh;
+  cv->kw = st->kw;
+  cv->sh = st->strides[0];
+  cv->sw = st->strides[1];
+  cv->dh = st->dilations[0];
+  cv->dw = st->dilations[1];
+  cv->pt = st->hp ? 0 : st->pad_t;
+  cv->pl = st->hp ? 0 : st->pad_l;
+}
+
 static mace_status qconv_infer(mace_op *op) {
   qconv_state *st = op->state;
   const mace_tensor *x, *w;
@@ -243,20 +270,46 @@ static mace_status qconv_infer(mace_op *op) {
   op->scratch_bytes = 0;
   st->hp = st->wp = 0;
   st->pad_bytes = st->col_bytes = 0;
-  /* At stride 1 whole output rows of im2col are memcpy runs and the stored B packs from
-   * contiguous rows, faster than the packer's per-panel reads; strided windows are gathered
-   * either way, and the packer saves the K x N buffer. */
-  st->im2col = !st->depthwise && !st->direct_b && st->strides[0] == 1 && st->strides[1] == 1;
-  if (st->im2col) st->col_bytes = (size_t)((st->gk * st->gn + 63) / 64 * 64);
-  if (!st->depthwise && !st->direct_b && !st->im2col && (st->pad_t > 0 || st->pad_l > 0)) {
+  st->gcols = st->gn;
+  st->phased = 0;
+  st->ph = st->pw = 0;
+  if (!st->depthwise && !st->direct_b) {
+    /* The packer reads B from the input (padded: from a copy bordered with the zero point),
+     * flat (mace_qgemm_conv_columns: each panel row a pointer into the planes) at stride 1,
+     * and strided from a copy split into stride phases where that is no more than twice the
+     * columns; else a strided convolution's windows are gathered, and a stride-1 one too wide
+     * for flat (large dilations) stores im2col. */
+    mace_qgemm_conv cv;
+    const int strided = st->strides[0] > 1 || st->strides[1] > 1;
     /* every window's rows and columns, from -pad_t and -pad_l */
-    st->hp = (st->oh - 1) * st->strides[0] + (st->kh - 1) * st->dilations[0] + 1;
-    st->wp = (st->ow - 1) * st->strides[1] + (st->kw - 1) * st->dilations[1] + 1;
-    st->pad_bytes = (size_t)((st->c_in / st->group * st->hp * st->wp + 63) / 64 * 64);
+    const int64_t hp = (st->oh - 1) * st->strides[0] + (st->kh - 1) * st->dilations[0] + 1;
+    const int64_t wp = (st->ow - 1) * st->strides[1] + (st->kw - 1) * st->dilations[1] + 1;
+    if (strided) {
+      st->ph = (hp + st->strides[0] - 1) / st->strides[0];
+      st->pw = (wp + st->strides[1] - 1) / st->strides[1];
+      st->phased = (st->oh - 1) * st->pw + st->ow <= 2 * st->gn;
+    }
+    if (st->phased || st->pad_t > 0 || st->pad_l > 0) {
+      st->hp = hp;
+      st->wp = wp;
+    }
+    qconv_gemm_conv(st, &cv);
+    st->gcols = mace_qgemm_conv_columns(&cv);
+    st->im2col = st->strides[0] == 1 && st->strides[1] == 1 && st->gcols == st->gn &&
+                 (st->hp ? st->wp : st->w) != st->ow;
+    if (st->im2col) {
+      st->hp = st->wp = 0;
+      st->col_bytes = (size_t)((st->gk * st->gn + 63) / 64 * 64);
+    } else if (st->phased) {
+      st->pad_bytes = (size_t)((st->c_in / st->group * st->strides[0] * st->strides[1] * st->ph *
+                                st->pw + 63) / 64 * 64);
+    } else if (st->hp) {
+      st->pad_bytes = (size_t)((st->c_in / st->group * st->hp * st->wp + 63) / 64 * 64);
+    }
   }
   if (!st->depthwise)
     op->scratch_bytes = st->col_bytes + st->pad_bytes +
-                        mace_qgemm_scratch_bytes(st->f, st->gm, st->gn, st->gk);
+                        mace_qgemm_scratch_bytes(st->f, st->gm, st->gcols, st->gk);
   return MACE_OK;
 }
 
@@ -305,12 +358,13 @@ static void im2col_range(void *ctx, int64_t begin, int64_t end) {
 /* A group's input planes copied into hp x wp planes bordered with the zero point (row r, column
  * q is x[r - pad_t, q - pad_l]), so that the GEMM's packer reads every window of the padded
  * convolution without bounds (mace_qgemm_conv with no padding; the same values). */
-static void pad_planes(const qconv_state *st, const uint8_t *x, uint8_t *dst) {
+static void pad_planes(const qconv_state *st, const uint8_t *x, uint8_t *dst, int64_t c_begin,
+                       int64_t c_end) {
   const uint8_t zp = (uint8_t)st->x_zp;
   const int64_t lo = st->pad_l < st->wp ? st->pad_l : st->wp;
   int64_t hi = st->pad_l + st->w;
   if (hi > st->wp) hi = st->wp;
-  for (int64_t c = 0; c < st->c_in / st->group; ++c)
+  for (int64_t c = c_begin; c < c_end; ++c)
     for (int64_t r = 0; r < st->hp; ++r) {
       const int64_t iy = r - st->pad_t;
       uint8_t *d = dst + (c * st->hp + r) * st->wp;
@@ -322,6 +376,69 @@ static void pad_planes(const qconv_state *st, const uint8_t *x, uint8_t *dst) {
       memcpy(d + lo, x + (c * st->h + iy) * st->w, (size_t)(hi - lo));
       memset(d + hi, zp, (size_t)(st->wp - hi));
     }
+}
+
+/* Whether a filter of k taps at dilation d reads phase p of stride s (some tap t, t * d % s == p). */
+static int phase_used(int64_t k, int64_t d, int64_t s, int64_t p) {
+  for (int64_t t = 0; t < k; ++t)
+    if (t * d % s == p) return 1;
+  return 0;
+}
+
+/* A group's input planes, bordered with the zero point as pad_planes borders them, split into
+ * stride phases (mace_qgemm_conv.phased): phase (py, px)'s row r, column q is the bordered
+ * plane's row r * sh + py, column q * sw + px (the zero point past the input); the phases no
+ * filter tap reads (a 1x1 convolution's but the first) are left unwritten. */
+static void phase_planes(const qconv_state *st, const uint8_t *x, uint8_t *dst, int64_t c_begin,
+                         int64_t c_end) {
+  const uint8_t zp = (uint8_t)st->x_zp;
+  const int64_t sh = st->strides[0], sw = st->strides[1], ph = st->ph, pw = st->pw;
+  for (int64_t py = 0; py < sh; ++py) {
+    if (!phase_used(st->kh, st->dilations[0], sh, py)) continue;
+    for (int64_t px = 0; px < sw; ++px) {
+      /* columns q whose input column q * sw + off is inside [0, w) */
+      const int64_t off = px - st->pad_l;
+      int64_t qlo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+      int64_t qhi = st->w - 1 - off >= 0 ? (st->w - 1 - off) / sw + 1 : 0;
+      if (!phase_used(st->kw, st->dilations[1], sw, px)) continue;
+      if (qhi > pw) qhi = pw;
+      if (qlo > qhi) qlo = qhi;
+      for (int64_t c = c_begin; c < c_end; ++c) {
+        uint8_t *d = dst + ((c * sh + py) * sw + px) * ph * pw;
+        for (int64_t r = 0; r < ph; ++r, d += pw) {
+          const int64_t iy = r * sh + py - st->pad_t;
+          const uint8_t *row;
+          if (iy < 0 || iy >= st->h || qlo == qhi) {
+            memset(d, zp, (size_t)pw);
+            continue;
+          }
+          row = x + (c * st->h + iy) * st->w;
+          memset(d, zp, (size_t)qlo);
+          if (sw == 2) { /* a constant stride the vectorizer deinterleaves */
+            for (int64_t q = qlo; q < qhi; ++q) d[q] = row[2 * q + off];
+          } else {
+            for (int64_t q = qlo; q < qhi; ++q) d[q] = row[q * sw + off];
+          }
+          memset(d + qhi, zp, (size_t)(pw - qhi));
+        }
+      }
+    }
+  }
+}
+
+/* The bordered (or phase-split) copy of a group's input channels [begin, end), on the pool. */
+typedef struct copy_job {
+  const qconv_state *st;
+  const uint8_t *x;
+  uint8_t *dst;
+} copy_job;
+
+static void copy_range(void *ctx, int64_t begin, int64_t end) {
+  const copy_job *j = ctx;
+  if (j->st->phased)
+    phase_planes(j->st, j->x, j->dst, begin, end);
+  else
+    pad_planes(j->st, j->x, j->dst, begin, end);
 }
 
 /* Depthwise: planes [begin, end) of (image, channel), on the active ISA's kernel. */
@@ -374,15 +491,8 @@ static mace_status qconv_run(mace_op *op) {
     mace_qgemm_args g;
     mace_qgemm_residual res = {k->q8_add ? k->q8_add : mace_q8_add__ref, &st->add, NULL,
                                st->out.out_signed};
-    mace_qgemm_conv cv = {.h = st->h, .w = st->w, .oh = st->oh, .ow = st->ow, .kh = st->kh,
-                          .kw = st->kw, .sh = st->strides[0], .sw = st->strides[1],
-                          .dh = st->dilations[0], .dw = st->dilations[1], .pt = st->pad_t,
-                          .pl = st->pad_l};
-    if (st->pad_bytes) { /* the padded copy: no padding left to the packer */
-      cv.h = st->hp;
-      cv.w = st->wp;
-      cv.pt = cv.pl = 0;
-    }
+    mace_qgemm_conv cv;
+    qconv_gemm_conv(st, &cv);
     memset(&g, 0, sizeof(g));
     g.f = st->f;
     g.m = st->gm;
@@ -405,8 +515,10 @@ static mace_status qconv_run(mace_op *op) {
           mace_threadpool_parallel_for(op->pool, st->gk, 1, im2col_range, &j);
           g.b = op->scratch;
           g.conv = NULL;
-        } else if (st->pad_bytes) {
-          pad_planes(st, xg, (uint8_t *)op->scratch);
+        } else if (st->pad_bytes) { /* phased, or bordered */
+          copy_job j = {st, xg, (uint8_t *)op->scratch};
+          mace_threadpool_parallel_for(op->pool, st->c_in / st->group,
+                                       1 + QCONV_COPY_GRAIN / (st->hp * st->wp), copy_range, &j);
           cv.x = op->scratch;
           g.conv = &cv;
         } else {

@@ -30,13 +30,24 @@ typedef void mace_qgemm_requant(const int32_t *acc, int64_t acc_ld, int64_t mr, 
                                 const mace_qgemm_out *q, void *c, int64_t c_rs, int64_t c_cs);
 typedef mace_qgemm_requant *mace_qgemm_requant_fn;
 
+/* Where a tile's columns go in C: columns [j0[s], j0[s] + len[s]) of the tile to C's columns
+ * col[s], col[s] + 1, ... (n runs in column order, n >= 1). A plain GEMM has one run {0, nr, j};
+ * a convolution computed over its padded rows (ops/qgemm_dispatch.h, "flat") one per output
+ * row the tile touches, its columns over the rows' padding dropped. */
+#define MACE_QGEMM_MAX_RUNS 16
+typedef struct mace_qgemm_runs {
+  int n;
+  int32_t j0[MACE_QGEMM_MAX_RUNS], len[MACE_QGEMM_MAX_RUNS];
+  int64_t col[MACE_QGEMM_MAX_RUNS];
+} mace_qgemm_runs;
+
 /* A micro-kernel with the output stage fused (optional per family, ops/qgemm_dispatch.h): the
- * tile of mace_qgemm_ukernel, then rows i < mr and columns j < nr of it written as
- * mace_qgemm_requant writes them, c[i * c_rs + j] (C's columns contiguous). */
+ * tile of mace_qgemm_ukernel, then rows i < mr of it written as mace_qgemm_requant writes them,
+ * tile column runs->j0[s] + t to c[i * c_rs + runs->col[s] + t] (C's columns contiguous). */
 typedef void mace_qgemm_ukernel_out(int64_t kp, const int8_t *a, const void *b, int64_t mr,
-                                    int64_t nr, const int32_t *bias, const int32_t *mult,
-                                    const int32_t *shift, const mace_qgemm_out *q, void *c,
-                                    int64_t c_rs);
+                                    const mace_qgemm_runs *runs, const int32_t *bias,
+                                    const int32_t *mult, const int32_t *shift,
+                                    const mace_qgemm_out *q, void *c, int64_t c_rs);
 typedef mace_qgemm_ukernel_out *mace_qgemm_ukernel_out_fn;
 #if MACE_ENABLE_AVX512
 mace_qgemm_ukernel_out mace_qgemm_16x16_out__avx512vnni;

@@ -5,7 +5,9 @@
  * C, per-row multipliers with right shifts up to 31 and left shifts that wrap the accumulator,
  * weights over the whole i8 range, zero points, clamps, and 1 and 2 threads, through the fused
  * output stage where a family has one and through the separate one; B as a convolution's
- * im2col read from the input planes against the same GEMM on a stored im2col; a residual
+ * im2col read from the input planes (and from a zero-point-bordered copy of them, flat at
+ * stride 1, and from its stride phases, flat at any stride) against the same GEMM on a stored
+ * im2col; a residual
  * QLinearAdd fused into the output stage (mace_qgemm_residual, the active ISA's add kernel)
  * against the reference GEMM's bytes put through mace_q8_add__ref. Also that MACE_CPU_ISA picks
  * the family. */
@@ -152,7 +154,22 @@ static void check_conv(const mace_qgemm_family *f, mace_threadpool *pool, int64_
     int32_t *shift = malloc(sizeof(int32_t) * (size_t)m);
     uint8_t *want = malloc((size_t)(m * n)), *got = malloc((size_t)(m * n));
     int8_t *pa = malloc(mace_qgemm_packed_a_bytes(f, m, k));
-    void *scratch = malloc(mace_qgemm_scratch_bytes(f, m, n, k));
+    /* the planes copied into hp x wp planes bordered with the zero point (as QLinearConv2D
+     * does for the packer): the same convolution with no padding, flat at stride 1 */
+    const int64_t hp = (cv.oh - 1) * s + (kh - 1) * d + 1, wp = (cv.ow - 1) * s + (kw - 1) * d + 1;
+    mace_qgemm_conv cvp = {.h = hp, .w = wp, .oh = cv.oh, .ow = cv.ow, .kh = kh, .kw = kw,
+                           .sh = s, .sw = s, .dh = d, .dw = d};
+    uint8_t *xp = malloc((size_t)(ch * hp * wp));
+    /* and that copy split into its s x s stride phases (mace_qgemm_conv.phased): flat strided */
+    const int64_t ph = (hp + s - 1) / s, pw = (wp + s - 1) / s;
+    mace_qgemm_conv cvs = {.h = ph, .w = pw, .oh = cv.oh, .ow = cv.ow, .kh = kh, .kw = kw,
+                           .sh = s, .sw = s, .dh = d, .dw = d, .phased = 1};
+    uint8_t *xs = malloc((size_t)(ch * s * s * ph * pw));
+    int64_t cols = n;
+    if (mace_qgemm_conv_columns(&cv) > cols) cols = mace_qgemm_conv_columns(&cv);
+    if (mace_qgemm_conv_columns(&cvp) > cols) cols = mace_qgemm_conv_columns(&cvp);
+    if (mace_qgemm_conv_columns(&cvs) > cols) cols = mace_qgemm_conv_columns(&cvs);
+    void *scratch = malloc(mace_qgemm_scratch_bytes(f, m, cols, k));
     const uint8_t zp = (uint8_t)test_rand16(&seed);
     mace_qgemm_args g;
     memset(&g, 0, sizeof(g));
@@ -162,6 +179,22 @@ static void check_conv(const mace_qgemm_family *f, mace_threadpool *pool, int64_
       mace_requant_params(1.0 / (double)(k * 64), &mult[i], &shift[i]);
       bias[i] = (int32_t)(test_rand16(&seed) % 2001) - 1000;
     }
+    for (int64_t c = 0; c < ch; ++c)
+      for (int64_t r = 0; r < hp; ++r)
+        for (int64_t q = 0; q < wp; ++q) {
+          const int64_t iy = r - p, ix = q - p;
+          xp[(c * hp + r) * wp + q] =
+              (iy < 0 || iy >= h || ix < 0 || ix >= w) ? zp : x[(c * h + iy) * w + ix];
+        }
+    for (int64_t c = 0; c < ch; ++c)
+      for (int64_t py = 0; py < s; ++py)
+        for (int64_t px = 0; px < s; ++px)
+          for (int64_t r = 0; r < ph; ++r)
+            for (int64_t q = 0; q < pw; ++q)
+              xs[(((c * s + py) * s + px) * ph + r) * pw + q] =
+                  (r * s + py < hp && q * s + px < wp)
+                      ? xp[(c * hp + r * s + py) * wp + q * s + px]
+                      : zp;
     for (int64_t r = 0; r < k; ++r) {
       const int64_t c = r / (kh * kw), ky = r / kw % kh, kx = r % kw;
       for (int64_t j = 0; j < n; ++j) {
@@ -206,6 +239,25 @@ static void check_conv(const mace_qgemm_family *f, mace_threadpool *pool, int64_
       FAIL("%s conv m=%lld c=%lld %lldx%lld k=%lldx%lld stride=%lld dil=%lld pad=%lld "
            "b_signed=%d", f->name, (long long)m, (long long)ch, (long long)h, (long long)w,
            (long long)kh, (long long)kw, (long long)s, (long long)d, (long long)p, b_signed);
+    for (int variant = 0; variant < 4; ++variant) {
+      const int no_fused = variant & 1;
+      cvp.x = xp;
+      cvs.x = xs;
+      g.conv = variant < 2 ? &cvp : &cvs;
+      g.no_fused = no_fused;
+      memset(got, 0xA5, (size_t)(m * n));
+      mace_qgemm_run(pool, &g, scratch);
+      ++cases;
+      if (memcmp(got, want, (size_t)(m * n)) != 0)
+        FAIL("%s %s conv (%lld columns) m=%lld c=%lld %lldx%lld k=%lldx%lld "
+             "stride=%lld dil=%lld pad=%lld b_signed=%d no_fused=%d", f->name,
+             variant < 2 ? "padded-copy" : "phased",
+             (long long)mace_qgemm_conv_columns(g.conv), (long long)m, (long long)ch,
+             (long long)h, (long long)w, (long long)kh, (long long)kw, (long long)s,
+             (long long)d, (long long)p, b_signed, no_fused);
+    }
+    free(xp);
+    free(xs);
     free(x);
     free(col);
     free(a);
@@ -265,7 +317,11 @@ int main(void) {
                                      {3, 9, 9, 3, 3, 1, 1, 1},   {4, 6, 37, 3, 3, 1, 1, 1},
                                      {3, 11, 40, 7, 7, 2, 1, 3}, {5, 7, 50, 3, 3, 1, 2, 0},
                                      {2, 14, 14, 3, 3, 1, 1, 1}, {6, 13, 21, 1, 1, 2, 1, 0},
-                                     {3, 5, 33, 2, 3, 3, 1, 2},  {1, 4, 4, 5, 5, 1, 1, 4}};
+                                     {3, 5, 33, 2, 3, 3, 1, 2},  {1, 4, 4, 5, 5, 1, 1, 4},
+                                     {8, 14, 14, 3, 3, 1, 1, 1}, {5, 7, 7, 3, 3, 1, 1, 1},
+                                     {3, 28, 28, 3, 3, 1, 1, 1}, {2, 20, 40, 3, 7, 1, 3, 0},
+                                     {4, 9, 3, 3, 1, 1, 1, 1},   {2, 12, 5, 5, 5, 1, 1, 2},
+                                     {3, 15, 17, 3, 3, 2, 2, 2}, {2, 16, 19, 3, 5, 3, 2, 1}};
     for (size_t gi = 0; gi < sizeof(geo) / sizeof(geo[0]); ++gi)
       for (int bs = 0; bs <= 1; ++bs)
         check_conv(fams[fi], (gi % 2) ? pool2 : NULL, 20 + (int64_t)gi, geo[gi][0], geo[gi][1],

@@ -73,6 +73,15 @@ def test_round_half_to_even_and_saturation():
     _check(_model(13, list(x.shape), 1.0, np.array(128, np.uint8)), x)
 
 
+def test_nan_is_the_type_minimum():
+    """NaN (either sign) quantizes to the type's minimum, as onnxruntime's x86 kernel gives."""
+    x = np.array([np.nan, -np.nan, 1.0, np.nan], np.float32).reshape(1, -1)
+    got = _check(_model(13, list(x.shape), 0.5, np.array(3, np.int8)), x)
+    assert got[0].tolist() == [-128, -128, 5, -128]
+    got = _check(_model(13, list(x.shape), 0.5, np.array(128, np.uint8)), x)
+    assert got[0].tolist() == [0, 0, 130, 0]
+
+
 def test_default_zero_point_is_uint8():
     x = _values(3)
     got = _check(_model(13, SHAPE, 0.03), x)

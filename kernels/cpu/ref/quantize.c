@@ -1,7 +1,6 @@
 /* Reference (portable C) linear quantization: f32 -> int8/uint8 and int8/uint8/int32 -> f32. */
 #include "kernels/cpu/ref/quantize.h"
 
-#include <math.h>
 
 /* The elements [i, return value) share channel *c: the rest of i's run of `inner` elements
  * (all of [i, end) for one scale), so the loops divide once per run, not per element. */
@@ -16,19 +15,17 @@ static int64_t channel_run(const mace_quant_params *q, int64_t i, int64_t end, i
   return stop < end ? stop : end;
 }
 
-/* round(x / scale) + zp clamped to [lo, hi]; rintf rounds half to even in the default
- * rounding mode, which the library never changes. Clamping before the conversion keeps the
- * float -> int conversion in range (no undefined behaviour for huge values or inf). */
-static int32_t quantize_one(float x, float scale, int32_t zp, int32_t lo, int32_t hi) {
-  float v = x / scale;
-  if (isnan(v)) return lo;
-  v = rintf(v);
-  if (v < (float)(lo - zp)) return lo;
-  if (v > (float)(hi - zp)) return hi;
-  return (int32_t)v + zp;
-}
+/* round(x / scale) + zp clamped to [lo, hi], written so that compilers vectorize it (the
+ * ops' only Quantize kernel: a model's input goes through it):
+ *   - clamping v = x / scale to [lo - zp, hi - zp] before rounding gives the same integer as
+ *     rounding first (the bounds are integers and rounding is monotone), and keeps the float ->
+ *     int conversion in range (no undefined behaviour for huge values or inf);
+ *   - a NaN fails both comparisons' first branch, so it becomes lo - zp: y = lo;
+ *   - rounding half to even is (v + 1.5 * 2^23) - 1.5 * 2^23 for |v| < 2^22 (here |v| <= 510),
+ *     exact in the default rounding mode, which the library never changes (rintf's result). */
+#define QUANTIZE_ROUND 12582912.0f
 
-/* y = quantize_one(x) per channel run, in [LO, HI] of the type T. */
+/* y = the above per channel run, in [LO, HI] of the type T. */
 #define QUANTIZE(NAME, T, LO, HI)                                                           \
   void NAME(const float *x, T *y, const mace_quant_params *q, int64_t begin, int64_t end) { \
     const T *zp = (const T *)q->zero_point;                                                 \
@@ -37,7 +34,14 @@ static int32_t quantize_one(float x, float scale, int32_t zp, int32_t lo, int32_
       const int64_t stop = channel_run(q, i, end, &c);                                      \
       const float scale = q->scale[c];                                                      \
       const int32_t z = zp ? zp[c] : 0;                                                     \
-      for (; i < stop; ++i) y[i] = (T)quantize_one(x[i], scale, z, LO, HI);                 \
+      const float lo = (float)((LO) - z), hi = (float)((HI) - z);                           \
+      for (; i < stop; ++i) {                                                               \
+        float v = x[i] / scale;                                                             \
+        v = v > lo ? v : lo;                                                                \
+        v = v < hi ? v : hi;                                                                \
+        v = (v + QUANTIZE_ROUND) - QUANTIZE_ROUND;                                          \
+        y[i] = (T)((int32_t)v + z);                                                         \
+      }                                                                                     \
     }                                                                                       \
   }
 

@@ -1,5 +1,5 @@
-/* AVX-512 VNNI int8 GEMM family: the 16x16 micro-kernel (vpdpbusd, B u8, KU 4) and the
- * requantizing output stage (bit-identical to kernels/cpu/ref/qgemm.c). */
+/* AVX-512 VNNI int8 GEMM family: the 16x16 micro-kernel (vpdpbusd, B u8, KU 4; a 16x8 one in
+ * 256-bit registers for narrow last tiles) and the requantizing output stage (bit-identical to kernels/cpu/ref/qgemm.c). */
 #include <immintrin.h>
 #include <string.h>
 
@@ -43,6 +43,41 @@ static inline __m512i bcast_a(const int8_t *a, int i) {
     bp += 64;                                                                                  \
   }
 
+/* The same over the panel's first 8 columns only, in 256-bit registers (the first half of each
+ * 64-byte group of B): for a tile whose columns past 8 are never written (the last panel of a
+ * narrow GEMM, N = 49 say), at twice the tiles' rate where 256-bit vpdpbusd issues twice per
+ * cycle. Declares d0..d15. */
+static inline __m256i bcast_a8(const int8_t *a, int i) {
+  int32_t v;
+  memcpy(&v, a + 4 * i, sizeof(v));
+  return _mm256_set1_epi32(v);
+}
+#define QGEMM_16X8_ACCUMULATE                                                                  \
+  const uint8_t *bp = (const uint8_t *)b;                                                      \
+  __m256i d0 = _mm256_setzero_si256(), d1 = d0, d2 = d0, d3 = d0, d4 = d0, d5 = d0, d6 = d0,   \
+          d7 = d0, d8 = d0, d9 = d0, d10 = d0, d11 = d0, d12 = d0, d13 = d0, d14 = d0, d15 = d0;\
+  for (int64_t k = 0; k < kp; k += 4) {                                                        \
+    const __m256i vb = _mm256_loadu_si256((const void *)bp);                                   \
+    d0 = _mm256_dpbusd_epi32(d0, vb, bcast_a8(a, 0));                                          \
+    d1 = _mm256_dpbusd_epi32(d1, vb, bcast_a8(a, 1));                                          \
+    d2 = _mm256_dpbusd_epi32(d2, vb, bcast_a8(a, 2));                                          \
+    d3 = _mm256_dpbusd_epi32(d3, vb, bcast_a8(a, 3));                                          \
+    d4 = _mm256_dpbusd_epi32(d4, vb, bcast_a8(a, 4));                                          \
+    d5 = _mm256_dpbusd_epi32(d5, vb, bcast_a8(a, 5));                                          \
+    d6 = _mm256_dpbusd_epi32(d6, vb, bcast_a8(a, 6));                                          \
+    d7 = _mm256_dpbusd_epi32(d7, vb, bcast_a8(a, 7));                                          \
+    d8 = _mm256_dpbusd_epi32(d8, vb, bcast_a8(a, 8));                                          \
+    d9 = _mm256_dpbusd_epi32(d9, vb, bcast_a8(a, 9));                                          \
+    d10 = _mm256_dpbusd_epi32(d10, vb, bcast_a8(a, 10));                                       \
+    d11 = _mm256_dpbusd_epi32(d11, vb, bcast_a8(a, 11));                                       \
+    d12 = _mm256_dpbusd_epi32(d12, vb, bcast_a8(a, 12));                                       \
+    d13 = _mm256_dpbusd_epi32(d13, vb, bcast_a8(a, 13));                                       \
+    d14 = _mm256_dpbusd_epi32(d14, vb, bcast_a8(a, 14));                                       \
+    d15 = _mm256_dpbusd_epi32(d15, vb, bcast_a8(a, 15));                                       \
+    a += 64;                                                                                   \
+    bp += 64;                                                                                  \
+  }
+
 /* acc[i, 0..16) = sum over k of A[i, k] * B[k, 0..16): B's group is one 64-byte vector (16
  * columns x 4 k, u8), A's is 16 rows x 4 k (i8); each row is one vpdpbusd. */
 void mace_qgemm_16x16__avx512vnni(int64_t kp, const int8_t *a, const void *b, int32_t *acc) {
@@ -78,7 +113,8 @@ static inline __m512i requant_row(__m512i x, int32_t bias, int32_t mult, int32_t
   const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
   const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), round);
   if (right > 0) {
-    t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 32), po);
+    /* the high halves of pe (even lanes, moved down by vpshufd) and po (odd lanes) */
+    t = _mm512_mask_shuffle_epi32(po, (__mmask16)0x5555, pe, (_MM_PERM_ENUM)0xF5);
     t = _mm512_sra_epi32(t, _mm_cvtsi32_si128(right - 1));
   } else {
     t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 31),
@@ -87,23 +123,111 @@ static inline __m512i requant_row(__m512i x, int32_t bias, int32_t mult, int32_t
   return _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(t, lo), hi), zp);
 }
 
+/* mace_qgemm_16x16_out__avx512vnni for a tile whose runs end by column 8: the 16x8
+ * accumulation, then requant_row on the 8 lanes widened (the upper ones zero, never stored). */
+static void qgemm_16x8_out(int64_t kp, const int8_t *a, const void *b, int64_t mr,
+                           const mace_qgemm_runs *runs, const int32_t *bias, const int32_t *mult,
+                           const int32_t *shift, const mace_qgemm_out *q, void *c, int64_t c_rs) {
+  QGEMM_16X8_ACCUMULATE
+  {
+    const __m512i zp = _mm512_set1_epi32(q->zp);
+    const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
+    const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const int n = runs->n;
+    __m512i idx[MACE_QGEMM_MAX_RUNS];
+    __mmask16 mask[MACE_QGEMM_MAX_RUNS];
+    int8_t *base[MACE_QGEMM_MAX_RUNS];
+    for (int s = 0; s < n; ++s) {
+      idx[s] = _mm512_add_epi32(iota, _mm512_set1_epi32(runs->j0[s]));
+      mask[s] = (__mmask16)((1u << (unsigned)runs->len[s]) - 1u);
+      base[s] = (int8_t *)c + runs->col[s];
+    }
+#define QGEMM_OUT_ROW(i, di)                                                                   \
+  if ((i) < mr) {                                                                              \
+    const __m512i r = requant_row(_mm512_zextsi256_si512(di), bias[i], mult[i], shift[i], lo,  \
+                                  hi, zp);                                                     \
+    for (int s = 0; s < n; ++s)                                                                \
+      _mm512_mask_cvtepi32_storeu_epi8(base[s] + (i) * c_rs, mask[s],                          \
+                                       _mm512_permutexvar_epi32(idx[s], r));                   \
+  }
+    QGEMM_OUT_ROW(0, d0)
+    QGEMM_OUT_ROW(1, d1)
+    QGEMM_OUT_ROW(2, d2)
+    QGEMM_OUT_ROW(3, d3)
+    QGEMM_OUT_ROW(4, d4)
+    QGEMM_OUT_ROW(5, d5)
+    QGEMM_OUT_ROW(6, d6)
+    QGEMM_OUT_ROW(7, d7)
+    QGEMM_OUT_ROW(8, d8)
+    QGEMM_OUT_ROW(9, d9)
+    QGEMM_OUT_ROW(10, d10)
+    QGEMM_OUT_ROW(11, d11)
+    QGEMM_OUT_ROW(12, d12)
+    QGEMM_OUT_ROW(13, d13)
+    QGEMM_OUT_ROW(14, d14)
+    QGEMM_OUT_ROW(15, d15)
+#undef QGEMM_OUT_ROW
+  }
+}
+
 /* The 16x16 kernel with the output stage on its registers (kernels/cpu/qgemm.h,
- * mace_qgemm_ukernel_out): rows < mr and columns < nr of the tile requantized and stored as
- * bytes, C's columns contiguous. */
+ * mace_qgemm_ukernel_out): rows < mr of the tile requantized and stored as bytes, each run of
+ * columns moved to lane 0 (vpermd) and stored under a mask; one run from column 0 is stored
+ * as it is. */
 void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b, int64_t mr,
-                                      int64_t nr, const int32_t *bias, const int32_t *mult,
-                                      const int32_t *shift, const mace_qgemm_out *q, void *c,
-                                      int64_t c_rs) {
+                                      const mace_qgemm_runs *runs, const int32_t *bias,
+                                      const int32_t *mult, const int32_t *shift,
+                                      const mace_qgemm_out *q, void *c, int64_t c_rs) {
+  if (runs->j0[runs->n - 1] + runs->len[runs->n - 1] <= 8) {
+    qgemm_16x8_out(kp, a, b, mr, runs, bias, mult, shift, q, c, c_rs);
+    return;
+  }
   QGEMM_16X16_ACCUMULATE
   {
     const __m512i zp = _mm512_set1_epi32(q->zp);
     const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
-    const __mmask16 mask = nr >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (unsigned)nr) - 1u);
-    int8_t *cr = (int8_t *)c;
+    const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const int n = runs->n;
+    __m512i idx[MACE_QGEMM_MAX_RUNS];
+    __mmask16 mask[MACE_QGEMM_MAX_RUNS];
+    int8_t *base[MACE_QGEMM_MAX_RUNS];
+    for (int s = 0; s < n; ++s) {
+      idx[s] = _mm512_add_epi32(iota, _mm512_set1_epi32(runs->j0[s]));
+      mask[s] = runs->len[s] >= 16 ? (__mmask16)0xFFFF
+                                   : (__mmask16)((1u << (unsigned)runs->len[s]) - 1u);
+      base[s] = (int8_t *)c + runs->col[s];
+    }
+    if (n == 1 && runs->j0[0] == 0) {
 #define QGEMM_OUT_ROW(i, ci)                                                                   \
   if ((i) < mr)                                                                                \
     _mm512_mask_cvtepi32_storeu_epi8(                                                          \
-        cr + (i) * c_rs, mask, requant_row(ci, bias[i], mult[i], shift[i], lo, hi, zp));
+        base[0] + (i) * c_rs, mask[0], requant_row(ci, bias[i], mult[i], shift[i], lo, hi, zp));
+      QGEMM_OUT_ROW(0, c0)
+      QGEMM_OUT_ROW(1, c1)
+      QGEMM_OUT_ROW(2, c2)
+      QGEMM_OUT_ROW(3, c3)
+      QGEMM_OUT_ROW(4, c4)
+      QGEMM_OUT_ROW(5, c5)
+      QGEMM_OUT_ROW(6, c6)
+      QGEMM_OUT_ROW(7, c7)
+      QGEMM_OUT_ROW(8, c8)
+      QGEMM_OUT_ROW(9, c9)
+      QGEMM_OUT_ROW(10, c10)
+      QGEMM_OUT_ROW(11, c11)
+      QGEMM_OUT_ROW(12, c12)
+      QGEMM_OUT_ROW(13, c13)
+      QGEMM_OUT_ROW(14, c14)
+      QGEMM_OUT_ROW(15, c15)
+#undef QGEMM_OUT_ROW
+      return;
+    }
+#define QGEMM_OUT_ROW(i, ci)                                                                   \
+  if ((i) < mr) {                                                                              \
+    const __m512i r = requant_row(ci, bias[i], mult[i], shift[i], lo, hi, zp);                 \
+    for (int s = 0; s < n; ++s)                                                                \
+      _mm512_mask_cvtepi32_storeu_epi8(base[s] + (i) * c_rs, mask[s],                          \
+                                       _mm512_permutexvar_epi32(idx[s], r));                   \
+  }
     QGEMM_OUT_ROW(0, c0)
     QGEMM_OUT_ROW(1, c1)
     QGEMM_OUT_ROW(2, c2)
