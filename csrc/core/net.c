@@ -322,7 +322,8 @@ static mace_status load_consts(mace_net *net) {
                         "bytes)",
                         t->name, (long long)ct->offset, (long long)(ct->offset + need),
                         net->weights_size);
-    t->data = (void *)(net->weights + ct->offset);
+    /* no weights at all (only empty constants): no arithmetic on a null pointer */
+    t->data = net->weights ? (void *)(net->weights + ct->offset) : NULL;
     net->weights_bytes += need;
     MACE_RETURN_IF_ERROR(widen_const(ct, t));
   }
