@@ -351,6 +351,8 @@ mace_status mace_engine_output_info(const mace_engine *eng, int index, mace_tens
 static void copy_nhwc_nchw(const uint8_t *src, uint8_t *dst, const int64_t *d, size_t es,
                            int to_nchw) {
   int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+  /* empty: the loops would still walk the other dims (2^31 steps for [62039, 32764, 0, 1]) */
+  if (n <= 0 || c <= 0 || h <= 0 || w <= 0) return;
   for (int64_t in = 0; in < n; ++in)
     for (int64_t ic = 0; ic < c; ++ic)
       for (int64_t ih = 0; ih < h; ++ih)

@@ -68,7 +68,9 @@ def main() -> None:
             "rank2": run_input(2, 0, 2, 0, [3, 16], x),
             "f16": run_input(4, 2, 2, 0, [1, 3, 4, 4], x),
             "bad_name": run_input(4, 0, 2, 1, [1, 3, 4, 4], x),
-            "negative": run_input(4, 0, 2, 0, [1, 0xffff, 4, 4], x)}
+            "negative": run_input(4, 0, 2, 0, [1, 0xffff, 4, 4], x),
+            # 12 MiB, above fuzz_run's run cap: resized only, then the next input runs
+            "big_resize": run_input(4, 0, 2, 0, [1, 3, 1024, 1024], x)}
     for name, data in runs.items():
         with open(os.path.join(out["run"], name + ".bin"), "wb") as f:
             f.write(data)

@@ -71,12 +71,12 @@ for i in $(seq 1 "$workers"); do
   [ -n "$n" ] || n=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
   total=$((total + ${n:-0}))
   echo "worker $i: ${n:-0} executions"
-  if grep -qE '^==[0-9]+==ERROR|ERROR: libFuzzer|runtime error:|^SUMMARY: ' "$log" ||
+  if grep -qE '^==[0-9]+==ERROR|ERROR: libFuzzer|runtime error:|^SUMMARY: |^Slowest unit:' "$log" ||
      [ -n "$(ls -A "$out/artifacts_$i")" ]; then
     found=$((found + 1))
     echo "== finding of worker $i ($log):"
     # the report from its first line, without libFuzzer's progress lines
-    awk '/^==[0-9]+==ERROR|ERROR: libFuzzer|runtime error:/ {on = 1} on && !/^#[0-9]+\t/' "$log" |
+    awk '/^==[0-9]+==ERROR|ERROR: libFuzzer|runtime error:|^Slowest unit:/ {on = 1} on && !/^#[0-9]+\t/' "$log" |
       head -80
     ls "$out/artifacts_$i"
   fi
