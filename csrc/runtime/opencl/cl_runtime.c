@@ -524,8 +524,8 @@ mace_status mace_cl_write(mace_cl_runtime *rt, void *mem, size_t offset, const v
   if (!as_float || rt->precision == MACE_CL_FP32) {
     const size_t bytes = as_float ? count * 4 : count;
     if (!bytes) return MACE_OK;
-    err = note_error(rt, rt->api->clEnqueueWriteBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset, bytes, src, 0,
-                                        NULL, NULL));
+    err = note_error(rt, rt->api->clEnqueueWriteBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset,
+                                                       bytes, src, 0, NULL, NULL));
     return err == CL_SUCCESS ? MACE_OK : cl_fail(err, "clEnqueueWriteBuffer");
   }
   MACE_RETURN_IF_ERROR(staging(rt, STAGING_ELEMS * 2));
@@ -534,8 +534,9 @@ mace_status mace_cl_write(mace_cl_runtime *rt, void *mem, size_t offset, const v
     const size_t n = count - done < STAGING_ELEMS ? count - done : STAGING_ELEMS;
     uint16_t *h = rt->staging;
     mace_f32_to_f16__ref(s + done, h, 0, (int64_t)n);
-    err = note_error(rt, rt->api->clEnqueueWriteBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset + done * 2,
-                                        n * 2, h, 0, NULL, NULL));
+    err = note_error(rt, rt->api->clEnqueueWriteBuffer(rt->queue, (cl_mem)mem, CL_TRUE,
+                                                       offset + done * 2, n * 2, h, 0, NULL,
+                                                       NULL));
     if (err != CL_SUCCESS) return cl_fail(err, "clEnqueueWriteBuffer");
   }
   return MACE_OK;
@@ -547,8 +548,8 @@ mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, vo
   if (!as_float || rt->precision == MACE_CL_FP32) {
     const size_t bytes = as_float ? count * 4 : count;
     if (!bytes) return MACE_OK;
-    err = note_error(rt, rt->api->clEnqueueReadBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset, bytes, dst, 0,
-                                       NULL, NULL));
+    err = note_error(rt, rt->api->clEnqueueReadBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset,
+                                                      bytes, dst, 0, NULL, NULL));
     return err == CL_SUCCESS ? MACE_OK : cl_fail(err, "clEnqueueReadBuffer");
   }
   MACE_RETURN_IF_ERROR(staging(rt, STAGING_ELEMS * 2));
@@ -556,8 +557,9 @@ mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, vo
   for (size_t done = 0; done < count; done += STAGING_ELEMS) {
     const size_t n = count - done < STAGING_ELEMS ? count - done : STAGING_ELEMS;
     uint16_t *h = rt->staging;
-    err = note_error(rt, rt->api->clEnqueueReadBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset + done * 2,
-                                       n * 2, h, 0, NULL, NULL));
+    err = note_error(rt, rt->api->clEnqueueReadBuffer(rt->queue, (cl_mem)mem, CL_TRUE,
+                                                      offset + done * 2, n * 2, h, 0, NULL,
+                                                      NULL));
     if (err != CL_SUCCESS) return cl_fail(err, "clEnqueueReadBuffer");
     /* mace_f16_to_f32__ref indexes both arrays by i: shift the output to this chunk. */
     mace_f16_to_f32__ref(h, d + done, 0, (int64_t)n);
