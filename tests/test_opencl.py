@@ -780,3 +780,37 @@ def test_deploy_yaml_runtime_gpu_runs_on_gpu(tmp_path):
     lines.clear()
     assert deploy.benchmark_all(cfg, build, rounds=2, log=lines.append) == 0
     assert any("(GPU)" in ln for ln in lines), lines
+
+
+def test_sessions_on_one_device_from_threads():
+    """GPU sessions of one process share the device's OpenCL context and its programs
+    (docs/opencl.md; tests/c/test_cl_context.c counts the contexts): sessions created and
+    run from several threads at once, in both precisions, agree with the CPU, and closing
+    one leaves the others running."""
+    import threading
+    model, feeds = _conv("shared_ctx", 4, 8, 3, pad=1, act="Relu")
+    want = mace.Session(model, num_threads=1).run(dict(feeds))["y"]
+    precisions = ["fp32", "fp16_storage"] * 3
+    results, errors = [None] * len(precisions), []
+    start = threading.Barrier(len(precisions))
+
+    def work(i):
+        try:
+            start.wait()
+            sess = gpu_session(model, precisions[i])
+            results[i] = (sess, sess.run(dict(feeds))["y"])
+        except Exception as e:  # reported below with the thread's index
+            errors.append((i, repr(e)))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(precisions))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for (sess, got), p in zip(results, precisions):
+        assert_close(got, want, PRECISIONS[p], what=f"threaded session {p}")
+    results[0][0].close()
+    for (sess, _), p in list(zip(results, precisions))[1:]:
+        assert_close(sess.run(dict(feeds))["y"], want, PRECISIONS[p],
+                     what=f"{p} session after another closed")

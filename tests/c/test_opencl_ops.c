@@ -834,7 +834,9 @@ static void test_runtime_device(mace_cl_runtime *rt32) {
   char path[64];
   snprintf(path, sizeof(path), "/tmp/mace_test_clcache_%d.bin", (int)getpid());
   remove(path);
-  cfg = (mace_cl_config){.platform_index = -1, .device_index = -1, .binary_cache = path};
+  /* A context of its own each round, so no program is found already built in a shared one. */
+  cfg = (mace_cl_config){.platform_index = -1, .device_index = -1, .binary_cache = path,
+                         .private_context = 1};
   for (int round = 0; round < 3; ++round) {
     if (round == 2) {
       FILE *f = fopen(path, "r+b");
@@ -859,6 +861,31 @@ static void test_runtime_device(mace_cl_runtime *rt32) {
     }
     CHECK(size > 16, "cache round %d: file %s has %ld bytes", round, path, size);
   }
+  remove(path);
+  /* A program found built in the shared context (by a runtime with no cache) is still stored
+   * in the cache of the runtime that finds it. */
+  mace_cl_runtime *plain = NULL;
+  mace_cl_registry_stats s0, s1;
+  cfg = (mace_cl_config){.platform_index = -1, .device_index = -1};
+  st = mace_cl_runtime_create(&cfg, &plain);
+  if (st == MACE_OK) st = mace_cl_get_kernel(plain, "eltwise", "eltwise", "-DCACHE_TEST=1", &k);
+  CHECK(st == MACE_OK, "runtime without a cache: %s", mace_last_error());
+  cfg.binary_cache = path;
+  mace_cl_registry_get_stats(&s0);
+  if (st == MACE_OK) st = mace_cl_runtime_create(&cfg, &rt);
+  if (st == MACE_OK) {
+    st = mace_cl_get_kernel(rt, "eltwise", "eltwise", "-DCACHE_TEST=1", &k);
+    mace_cl_runtime_destroy(rt);
+  }
+  mace_cl_registry_get_stats(&s1);
+  CHECK(st == MACE_OK && s1.programs_built == s0.programs_built &&
+            s1.programs_reused == s0.programs_reused + 1,
+        "second runtime: %s; built %d, reused %d (want 0, 1)", mace_last_error(),
+        s1.programs_built - s0.programs_built, s1.programs_reused - s0.programs_reused);
+  FILE *f = fopen(path, "rb");
+  CHECK(f != NULL, "the program found in the shared context is not in %s", path);
+  if (f) fclose(f);
+  mace_cl_runtime_destroy(plain);
   remove(path);
 }
 

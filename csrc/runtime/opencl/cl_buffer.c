@@ -55,7 +55,9 @@ void mace_cl_buffer_destroy(mace_cl_buffer *b) {
 }
 
 void *mace_cl_buffer_mem(const mace_cl_buffer *b) { return b->mem; }
-const void *mace_cl_buffer_context(const mace_cl_buffer *b) { return b->context; }
+/* The queue, as mace_cl_runtime_context: runtimes on one device share a context but only
+ * those sharing the queue may take the buffer (their work on it runs in order). */
+const void *mace_cl_buffer_context(const mace_cl_buffer *b) { return b->queue; }
 size_t mace_cl_buffer_size(const mace_cl_buffer *b) { return b->bytes; }
 mace_cl_precision mace_cl_buffer_precision(const mace_cl_buffer *b) { return b->precision; }
 

@@ -1,5 +1,6 @@
-/* The OpenCL runtime (runtime/opencl/cl_runtime.h): devices, context and queue, buffers, programs
- * built from the embedded kernels/opencl sources with an on-disk binary cache, launches, profiling. */
+/* The OpenCL runtime (runtime/opencl/cl_runtime.h): devices, the queue on the device's shared
+ * context (cl_registry.c), buffers, programs built from the embedded kernels/opencl sources with
+ * an on-disk binary cache, launches, profiling. */
 #define _POSIX_C_SOURCE 200809L  /* getpid */
 #include "runtime/opencl/cl_runtime.h"
 
@@ -13,6 +14,7 @@
 #include "core/checksum.h"
 #include "kernels/cpu/ref/half.h"
 #include "runtime/opencl/cl_loader.h"
+#include "runtime/opencl/cl_registry.h"
 #include "runtime/opencl/cl_sources.h"
 #include "runtime/opencl/cl_tuning.h"
 
@@ -23,11 +25,6 @@ struct mace_cl_kernel {
   char *key;               /* program "\n" name "\n" options */
   size_t max_work_group;   /* CL_KERNEL_WORK_GROUP_SIZE */
 };
-
-typedef struct program_entry {
-  char *key;               /* program "\n" options */
-  cl_program program;
-} program_entry;
 
 /* One program binary of the on-disk cache. */
 typedef struct binary_entry {
@@ -53,16 +50,16 @@ struct mace_cl_runtime {
   const mace_cl_api *api;
   cl_platform_id platform;
   cl_device_id device;
-  cl_context context;
+  mace_cl_shared *shared;  /* the registry's context entry this runtime holds */
+  cl_context context;      /* shared's */
   cl_command_queue queue;
   mace_cl_device_info info;
   mace_cl_precision precision;
   int profiling;           /* launches keep events whose times profiles read */
   char *binary_cache;      /* owned path or NULL */
+  int binaries_loaded;     /* the file is read at the first program not built in the context */
   binary_entry *binaries;
   int n_binaries, cap_binaries;
-  program_entry *programs;
-  int n_programs, cap_programs;
   mace_cl_kernel **kernels;
   int n_kernels, cap_kernels;
   void *staging;           /* owned host buffer for fp16 conversions */
@@ -342,6 +339,10 @@ static void save_binary_cache(mace_cl_runtime *rt) {
 }
 
 static binary_entry *find_binary(mace_cl_runtime *rt, const char *key) {
+  if (!rt->binaries_loaded) {
+    rt->binaries_loaded = 1;
+    load_binary_cache(rt);
+  }
   for (int i = 0; i < rt->n_binaries; ++i)
     if (strcmp(rt->binaries[i].key, key) == 0) return &rt->binaries[i];
   return NULL;
@@ -371,10 +372,8 @@ mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime
     rt->device = c->share->device;
     rt->info = c->share->info;
     rt->profiling = c->profiling != 0; /* the queue can always time launches */
-    if ((err = api->clRetainContext(c->share->context)) != CL_SUCCESS) {
-      st = cl_fail(err, "clRetainContext");
-      goto fail;
-    }
+    mace_cl_shared_retain(c->share->shared);
+    rt->shared = c->share->shared;
     rt->context = c->share->context;
     if ((err = api->clRetainCommandQueue(c->share->queue)) != CL_SUCCESS) {
       st = cl_fail(err, "clRetainCommandQueue");
@@ -387,22 +386,28 @@ mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime
   st = pick_device(api, c, &rt->platform, &rt->device, &pi, &di);
   if (st != MACE_OK) goto fail;
   fill_device_info(api, rt->platform, rt->device, pi, di, &rt->info);
-  const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                         (cl_context_properties)rt->platform, 0};
-  rt->context = api->clCreateContext(props, 1, &rt->device, NULL, NULL, &err);
-  if (!rt->context) {
-    st = cl_fail(err, "clCreateContext");
-    goto fail;
-  }
   rt->profiling = c->profiling != 0;
-  /* The queue can always time launches (the tuner times them too); events are only asked for
-   * while profiling is on (mace_cl_set_profiling). */
-  rt->queue = api->clCreateCommandQueue(rt->context, rt->device, CL_QUEUE_PROFILING_ENABLE,
-                                        &err);
-  if (!rt->queue) {
-    st = cl_fail(err, "clCreateCommandQueue");
-    goto fail;
+  /* A shared context that fails here (its device was lost) leaves the registry and the queue
+   * is tried once more on a new one. */
+  for (int attempt = 0; attempt < 2 && !rt->queue; ++attempt) {
+    st = mace_cl_shared_acquire(api, rt->platform, rt->device, c->private_context, &rt->shared);
+    if (st != MACE_OK) goto fail;
+    rt->context = mace_cl_shared_context(rt->shared);
+    /* The queue can always time launches (the tuner times them too); events are only asked
+     * for while profiling is on (mace_cl_set_profiling). */
+    rt->queue = api->clCreateCommandQueue(rt->context, rt->device, CL_QUEUE_PROFILING_ENABLE,
+                                          &err);
+    if (!rt->queue) {
+      st = cl_fail(err, "clCreateCommandQueue");
+      mace_cl_shared_discard(rt->shared);
+      mace_cl_shared_release(rt->shared);
+      rt->shared = NULL;
+      rt->context = NULL;
+      if (!mace_cl_error_is_fatal(err)) goto fail;
+    }
   }
+  if (!rt->queue) goto fail;
+  st = MACE_OK;
 own_state:
   rt->precision = c->precision;
   if (rt->precision == MACE_CL_AUTO) {
@@ -417,7 +422,6 @@ own_state:
       st = mace_error(MACE_OUT_OF_RESOURCES, "OpenCL: no memory");
       goto fail;
     }
-    load_binary_cache(rt);
   }
   st = mace_cl_tuning_load(&rt->tuning, c->tuning_file);
   if (st != MACE_OK) goto fail;
@@ -443,11 +447,6 @@ void mace_cl_runtime_destroy(mace_cl_runtime *rt) {
     free(rt->kernels[i]);
   }
   free(rt->kernels);
-  for (int i = 0; i < rt->n_programs; ++i) {
-    api->clReleaseProgram(rt->programs[i].program);
-    free(rt->programs[i].key);
-  }
-  free(rt->programs);
   free_binaries(rt);
   free(rt->binaries);
   free(rt->binary_cache);
@@ -455,7 +454,7 @@ void mace_cl_runtime_destroy(mace_cl_runtime *rt) {
   free(rt->tags);
   free(rt->staging);
   if (rt->queue) api->clReleaseCommandQueue(rt->queue);
-  if (rt->context) api->clReleaseContext(rt->context);
+  mace_cl_shared_release(rt->shared);  /* the last runtime on the context releases it */
   free(rt);
 }
 
@@ -467,7 +466,16 @@ size_t mace_cl_runtime_elem_size(const mace_cl_runtime *rt) {
   return rt->precision == MACE_CL_FP16 ? 2 : 4;
 }
 
-const void *mace_cl_runtime_context(const mace_cl_runtime *rt) { return rt->context; }
+const void *mace_cl_runtime_context(const mace_cl_runtime *rt) { return rt->queue; }
+const void *mace_cl_runtime_cl_context(const mace_cl_runtime *rt) { return rt->context; }
+
+/* An error that says the device is gone takes the context out of the registry, so the next
+ * runtime on the device gets a new one. Returns err. */
+static cl_int note_error(mace_cl_runtime *rt, cl_int err) {
+  if (err != CL_SUCCESS && mace_cl_error_is_fatal(err) && rt->shared)
+    mace_cl_shared_discard(rt->shared);
+  return err;
+}
 
 void mace_cl_runtime_handles(const mace_cl_runtime *rt, const mace_cl_api **api,
                              cl_context *context, cl_command_queue *queue) {
@@ -516,8 +524,8 @@ mace_status mace_cl_write(mace_cl_runtime *rt, void *mem, size_t offset, const v
   if (!as_float || rt->precision == MACE_CL_FP32) {
     const size_t bytes = as_float ? count * 4 : count;
     if (!bytes) return MACE_OK;
-    err = rt->api->clEnqueueWriteBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset, bytes, src, 0,
-                                        NULL, NULL);
+    err = note_error(rt, rt->api->clEnqueueWriteBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset,
+                                                       bytes, src, 0, NULL, NULL));
     return err == CL_SUCCESS ? MACE_OK : cl_fail(err, "clEnqueueWriteBuffer");
   }
   MACE_RETURN_IF_ERROR(staging(rt, STAGING_ELEMS * 2));
@@ -526,8 +534,9 @@ mace_status mace_cl_write(mace_cl_runtime *rt, void *mem, size_t offset, const v
     const size_t n = count - done < STAGING_ELEMS ? count - done : STAGING_ELEMS;
     uint16_t *h = rt->staging;
     mace_f32_to_f16__ref(s + done, h, 0, (int64_t)n);
-    err = rt->api->clEnqueueWriteBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset + done * 2,
-                                        n * 2, h, 0, NULL, NULL);
+    err = note_error(rt, rt->api->clEnqueueWriteBuffer(rt->queue, (cl_mem)mem, CL_TRUE,
+                                                       offset + done * 2, n * 2, h, 0, NULL,
+                                                       NULL));
     if (err != CL_SUCCESS) return cl_fail(err, "clEnqueueWriteBuffer");
   }
   return MACE_OK;
@@ -539,8 +548,8 @@ mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, vo
   if (!as_float || rt->precision == MACE_CL_FP32) {
     const size_t bytes = as_float ? count * 4 : count;
     if (!bytes) return MACE_OK;
-    err = rt->api->clEnqueueReadBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset, bytes, dst, 0,
-                                       NULL, NULL);
+    err = note_error(rt, rt->api->clEnqueueReadBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset,
+                                                      bytes, dst, 0, NULL, NULL));
     return err == CL_SUCCESS ? MACE_OK : cl_fail(err, "clEnqueueReadBuffer");
   }
   MACE_RETURN_IF_ERROR(staging(rt, STAGING_ELEMS * 2));
@@ -548,8 +557,9 @@ mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, vo
   for (size_t done = 0; done < count; done += STAGING_ELEMS) {
     const size_t n = count - done < STAGING_ELEMS ? count - done : STAGING_ELEMS;
     uint16_t *h = rt->staging;
-    err = rt->api->clEnqueueReadBuffer(rt->queue, (cl_mem)mem, CL_TRUE, offset + done * 2,
-                                       n * 2, h, 0, NULL, NULL);
+    err = note_error(rt, rt->api->clEnqueueReadBuffer(rt->queue, (cl_mem)mem, CL_TRUE,
+                                                      offset + done * 2, n * 2, h, 0, NULL,
+                                                      NULL));
     if (err != CL_SUCCESS) return cl_fail(err, "clEnqueueReadBuffer");
     /* mace_f16_to_f32__ref indexes both arrays by i: shift the output to this chunk. */
     mace_f16_to_f32__ref(h, d + done, 0, (int64_t)n);
@@ -558,7 +568,7 @@ mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, vo
 }
 
 mace_status mace_cl_finish(mace_cl_runtime *rt) {
-  const cl_int err = rt->api->clFinish(rt->queue);
+  const cl_int err = note_error(rt, rt->api->clFinish(rt->queue));
   return err == CL_SUCCESS ? MACE_OK : cl_fail(err, "clFinish");
 }
 
@@ -639,6 +649,47 @@ static void cache_program(mace_cl_runtime *rt, cl_program prog, const char *key)
   free(k);
 }
 
+/* The binary cache's key: device, driver, the hash and length of the whole source, the options.
+ * Allocated; NULL without memory. */
+static char *binary_key(const mace_cl_runtime *rt, const char *program, const char *options,
+                        uint32_t crc, size_t len) {
+  const size_t n = strlen(rt->info.name) + strlen(rt->info.driver) + strlen(rt->info.version) +
+                   strlen(options) + strlen(program) + 64;
+  char *key = malloc(n);
+  if (key)
+    snprintf(key, n, "%s|%s|%s|%s|%08x.%zu|%s", rt->info.name, rt->info.driver,
+             rt->info.version, program, (unsigned)crc, len, options);
+  return key;
+}
+
+/* The CRC-32 and length of a program's whole source (preamble, common.cl, its file). */
+static void source_hash(const char *const parts[3], uint32_t *crc, size_t *len) {
+  *crc = 0;
+  *len = 0;
+  for (int i = 0; i < 3; ++i) {
+    *crc = mace_crc32_update(*crc, parts[i], strlen(parts[i]));
+    *len += strlen(parts[i]);
+  }
+}
+
+/* A program another runtime built in the shared context is stored in this runtime's binary
+ * cache too when it is not there yet (the registry says which cache it came from). */
+static void cache_shared_program(mace_cl_runtime *rt, cl_program prog, const char *program,
+                                 const char *options, const char *cached_in) {
+  if (!rt->binary_cache || (cached_in && strcmp(cached_in, rt->binary_cache) == 0)) return;
+  const char *text = find_source(program), *common = find_source("common");
+  const char *parts[3] = {precision_preamble(rt->precision), common ? common : "",
+                          text ? text : ""};
+  uint32_t crc;
+  size_t len;
+  source_hash(parts, &crc, &len);
+  char *key = binary_key(rt, program, options, crc, len);
+  if (key && !find_binary(rt, key)) cache_program(rt, prog, key);
+  free(key);
+}
+
+/* Builds `program` with `options` in the runtime's context: from the cached binary when there
+ * is one, else from source (then stored in the cache). */
 static mace_status build_program(mace_cl_runtime *rt, const char *program, const char *options,
                                  cl_program *out) {
   const mace_cl_api *api = rt->api;
@@ -648,23 +699,15 @@ static mace_status build_program(mace_cl_runtime *rt, const char *program, const
     return mace_error(MACE_INVALID_ARGS, "OpenCL: no kernel source kernels/opencl/%s.cl is "
                       "embedded in this build", program);
   const char *parts[3] = {precision_preamble(rt->precision), common ? common : "", text};
-  /* The cache key: device, driver, the hash and length of the whole source, the options. */
   char *key = NULL;
-  uint32_t crc = 0;
-  size_t len = 0;
-  for (int i = 0; i < 3; ++i) {
-    crc = mace_crc32_update(crc, parts[i], strlen(parts[i]));
-    len += strlen(parts[i]);
-  }
+  uint32_t crc;
+  size_t len;
+  source_hash(parts, &crc, &len);
   cl_int err;
   cl_program prog = NULL;
   if (rt->binary_cache) {
-    const size_t n = strlen(rt->info.name) + strlen(rt->info.driver) + strlen(rt->info.version) +
-                     strlen(options) + strlen(program) + 64;
-    key = malloc(n);
+    key = binary_key(rt, program, options, crc, len);
     if (!key) return mace_error(MACE_OUT_OF_RESOURCES, "OpenCL: no memory");
-    snprintf(key, n, "%s|%s|%s|%s|%08x.%zu|%s", rt->info.name, rt->info.driver,
-             rt->info.version, program, (unsigned)crc, len, options);
     const binary_entry *e = find_binary(rt, key);
     if (e) {
       const unsigned char *bin = e->bin;
@@ -717,7 +760,8 @@ mace_status mace_cl_get_kernel(mace_cl_runtime *rt, const char *program, const c
   if (!options) options = "";
   mace_status st = MACE_OK;
   char *kkey = join3(program, name, options);
-  char *pkey = join3(program, options, NULL);
+  /* The program's key in the registry: the precision (its preamble), program, options. */
+  char *pkey = join3(rt->precision == MACE_CL_FP16 ? "fp16" : "fp32", program, options);
   if (!kkey || !pkey) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "OpenCL: no memory");
     goto done;
@@ -728,18 +772,18 @@ mace_status mace_cl_get_kernel(mace_cl_runtime *rt, const char *program, const c
       goto done;
     }
   }
-  cl_program prog = NULL;
-  for (int i = 0; i < rt->n_programs && !prog; ++i)
-    if (strcmp(rt->programs[i].key, pkey) == 0) prog = rt->programs[i].program;
-  if (!prog) {
-    if (!grow((void **)&rt->programs, &rt->cap_programs, rt->n_programs, sizeof(program_entry))) {
-      st = mace_error(MACE_OUT_OF_RESOURCES, "OpenCL: no memory");
-      goto done;
-    }
-    st = build_program(rt, program, options, &prog);
+  /* Programs live in the shared context's registry entry (built once for every runtime of the
+   * device); kernels are this runtime's. */
+  const char *cached_in = NULL;
+  cl_program prog = mace_cl_shared_find_program(rt->shared, pkey, &cached_in);
+  if (prog) {
+    cache_shared_program(rt, prog, program, options, cached_in);
+  } else {
+    cl_program built = NULL;
+    st = build_program(rt, program, options, &built);
     if (st != MACE_OK) goto done;
-    rt->programs[rt->n_programs++] = (program_entry){pkey, prog};
-    pkey = NULL;
+    st = mace_cl_shared_add_program(rt->shared, pkey, built, rt->binary_cache, &prog);
+    if (st != MACE_OK) goto done;
   }
   if (!grow((void **)&rt->kernels, &rt->cap_kernels, rt->n_kernels, sizeof(mace_cl_kernel *))) {
     st = mace_error(MACE_OUT_OF_RESOURCES, "OpenCL: no memory");
@@ -844,8 +888,8 @@ mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, con
   cl_event ev = NULL;
   const int profile = rt->profiling && tag;
   if (profile && rt->n_pending == MAX_PENDING_EVENTS) resolve_pending(rt);
-  const cl_int err = rt->api->clEnqueueNDRangeKernel(rt->queue, k->kernel, (cl_uint)dims, NULL,
-                                                     g, use_l, 0, NULL, profile ? &ev : NULL);
+  const cl_int err = note_error(rt, rt->api->clEnqueueNDRangeKernel(
+      rt->queue, k->kernel, (cl_uint)dims, NULL, g, use_l, 0, NULL, profile ? &ev : NULL));
   if (err != CL_SUCCESS)
     return mace_error(MACE_RUNTIME_ERROR, "OpenCL: launch of %s (%s) failed: %s (%d)",
                       strchr(k->key, '\n') ? strchr(k->key, '\n') + 1 : k->key, tag ? tag : "",

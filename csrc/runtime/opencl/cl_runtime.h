@@ -1,5 +1,5 @@
-/* The OpenCL runtime: the ICD loader opened at run time, one context and in-order queue per
- * engine, programs built from kernels/opencl/ sources (binaries cached on disk), device memory
+/* The OpenCL runtime: the ICD loader opened at run time, one context per device shared by the
+ * engines of the process and one in-order queue per engine, programs built from kernels/opencl/ sources (binaries cached on disk), device memory
  * and kernel launches. The contract between GPU op kinds (csrc/ops/opencl/) and the net.
  *
  * Nothing here includes <CL/cl.h>: handles are opaque, so core and ops build (and the CPU path
@@ -19,7 +19,10 @@
  * global sizes up to the work-group's.
  *
  * Not thread-safe: one runtime is used by one thread at a time (the engine's). Kernels are
- * shared by the ops that use them: set the arguments and launch without interleaving. */
+ * shared by the ops that use them: set the arguments and launch without interleaving.
+ * Creating and destroying runtimes is thread-safe: the context of a device and the programs
+ * built in it are kept in a process-wide registry (cl_registry.c, one mutex) that every runtime
+ * of that device shares; kernels and queues stay per runtime. */
 #ifndef MACE_RUNTIME_OPENCL_CL_RUNTIME_H_
 #define MACE_RUNTIME_OPENCL_CL_RUNTIME_H_
 
@@ -70,6 +73,10 @@ typedef struct mace_cl_config {
    * the other and their work runs in submission order (platform/device indices and library
    * are share's). Programs, precision, caches, profiling and profiles stay per runtime. */
   const struct mace_cl_runtime *share;
+  /* 0: the device's context from the process-wide registry (created by the first runtime on
+   * the device, released by the last), with the programs already built in it. 1: a context
+   * of its own, shared with no one (share overrides it). */
+  int private_context;
 } mace_cl_config;
 
 /* Every OpenCL device on every platform (n set to how many; at most max written). */
@@ -83,8 +90,23 @@ mace_cl_precision mace_cl_runtime_precision(const mace_cl_runtime *rt);
 /* Bytes of one stored element of a float tensor: 4, or 2 in fp16. */
 size_t mace_cl_runtime_elem_size(const mace_cl_runtime *rt);
 
-/* The runtime's cl_context (opaque): equal for runtimes that share one. */
+/* Which buffers this runtime may take from another (opaque): equal for runtimes that share a
+ * queue (mace_cl_config.share) and their buffers, so work on them runs in submission order.
+ * Runtimes on one device share a cl_context but not a queue, so this is not the context. */
 const void *mace_cl_runtime_context(const mace_cl_runtime *rt);
+/* The runtime's cl_context (opaque): equal for every runtime of a device that did not ask
+ * private_context. */
+const void *mace_cl_runtime_cl_context(const mace_cl_runtime *rt);
+
+/* The registry's counters since the process started (tests, diagnostics). */
+typedef struct mace_cl_registry_stats {
+  int contexts_created;    /* clCreateContext calls that succeeded */
+  int contexts_live;       /* contexts some runtime still holds */
+  int contexts_listed;     /* of those, the ones new runtimes get (not private, not discarded) */
+  int programs_built;      /* programs created (from source or a cached binary) and kept */
+  int programs_reused;     /* kernels' programs found already built in the context */
+} mace_cl_registry_stats;
+void mace_cl_registry_get_stats(mace_cl_registry_stats *out);
 
 /* Device buffers (cl_mem, opaque). */
 mace_status mace_cl_alloc(mace_cl_runtime *rt, size_t bytes, void **mem);
@@ -109,7 +131,7 @@ typedef struct mace_cl_buffer mace_cl_buffer;
 mace_status mace_cl_buffer_create(mace_cl_runtime *rt, size_t bytes, mace_cl_buffer **out);
 void mace_cl_buffer_destroy(mace_cl_buffer *b);
 void *mace_cl_buffer_mem(const mace_cl_buffer *b);           /* the cl_mem */
-const void *mace_cl_buffer_context(const mace_cl_buffer *b); /* its cl_context */
+const void *mace_cl_buffer_context(const mace_cl_buffer *b); /* its queue: see runtime_context */
 size_t mace_cl_buffer_size(const mace_cl_buffer *b);
 mace_cl_precision mace_cl_buffer_precision(const mace_cl_buffer *b);
 /* Blocking byte copies between host memory and the buffer, on the queue it was made on. */

@@ -4,6 +4,8 @@
 
 #ifndef MACE_HAVE_OPENCL_HEADERS
 
+#include <string.h>
+
 static mace_status no_headers(void) {
   return mace_error(MACE_UNSUPPORTED, "mace was built without OpenCL headers (CL/cl.h; Debian: "
                     "opencl-headers): no GPU runtime");
@@ -94,6 +96,11 @@ const void *mace_cl_runtime_context(const mace_cl_runtime *rt) {
   (void)rt;
   return NULL;
 }
+const void *mace_cl_runtime_cl_context(const mace_cl_runtime *rt) {
+  (void)rt;
+  return NULL;
+}
+void mace_cl_registry_get_stats(mace_cl_registry_stats *out) { memset(out, 0, sizeof(*out)); }
 mace_status mace_cl_copy(mace_cl_runtime *rt, const void *src, size_t src_offset, void *dst,
                          size_t dst_offset, size_t bytes) {
   (void)rt, (void)src, (void)src_offset, (void)dst, (void)dst_offset, (void)bytes;
