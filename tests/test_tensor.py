@@ -238,8 +238,8 @@ def test_gpu_tensor_misuse_raises():
     need_gpu()
     a = mace.Session(model_a(), device="gpu", gpu_precision="fp16_storage")
     mid = a.run(rand(SHAPE), keep_on_device=True)
-    alone = mace.Session(model_b(), device="gpu", gpu_precision="fp16_storage")  # its own context
-    with pytest.raises(mace.InvalidInputError, match="another OpenCL context") as e:
+    alone = mace.Session(model_b(), device="gpu", gpu_precision="fp16_storage")  # its own queue
+    with pytest.raises(mace.InvalidInputError, match="another engine's OpenCL queue") as e:
         alone.run(mid)
     assert "\n" not in str(e.value)
     other_precision = mace.Session(model_b(), device="gpu", gpu_precision="fp32",

@@ -83,9 +83,9 @@ mace_status mace_gpu_buffer_check(const mace_engine *engine, const mace_gpu_buff
     return mace_error(MACE_INVALID_INPUT, "%s '%s' is a GPU buffer, but the engine runs on the "
                       "CPU", what, name);
   if (!mace_engine_shares_gpu_buffer(engine, buffer))
-    return mace_error(MACE_INVALID_INPUT, "%s '%s': its GPU buffer is in another OpenCL context "
-                      "(create this engine sharing the context of the one that made it: "
-                      "share_gpu_with)", what, name);
+    return mace_error(MACE_INVALID_INPUT, "%s '%s': its GPU buffer belongs to another engine's "
+                      "OpenCL queue (create this engine sharing the queue of the one that made "
+                      "it: share_gpu_with)", what, name);
   const mace_cl_precision p = mace_cl_buffer_precision(buffer->cl);
   if (is_float && p != mace_cl_runtime_precision(rt))
     return mace_error(MACE_INVALID_INPUT, "%s '%s': its GPU buffer holds %s floats, the engine "

@@ -132,7 +132,7 @@ static void test_misuse(void) {
     mace_engine *eng;
     mace_gpu_buffer *buf;
     const char *says;
-  } cases[] = {{alone, buf, "another OpenCL context"},
+  } cases[] = {{alone, buf, "another engine's OpenCL queue"},
                {cpu, buf, "CPU"},
                {fp32, buf, "fp16"},
                {a, small, "needs 96 bytes"}};
