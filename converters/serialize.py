@@ -1,6 +1,8 @@
 """ir.Graph -> (NetDef bytes, weights blob): every constant 64-byte aligned in one blob."""
 from __future__ import annotations
 
+import ctypes
+import functools
 import struct
 import zlib
 
@@ -173,13 +175,19 @@ def int8_per_channel(arr, axis: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def release_free_heap() -> None:
-    """The C heap's free pages back to the system (mace._mace.release_free_heap), where the
-    extension is built; nothing otherwise."""
+    """The C heap's free pages back to the system: glibc's malloc_trim, called through ctypes
+    (the converters do not import the engine: tests/test_layers.py); nothing elsewhere."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.lru_cache(maxsize=None)
+def _malloc_trim():
     try:
-        from mace import _mace
-    except ImportError:
-        return
-    _mace.release_free_heap()
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
 
 
 def aligned_zeros(nbytes: int) -> np.ndarray:
