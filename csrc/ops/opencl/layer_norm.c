@@ -31,32 +31,38 @@ static mace_status layer_norm_cl_infer(mace_op *op) {
   return MACE_OK;
 }
 
+/* Arguments 0-16, the same in both kernels: input, output, scale, bias, Mean, InvStdDev (an
+ * absent optional output is bound to y and its flag cleared). */
+static mace_status set_tensor_args(mace_cl_kernel *k, const mace_op *op, int64_t len) {
+  const mace_tensor *y = op->outputs[0];
+  const mace_tensor *scale = op->inputs[1], *bias = op->n_inputs > 2 ? op->inputs[2] : NULL;
+  const mace_tensor *mean = op->n_outputs > 1 ? op->outputs[1] : NULL;
+  const mace_tensor *inv = op->n_outputs > 2 ? op->outputs[2] : NULL;
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, op->inputs[0]));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, y));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 4, op, scale));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 6, mace_tensor_numel(scale) == len));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 7, op, bias ? bias : scale));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 9, bias && mace_tensor_numel(bias) == len));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 10, bias != NULL));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 11, op, mean ? mean : y));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 13, mean != NULL));
+  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 14, op, inv ? inv : y));
+  return mace_cl_arg_int(k, 16, inv != NULL);
+}
+
 static mace_status layer_norm_cl_run(mace_op *op) {
   layer_norm_cl_state *st = op->state;
   mace_cl_runtime *rt;
   MACE_RETURN_IF_ERROR(mace_cl_op_runtime(op, &rt));
   if (st->rows == 0 || st->len == 0 || st->inner == 0) return MACE_OK;
-  const mace_tensor *scale = op->inputs[1], *bias = op->n_inputs > 2 ? op->inputs[2] : NULL;
-  const mace_tensor *y = op->outputs[0];
-  const mace_tensor *mean = op->n_outputs > 1 ? op->outputs[1] : NULL;
-  const mace_tensor *inv = op->n_outputs > 2 ? op->outputs[2] : NULL;
   mace_cl_kernel *k;
   const float eps = mace_op_arg_float(op, "epsilon", 1e-5f);
   const int rms = mace_op_arg_int(op, "rms", 0) != 0;
   if (st->inner == 1) {  /* contiguous rows: a work-group per row */
     MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "layer_norm", "layer_norm_rows", "", &k));
     const size_t group = mace_cl_row_group(k, st->len);
-    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, op->inputs[0]));
-    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, y));
-    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 4, op, scale));
-    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 6, mace_tensor_numel(scale) == st->len));
-    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 7, op, bias ? bias : scale));
-    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 9, bias && mace_tensor_numel(bias) == st->len));
-    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 10, bias != NULL));
-    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 11, op, mean ? mean : y));
-    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 13, mean != NULL));
-    MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 14, op, inv ? inv : y));
-    MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 16, inv != NULL));
+    MACE_RETURN_IF_ERROR(set_tensor_args(k, op, st->len));
     MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 17, st->len));
     MACE_RETURN_IF_ERROR(mace_cl_arg_float(k, 18, eps));
     MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 19, rms));
@@ -65,17 +71,7 @@ static mace_status layer_norm_cl_run(mace_op *op) {
     return mace_cl_launch(rt, k, 1, gws, lws, op->name);
   }
   MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "layer_norm", "layer_norm", "", &k));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, op->inputs[0]));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, y));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 4, op, scale));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 6, mace_tensor_numel(scale) == st->len));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 7, op, bias ? bias : scale));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 9, bias && mace_tensor_numel(bias) == st->len));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 10, bias != NULL));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 11, op, mean ? mean : y));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 13, mean != NULL));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 14, op, inv ? inv : y));
-  MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 16, inv != NULL));
+  MACE_RETURN_IF_ERROR(set_tensor_args(k, op, st->len));
   MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 17, st->rows * st->inner));
   MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 18, st->len));
   MACE_RETURN_IF_ERROR(mace_cl_arg_int(k, 19, st->inner));
