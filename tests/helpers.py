@@ -176,3 +176,53 @@ def refilled(path):
             a = rng.uniform(0.5, 1.5, shape)
         t.CopyFrom(numpy_helper.from_array(a.astype(dtype), t.name))
     return model
+
+
+def attention_model(B=1, Hq=2, Hkv=2, L=3, S=4, E=8, Ev=8, rank=4, mask=None, past=0,
+                    outputs=(0,), mask_const=False, mask_inf=True, seed=0, **attrs):
+    """An ONNX Attention model (opset 23) and its feeds. mask: None or (shape, 'bool'|'float');
+    mask_inf: a float mask also has -inf entries (never in a row's first key); mask_const: the
+    mask is an initializer; past: the past sequence length (0: none)."""
+    if rank == 4:
+        shapes = {"Q": [B, Hq, L, E], "K": [B, Hkv, S, E], "V": [B, Hkv, S, Ev]}
+        y = [B, Hq, L, Ev]
+    else:
+        shapes = {"Q": [B, L, Hq * E], "K": [B, S, Hkv * E], "V": [B, S, Hkv * Ev]}
+        y = [B, L, Hq * Ev]
+        attrs.update(q_num_heads=Hq, kv_num_heads=Hkv)
+    feeds = {n: rand(*s, seed=seed + i) * 2 for i, (n, s) in enumerate(shapes.items())}
+    names = ["Q", "K", "V"]
+    inputs = [(n, np.float32, shapes[n]) for n in names]
+    inits = []
+    if mask is not None:
+        mshape, kind = mask
+        rng = np.random.default_rng(seed + 7)
+        if kind == "bool":
+            m = rng.uniform(size=mshape) > 0.3
+            m[..., 0] = True  # no fully masked rows from the mask alone
+        else:
+            m = rng.uniform(-2, 2, size=mshape).astype(np.float32)
+            if mask_inf:
+                m[(rng.uniform(size=mshape) < 0.2) & (np.arange(mshape[-1]) > 0)] = -np.inf
+        if mask_const:
+            inits.append(("M", m))
+        else:
+            inputs.append(("M", m.dtype, list(mshape)))
+            feeds["M"] = m
+    names.append("M" if mask is not None else "")
+    if past:
+        feeds["PK"] = rand(B, Hkv, past, E, seed=seed + 4)
+        feeds["PV"] = rand(B, Hkv, past, Ev, seed=seed + 5)
+        inputs += [("PK", np.float32, [B, Hkv, past, E]), ("PV", np.float32, [B, Hkv, past, Ev])]
+        names += ["PK", "PV"]
+    while not names[-1]:
+        names.pop()
+    T = S + past
+    out_shapes = {"Y": y, "PKo": [B, Hkv, T, E], "PVo": [B, Hkv, T, Ev], "QK": [B, Hq, L, T]}
+    outs = [n if i in outputs else "" for i, n in enumerate(["Y", "PKo", "PVo", "QK"])]
+    while not outs[-1]:
+        outs.pop()
+    node = helper.make_node("Attention", names, outs, **attrs)
+    model = make_model([node], inputs, [(o, np.float32, out_shapes[o]) for o in outs if o],
+                       initializers=inits, opset=23)
+    return model, feeds

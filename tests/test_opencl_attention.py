@@ -11,9 +11,8 @@ import os
 
 import numpy as np
 import pytest
-from onnx import helper
 
-from helpers import assert_close, make_model, rand
+from helpers import assert_close, attention_model
 
 import mace
 
@@ -28,51 +27,6 @@ def _need_device():
         pytest.skip("no OpenCL device")
 
 
-def build(B=1, Hq=2, Hkv=2, L=3, S=4, E=8, Ev=8, rank=4, mask=None, past=0, outputs=(0,),
-          mask_const=False, seed=0, **attrs):
-    """An ONNX Attention model and its feeds; mask: None or (shape, 'bool'|'float')."""
-    if rank == 4:
-        shapes = {"Q": [B, Hq, L, E], "K": [B, Hkv, S, E], "V": [B, Hkv, S, Ev]}
-        y = [B, Hq, L, Ev]
-    else:
-        shapes = {"Q": [B, L, Hq * E], "K": [B, S, Hkv * E], "V": [B, S, Hkv * Ev]}
-        y = [B, L, Hq * Ev]
-        attrs.update(q_num_heads=Hq, kv_num_heads=Hkv)
-    feeds = {n: rand(*s, seed=seed + i) * 2 for i, (n, s) in enumerate(shapes.items())}
-    names = ["Q", "K", "V"]
-    inputs = [(n, np.float32, shapes[n]) for n in names]
-    inits = []
-    if mask is not None:
-        mshape, kind = mask
-        rng = np.random.default_rng(seed + 7)
-        if kind == "bool":
-            m = rng.uniform(size=mshape) > 0.3
-            m[..., 0] = True  # no fully masked rows from the mask alone
-        else:
-            m = rng.uniform(-2, 2, size=mshape).astype(np.float32)
-            m[(rng.uniform(size=mshape) < 0.2) & (np.arange(mshape[-1]) > 0)] = -np.inf
-        if mask_const:
-            inits.append(("M", m))
-        else:
-            inputs.append(("M", m.dtype, list(mshape)))
-            feeds["M"] = m
-    names.append("M" if mask is not None else "")
-    if past:
-        feeds["PK"] = rand(B, Hkv, past, E, seed=seed + 4)
-        feeds["PV"] = rand(B, Hkv, past, Ev, seed=seed + 5)
-        inputs += [("PK", np.float32, [B, Hkv, past, E]), ("PV", np.float32, [B, Hkv, past, Ev])]
-        names += ["PK", "PV"]
-    while not names[-1]:
-        names.pop()
-    T = S + past
-    out_shapes = {"Y": y, "PKo": [B, Hkv, T, E], "PVo": [B, Hkv, T, Ev], "QK": [B, Hq, L, T]}
-    outs = [n if i in outputs else "" for i, n in enumerate(["Y", "PKo", "PVo", "QK"])]
-    while not outs[-1]:
-        outs.pop()
-    node = helper.make_node("Attention", names, outs, **attrs)
-    model = make_model([node], inputs, [(o, np.float32, out_shapes[o]) for o in outs if o],
-                       initializers=inits, opset=23)
-    return model, feeds
 
 
 def compare(model, feeds, precision, device_of_attention="gpu"):
@@ -95,13 +49,13 @@ def compare(model, feeds, precision, device_of_attention="gpu"):
 @pytest.mark.parametrize("Hq,Hkv", [(1, 1), (4, 2), (6, 1), (12, 12)])
 @pytest.mark.parametrize("L,S", [(1, 1), (3, 5), (7, 2), (33, 33), (128, 128)])
 def test_heads_and_lengths(precision, rank, Hq, Hkv, L, S):
-    compare(*build(Hq=Hq, Hkv=Hkv, L=L, S=S, rank=rank, E=16, Ev=16), precision)
+    compare(*attention_model(Hq=Hq, Hkv=Hkv, L=L, S=S, rank=rank, E=16, Ev=16), precision)
 
 
 @pytest.mark.parametrize("rank", [3, 4])
 @pytest.mark.parametrize("E,Ev", [(1, 1), (4, 6), (64, 64), (16, 300)])
 def test_head_sizes(rank, E, Ev):
-    compare(*build(E=E, Ev=Ev, rank=rank, B=2), "fp32")
+    compare(*attention_model(E=E, Ev=Ev, rank=rank, B=2), "fp32")
 
 
 @pytest.mark.parametrize("precision", list(PRECISIONS))
@@ -109,26 +63,26 @@ def test_head_sizes(rank, E, Ev):
 @pytest.mark.parametrize("mshape", [(3, 4), (3, 2), (1, 3, 4), (2, 1, 3, 4), (2, 2, 3, 4),
                                     (1, 1, 1, 4)])
 def test_mask(precision, kind, mshape):
-    compare(*build(B=2, mask=(mshape, kind)), precision)
+    compare(*attention_model(B=2, mask=(mshape, kind)), precision)
 
 
 @pytest.mark.parametrize("kind", ["bool", "float"])
 def test_constant_mask(kind):
-    compare(*build(B=2, Hq=4, Hkv=2, L=5, S=6, mask=((5, 6), kind), mask_const=True), "fp32")
+    compare(*attention_model(B=2, Hq=4, Hkv=2, L=5, S=6, mask=((5, 6), kind), mask_const=True), "fp32")
 
 
 @pytest.mark.parametrize("rank", [3, 4])
 @pytest.mark.parametrize("L,S", [(3, 3), (2, 5), (5, 2), (64, 64)])
 def test_causal(rank, L, S):
-    compare(*build(L=L, S=S, is_causal=1, rank=rank, Hq=4, Hkv=2), "fp32")
+    compare(*attention_model(L=L, S=S, is_causal=1, rank=rank, Hq=4, Hkv=2), "fp32")
 
 
 @pytest.mark.parametrize("kind", ["bool", "float"])
 def test_causal_with_mask_and_fully_masked_rows(kind):
     """is_causal with a mask covering 3 of 6 keys: with S > L, no row is left empty; with a
     mask that drops key 0 some rows have no key at all and give zeros, as on the CPU."""
-    compare(*build(L=4, S=6, is_causal=1, mask=((4, 3), kind)), "fp32")
-    model, feeds = build(L=3, S=3, is_causal=1, mask=((3, 3), kind))
+    compare(*attention_model(L=4, S=6, is_causal=1, mask=((4, 3), kind)), "fp32")
+    model, feeds = attention_model(L=3, S=3, is_causal=1, mask=((3, 3), kind))
     feeds["M"][..., 0] = False if kind == "bool" else -np.inf
     compare(model, feeds, "fp32")
 
@@ -136,13 +90,13 @@ def test_causal_with_mask_and_fully_masked_rows(kind):
 @pytest.mark.parametrize("scale", [0.1, 2.5])
 @pytest.mark.parametrize("softcap", [0.0, 2.0])
 def test_scale_softcap(scale, softcap):
-    compare(*build(scale=scale, softcap=softcap, Hq=4, Hkv=2, mask=((3, 4), "float")), "fp32")
+    compare(*attention_model(scale=scale, softcap=softcap, Hq=4, Hkv=2, mask=((3, 4), "float")), "fp32")
 
 
 def test_past_and_extra_outputs_run_on_the_cpu():
-    compare(*build(past=2, outputs=(0, 1, 2)), "fp32", device_of_attention="cpu")
-    compare(*build(outputs=(0, 3)), "fp32", device_of_attention="cpu")
+    compare(*attention_model(past=2, outputs=(0, 1, 2)), "fp32", device_of_attention="cpu")
+    compare(*attention_model(outputs=(0, 3)), "fp32", device_of_attention="cpu")
 
 
 def test_rows_too_long_for_local_memory_run_on_the_cpu():
-    compare(*build(L=2, S=8000, E=4, Ev=4, Hq=1, Hkv=1), "fp32", device_of_attention="cpu")
+    compare(*attention_model(L=2, S=8000, E=4, Ev=4, Hq=1, Hkv=1), "fp32", device_of_attention="cpu")

@@ -2,53 +2,15 @@
 is_causal, scale, softcap, past key/value, qk_matmul_output modes) against onnxruntime."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from onnx import helper
 
-from helpers import check_model, make_model, rand
+from helpers import attention_model, check_model
 
 
-def run(B=2, Hq=2, Hkv=2, L=3, S=4, E=8, Ev=8, rank=4, mask=None, past=0, outputs=(0,),
-        threads=1, seed=0, **attrs):
-    """mask: None or (shape, 'bool'|'float'); past: past sequence length (0: none)."""
-    if rank == 4:
-        shapes = {"Q": [B, Hq, L, E], "K": [B, Hkv, S, E], "V": [B, Hkv, S, Ev]}
-        y = [B, Hq, L, Ev]
-    else:
-        shapes = {"Q": [B, L, Hq * E], "K": [B, S, Hkv * E], "V": [B, S, Hkv * Ev]}
-        y = [B, L, Hq * Ev]
-        attrs.update(q_num_heads=Hq, kv_num_heads=Hkv)
-    feeds = {n: rand(*s, seed=seed + i) * 2 for i, (n, s) in enumerate(shapes.items())}
-    names = ["Q", "K", "V"]
-    inputs = [(n, np.float32, shapes[n]) for n in names]
-    if mask is not None:
-        mshape, kind = mask
-        rng = np.random.default_rng(seed + 7)
-        if kind == "bool":
-            m = rng.uniform(size=mshape) > 0.3
-            m[..., 0] = True  # no fully masked rows (onnxruntime leaves NaN there)
-            inputs.append(("M", np.bool_, list(mshape)))
-        else:
-            m = rng.uniform(-2, 2, size=mshape).astype(np.float32)
-            inputs.append(("M", np.float32, list(mshape)))
-        feeds["M"] = m
-    names.append("M" if mask is not None else "")
-    if past:
-        feeds["PK"] = rand(B, Hkv, past, E, seed=seed + 4)
-        feeds["PV"] = rand(B, Hkv, past, Ev, seed=seed + 5)
-        inputs += [("PK", np.float32, [B, Hkv, past, E]), ("PV", np.float32, [B, Hkv, past, Ev])]
-        names += ["PK", "PV"]
-    while not names[-1]:
-        names.pop()
-    T = S + past
-    out_shapes = {"Y": y, "PKo": [B, Hkv, T, E], "PVo": [B, Hkv, T, Ev], "QK": [B, Hq, L, T]}
-    outs = [n if i in outputs else "" for i, n in enumerate(["Y", "PKo", "PVo", "QK"])]
-    while not outs[-1]:
-        outs.pop()
-    node = helper.make_node("Attention", names, outs, **attrs)
-    m = make_model([node], inputs, [(o, np.float32, out_shapes[o]) for o in outs if o], opset=23)
-    check_model(m, feeds, num_threads=threads)
+def run(B=2, threads=1, **kw):
+    """helpers.attention_model's arguments (float masks without -inf here) against onnxruntime."""
+    model, feeds = attention_model(B=B, mask_inf=False, **kw)
+    check_model(model, feeds, num_threads=threads)
 
 
 @pytest.mark.parametrize("rank", [3, 4])
