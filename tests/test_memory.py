@@ -67,15 +67,10 @@ def test_converted_constants_are_views_of_the_blob(tmp_path):
         assert onnx_mapped.maps_of([np.asarray(arr)]) == [], name  # not the file's map
 
 
-def test_convert_check_loads_the_models_own_blob(tmp_path, monkeypatch):
-    """mace.convert's load check hands the engine the model's own blob, which the graph's
-    constants view (the weights held once during the check, not also as a second blob for
-    the engine), and lets it give nothing back: afterwards the constants still hold the
-    source's values (onnx's parse) and the model caches no serialization."""
+def _record_engines(monkeypatch) -> list:
+    """Makes every mace._mace.Engine made from here on append (its weights as bytes, its
+    keywords) to the returned list."""
     from mace import _mace
-    model, w, b = _fc_model()
-    path = str(tmp_path / "fc.onnx")
-    onnx.save(model, path)
     given, engine = [], _mace.Engine
 
     def recorder(graph, weights=None, **kw):
@@ -83,6 +78,18 @@ def test_convert_check_loads_the_models_own_blob(tmp_path, monkeypatch):
         return engine(graph, weights, **kw)
 
     monkeypatch.setattr(_mace, "Engine", recorder)
+    return given
+
+
+def test_convert_check_loads_the_models_own_blob(tmp_path, monkeypatch):
+    """mace.convert's load check hands the engine the model's own blob, which the graph's
+    constants view (the weights held once during the check, not also as a second blob for
+    the engine), and lets it give nothing back: afterwards the constants still hold the
+    source's values (onnx's parse) and the model caches no serialization."""
+    model, w, b = _fc_model()
+    path = str(tmp_path / "fc.onnx")
+    onnx.save(model, path)
+    given = _record_engines(monkeypatch)
     m = mace.convert(path)
     assert len(given) == 1
     blob, kw = given[0]
@@ -99,19 +106,12 @@ def test_convert_check_spends_a_fresh_copy_when_constants_view_the_file(tmp_path
     """Constants that still view the .onnx file's map are not the process's pages: the check
     then loads a fresh serialization its engine may spend (discard_packed_weights), and the
     model's constants stay views of the map, with the file's values (onnx's parse)."""
-    from mace import _mace
     c = rand(K, N, seed=5)
     model = make_model([helper.make_node("Add", ["x", "c"], ["y"])],
                        [("x", np.float32, [K, N])], [("y", np.float32, [K, N])], [("c", c)])
     path = str(tmp_path / "add.onnx")
     onnx.save(model, path)
-    given, engine = [], _mace.Engine
-
-    def recorder(graph, weights=None, **kw):
-        given.append((np.frombuffer(weights, np.uint8), kw))
-        return engine(graph, weights, **kw)
-
-    monkeypatch.setattr(_mace, "Engine", recorder)
+    given = _record_engines(monkeypatch)
     m = mace.convert(path)
     (blob, kw), = given
     assert kw.get("discard_packed_weights") is True
