@@ -407,7 +407,7 @@ _REFUSED = [  # (where, key, value, words the reason must contain)
     ("model", "gpu_data_type", "fp16_fp32", "only used with runtime gpu"),
     ("model", "opencl_binary_file", "p.bin", "only used with runtime gpu"),
     ("model", "opencl_parameter_file", "t.bin", "only used with runtime gpu"),
-    ("model", "cl_mem_type", "image", "image2d"),
+    ("model", "cl_mem_type", "image", "only used with runtime gpu"),
     ("model", "nnlib_graph_mode", 1, "Hexagon"),
     ("top", "target_abis", ["arm64-v8a"], "host only"),
     ("top", "target_abis", ["host", "armeabi-v7a"], "host only"),
@@ -550,8 +550,13 @@ def test_gpu_runtime_keys_become_session_options(tmp_path, runtime):
         device="gpu", gpu_precision="fp32",
         opencl_binary_file=os.path.join(str(tmp_path), "cache", "p.bin"),
         opencl_parameter_file=os.path.join(str(tmp_path), "tuned.bin"),
-        opencl_queue_window_size=8)
+        opencl_queue_window_size=8, gpu_memory="buffer")
     assert m.subgraph.threshold_for("GPU") == 0.99
+    for value, memory in (("image", "image"), ("IMAGE", "image"), ("buffer", "buffer")):
+        d["models"]["relu"]["cl_mem_type"] = value
+        assert deploy.parse(d, str(tmp_path)).models["relu"].session_options()["gpu_memory"] \
+            == memory
+    del d["models"]["relu"]["cl_mem_type"]
     d["models"]["relu"]["gpu_data_type"] = "fp16_fp32"
     assert deploy.parse(d, str(tmp_path)).models["relu"].session_options()["gpu_precision"] == "fp16"
     del d["models"]["relu"]["gpu_data_type"], d["models"]["relu"]["data_type"]
@@ -564,6 +569,8 @@ def test_gpu_runtime_keys_become_session_options(tmp_path, runtime):
     ({"opencl_parameter_file": "missing.bin"}, "opencl_parameter_file", "file not found"),
     ({"opencl_binary_file": "nodir/p.bin"}, "opencl_binary_file", "folder does not exist"),
     ({"opencl_queue_window_size": -1}, "opencl_queue_window_size", "int >= 0"),
+    ({"cl_mem_type": "texture"}, "cl_mem_type", "expected one of"),
+    ({"cl_mem_type": 1}, "cl_mem_type", "expected"),
 ])
 def test_gpu_runtime_bad_keys_fail_naming_them(tmp_path, extra, key, why):
     d = _tiny_config(tmp_path, model_extra=dict(runtime="gpu", **extra))

@@ -67,6 +67,9 @@ void mace_config_init(mace_config *config) {
 
 /* The OpenCL runtime of a GPU engine (MACE_UNSUPPORTED saying why when there is none). */
 static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
+  if (config->gpu_memory != MACE_GPU_BUFFER && config->gpu_memory != MACE_GPU_IMAGE)
+    return mace_error(MACE_INVALID_ARGS, "gpu_memory %d is neither MACE_GPU_BUFFER nor "
+                      "MACE_GPU_IMAGE", (int)config->gpu_memory);
   if (config->gpu_precision != MACE_GPU_FP32 && config->gpu_precision != MACE_GPU_FP16 &&
       config->gpu_precision != MACE_GPU_FP16_STORAGE)
     return mace_error(MACE_INVALID_ARGS, "gpu_precision %d is none of MACE_GPU_FP32, "
@@ -89,7 +92,8 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
                        .binary_cache = eng->cl_files[0],
                        .tuning_file = eng->cl_files[1],
                        /* launch events only while mace_engine_set_profiling is on */
-                       .profiling = 0};
+                       .profiling = 0,
+                       .image_memory = config->gpu_memory == MACE_GPU_IMAGE};
   if (config->share_gpu_with) {
     if (!config->share_gpu_with->cl)
       return mace_error(MACE_INVALID_ARGS, "share_gpu_with is an engine on the CPU: it has no "
@@ -98,6 +102,9 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
   }
   mace_status st = mace_cl_runtime_create(&cc, &eng->cl);
   if (st != MACE_OK) return mace_error_wrap(st, "device GPU (OpenCL)");
+  int64_t max_w, max_h;
+  if (cc.image_memory && (st = mace_cl_image_limits(eng->cl, &max_w, &max_h)) != MACE_OK)
+    return mace_error_wrap(st, "gpu_memory image");
   return MACE_OK;
 }
 

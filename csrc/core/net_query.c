@@ -36,7 +36,8 @@ int mace_net_tensor_is_copy(const mace_net *net, int index) {
 
 mace_status mace_net_read_tensor(const mace_net *net, int index, void *dst) {
   const mace_tensor *t = &net->tensors[index];
-  if (t->storage == MACE_STORAGE_CL_BUFFER && t->role != MACE_TENSOR_CONST)
+  if ((t->storage == MACE_STORAGE_CL_BUFFER || t->storage == MACE_STORAGE_CL_IMAGE2D) &&
+      t->role != MACE_TENSOR_CONST)
     return mace_placement_read(net, t, dst);
   if (mace_tensor_nbytes(t)) memcpy(dst, t->data, mace_tensor_nbytes(t));
   return MACE_OK;

@@ -103,6 +103,11 @@ typedef struct mace_op_kind {
    * op reading a constant says so, the net may give its bytes' pages back
    * (mace_net_discard_packed_weights). */
   int (*input_packed)(const mace_op *op, int k);
+  /* GPU kinds only: 1 for a kind whose computed inputs and outputs are image2d tensors (storage
+   * MACE_STORAGE_CL_IMAGE2D, runtime/opencl/cl_runtime.h's layout), chosen instead of the
+   * buffer kind of its type on an engine with image memory (mace_registry_find_image); its
+   * constant inputs stay buffers. mace_registry_find never returns one. */
+  int cl_image;
 } mace_op_kind;
 
 enum {
@@ -167,6 +172,8 @@ mace_status mace_op_set_output(mace_op *op, int i, mace_dtype dtype, const int64
 /* Registry (filled from csrc/ops/manifest.inc). Returns NULL when nothing matches. */
 const mace_op_kind *mace_registry_find(const char *type, mace_device device, mace_dtype dtype);
 int mace_registry_has_type(const char *type);
+/* The GPU image kind (cl_image) of type/dtype, or NULL. */
+const mace_op_kind *mace_registry_find_image(const char *type, mace_dtype dtype);
 /* Union of value_inputs over every kind of `type` (0 when unknown). */
 unsigned mace_registry_value_inputs(const char *type);
 /* Union of arg_value_inputs over every kind of probe->type that has one (0 when none). */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/placement_image.h"
 #include "core/status.h"
 #include "runtime/opencl/cl_runtime.h"
 
@@ -45,9 +46,14 @@ struct mace_placement {
   void **bound_mem;         /* owned array, per tensor: the caller's cl_mem a device copy of a
                              * model input reads from instead of the arena (borrowed, this
                              * run; mace_placement_bind_device_input), or NULL */
+  int *origin;              /* owned, per tensor: for a copy, the tensor it copies; -1 */
+  int *img_twin;            /* owned, per tensor: the image copy of a buffer tensor, or the
+                             * buffer copy of an image tensor (placement_image.c); -1 */
+  mace_image_pool images;   /* image2d memory of the image tensors (placement_image.c) */
 };
 
 static int is_f32(const mace_tensor *t) { return t->dtype == MACE_DT_F32; }
+static int is_image(const mace_tensor *t) { return t->storage == MACE_STORAGE_CL_IMAGE2D; }
 
 /* Bytes of t on the device: float tensors in the runtime's precision. */
 static size_t device_bytes(const mace_net *net, const mace_tensor *t) {
@@ -113,10 +119,13 @@ mace_status mace_placement_create(mace_net *net) {
   pl->step_ms = calloc(cap ? (size_t)cap : 1, sizeof(double));
   pl->sched = calloc((size_t)(n_ops + cap + 1), sizeof(sched_entry));
   pl->bound_mem = calloc(cap ? (size_t)cap : 1, sizeof(void *));
-  if (!pl->bound_mem || !pl->is_copy || !pl->twin || !pl->copy_first || !pl->copy_last || !pl->op_gpu || !pl->steps ||
+  pl->origin = malloc((size_t)(cap ? cap : 1) * sizeof(int));
+  pl->img_twin = malloc((size_t)(cap ? cap : 1) * sizeof(int));
+  if (!pl->origin || !pl->img_twin || !pl->bound_mem || !pl->is_copy || !pl->twin || !pl->copy_first || !pl->copy_last || !pl->op_gpu || !pl->steps ||
       !pl->step_ms || !pl->sched)
     return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
-  for (int i = 0; i < cap; ++i) pl->twin[i] = pl->copy_first[i] = pl->copy_last[i] = -1;
+  for (int i = 0; i < cap; ++i)
+    pl->twin[i] = pl->copy_first[i] = pl->copy_last[i] = pl->origin[i] = pl->img_twin[i] = -1;
   return mace_planner_create(cap, n_ops, &pl->planner);
 }
 
@@ -126,8 +135,9 @@ void mace_placement_release(mace_net *net) {
   if (pl->arena) mace_cl_free(net->cl, pl->arena);
   pl->arena = NULL;
   pl->arena_capacity = 0;
+  mace_image_pool_release(&pl->images, net->cl);
   for (int i = 0; i < net->n_tensors; ++i)
-    if (on_gpu(&net->tensors[i])) net->tensors[i].cl_mem = NULL;
+    if (on_gpu(&net->tensors[i]) || is_image(&net->tensors[i])) net->tensors[i].cl_mem = NULL;
 }
 
 void mace_placement_destroy(mace_net *net) {
@@ -145,6 +155,9 @@ void mace_placement_destroy(mace_net *net) {
   free(pl->step_ms);
   free(pl->sched);
   free(pl->bound_mem);
+  free(pl->origin);
+  free(pl->img_twin);
+  mace_image_pool_free(&pl->images);
   mace_planner_destroy(pl->planner);
   free(pl);
   net->placement = NULL;
@@ -154,7 +167,7 @@ void mace_placement_destroy(mace_net *net) {
 
 /* A new tensor named "<name>:<suffix>", the copy of tensor `idx` (twin of each other). */
 static mace_status add_copy(mace_net *net, int idx, const char *suffix, mace_tensor_role role,
-                            int *out) {
+                            int image, int *out) {
   mace_placement *pl = net->placement;
   const mace_tensor *t = &net->tensors[idx];
   if (net->n_tensors >= net->tensor_capacity)
@@ -168,8 +181,14 @@ static mace_status add_copy(mace_net *net, int idx, const char *suffix, mace_ten
   free(name);
   MACE_RETURN_IF_ERROR(st);
   pl->is_copy[c] = 1;
-  pl->twin[idx] = c;
-  pl->twin[c] = idx;
+  pl->origin[c] = idx;
+  if (image) {
+    pl->img_twin[idx] = c;
+    pl->img_twin[c] = idx;
+  } else {
+    pl->twin[idx] = c;
+    pl->twin[c] = idx;
+  }
   *out = c;
   return MACE_OK;
 }
@@ -198,7 +217,7 @@ static mace_status const_copy(mace_net *net, int idx, mace_tensor **out) {
   if (bytes && (st = mace_cl_write(net->cl, mem, 0, t->data, device_count(t), is_f32(t))) != MACE_OK)
     return mace_error_wrap(st, "uploading constant '%s'", t->name);
   int c;
-  MACE_RETURN_IF_ERROR(add_copy(net, idx, "gpu", MACE_TENSOR_CONST, &c));
+  MACE_RETURN_IF_ERROR(add_copy(net, idx, "gpu", MACE_TENSOR_CONST, 0, &c));
   mace_tensor *copy = &net->tensors[c];
   t = &net->tensors[idx];
   copy->dtype = t->dtype;
@@ -220,7 +239,8 @@ mace_status mace_placement_bind_inputs(mace_net *net, mace_op *op) {
   op->cl = net->cl;
   for (int k = 0; k < op->n_inputs; ++k) {
     int idx = (int)(op->inputs[k] - net->tensors);
-    if (pl->is_copy[idx]) op->inputs[k] = &net->tensors[pl->twin[idx]];
+    while (pl->is_copy[idx]) idx = pl->origin[idx];
+    op->inputs[k] = &net->tensors[idx];
   }
   if (op->kind->device != MACE_DEVICE_GPU) return MACE_OK;
   for (int k = 0; k < op->n_inputs; ++k)
@@ -234,17 +254,35 @@ static const mace_op_kind *cpu_kind(const mace_op *op) {
   return mace_registry_find(op->type, MACE_DEVICE_CPU, dt);
 }
 
+/* The kind an op of `kind` falls back to: an image kind to its type's buffer kind, a buffer
+ * kind to the CPU's. */
+static const mace_op_kind *fallback_kind(const mace_op *op) {
+  mace_dtype dt = op->n_inputs ? op->inputs[0]->dtype : MACE_DT_F32;
+  const mace_op_kind *buf =
+      op->kind->cl_image ? mace_registry_find(op->type, MACE_DEVICE_GPU, dt) : NULL;
+  return buf ? buf : cpu_kind(op);
+}
+
 int mace_placement_can_fall_back(const mace_net *net, int index) {
   const mace_op *op = &net->ops[index];
-  return op->kind->device == MACE_DEVICE_GPU && cpu_kind(op) != NULL;
+  return op->kind->device == MACE_DEVICE_GPU && fallback_kind(op) != NULL;
+}
+
+const mace_op_kind *mace_placement_gpu_kind(const mace_net *net, const char *type, mace_dtype dt,
+                                            int gives_output) {
+  const mace_op_kind *k = NULL;
+  if (mace_cl_runtime_image_memory(net->cl) && !gives_output)
+    k = mace_registry_find_image(type, dt);
+  return k ? k : mace_registry_find(type, MACE_DEVICE_GPU, dt);
 }
 
 mace_status mace_placement_fall_back(mace_net *net, int index) {
   mace_op *op = &net->ops[index];
-  const mace_op_kind *cpu = cpu_kind(op);
+  const mace_op_kind *cpu = fallback_kind(op);
   if (!cpu) return mace_error(MACE_UNSUPPORTED, "op '%s' (%s): no CPU kernel", op->name, op->type);
-  MACE_VLOG(1, "op '%s' (%s) runs on the CPU: the GPU kernel refused its shapes (%s)", op->name,
-            op->type, mace_last_error());
+  MACE_VLOG(1, "op '%s' (%s) runs on the %s: the %s kernel refused its shapes (%s)", op->name,
+            op->type, cpu->device == MACE_DEVICE_GPU ? "GPU with buffers" : "CPU",
+            op->kind->cl_image ? "GPU image" : "GPU", mace_last_error());
   if (op->kind->release && op->state) op->kind->release(op);
   free(op->state);
   op->state = NULL;
@@ -266,7 +304,7 @@ static mace_status get_copy(mace_net *net, int idx, int *out) {
   if (pl->twin[idx] < 0) {
     int made;
     MACE_RETURN_IF_ERROR(
-        add_copy(net, idx, to_gpu ? "to_gpu" : "to_host", MACE_TENSOR_INTERMEDIATE, &made));
+        add_copy(net, idx, to_gpu ? "to_gpu" : "to_host", MACE_TENSOR_INTERMEDIATE, 0, &made));
     t = &net->tensors[idx];
   }
   const int c = pl->twin[idx];
@@ -290,38 +328,88 @@ static int runs_on_gpu(const mace_net *net, const mace_op *op) {
   if (op->kind->run != mace_op_view_run || op->n_inputs < 1) return 0;
   const mace_tensor *x = op->inputs[0];
   (void)net;
-  return x->role != MACE_TENSOR_CONST && !x->is_value && on_gpu(x);
+  return x->role != MACE_TENSOR_CONST && !x->is_value && (on_gpu(x) || is_image(x));
 }
 
-/* Rewires the inputs of op i to copies on its device, adding the transfer steps. */
-static mace_status place_inputs(mace_net *net, int i, int gpu) {
+/* Where a tensor lives, or an op reads its computed inputs. */
+enum { LOC_HOST = 0, LOC_BUFFER = 1, LOC_IMAGE = 2 };
+static int loc_of(const mace_tensor *t) {
+  return is_image(t) ? LOC_IMAGE : on_gpu(t) ? LOC_BUFFER : LOC_HOST;
+}
+
+/* The step that writes copy `c` of `src` right before op i (made at the copy's first use in
+ * this plan), and the copy's last reader. */
+static void add_step(mace_net *net, mace_tensor *src, int c, int i, const mace_op_kind *kind) {
   mace_placement *pl = net->placement;
+  if (pl->copy_first[c] < 0) {
+    transfer_step *s = &pl->steps[pl->n_steps++];
+    memset(s, 0, sizeof(*s));
+    s->io[0] = src;
+    s->io[1] = &net->tensors[c];
+    s->op.kind = kind;
+    s->op.name = net->tensors[c].name;
+    s->op.type = kind->type;
+    s->op.inputs = s->io;
+    s->op.n_inputs = 1;
+    s->op.outputs = s->io + 1;
+    s->op.n_outputs = 1;
+    s->op.cl = net->cl;
+    s->op.pool = net->pool;
+    s->before = i;
+    pl->copy_first[c] = i;
+  }
+  pl->copy_last[c] = i;
+}
+
+/* Tensor `idx` (host or buffer) copied to the other of the two for op i: a transfer step. */
+static mace_status transfer_copy(mace_net *net, int idx, int i, int *out) {
+  MACE_RETURN_IF_ERROR(get_copy(net, idx, out));
+  add_step(net, &net->tensors[idx], *out, i, &transfer_kind);
+  return MACE_OK;
+}
+
+/* Buffer tensor `idx` as an image for op i, or image tensor `idx` as a buffer: a transform. */
+static mace_status transform_copy(mace_net *net, int idx, int i, int *out) {
+  mace_placement *pl = net->placement;
+  const int to_image = !is_image(&net->tensors[idx]);
+  if (pl->img_twin[idx] < 0) {
+    int made;
+    MACE_RETURN_IF_ERROR(add_copy(net, idx, to_image ? "to_image" : "to_buffer",
+                                  MACE_TENSOR_INTERMEDIATE, 1, &made));
+  }
+  const int c = pl->img_twin[idx];
+  const mace_tensor *t = &net->tensors[idx];
+  mace_tensor *copy = &net->tensors[c];
+  copy->dtype = t->dtype;
+  copy->ndim = t->ndim;
+  memcpy(copy->dims, t->dims, sizeof(copy->dims));
+  copy->layout = t->layout;
+  copy->block = t->block;
+  copy->scale = t->scale;
+  copy->zero_point = t->zero_point;
+  copy->view_of = NULL;
+  copy->storage = to_image ? MACE_STORAGE_CL_IMAGE2D : MACE_STORAGE_CL_BUFFER;
+  add_step(net, &net->tensors[idx], c, i,
+           to_image ? &mace_image_to_image_kind : &mace_image_to_buffer_kind);
+  *out = c;
+  return MACE_OK;
+}
+
+/* Rewires the computed inputs of op i to copies where it reads them (`loc`), adding the
+ * transfer and transform steps: host <-> buffer is a transfer, buffer <-> image a transform,
+ * host <-> image both, through a buffer copy. */
+static mace_status place_inputs(mace_net *net, int i, int loc) {
   mace_op *op = &net->ops[i];
   for (int k = 0; k < op->n_inputs; ++k) {
     mace_tensor *t = op->inputs[k];
+    const int from = loc_of(t);
     if (t->role == MACE_TENSOR_CONST || is_mask_bit(op->kind->value_inputs, k) ||
-        is_mask_bit(op->kind->dims_only_inputs, k) || on_gpu(t) == gpu)
+        is_mask_bit(op->kind->dims_only_inputs, k) || from == loc)
       continue;
-    int c = -1;
-    MACE_RETURN_IF_ERROR(get_copy(net, (int)(t - net->tensors), &c));
-    if (pl->copy_first[c] < 0) {
-      transfer_step *s = &pl->steps[pl->n_steps++];
-      memset(s, 0, sizeof(*s));
-      s->io[0] = t;
-      s->io[1] = &net->tensors[c];
-      s->op.kind = &transfer_kind;
-      s->op.name = net->tensors[c].name;
-      s->op.type = transfer_kind.type;
-      s->op.inputs = s->io;
-      s->op.n_inputs = 1;
-      s->op.outputs = s->io + 1;
-      s->op.n_outputs = 1;
-      s->op.cl = net->cl;
-      s->op.pool = net->pool;
-      s->before = i;
-      pl->copy_first[c] = i;
-    }
-    pl->copy_last[c] = i;
+    int c = (int)(t - net->tensors);
+    if (from == LOC_IMAGE) MACE_RETURN_IF_ERROR(transform_copy(net, c, i, &c));
+    if (from == LOC_HOST || loc == LOC_HOST) MACE_RETURN_IF_ERROR(transfer_copy(net, c, i, &c));
+    if (loc == LOC_IMAGE) MACE_RETURN_IF_ERROR(transform_copy(net, c, i, &c));
     op->inputs[k] = &net->tensors[c];
   }
   return MACE_OK;
@@ -339,11 +427,14 @@ mace_status mace_placement_apply(mace_net *net) {
     mace_op *op = &net->ops[i];
     MACE_RETURN_IF_ERROR(mace_placement_bind_inputs(net, op));
     const int gpu = !net->evaluated[i] && runs_on_gpu(net, op);
+    const int loc = !gpu ? LOC_HOST : op->kind->cl_image ? LOC_IMAGE : LOC_BUFFER;
     pl->op_gpu[i] = (unsigned char)gpu;
-    if (!net->evaluated[i]) MACE_RETURN_IF_ERROR(place_inputs(net, i, gpu));
+    if (!net->evaluated[i]) MACE_RETURN_IF_ERROR(place_inputs(net, i, loc));
     for (int k = 0; k < op->n_outputs; ++k)
       if (!op->outputs[k]->is_value)
-        op->outputs[k]->storage = gpu ? MACE_STORAGE_CL_BUFFER : MACE_STORAGE_HOST;
+        op->outputs[k]->storage = loc == LOC_IMAGE  ? MACE_STORAGE_CL_IMAGE2D
+                                  : loc == LOC_BUFFER ? MACE_STORAGE_CL_BUFFER
+                                                      : MACE_STORAGE_HOST;
     /* A view shares the bytes of its input as rewired: the root on this op's device. */
     mace_tensor *y = op->outputs[0];
     mace_plan_tensor *py = mace_planner_tensor(net->planner, (int)(y - net->tensors));
@@ -434,7 +525,10 @@ void mace_placement_describe(mace_net *net) {
     mace_plan_tensor *host = mace_planner_tensor(net->planner, i);
     mace_plan_tensor *dev = mace_planner_tensor(pl->planner, i);
     const int unused_copy = pl->is_copy[i] && pl->copy_first[i] < 0;
-    if (on_gpu(t) && !unused_copy) {
+    if (is_image(t)) { /* in an image of the pool, outside both arenas */
+      host->flags |= MACE_PLAN_OUTSIDE;
+      *dev = (mace_plan_tensor){0, -1, -1, -1, MACE_PLAN_OUTSIDE};
+    } else if (on_gpu(t) && !unused_copy) {
       host->flags |= MACE_PLAN_OUTSIDE;
       *dev = *host;
       dev->flags = host->flags & (MACE_PLAN_COMPUTED | MACE_PLAN_KEEP);
@@ -453,11 +547,37 @@ mace_status mace_placement_plan(mace_net *net) {
   MACE_RETURN_IF_ERROR(mace_planner_plan(pl->planner));
   if (pl->arena && mace_planner_arena_bytes(pl->planner) > pl->arena_capacity)
     mace_placement_release(net);
+  pl->images.ready = 0; /* the next prepare gives the image tensors their images */
   return MACE_OK;
 }
 
 int64_t mace_placement_arena_bytes(const mace_net *net) {
   return net->placement ? mace_planner_arena_bytes(net->placement->planner) : 0;
+}
+
+/* Images for the image tensors of this plan, by their lifetimes: a copy's from its first to
+ * its last reader, an op's output from the op to its last reader (to the end when kept). */
+static mace_status assign_images(mace_net *net) {
+  mace_placement *pl = net->placement;
+  const int n = net->n_tensors;
+  int *first = malloc((size_t)(n ? n : 1) * sizeof(int));
+  int *last = malloc((size_t)(n ? n : 1) * sizeof(int));
+  mace_status st = MACE_OK;
+  if (!first || !last) {
+    st = mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < n; ++i) {
+    const mace_plan_tensor *pt = mace_planner_tensor(net->planner, i);
+    first[i] = pl->is_copy[i] ? pl->copy_first[i] : pt->first;
+    last[i] = pl->is_copy[i] ? pl->copy_last[i] : pt->last;
+    if (pt->flags & MACE_PLAN_KEEP) last[i] = net->n_ops;
+  }
+  st = mace_image_pool_assign(&pl->images, net->cl, net->tensors, n, first, last);
+done:
+  free(first);
+  free(last);
+  return st;
 }
 
 mace_status mace_placement_prepare(mace_net *net) {
@@ -487,7 +607,7 @@ mace_status mace_placement_prepare(mace_net *net) {
   }
   for (int c = 0; c < net->n_tensors; ++c)
     if (pl->bound_mem[c]) bind_copy(net, c, pl->bound_mem[c]);
-  return MACE_OK;
+  return pl->images.ready ? MACE_OK : assign_images(net);
 }
 
 /* ---- run ------------------------------------------------------------------------------- */
@@ -503,13 +623,16 @@ mace_status mace_placement_run_steps(mace_net *net, int index) {
   /* steps are in op order: find this op's first (few steps: a linear scan) */
   for (int s = 0; s < pl->n_steps; ++s) {
     if (pl->steps[s].before != index || pl->steps[s].skipped) continue;
+    mace_op *step = &pl->steps[s].op;
+    const int kernel = step->kind != &transfer_kind; /* a transform: timed by its event */
     double t0 = 0;
-    if (net->profiling) { /* time the copy alone, not the kernels queued before it */
+    if (net->profiling && !kernel) { /* time the copy alone, not the kernels queued before it */
       MACE_RETURN_IF_ERROR(mace_cl_finish(net->cl));
       t0 = now_ms();
     }
-    MACE_RETURN_IF_ERROR(transfer_run(&pl->steps[s].op));
-    if (net->profiling) pl->step_ms[s] = now_ms() - t0;
+    MACE_RETURN_IF_ERROR(step->kind->run(step));
+    if (net->profiling)
+      pl->step_ms[s] = kernel ? mace_cl_profile_ms(net->cl, step->name) : now_ms() - t0;
   }
   return MACE_OK;
 }
@@ -545,7 +668,7 @@ const mace_op *mace_placement_step(const mace_net *net, int i, double *ms) {
 mace_status mace_placement_read(const mace_net *net, const mace_tensor *t, void *dst) {
   const size_t count = device_count(t);
   if (!count) return MACE_OK;
-  mace_status st = mace_cl_read(net->cl, t->cl_mem, t->cl_offset, dst, count, is_f32(t));
+  mace_status st = is_image(t) ? mace_image_read(net->cl, t, dst) : mace_cl_read(net->cl, t->cl_mem, t->cl_offset, dst, count, is_f32(t));
   if (st != MACE_OK) return mace_error_wrap(st, "reading '%s' from the GPU", t->name);
   return MACE_OK;
 }

@@ -26,7 +26,15 @@
  * (mace_cl_alloc) for the device-resident tensors, as the host planner does the host arena;
  * each planner sees the other device's tensors as MACE_PLAN_OUTSIDE. Op scratch stays in the
  * host arena. Placement is recomputed after every full build, so new input shapes re-infer
- * and re-plan both arenas. */
+ * and re-plan both arenas.
+ *
+ * Image memory (mace_cl_runtime_image_memory): ops of an image kind (mace_op_kind.cl_image)
+ * read their computed inputs and write their outputs as image2d tensors (storage
+ * MACE_STORAGE_CL_IMAGE2D, outside both arenas, in images of core/placement_image.c's pool).
+ * A buffer tensor an image op reads gets an image copy "<name>:to_image" and an image tensor a
+ * buffer op (or a view) reads a buffer copy "<name>:to_buffer", each written by a transform
+ * step ("BufferToImage" / "ImageToBuffer", a kernel) before its first reader; host <-> image
+ * goes through a buffer copy and a transfer. */
 #ifndef MACE_CORE_PLACEMENT_H_
 #define MACE_CORE_PLACEMENT_H_
 
@@ -48,6 +56,13 @@ mace_status mace_placement_bind_inputs(mace_net *net, mace_op *op);
 /* The GPU kind of op `index` refused its shapes: whether a CPU kind exists, and the switch to
  * it (release, new state, init). */
 int mace_placement_can_fall_back(const mace_net *net, int index);
+/* The GPU kind of an op of `type` whose input 0 is `dt`: on an engine with image memory its
+ * image kind (cl_image), unless the op gives a model output (read back from a buffer) or the
+ * type has none; else its buffer kind; NULL when the type has no GPU kind. An image kind
+ * that refuses the op's arguments or shapes falls back to the buffer kind, and that one to
+ * the CPU's (mace_placement_fall_back). */
+const mace_op_kind *mace_placement_gpu_kind(const mace_net *net, const char *type, mace_dtype dt,
+                                            int gives_output);
 mace_status mace_placement_fall_back(mace_net *net, int index);
 /* After every op is inferred: where each tensor lives, the copies and the transfer steps. */
 mace_status mace_placement_apply(mace_net *net);

@@ -30,11 +30,19 @@ const mace_op_kind *mace_registry_find(const char *type, mace_device device, mac
   const mace_op_kind *any = NULL;
   for (int i = 0; g_kinds[i]; ++i) {
     const mace_op_kind *k = g_kinds[i];
-    if (k->device != device || strcmp(k->type, type) != 0) continue;
+    if (k->device != device || k->cl_image || strcmp(k->type, type) != 0) continue;
     if (k->dtype == dtype) return k;
     if (k->dtype == MACE_DT_INVALID && !any) any = k;
   }
   return any;
+}
+
+const mace_op_kind *mace_registry_find_image(const char *type, mace_dtype dtype) {
+  for (int i = 0; g_kinds[i]; ++i) {
+    const mace_op_kind *k = g_kinds[i];
+    if (k->cl_image && k->dtype == dtype && strcmp(k->type, type) == 0) return k;
+  }
+  return NULL;
 }
 
 unsigned mace_registry_value_inputs(const char *type) {

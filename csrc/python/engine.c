@@ -50,11 +50,12 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
                            "gpu_precision", "opencl_binary_file", "opencl_parameter_file",
                            "gpu_platform", "gpu_device", "opencl_queue_window_size",
                            "decrypt_key", "max_arena_bytes", "share_gpu_with",
-                           "discard_packed_weights", NULL};
+                           "discard_packed_weights", "gpu_memory", NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
   PyObject *binary_file = NULL, *parameter_file = NULL;
   const char *gpu_precision = "fp16";
+  const char *gpu_memory = "buffer";
   int gpu_platform = -1, gpu_device = -1, queue_window = 0;
   int num_threads = -1, affinity = MACE_AFFINITY_BIG_ONLY;
   const char *device = "cpu";
@@ -71,14 +72,14 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#LOp:Engine", kwlist, &graph,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#LOps:Engine", kwlist, &graph,
                                    &weights, path_converter, &graph_path, path_converter,
                                    &weights_path, &num_threads, &affinity, &device,
                                    &verify_checksum, &gpu_precision, path_converter,
                                    &binary_file, path_converter, &parameter_file,
                                    &gpu_platform, &gpu_device, &queue_window, &decrypt_key,
                                    &decrypt_key_size, &max_arena_bytes, &share,
-                                   &discard_packed)) {
+                                   &discard_packed, &gpu_memory)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -94,6 +95,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   cfg.decrypt_key_size = (size_t)decrypt_key_size;
   cfg.discard_packed_weights = discard_packed;
   if (mace_py_config_names(&cfg, device, affinity, gpu_precision) < 0) goto finally;
+  if (mace_py_config_gpu_memory(&cfg, gpu_memory) < 0) goto finally;
   cfg.opencl_binary_file = binary_file ? PyBytes_AS_STRING(binary_file) : NULL;
   cfg.opencl_parameter_file = parameter_file ? PyBytes_AS_STRING(parameter_file) : NULL;
   cfg.gpu_platform = gpu_platform;
@@ -962,7 +964,8 @@ PyDoc_STRVAR(Engine_doc,
              "num_threads=-1, affinity=1, device='cpu', verify_checksum=True, "
              "gpu_precision='fp16', opencl_binary_file=None, opencl_parameter_file=None, "
              "gpu_platform=-1, gpu_device=-1, opencl_queue_window_size=0, decrypt_key=None, "
-             "max_arena_bytes=0)\n\n"
+             "max_arena_bytes=0, share_gpu_with=None, discard_packed_weights=False, "
+             "gpu_memory='buffer')\n\n"
              "A loaded mace model. Give the graph (.pb contents) and weights (.data contents) as\n"
              "bytes-like objects (the weights are used in place, not copied) or as file paths\n"
              "(the weights file is read into memory). num_threads <= 0 uses one thread per core;\n"

@@ -1,4 +1,5 @@
-/* The Engine's option names (device, affinity, gpu_precision) turned into mace_config fields. */
+/* The Engine's option names (device, affinity, gpu_precision, gpu_memory) turned into mace_config
+ * fields. */
 #include "python/mace_python.h"
 
 #include <string.h>
@@ -29,6 +30,19 @@ int mace_py_config_names(mace_config *cfg, const char *device, int affinity,
     PyErr_Format(mace_py_InvalidArgumentError,
                  "gpu_precision must be 'fp16', 'fp32' or 'fp16_storage', not '%s'",
                  gpu_precision);
+    return -1;
+  }
+  return 0;
+}
+
+int mace_py_config_gpu_memory(mace_config *cfg, const char *gpu_memory) {
+  if (strcmp(gpu_memory, "buffer") == 0) {
+    cfg->gpu_memory = MACE_GPU_BUFFER;
+  } else if (strcmp(gpu_memory, "image") == 0) {
+    cfg->gpu_memory = MACE_GPU_IMAGE;
+  } else {
+    PyErr_Format(mace_py_InvalidArgumentError, "gpu_memory must be 'buffer' or 'image', not '%s'",
+                 gpu_memory);
     return -1;
   }
   return 0;

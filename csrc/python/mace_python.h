@@ -42,6 +42,8 @@ mace_dtype mace_py_mace_dtype(int npy_type);
  * on a bad value raises InvalidArgumentError naming it and returns -1. */
 int mace_py_config_names(mace_config *cfg, const char *device, int affinity,
                          const char *gpu_precision);
+/* gpu_memory "buffer" | "image" into cfg->gpu_memory; -1 with InvalidArgumentError otherwise. */
+int mace_py_config_gpu_memory(mace_config *cfg, const char *gpu_memory);
 int mace_py_engine_module_init(PyObject *module);
 int mace_py_gpu_buffer_module_init(PyObject *module);
 int mace_py_tensor_module_init(PyObject *module);

@@ -151,15 +151,19 @@ def _max_arena_bytes(value: Any) -> int:
 # Session(gpu_precision=...): "fp16" (default) is half where the device has cl_khr_fp16 and
 # fp32 where it lacks it; "fp16_storage" stores half on every device (float arithmetic).
 GPU_PRECISIONS = ("fp16", "fp32", "fp16_storage")
+# Session(gpu_memory=...): where GPU activations live (seed 003's cl_mem_type).
+GPU_MEMORIES = ("buffer", "image")
 
 
 def _gpu_options(precision: Any, binary_file: Any, parameter_file: Any, platform: Any,
-                 device: Any, queue_window: Any) -> dict:
+                 device: Any, queue_window: Any, memory: Any = "buffer") -> dict:
     """The engine's GPU keywords, checked (InvalidArgumentError naming the option)."""
     if precision not in GPU_PRECISIONS:
         raise InvalidArgumentError(f"gpu_precision must be 'fp16', 'fp32' or 'fp16_storage', "
                                    f"not {precision!r}")
-    kw: dict = dict(gpu_precision=precision)
+    if memory not in GPU_MEMORIES:
+        raise InvalidArgumentError(f"gpu_memory must be 'buffer' or 'image', not {memory!r}")
+    kw: dict = dict(gpu_precision=precision, gpu_memory=memory)
     for name, value in (("opencl_binary_file", binary_file),
                         ("opencl_parameter_file", parameter_file)):
         if value is not None:
@@ -201,7 +205,11 @@ class Session:
     (NVIDIA's OpenCL, PoCL: half there is storage only, paid in conversions); "fp16_storage"
     stores half on every device, computed in float (half the memory; how PoCL tests the
     half path); "fp32". ``Session.gpu_precision`` says what the session uses (every kernel
-    computes in float: "fp16" is half storage). ``opencl_binary_file`` caches compiled
+    computes in float: "fp16" is half storage). ``gpu_memory`` (seed 003's ``cl_mem_type``):
+    "buffer" (the default) keeps activations in OpenCL buffers; "image" keeps those of the ops
+    with image kernels (Conv2D, Pooling, Activation, BatchNorm, BiasAdd, Eltwise, Concat) in
+    image2d objects, the other ops reading buffers through transform steps that the profile
+    lists as ``BufferToImage`` / ``ImageToBuffer``. ``opencl_binary_file`` caches compiled
     programs in that file, ``opencl_parameter_file`` reads tuned work-group sizes from it;
     ``gpu_platform`` / ``gpu_device`` pick a device by index (-1: the first GPU);
     ``opencl_queue_window_size`` > 0 waits for the GPU every that many kernels. Without an
@@ -250,7 +258,8 @@ class Session:
                  gpu_platform: int = -1, gpu_device: int = -1,
                  opencl_queue_window_size: int = 0, decrypt_key: bytes | None = None,
                  max_arena_bytes: int | None = None,
-                 share_gpu_with: "Session | None" = None, keep_model: bool = False) -> None:
+                 share_gpu_with: "Session | None" = None, keep_model: bool = False,
+                 gpu_memory: str = "buffer") -> None:
         kw = dict(num_threads=_num_threads(num_threads), affinity=_affinity(affinity),
                   device=device, verify_checksum=bool(verify_checksum))
         if max_arena_bytes is not None:
@@ -258,7 +267,7 @@ class Session:
         if decrypt_key is not None:  # an encrypted .pb/.data (mace encrypt; mace/encrypt.py)
             kw["decrypt_key"] = bytes(decrypt_key)
         gpu_kw = _gpu_options(gpu_precision, opencl_binary_file, opencl_parameter_file,
-                              gpu_platform, gpu_device, opencl_queue_window_size)
+                              gpu_platform, gpu_device, opencl_queue_window_size, gpu_memory)
         self._gpu = device in ("gpu", "GPU")
         if share_gpu_with is not None:
             engine = getattr(share_gpu_with, "_engine", None)
@@ -271,7 +280,7 @@ class Session:
         else:
             given = [k for k, v in gpu_kw.items()
                      if v != {"gpu_precision": "fp16", "gpu_platform": -1, "gpu_device": -1,
-                              "opencl_queue_window_size": 0}.get(k)]
+                              "opencl_queue_window_size": 0, "gpu_memory": "buffer"}.get(k)]
             if given:
                 raise InvalidArgumentError(f"{given[0]} applies to device='gpu' only, not "
                                            f"device={device!r}")

@@ -40,18 +40,21 @@ int main(void) {
     for (int j = i + 1; j < n; ++j) {
       const mace_op_kind *o = mace_registry_at(j);
       if (!o || !o->type || !k->type) continue;
-      CHECK(!(strcmp(o->type, k->type) == 0 && o->device == k->device && o->dtype == k->dtype),
+      CHECK(!(strcmp(o->type, k->type) == 0 && o->device == k->device && o->dtype == k->dtype &&
+              o->cl_image == k->cl_image),
             "duplicate (%s, device %d, dtype %d) at entries %d and %d", type, (int)k->device, (int)k->dtype, i, j);
       CHECK(o != k, "the same kind is listed twice (%s, entries %d and %d)", type, i, j);
     }
     if (!k->type) continue;
     /* Lookup by its own triple finds it (exact dtype wins over a wildcard). */
-    const mace_op_kind *f = mace_registry_find(k->type, k->device, k->dtype);
+    const mace_op_kind *f = k->cl_image ? mace_registry_find_image(k->type, k->dtype)
+                                        : mace_registry_find(k->type, k->device, k->dtype);
     CHECK(f == k, "find(%s, %d, %d) does not return the entry", type, (int)k->device, (int)k->dtype);
     CHECK(mace_registry_has_type(k->type), "has_type(%s) is 0", type);
     /* Any dtype: an exact match, a wildcard of the same type, or nothing. */
     for (size_t d = 0; d < sizeof(kDtypes) / sizeof(kDtypes[0]); ++d) {
       const mace_op_kind *g = mace_registry_find(k->type, k->device, kDtypes[d]);
+      CHECK(g == NULL || !g->cl_image, "find(%s) returned an image kind", type);
       CHECK(g == NULL || (strcmp(g->type, k->type) == 0 && g->device == k->device &&
                           (g->dtype == kDtypes[d] || g->dtype == MACE_DT_INVALID)),
             "find(%s, dtype %d) returned (%s, dtype %d)", type, (int)kDtypes[d], g ? g->type : "", g ? (int)g->dtype : -1);

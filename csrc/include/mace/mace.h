@@ -127,6 +127,17 @@ typedef enum mace_gpu_precision {
   MACE_GPU_FP16_STORAGE = 2
 } mace_gpu_precision;
 
+/* Memory of the activations on the GPU (seed 003's cl_mem_type). MACE_GPU_BUFFER (default):
+ * OpenCL buffers, row-major. MACE_GPU_IMAGE: the ops that have image kernels (Conv2D, Pooling,
+ * Activation, BatchNorm, BiasAdd, Eltwise, Concat) keep their 4-D activations in image2d
+ * objects (RGBA pixels of 4 channels, width W * ceil(C / 4), height N * H); every other op
+ * reads buffers, with explicit transform steps (BufferToImage / ImageToBuffer, in the profile)
+ * between the two. A device without image support fails engine creation (MACE_UNSUPPORTED). */
+typedef enum mace_gpu_memory {
+  MACE_GPU_BUFFER = 0,
+  MACE_GPU_IMAGE = 1
+} mace_gpu_memory;
+
 typedef struct mace_config {
   /* MACE_DEVICE_CPU (default), or MACE_DEVICE_GPU: OpenCL through the ICD loader
    * (libOpenCL.so.1, opened at run time), ops without a GPU kernel on the CPU with copies
@@ -177,6 +188,8 @@ typedef struct mace_config {
    * read as zeros: for a buffer nothing else reads (mace.Session's own converted blob).
    * Weights the engine owns (read from a file, or copied) are always spent so. Default 0. */
   int discard_packed_weights;
+  /* Device MACE_DEVICE_GPU: MACE_GPU_BUFFER (default) or MACE_GPU_IMAGE; see mace_gpu_memory. */
+  mace_gpu_memory gpu_memory;
 } mace_config;
 
 typedef struct mace_tensor_info {

@@ -5,8 +5,8 @@
  * ops/fused_activation.h) but never re-derives shapes: its infer runs the CPU kind's init and
  * infer on a shadow op (same inputs, outputs, args; the CPU kind's own state), so the checks,
  * the error messages and the output shapes are the CPU kind's. The shadow's infer sees device
- * tensors (data NULL), so it packs no weights. GPU tensors are plain NCHW (row-major) buffers:
- * no image2d layouts yet. */
+ * tensors (data NULL), so it packs no weights. Buffer kinds read plain NCHW (row-major) buffers;
+ * the image kinds image2d tensors (ops/opencl/cl_image_op.h). */
 #ifndef MACE_OPS_OPENCL_CL_OP_H_
 #define MACE_OPS_OPENCL_CL_OP_H_
 

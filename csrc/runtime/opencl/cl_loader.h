@@ -19,7 +19,7 @@
   X(clBuildProgram) X(clGetProgramBuildInfo) X(clGetProgramInfo) X(clReleaseProgram)         \
   X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg) X(clEnqueueNDRangeKernel)           \
   X(clGetKernelWorkGroupInfo) X(clGetEventProfilingInfo) X(clWaitForEvents) X(clReleaseEvent)  \
-  X(clRetainContext) X(clRetainCommandQueue) X(clEnqueueCopyBuffer)
+  X(clRetainContext) X(clRetainCommandQueue) X(clEnqueueCopyBuffer) X(clCreateImage)
 
 /* The loaded library: one function pointer per entry point (never NULL once loaded). */
 typedef struct mace_cl_api {
@@ -38,6 +38,9 @@ mace_status mace_cl_loader_open(const char *library, const mace_cl_api **api);
 struct mace_cl_runtime;
 void mace_cl_runtime_handles(const struct mace_cl_runtime *rt, const mace_cl_api **api,
                              cl_context *context, cl_command_queue *queue);
+
+/* The runtime's device (cl_image.c asks its image limits). */
+cl_device_id mace_cl_runtime_device_id(const struct mace_cl_runtime *rt);
 
 /* "CL_OUT_OF_RESOURCES (-5)" for an OpenCL error code. */
 const char *mace_cl_error_name(cl_int err);

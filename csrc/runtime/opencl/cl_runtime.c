@@ -56,6 +56,7 @@ struct mace_cl_runtime {
   mace_cl_device_info info;
   mace_cl_precision precision;
   int profiling;           /* launches keep events whose times profiles read */
+  int image_memory;        /* mace_cl_config.image_memory */
   char *binary_cache;      /* owned path or NULL */
   int binaries_loaded;     /* the file is read at the first program not built in the context */
   binary_entry *binaries;
@@ -409,6 +410,7 @@ mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime
   if (!rt->queue) goto fail;
   st = MACE_OK;
 own_state:
+  rt->image_memory = c->image_memory != 0;
   rt->precision = c->precision;
   if (rt->precision == MACE_CL_AUTO) {
     rt->precision = rt->info.has_fp16 ? MACE_CL_FP16 : MACE_CL_FP32;
@@ -467,6 +469,8 @@ size_t mace_cl_runtime_elem_size(const mace_cl_runtime *rt) {
 }
 
 const void *mace_cl_runtime_context(const mace_cl_runtime *rt) { return rt->queue; }
+int mace_cl_runtime_image_memory(const mace_cl_runtime *rt) { return rt->image_memory; }
+cl_device_id mace_cl_runtime_device_id(const mace_cl_runtime *rt) { return rt->device; }
 const void *mace_cl_runtime_cl_context(const mace_cl_runtime *rt) { return rt->context; }
 
 /* An error that says the device is gone takes the context out of the registry, so the next

@@ -77,6 +77,9 @@ typedef struct mace_cl_config {
    * the device, released by the last), with the programs already built in it. 1: a context
    * of its own, shared with no one (share overrides it). */
   int private_context;
+  /* 1: the engine keeps the activations of the ops that have image kernels in image2d
+   * memory (seed 003's cl_mem_type image; see the image section below); 0: buffers only. */
+  int image_memory;
 } mace_cl_config;
 
 /* Every OpenCL device on every platform (n set to how many; at most max written). */
@@ -162,5 +165,30 @@ void mace_cl_set_profiling(mace_cl_runtime *rt, int on);
  * mace_cl_profile_reset (waits for them). */
 double mace_cl_profile_ms(mace_cl_runtime *rt, const char *tag);
 void mace_cl_profile_reset(mace_cl_runtime *rt);
+
+/* ---- image2d memory (cl_image.c) ----------------------------------------------------------
+ * seed 003's activation layout: a 4-D NCHW tensor [N, C, H, W] is an image2d of CL_RGBA pixels
+ * (CL_FLOAT, or CL_HALF_FLOAT in fp16), width W * ceil(C / 4), height N * H: pixel
+ * (cb * W + w, n * H + h) holds channels 4 cb .. 4 cb + 3 of (n, h, w), the channel tail zero.
+ * Kernels read and write float4 (read_imagef / write_imagef convert half). */
+
+/* Whether the runtime's engine asked image memory (mace_cl_config.image_memory). */
+int mace_cl_runtime_image_memory(const mace_cl_runtime *rt);
+/* The image2d of dims [N, C, H, W]: its width and height in pixels. */
+static inline void mace_cl_image_shape(const int64_t *dims, int64_t *width, int64_t *height) {
+  *width = dims[3] * ((dims[1] + 3) / 4);
+  *height = dims[0] * dims[2];
+}
+/* The device's largest image2d, or MACE_UNSUPPORTED when it has no image support. */
+mace_status mace_cl_image_limits(mace_cl_runtime *rt, int64_t *max_width, int64_t *max_height);
+/* An image2d of width x height RGBA pixels in the runtime's precision (freed by mace_cl_free). */
+mace_status mace_cl_image_alloc(mace_cl_runtime *rt, size_t width, size_t height, void **mem);
+/* The layout transforms (kernels/opencl/image_transform.cl), enqueued: the NCHW tensor of
+ * dims [N, C, H, W] at byte `offset` of buffer `buf` into image `image`, and back. `tag` names
+ * the launch in profiles. */
+mace_status mace_cl_image_from_buffer(mace_cl_runtime *rt, const void *buf, size_t offset,
+                                      void *image, const int64_t *dims, const char *tag);
+mace_status mace_cl_image_to_buffer(mace_cl_runtime *rt, const void *image, void *buf,
+                                    size_t offset, const int64_t *dims, const char *tag);
 
 #endif /* MACE_RUNTIME_OPENCL_CL_RUNTIME_H_ */
