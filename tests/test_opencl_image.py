@@ -188,3 +188,37 @@ def test_yaml_cl_mem_type_image_runs_on_images(tmp_path):
     d["models"]["chain"]["cl_mem_type"] = "imag"
     with pytest.raises(deploy.ConfigError, match=r"^models\.chain\.cl_mem_type: expected one of"):
         deploy.parse(d, str(tmp_path))
+
+
+def _convs_model(name, cin, cout, hw, seed):
+    """Conv, Sigmoid, Conv: the first two image ops, the last (the model output) a buffer op."""
+    n = helper.make_node
+    w1, w2 = rand(cout, cin, 3, 3, seed=seed), rand(cout, cout, 1, 1, seed=seed + 1)
+    m = helper.make_model(helper.make_graph(
+        [n("Conv", ["x", "w1"], ["c"], kernel_shape=[3, 3], pads=[1] * 4),
+         n("Sigmoid", ["c"], ["s"]),
+         n("MaxPool", ["s"], ["p"], kernel_shape=[2, 2], strides=[1, 1]),
+         n("Conv", ["p", "w2"], ["y"], kernel_shape=[1, 1])], name,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, hw, hw])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[helper.make_tensor(k, TensorProto.FLOAT, a.shape, a.flatten().tolist())
+                     for k, a in (("w1", w1), ("w2", w2))]),
+        opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = min(m.ir_version, 8)
+    return m
+
+
+def test_image_sessions_chained_through_a_device_tensor():
+    """An image session's output kept on the GPU feeds a second image session sharing its
+    queue: the second makes its image from the device buffer (a BufferToImage, no Transfer)
+    and the chain matches the CPU's."""
+    first, second = _convs_model("first", 3, 6, 9, 1), _convs_model("second", 6, 5, 8, 3)
+    x = rand(1, 3, 9, 9, seed=5)
+    want = mace.Session(second, num_threads=1).run(mace.Session(first, num_threads=1).run(x))
+    a = image_session(first)
+    b = image_session(second, share_gpu_with=a)
+    t = a.run(x, keep_on_device=True)
+    assert t.device == "gpu"
+    assert_close(b.run(t), want, 1e-4, atol=5e-5)
+    types = [s["type"] for s in b.profile(t, rounds=1, warmup=0)]
+    assert "Transfer" not in types and types[0] == "BufferToImage", types

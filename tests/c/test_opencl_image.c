@@ -17,8 +17,11 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "kernels/cpu/ref/half.h"
+#include "mace.pb-c.h"
+#include "mace/mace.h"
 #include "runtime/opencl/cl_runtime.h"
 #include "test_util.h"
+#include "tiny_model.h"
 
 #define MAX_IN 5
 #define MAX_ARGS 12
@@ -534,6 +537,32 @@ static void test_refusals(mace_cl_runtime *rt) {
   for (int k = 0; k < MAX_IN; ++k) free(in[k]);
 }
 
+/* The C API's engine config: buffers by default, an unknown gpu_memory refused naming it, an
+ * image engine created (the tiny model's one op gives the model output, so it stays a buffer
+ * kind: the image path itself is tests/test_opencl_image.py's). */
+static void test_engine_config(void) {
+  size_t size;
+  uint8_t *g = tiny_model_build(V_OK, &size), *w = tiny_model_weights();
+  mace_config cfg;
+  mace_config_init(&cfg);
+  CHECK(cfg.gpu_memory == MACE_GPU_BUFFER, "gpu_memory defaults to %d", (int)cfg.gpu_memory);
+  cfg.device = MACE_DEVICE_GPU;
+  cfg.num_threads = 1;
+  cfg.gpu_memory = (mace_gpu_memory)7;
+  mace_engine *eng = NULL;
+  mace_status st = mace_engine_create_from_buffers(g, size, w, TINY_WEIGHTS_BYTES, &cfg, &eng);
+  CHECK(st == MACE_INVALID_ARGS && strstr(mace_last_error(), "gpu_memory 7"),
+        "gpu_memory 7: status %d, '%s'", (int)st, mace_last_error());
+  mace_engine_destroy(eng);
+  eng = NULL;
+  cfg.gpu_memory = MACE_GPU_IMAGE;
+  st = mace_engine_create_from_buffers(g, size, w, TINY_WEIGHTS_BYTES, &cfg, &eng);
+  CHECK(st == MACE_OK, "image engine: %s", mace_last_error());
+  mace_engine_destroy(eng);
+  free(g);
+  free(w);
+}
+
 int main(void) {
   mace_cl_runtime *rt = NULL, *rt16 = NULL;
   mace_cl_config cfg = {.platform_index = -1, .device_index = -1, .precision = MACE_CL_FP32,
@@ -561,6 +590,7 @@ int main(void) {
   test_round_trip(rt);
   if (rt16) test_round_trip(rt16);
   test_refusals(rt);
+  test_engine_config();
   struct {
     const char *name;
     void (*fn)(mace_cl_runtime *, float, const char *);
