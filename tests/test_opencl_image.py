@@ -222,3 +222,21 @@ def test_image_sessions_chained_through_a_device_tensor():
     assert_close(b.run(t), want, 1e-4, atol=5e-5)
     types = [s["type"] for s in b.profile(t, rounds=1, warmup=0)]
     assert "Transfer" not in types and types[0] == "BufferToImage", types
+
+
+def test_mace_benchmark_gpu_memory_image(tmp_path):
+    """`mace benchmark MODEL --device gpu --gpu_memory image` profiles the image path: its
+    header says so and the transform steps show."""
+    import subprocess
+    import sys
+
+    import onnx
+    model, _ = _chain_model()
+    model = onnx.shape_inference.infer_shapes(model)
+    path = tmp_path / "chain.onnx"
+    onnx.save(model, str(path))
+    r = subprocess.run([sys.executable, "-m", "mace", "benchmark", str(path), "--round", "1",
+                        "--num_threads", "1", "--device", "gpu", "--gpu_precision", "fp32",
+                        "--gpu_memory", "image"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "gpu_memory=image" in r.stdout and "BufferToImage" in r.stdout, r.stdout

@@ -305,7 +305,8 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         return 2
     try:
         t0 = time.perf_counter()
-        gpu = dict(device="gpu", gpu_precision=args.gpu_precision) if args.device == "gpu" else {}
+        gpu = dict(device="gpu", gpu_precision=args.gpu_precision,
+                   gpu_memory=args.gpu_memory) if args.device == "gpu" else {}
         sess = mace.Session(args.model, args.weights, num_threads=args.num_threads,
                             affinity=args.affinity, keep_model=True, **gpu)
         load_ms = (time.perf_counter() - t0) * 1e3  # convert (ONNX) or map (.pb), engine build
@@ -322,8 +323,8 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         return 1
     result.num_threads = args.num_threads
     # The precision the GPU engine resolved (fp16 runs fp32 on a device without cl_khr_fp16).
-    prec = (f", gpu_precision={sess.gpu_precision} (asked {args.gpu_precision})"
-            if args.device == "gpu" else "")
+    prec = (f", gpu_precision={sess.gpu_precision} (asked {args.gpu_precision}), "
+            f"gpu_memory={args.gpu_memory}" if args.device == "gpu" else "")
     print(f"model {args.model}: {len(result.ops)} ops, {result.total_macs:,} MACs, "
           f"num_threads={args.num_threads}, affinity={args.affinity or DEFAULT_AFFINITY}, "
           f"rounds={args.round}, warmup={args.warmup}, load {load_ms:.3f} ms{prec}")
@@ -345,6 +346,9 @@ def add_benchmark_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu_precision", choices=("fp16", "fp32", "fp16_storage"), default="fp16",
                    help="with --device gpu: fp16 (default: half where the device has "
                    "cl_khr_fp16, else fp32), fp32, or fp16_storage (half on every device)")
+    p.add_argument("--gpu_memory", choices=("buffer", "image"), default="buffer",
+                   help="with --device gpu: activations in OpenCL buffers (default) or image2d "
+                   "(YAML cl_mem_type)")
 
 
 def add_benchmark(sub) -> None:

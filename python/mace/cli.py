@@ -203,9 +203,10 @@ def add_benchmark(sub) -> None:
     def cmd_benchmark(args: argparse.Namespace) -> int:
         if not args.config:
             return model_mode(args)
-        if args.device != "cpu" or args.gpu_precision != "fp16":
-            print("mace benchmark: with --config the YAML's runtime and gpu_data_type choose "
-                  "the device (--device/--gpu_precision are for a MODEL)", file=sys.stderr)
+        if args.device != "cpu" or args.gpu_precision != "fp16" or args.gpu_memory != "buffer":
+            print("mace benchmark: with --config the YAML's runtime, gpu_data_type and "
+                  "cl_mem_type choose the device (--device/--gpu_precision/--gpu_memory are for "
+                  "a MODEL)", file=sys.stderr)
             return 2
         from mace import deploy
         return _with_config(lambda cfg, a: deploy.benchmark_all(
