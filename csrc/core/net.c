@@ -86,15 +86,6 @@ static int name_listed(char *const *names, int n, const char *name) {
   return 0;
 }
 
-/* Whether one of op od's outputs is a model output. */
-static int gives_output(const mace_net *net, const Mace__OperatorDef *od) {
-  for (size_t k = 0; k < od->n_output; ++k)
-    for (size_t j = 0; j < net->def->n_output_info; ++j)
-      if (net->def->output_info[j]->name && strcmp(od->output[k], net->def->output_info[j]->name) == 0)
-        return 1;
-  return 0;
-}
-
 static int is_value_name(const mace_net *net, const char *name) {
   return name_listed(net->value_names, net->n_value_names, name);
 }
@@ -421,8 +412,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
   /* With a GPU, its kind when the type has one (core/placement.h), unless infer needs the
    * op's outputs as values (those ops run at infer, on the host). */
   op->kind = net->cl && !is_value_name(net, od->output[0])
-                 ? mace_placement_gpu_kind(net, op->type, dt, gives_output(net, od))
-                 : NULL;
+                 ? mace_placement_gpu_kind(net, op->type, dt, od->output, od->n_output) : NULL;
   if (!op->kind) op->kind = mace_registry_find(op->type, MACE_DEVICE_CPU, dt);
   if (!op->kind) {
     if (mace_registry_has_type(op->type))
@@ -580,8 +570,7 @@ static mace_status build(mace_net *net) {
                       !(net->ops[i].kind->sized_at_run && !net->ops[i].outputs[0]->is_value);
     mace_status st = mace_net_infer_op(net, i, check);
     while (st != MACE_OK && net->placement && mace_placement_can_fall_back(net, i)) {
-      /* The GPU kernel cannot take these shapes: the op runs on the CPU (an image kind falls
-       * to the buffer kind first). */
+      /* The GPU kernel cannot take these shapes: the CPU runs it (an image kind: buffers). */
       MACE_RETURN_IF_ERROR(mace_placement_fall_back(net, i));
       st = mace_net_infer_op(net, i, check);
     }
@@ -810,8 +799,8 @@ static mace_status create_net(const void *graph, size_t graph_size, const uint8_
     st = mace_error(MACE_INVALID_MODEL, "the model has too many tensors (%zu)", n_tensors);
     goto fail;
   }
-  /* With a GPU, room for one copy of each tensor on the other device. */
-  net->tensor_capacity = (int)(cl ? 4 * n_tensors : n_tensors); /* room for copies */
+  /* With a GPU, room for copies of each tensor in the other places (host, buffer, image). */
+  net->tensor_capacity = (int)(cl ? 4 * n_tensors : n_tensors);
   net->table_size = net->tensor_capacity * 2 + 1;
   net->tensors = calloc(n_tensors ? (size_t)net->tensor_capacity : 1, sizeof(mace_tensor));
   net->name_table = malloc((size_t)net->table_size * sizeof(int));

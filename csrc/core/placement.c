@@ -269,8 +269,13 @@ int mace_placement_can_fall_back(const mace_net *net, int index) {
 }
 
 const mace_op_kind *mace_placement_gpu_kind(const mace_net *net, const char *type, mace_dtype dt,
-                                            int gives_output) {
+                                            char *const *outputs, size_t n_outputs) {
   const mace_op_kind *k = NULL;
+  int gives_output = 0;
+  for (size_t i = 0; i < n_outputs; ++i)
+    for (size_t j = 0; j < net->def->n_output_info; ++j)
+      gives_output |= net->def->output_info[j]->name &&
+                      strcmp(outputs[i], net->def->output_info[j]->name) == 0;
   if (mace_cl_runtime_image_memory(net->cl) && !gives_output)
     k = mace_registry_find_image(type, dt);
   return k ? k : mace_registry_find(type, MACE_DEVICE_GPU, dt);

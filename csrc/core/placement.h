@@ -56,13 +56,13 @@ mace_status mace_placement_bind_inputs(mace_net *net, mace_op *op);
 /* The GPU kind of op `index` refused its shapes: whether a CPU kind exists, and the switch to
  * it (release, new state, init). */
 int mace_placement_can_fall_back(const mace_net *net, int index);
-/* The GPU kind of an op of `type` whose input 0 is `dt`: on an engine with image memory its
- * image kind (cl_image), unless the op gives a model output (read back from a buffer) or the
- * type has none; else its buffer kind; NULL when the type has no GPU kind. An image kind
- * that refuses the op's arguments or shapes falls back to the buffer kind, and that one to
- * the CPU's (mace_placement_fall_back). */
+/* The GPU kind of an op of `type` whose input 0 is `dt` and whose outputs are named `outputs`:
+ * on an engine with image memory its image kind (cl_image), unless one of its outputs is a
+ * model output (read back from a buffer) or the type has none; else its buffer kind; NULL
+ * when the type has no GPU kind. An image kind that refuses the op's arguments or shapes falls
+ * back to the buffer kind, and that one to the CPU's (mace_placement_fall_back). */
 const mace_op_kind *mace_placement_gpu_kind(const mace_net *net, const char *type, mace_dtype dt,
-                                            int gives_output);
+                                            char *const *outputs, size_t n_outputs);
 mace_status mace_placement_fall_back(mace_net *net, int index);
 /* After every op is inferred: where each tensor lives, the copies and the transfer steps. */
 mace_status mace_placement_apply(mace_net *net);
