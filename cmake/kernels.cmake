@@ -18,8 +18,8 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MACE_KERNEL_MAN
 # Each ISA's compile flags (NEON is baseline on aarch64: none). The sub-ISAs avx512vnni and
 # neondot are compiled when their parent ISA is (their kernels are dispatched on the extra CPU
 # feature: csrc/ops/qgemm_dispatch.c).
-set(_mace_flags_avx2 -mavx2 -mfma)
-set(_mace_flags_avx512 -mavx512f -mavx512bw -mfma)
+set(_mace_flags_avx2 -mavx2 -mfma -mf16c)
+set(_mace_flags_avx512 -mavx512f -mavx512bw -mfma -mf16c)
 set(_mace_flags_neon)
 set(_mace_flags_avx512vnni -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma)
 set(_mace_flags_neondot -march=armv8.2-a+dotprod)

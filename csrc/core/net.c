@@ -14,6 +14,7 @@
 #include "core/status.h"
 #include "kernels/cpu/ref/half.h"
 #include "kernels/cpu/ref/quantize.h"
+#include "ops/simd_dispatch.h"
 #include "mace.pb-c.h"
 
 
@@ -275,10 +276,11 @@ static mace_status widen_const(const Mace__ConstTensor *ct, mace_tensor *t) {
   int64_t n = mace_tensor_numel(t);
   float *wide = mace_aligned_alloc((size_t)(n ? n : 1) * sizeof(float));
   if (!wide) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory widening '%s'", t->name);
+  const mace_simd_kernels *k = mace_simd_active();
   if (t->dtype == MACE_DT_F16)
-    mace_f16_to_f32__ref((const uint16_t *)t->data, wide, 0, n);
+    (k->f16_to_f32 ? k->f16_to_f32 : mace_f16_to_f32__ref)(t->data, wide, 0, n);
   else if (t->dtype == MACE_DT_BF16)
-    mace_bf16_to_f32__ref((const uint16_t *)t->data, wide, 0, n);
+    (k->bf16_to_f32 ? k->bf16_to_f32 : mace_bf16_to_f32__ref)(t->data, wide, 0, n);
   else
     s = widen_int8(ct, t, wide, n);
   if (s != MACE_OK) {

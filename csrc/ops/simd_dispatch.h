@@ -1,6 +1,6 @@
 /* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, layer norm,
  * reduce, transpose, pooling, depthwise, NCHWc, col2im, int8 depthwise and
- * element-wise): one table of function pointers per
+ * element-wise, fp16/bf16 conversion): one table of function pointers per
  * ISA, filled from the kernel manifest (kernels/cpu/manifest.inc), the active one chosen once
  * from the CPU's features. */
 #ifndef MACE_OPS_SIMD_DISPATCH_H_
@@ -47,6 +47,9 @@ typedef struct mace_simd_kernels {
   mace_q8_add_fn q8_add;  /* int8 QLinearAdd / QLinearMul runs (kernels/cpu/qeltwise.h) */
   mace_q8_mul_fn q8_mul;
   mace_q8_maxpool2d_fn q8_maxpool2d;  /* int8 max pooling (kernels/cpu/qmaxpool.h) */
+  mace_f16_to_f32_fn f16_to_f32;  /* kernels/cpu/half.h */
+  mace_bf16_to_f32_fn bf16_to_f32;
+  mace_f32_to_f16_fn f32_to_f16;
 } mace_simd_kernels;
 
 /* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns
