@@ -43,6 +43,8 @@ def qadd16_params(sa: float, sb: float, sc: float) -> tuple[int, int, int]:
         if mult == 0 or r > 62:
             return 0
         return mult << -r if r <= 0 else (mult + (1 << (r - 1))) >> r
+    if not (sa / sc < 64.0 and sb / sc < 64.0):
+        return 0, 0, 0
     (am, ash), (bm, bsh) = requant_params(sa / sc), requant_params(sb / sc)
     for s in range(QADD16_MAX_SHIFT, QADD16_MIN_SHIFT - 1, -1):
         ma, mb = at(am, ash, s), at(bm, bsh, s)

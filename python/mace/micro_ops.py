@@ -215,6 +215,8 @@ def qadd16_params(sa: float, sb: float, sy: float) -> tuple[int, int, int]:
         if mult == 0 or r > 62:
             return 0
         return mult << -r if r <= 0 else (mult + (1 << (r - 1))) >> r
+    if not (sa / sy < 64.0 and sb / sy < 64.0):
+        return 0, 0, 0
     (am, ash), (bm, bsh) = requant_params(sa / sy), requant_params(sb / sy)
     for s in range(20, 8, -1):  # MACE_QADD16_MAX_SHIFT down to MACE_QADD16_MIN_SHIFT
         ma, mb = at(am, ash, s), at(bm, bsh, s)

@@ -20,7 +20,7 @@ static const double kScales[][3] = {{0.02, 0.03, 0.05},  {0.5, 0.001, 0.1},  {0.
                                      {0.1, 0.1, 0.0004}, {0.05, 0.04, 30.0}, {1.0, 1.0, 1.0},
                                      {0.0123, 0.0456, 0.0789}, {0.5, 0.5, 1e-7},
                                      {0.639, 0.005, 0.01}, {0.003, 0.641, 0.01},
-                                     {1e-6, 2e-6, 100.0}};
+                                     {1e-6, 2e-6, 100.0}, {1.0, 1e-9, 1e-10}};
 
 static void check(const mace_simd_kernels *v, int add, int is_signed, int64_t n, int a_inc,
                   int b_inc, int si, int relu, unsigned seed) {

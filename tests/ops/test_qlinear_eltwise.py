@@ -156,7 +156,8 @@ def _scale_triples(seed: int, n: int) -> list[tuple[float, float, float]]:
     rng = np.random.default_rng(seed)
     out = [tuple(float(np.float32(v)) for v in 10.0 ** rng.uniform(-4, 2, 3)) for _ in range(n)]
     for sa, sb, sc in ((63.9, 0.5, 1.0), (64.1, 0.5, 1.0), (0.3, 63.99, 1.0),
-                       (1e-6, 2e-6, 100.0), (1.0, 1e-7, 1.0), (0.7, 0.7, 0.7)):
+                       (1e-6, 2e-6, 100.0), (1.0, 1e-7, 1.0), (0.7, 0.7, 0.7),
+                       (1.0, 1e-9, 1e-10)):  # a_scale / c_scale past 2^30: no multiplier
         out.append(tuple(float(np.float32(v)) for v in (sa, sb, sc)))
     return out
 
@@ -178,6 +179,11 @@ def test_qlinear_add_within_one_unit_of_the_real_formula(dtype):
         model = qmodel("QLinearAdd", dtype, a.shape, b.shape, (sa, za, sb, zb, sc, zc))
         got = run_mace(model, {"a": a, "b": b})[0]
         np.testing.assert_array_equal(got, qm.qadd(a, sa, za, b, sb, zb, sc, zc, dtype))
+        if max(sa, sb) / sc > 2.0 ** 20:
+            # from about 2^22 on the wide form's output requantization shifts its sum (up to
+            # 2^27) left past int32 (requant.h's wrapping shift): only its bytes are checked
+            # (the last triple, which the narrow form must not take)
+            continue
         real = sa / sc * (a.astype(np.float64) - za) + sb / sc * (b.astype(np.float64) - zb)
         want = np.clip(np.rint(real) + zc, info.min, info.max)
         diff = np.abs(got.astype(np.float64) - want)

@@ -58,9 +58,11 @@ static inline int64_t mace_qadd16_multiplier(int32_t mult, int32_t shift, int s)
 static inline void mace_qadd16_params(mace_qbinary_params *p, double a_scale, double b_scale,
                                       double y_scale) {
   int32_t am, ash, bm, bsh;
+  p->a_m16 = p->b_m16 = p->s16 = 0;
+  /* from 64 on no shift of 9 or more fits (from 2^30 on there is no multiplier at all) */
+  if (!(a_scale / y_scale < 64.0) || !(b_scale / y_scale < 64.0)) return;
   mace_requant_params(a_scale / y_scale, &am, &ash);
   mace_requant_params(b_scale / y_scale, &bm, &bsh);
-  p->a_m16 = p->b_m16 = p->s16 = 0;
   for (int s = MACE_QADD16_MAX_SHIFT; s >= MACE_QADD16_MIN_SHIFT; --s) {
     const int64_t ma = mace_qadd16_multiplier(am, ash, s), mb = mace_qadd16_multiplier(bm, bsh, s);
     if (ma <= 32767 && mb <= 32767) {
