@@ -130,8 +130,8 @@ static void qgemm_16x8_out(int64_t kp, const int8_t *a, const void *b, int64_t m
     const __m512i r =                                                                          \
         mace_q8_requant_row__avx512(_mm512_zextsi256_si512(di), mult[i], shift[i], &rc);       \
     for (int s = 0; s < n; ++s)                                                                \
-      _mm512_mask_cvtepi32_storeu_epi8(base[s] + (i) * c_rs, mask[s],                          \
-                                       _mm512_permutexvar_epi32(idx[s], r));                   \
+      _mm_mask_storeu_epi8(base[s] + (i) * c_rs, mask[s],                                      \
+                           _mm512_cvtepi32_epi8(_mm512_permutexvar_epi32(idx[s], r)));         \
   }
     QGEMM_OUT_ROW(0, d0)
     QGEMM_OUT_ROW(1, d1)
@@ -184,8 +184,9 @@ void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b
     if (n == 1 && runs->j0[0] == 0) {
 #define QGEMM_OUT_ROW(i, ci)                                                                   \
   if ((i) < mr)                                                                                \
-    _mm512_mask_cvtepi32_storeu_epi8(                                                          \
-        base[0] + (i) * c_rs, mask[0], mace_q8_requant_row__avx512(ci, mult[i], shift[i], &rc));
+    _mm_mask_storeu_epi8(base[0] + (i) * c_rs, mask[0],                                        \
+                         _mm512_cvtepi32_epi8(mace_q8_requant_row__avx512(ci, mult[i], shift[i], \
+                                                                          &rc)));
       QGEMM_OUT_ROW(0, c0)
       QGEMM_OUT_ROW(1, c1)
       QGEMM_OUT_ROW(2, c2)
@@ -209,8 +210,8 @@ void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b
   if ((i) < mr) {                                                                              \
     const __m512i r = mace_q8_requant_row__avx512(ci, mult[i], shift[i], &rc);                 \
     for (int s = 0; s < n; ++s)                                                                \
-      _mm512_mask_cvtepi32_storeu_epi8(base[s] + (i) * c_rs, mask[s],                          \
-                                       _mm512_permutexvar_epi32(idx[s], r));                   \
+      _mm_mask_storeu_epi8(base[s] + (i) * c_rs, mask[s],                                      \
+                           _mm512_cvtepi32_epi8(_mm512_permutexvar_epi32(idx[s], r)));         \
   }
     QGEMM_OUT_ROW(0, c0)
     QGEMM_OUT_ROW(1, c1)
@@ -242,8 +243,9 @@ void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b
  * ordinary scale: M in [2^-23, 0.5)) the zero point is added inside the rounding constant
  * instead: a + zp * 2^(31+r) >> (31 + r) is t + zp exactly, and |a + zp * 2^(31+r)| < 2^62 +
  * 2^8 * 2^53 < 2^63; the clamp to [lo, hi] then follows (clamping t to +-2^16 first changes
- * nothing: lo - zp >= -2^9, hi - zp <= 2^9). vpmovdb truncates: the value is in range already.
- * The bias is added before (the fused kernels start their accumulators from it). Strided
+ * nothing: lo - zp >= -2^9, hi - zp <= 2^9). vpmovdb truncates: the value is in range already
+ * (vpmovdb to a register, then a masked store: on Zen 4 cheaper than vpmovdb's store form). The
+ * bias is added before (the fused kernels start their accumulators from it). Strided
  * columns (c_cs != 1) go through a buffer (kernels/cpu/qgemm_strided.h). */
 void mace_qgemm_requant__avx512vnni(const int32_t *acc, int64_t acc_ld, int64_t mr, int64_t nr,
                                     const int32_t *bias, const int32_t *mult,
@@ -263,8 +265,8 @@ void mace_qgemm_requant__avx512vnni(const int32_t *acc, int64_t acc_ld, int64_t 
       const __mmask16 mask = nr - j >= 16 ? (__mmask16)0xFFFF
                                           : (__mmask16)((1u << (unsigned)(nr - j)) - 1u);
       const __m512i x = _mm512_add_epi32(_mm512_maskz_loadu_epi32(mask, ar + j), b);
-      _mm512_mask_cvtepi32_storeu_epi8(cr + j, mask,
-                                       mace_q8_requant_row__avx512(x, mult[i], shift[i], &rc));
+      const __m512i y = mace_q8_requant_row__avx512(x, mult[i], shift[i], &rc);
+      _mm_mask_storeu_epi8(cr + j, mask, _mm512_cvtepi32_epi8(y));
     }
   }
 }
