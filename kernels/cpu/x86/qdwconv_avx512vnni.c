@@ -210,6 +210,9 @@ void mace_q8_dwconv__avx512vnni(const mace_q8_dwconv_args *a, const uint8_t *x, 
   gm.groups = (a->k_w + 3) / 4;
   gm.flip = a->x_signed ? 0x80 : 0;
   gm.zp = a->x_signed ? a->x_zp + 128 : a->x_zp;
+  /* the copy first: the weights' set-up below gives its stores time to reach the cache before
+   * the runs load across several of them (loads that span stores still in flight wait) */
+  for (int64_t p = 0; p < s; ++p) qdwv_fill(a, &gm, x, p, pad + p * gm.phase_off);
   for (int64_t ky = 0; ky < a->k_h; ++ky)
     for (int64_t g = 0; g < gm.groups; ++g) {
       int8_t q[4];
@@ -225,7 +228,6 @@ void mace_q8_dwconv__avx512vnni(const mace_q8_dwconv_args *a, const uint8_t *x, 
           s == 1 ? ky * gm.pw + 4 * g : (ky % 2) * gm.phase_off + (ky / 2) * gm.pw + 4 * g;
     }
   gm.bias_adj = (int32_t)((uint32_t)a->bias - (uint32_t)gm.zp * (uint32_t)wsum);
-  for (int64_t p = 0; p < s; ++p) qdwv_fill(a, &gm, x, p, pad + p * gm.phase_off);
   if (s == 1)
     qdwv_flat1(a, &gm, pad, y);
   else
