@@ -54,8 +54,8 @@ typedef struct qdwv_geom {
 
 /* Phase p's rows from the plane (buffer row q is padded row q * s + p), every other byte of
  * the phase plane and its slack the zero point. Rows up to 64 bytes are stored as whole
- * 64-byte vectors in increasing order (each overwriting the start of the next rows, which are
- * stored after it); wider ones with memset and memcpy. */
+ * vectors of 16, 32 or 64 bytes in increasing order (each overwriting the start of the next
+ * rows, which are stored after it); wider ones with memset and memcpy. */
 static void qdwv_fill(const mace_q8_dwconv_args *a, const qdwv_geom *gm, const uint8_t *x,
                       int64_t p, uint8_t *dst) {
   int64_t lo = a->pad_left, hi = a->pad_left + a->in_w;
@@ -67,17 +67,31 @@ static void qdwv_fill(const mace_q8_dwconv_args *a, const qdwv_geom *gm, const u
                                                     : (((__mmask64)1 << (hi - lo)) - 1))
                                    << lo)
                                 : 0;
-    for (int64_t q = 0; q < gm->rows; ++q) {
-      const int64_t iy = q * gm->s + p - a->pad_top;
-      __m512i v = zv;
-      if (iy >= 0 && iy < a->in_h && m) {
-        const uint8_t *s = x + iy * a->in_w - a->pad_left; /* byte b of the row is s[b] */
-        v = _mm512_mask_blend_epi8(m, zv,
-                                   _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s), fv));
-      }
-      _mm512_storeu_si512((void *)(dst + q * gm->pw), v);
+    /* each row as a vector of 16, 32 or 64 bytes, the narrowest that holds pw */
+#define QDWV_FILL_ROWS(W, T, CAST, LOADZ, XOR, BLEND, STORE, MT)                                \
+  for (int64_t q = 0; q < gm->rows; ++q) {                                                     \
+    const int64_t iy = q * gm->s + p - a->pad_top;                                             \
+    T v = CAST(zv);                                                                            \
+    if (iy >= 0 && iy < a->in_h && m) {                                                        \
+      const uint8_t *s = x + iy * a->in_w - a->pad_left; /* byte b of the row is s[b] */       \
+      v = BLEND((MT)m, CAST(zv), XOR(LOADZ((MT)m, s), CAST(fv)));                              \
+    }                                                                                          \
+    STORE((void *)(dst + q * gm->pw), v);                                                      \
+  }                                                                                            \
+  last = gm->rows * gm->pw + (W) - gm->pw;
+    int64_t last;
+    if (gm->pw <= 16) {
+      QDWV_FILL_ROWS(16, __m128i, _mm512_castsi512_si128, _mm_maskz_loadu_epi8, _mm_xor_si128,
+                     _mm_mask_blend_epi8, _mm_storeu_si128, __mmask16)
+    } else if (gm->pw <= 32) {
+      QDWV_FILL_ROWS(32, __m256i, _mm512_castsi512_si256, _mm256_maskz_loadu_epi8,
+                     _mm256_xor_si256, _mm256_mask_blend_epi8, _mm256_storeu_si256, __mmask32)
+    } else {
+      QDWV_FILL_ROWS(64, __m512i, , _mm512_maskz_loadu_epi8, _mm512_xor_si512,
+                     _mm512_mask_blend_epi8, _mm512_storeu_si512, __mmask64)
     }
-    for (int64_t b = gm->rows * gm->pw + 64 - gm->pw; b < gm->rows * gm->pw + QDWV_SLACK; b += 64)
+#undef QDWV_FILL_ROWS
+    for (int64_t b = last; b < gm->rows * gm->pw + QDWV_SLACK; b += 64)
       _mm512_storeu_si512((void *)(dst + b), zv);
     return;
   }
