@@ -69,15 +69,16 @@ static void qdwv_fill(const mace_q8_dwconv_args *a, const qdwv_geom *gm, const u
                                 : 0;
     /* each row as a vector of 16, 32 or 64 bytes, the narrowest that holds pw */
 #define QDWV_FILL_ROWS(W, T, CAST, LOADZ, XOR, BLEND, STORE, MT)                                \
-  for (int64_t q = 0; q < gm->rows; ++q) {                                                     \
-    const int64_t iy = q * gm->s + p - a->pad_top;                                             \
-    T v = CAST(zv);                                                                            \
-    if (iy >= 0 && iy < a->in_h && m) {                                                        \
-      const uint8_t *s = x + iy * a->in_w - a->pad_left; /* byte b of the row is s[b] */       \
-      v = BLEND((MT)m, CAST(zv), XOR(LOADZ((MT)m, s), CAST(fv)));                              \
-    }                                                                                          \
-    STORE((void *)(dst + q * gm->pw), v);                                                      \
-  }                                                                                            \
+  for (int64_t q = 0; q < gm->rows; ++q) {                                                         \
+    const int64_t iy = q * gm->s + p - a->pad_top;                                                 \
+    T v = CAST(zv);                                                                                \
+    if (iy >= 0 && iy < a->in_h && m) {                                                            \
+      /* byte b of the row is s[b] (only bytes in m are read; s may lie before x) */               \
+      const void *s = (const void *)((uintptr_t)(x + iy * a->in_w) - (uintptr_t)a->pad_left);      \
+      v = BLEND((MT)m, CAST(zv), XOR(LOADZ((MT)m, s), CAST(fv)));                                  \
+    }                                                                                              \
+    STORE((void *)(dst + q * gm->pw), v);                                                          \
+  }                                                                                                \
   last = gm->rows * gm->pw + (W) - gm->pw;
     int64_t last;
     if (gm->pw <= 16) {
@@ -123,7 +124,9 @@ static inline void qdwv_store(const mace_q8_dwconv_args *a, const qdwv_geom *gm,
     {
       const __mmask64 m = (hi == 64 ? ~(__mmask64)0 : (((__mmask64)1 << hi) - 1)) &
                           ~(((__mmask64)1 << lo) - 1);
-      _mm512_mask_storeu_epi8((void *)(y + oy * a->out_w - start), m, v);
+      /* v's byte i to y's byte oy * out_w + i - start (only bytes in m are written) */
+      _mm512_mask_storeu_epi8(
+          (void *)((uintptr_t)(y + oy * a->out_w) - (uintptr_t)start), m, v);
     }
   }
 }
