@@ -169,8 +169,11 @@ def main() -> None:
             if args.base:
                 pb2 = os.path.join(tmp, f"{name}_{v}_base.pb")
                 models[v].save(pb2)
-                workers.append((v, Worker(f"{v} (base)", env_base, pb2, args.threads, xpath,
-                                          args.runs)))
+                try:
+                    workers.append((v, Worker(f"{v} (base)", env_base, pb2, args.threads, xpath,
+                                              args.runs)))
+                except RuntimeError as e:  # an older base build may lack an op (the fused one)
+                    print(f"  skipped: {e}")
         if args.peers:
             from compare_int8 import _ort_qdq
             fp32_path, qdq_path = (os.path.join(tmp, f"{name}_{k}.onnx") for k in ("f32", "qdq"))

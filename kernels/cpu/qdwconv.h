@@ -16,7 +16,8 @@ typedef struct mace_q8_dwconv_args {
   int32_t bias, mult, shift; /* the channel's i32 bias and requantization (mace_requant_params) */
   mace_qgemm_out out;
   /* NULL, or an output stage computing the same formula (an int8 GEMM family's vector stage,
-   * kernels/cpu/qgemm.h) used for whole rows */
+   * kernels/cpu/qgemm.h) used for whole rows (the VNNI kernel requantizes in its registers and
+   * does not use it) */
   mace_qgemm_requant_fn requant;
 } mace_q8_dwconv_args;
 
