@@ -1,8 +1,8 @@
 """More one-op models for tests/test_opencl.py's CASES (a helper module, not a test): the GPU
 kinds of Deconv2D (ConvTranspose: grouped, depthwise, output_padding, dilation, fused Relu),
 DepthwiseDeconv2d, LocalResponseNorm, GroupNorm (InstanceNormalization), Tile, Expand,
-SpaceToBatchND and BatchToSpaceND. Each builder returns (model, feeds); CASES maps a name to
-(builder, many_terms) as test_opencl.CASES does."""
+SpaceToBatchND and BatchToSpaceND, and Softmax's nan_to_zero. Each builder returns (model,
+feeds); CASES maps a name to (builder, many_terms) as test_opencl.CASES does."""
 from __future__ import annotations
 
 import numpy as np
@@ -97,6 +97,22 @@ def expand():
     return model, {"x": rand(3, 1, 5, seed=1)}
 
 
+def softmax_nan_to_zero(axis):
+    """Where(IsNaN(Softmax(s)), 0, Softmax(s)) (dynamo's attention softmax), which the converter
+    folds into Softmax(nan_to_zero=1): fully masked rows (all -inf) and a row holding a NaN
+    become zeros; axis -1 runs the row-parallel kernel, axis 2 the strided one."""
+    nodes = [helper.make_node("Softmax", ["s"], ["p"], axis=axis),
+             helper.make_node("IsNaN", ["p"], ["bad"]),
+             helper.make_node("Where", ["bad", "zero", "p"], ["y"])]
+    model = _model(nodes, [("s", np.float32, [2, 2, 6, 7])], [("y", np.float32, None)],
+                   [("zero", np.array(0.0, np.float32))], opset=18, name="softmax_nan")
+    s = rand(2, 2, 6, 7, seed=3) * 4
+    s[0, 1, 2, :] = -np.inf  # a fully masked row
+    s[0, 0, :, 3] = -np.inf  # a fully masked column
+    s[1, 0, 4, 1] = np.nan
+    return model, {"s": s}
+
+
 def _handmade(typ, x_shape, args, name):
     """A one-op mace graph with no ONNX op behind it (the TensorFlow front end's ops)."""
     g = ir.Graph(name=name)
@@ -130,6 +146,8 @@ CASES = {
     "instance_norm": (instance_norm, False),
     "tile": (tile, False),
     "expand": (expand, False),
+    "softmax_nan_to_zero_rows": (lambda: softmax_nan_to_zero(-1), False),
+    "softmax_nan_to_zero_strided": (lambda: softmax_nan_to_zero(2), False),
     "space_to_batch": (space_to_batch, False),
     "batch_to_space": (batch_to_space, False),
 }
