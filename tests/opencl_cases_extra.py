@@ -1,8 +1,9 @@
 """More one-op models for tests/test_opencl.py's CASES (a helper module, not a test): the GPU
 kinds of Deconv2D (ConvTranspose: grouped, depthwise, output_padding, dilation, fused Relu),
 DepthwiseDeconv2d, LocalResponseNorm, GroupNorm (InstanceNormalization), Tile, Expand,
-SpaceToBatchND and BatchToSpaceND, and Softmax's nan_to_zero. Each builder returns (model,
-feeds); CASES maps a name to (builder, many_terms) as test_opencl.CASES does."""
+SpaceToBatchND, BatchToSpaceND, RotaryEmbedding (with position_ids: the CPU kind), and
+Softmax's nan_to_zero. Each builder returns (model, feeds); CASES maps a name to (builder,
+many_terms) as test_opencl.CASES does."""
 from __future__ import annotations
 
 import numpy as np
@@ -113,6 +114,33 @@ def softmax_nan_to_zero(axis):
     return model, {"s": s}
 
 
+def rotary(rank=4, interleaved=0, rdim=0):
+    """ONNX RotaryEmbedding without position_ids, caches [1, L, R/2] shared by a batch of 2
+    (as the converter's rotary fusion writes them)."""
+    B, Hn, L, D = 2, 3, 5, 8
+    R = rdim or D
+    xshape = [B, Hn, L, D] if rank == 4 else [B, L, Hn * D]
+    ang = rand(1, L, R // 2, seed=2, low=-3.0, high=3.0)
+    attrs = dict(interleaved=interleaved, **({"rotary_embedding_dim": rdim} if rdim else {}),
+                 **({"num_heads": Hn} if rank == 3 else {}))
+    model = _model([helper.make_node("RotaryEmbedding", ["x", "cos", "sin"], ["y"], **attrs)],
+                   [("x", np.float32, xshape)], [("y", np.float32, None)],
+                   [("cos", np.cos(ang)), ("sin", np.sin(ang))], opset=23, name="rotary")
+    return model, {"x": rand(*xshape, seed=1)}
+
+
+def rotary_position_ids():
+    """RotaryEmbedding with int64 position_ids, which the GPU kind leaves to the CPU kind."""
+    B, Hn, L, D, P = 2, 2, 4, 6, 9
+    ang = rand(P, D // 2, seed=2, low=-3.0, high=3.0)
+    pos = np.random.default_rng(3).integers(0, P, size=(B, L)).astype(np.int64)
+    model = _model([helper.make_node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"])],
+                   [("x", np.float32, [B, Hn, L, D]), ("pos", np.int64, [B, L])],
+                   [("y", np.float32, None)], [("cos", np.cos(ang)), ("sin", np.sin(ang))],
+                   opset=23, name="rotary_pos")
+    return model, {"x": rand(B, Hn, L, D, seed=1), "pos": pos}
+
+
 def _handmade(typ, x_shape, args, name):
     """A one-op mace graph with no ONNX op behind it (the TensorFlow front end's ops)."""
     g = ir.Graph(name=name)
@@ -148,6 +176,9 @@ CASES = {
     "expand": (expand, False),
     "softmax_nan_to_zero_rows": (lambda: softmax_nan_to_zero(-1), False),
     "softmax_nan_to_zero_strided": (lambda: softmax_nan_to_zero(2), False),
+    "rotary_4d": (rotary, False),
+    "rotary_3d_interleaved_partial": (lambda: rotary(rank=3, interleaved=1, rdim=4), False),
+    "rotary_position_ids_on_cpu": (rotary_position_ids, False),
     "space_to_batch": (space_to_batch, False),
     "batch_to_space": (batch_to_space, False),
 }

@@ -1,8 +1,9 @@
 """Exported real models (tests/data/exported, weights refilled) on device="gpu" against the CPU
 session of the same model: the float ops that used to fall back to the CPU in them now run on
 the GPU (the attention Softmax with nan_to_zero in every transformer export, GroupNorm in
-wav2vec2's feature encoder, a float Expand in ViT). Tolerances as tests/test_opencl.py's: 1e-4
-relative in fp32, 1e-2 with fp16 storage, with the element-wise floor of the output's scale."""
+wav2vec2's feature encoder, a float Expand in ViT, Llama's RotaryEmbedding). Tolerances as
+tests/test_opencl.py's: 1e-4 relative in fp32, 1e-2 with fp16 storage, with the element-wise
+floor of the output's scale."""
 from __future__ import annotations
 
 import functools
@@ -40,6 +41,8 @@ MODELS = {
                     {"Softmax"}),
     "wav2vec2_ts": (lambda: np.random.default_rng(1).standard_normal((1, 1600)).astype(np.float32),
                     {"Softmax", "GroupNorm"}),
+    "llama_dynamo": (lambda: np.random.default_rng(3).integers(0, 10, (1, 8)).astype(np.int64),
+                     {"Softmax", "RotaryEmbedding"}),
     "vit_dynamo": (lambda: np.random.default_rng(2).standard_normal((2, 3, 32, 32))
                    .astype(np.float32), {"Softmax", "Expand"}),
 }

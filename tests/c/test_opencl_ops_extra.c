@@ -1,5 +1,5 @@
 /* GPU kinds added after test_opencl_ops.c (LocalResponseNorm, GroupNorm, Tile, Expand,
- * BatchToSpaceND, SpaceToBatchND) against the CPU kinds of the same types (the oracle) over
+ * BatchToSpaceND, SpaceToBatchND, RotaryEmbedding) against the CPU kinds of the same types (the oracle) over
  * shape sweeps, in fp32 (1e-4 of the output's largest magnitude) and fp16 storage (1e-2).
  * Without an OpenCL device it prints why and passes, unless MACE_REQUIRE_OPENCL is set. */
 #include <stdint.h>
@@ -140,6 +140,32 @@ static void sweep_space_batch(mace_cl_runtime *rt, float tol, const char *prec) 
   }
 }
 
+static void sweep_rotary(mace_cl_runtime *rt, float tol, const char *prec) {
+  /* B, Hn, L, D, rank, rdim (0: D), interleaved, caches shared by the batch ([1, L, R/2]) */
+  static const int64_t shapes[][8] = {{2, 3, 4, 8, 4, 0, 0, 0}, {2, 3, 4, 8, 4, 4, 1, 0},
+                                      {3, 2, 5, 6, 3, 0, 1, 0}, {3, 2, 5, 10, 3, 6, 0, 1},
+                                      {2, 4, 7, 16, 4, 0, 0, 1}, {1, 1, 1, 2, 4, 0, 1, 0}};
+  for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
+    const int64_t *s = shapes[si];
+    const int64_t rdim = s[5] ? s[5] : s[3];
+    op_case c;
+    memset(&c, 0, sizeof(c));
+    c.type = "RotaryEmbedding";
+    const int64_t x4[4] = {s[0], s[1], s[2], s[3]}, x3[3] = {s[0], s[2], s[1] * s[3]};
+    const int64_t cache[3] = {s[7] ? 1 : s[0], s[2], rdim / 2};
+    if (s[4] == 4) case_input(&c, 4, x4, 0);
+    else case_input(&c, 3, x3, 0);
+    case_input(&c, 3, cache, 1);
+    case_input(&c, 3, cache, 1);
+    case_int(&c, "interleaved", s[6]);
+    if (s[5]) case_int(&c, "rotary_embedding_dim", s[5]);
+    if (s[4] == 3) case_int(&c, "num_heads", s[1]);
+    char label[80];
+    snprintf(label, sizeof(label), "RotaryEmbedding %s shape %zu", prec, si);
+    compare_case(rt, &c, tol, label, (unsigned)si);
+  }
+}
+
 int main(void) {
   mace_cl_runtime *rt = NULL, *rt16 = NULL;
   mace_cl_config cfg = {.platform_index = -1, .device_index = -1, .precision = MACE_CL_FP32};
@@ -161,7 +187,8 @@ int main(void) {
     void (*fn)(mace_cl_runtime *, float, const char *);
   } sweeps[] = {{"LocalResponseNorm", sweep_lrn}, {"GroupNorm", sweep_group_norm},
                 {"Tile Expand", sweep_tile_expand},
-                {"SpaceToBatchND BatchToSpaceND", sweep_space_batch}};
+                {"SpaceToBatchND BatchToSpaceND", sweep_space_batch},
+                {"RotaryEmbedding", sweep_rotary}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     const int before = n_case_failures, cases = n_cases;
     sweeps[i].fn(rt, 1e-4f, "fp32");
