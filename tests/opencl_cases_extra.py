@@ -1,9 +1,9 @@
 """More one-op models for tests/test_opencl.py's CASES (a helper module, not a test): the GPU
 kinds of Deconv2D (ConvTranspose: grouped, depthwise, output_padding, dilation, fused Relu),
 DepthwiseDeconv2d, LocalResponseNorm, GroupNorm (InstanceNormalization), Tile, Expand,
-SpaceToBatchND, BatchToSpaceND, RotaryEmbedding (with position_ids: the CPU kind), and
-Softmax's nan_to_zero. Each builder returns (model, feeds); CASES maps a name to (builder,
-many_terms) as test_opencl.CASES does."""
+SpaceToBatchND, BatchToSpaceND, ResizeBicubic, RotaryEmbedding (with position_ids: the CPU
+kind), and Softmax's nan_to_zero. Each builder returns (model, feeds); CASES maps a name to
+(builder, many_terms) as test_opencl.CASES does."""
 from __future__ import annotations
 
 import numpy as np
@@ -141,6 +141,16 @@ def rotary_position_ids():
     return model, {"x": rand(B, Hn, L, D, seed=1), "pos": pos}
 
 
+def resize_cubic():
+    """ONNX Resize, mode cubic (ResizeBicubic), to sizes, exclude_outside."""
+    model = _model([helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="cubic",
+                                     coordinate_transformation_mode="half_pixel",
+                                     exclude_outside=1)],
+                   [("x", np.float32, [1, 3, 5, 7])], [("y", np.float32, None)],
+                   [("sizes", np.array([1, 3, 9, 12], np.int64))], opset=13, name="cubic")
+    return model, {"x": rand(1, 3, 5, 7, seed=1)}
+
+
 def _handmade(typ, x_shape, args, name):
     """A one-op mace graph with no ONNX op behind it (the TensorFlow front end's ops)."""
     g = ir.Graph(name=name)
@@ -176,6 +186,7 @@ CASES = {
     "expand": (expand, False),
     "softmax_nan_to_zero_rows": (lambda: softmax_nan_to_zero(-1), False),
     "softmax_nan_to_zero_strided": (lambda: softmax_nan_to_zero(2), False),
+    "resize_cubic": (resize_cubic, False),
     "rotary_4d": (rotary, False),
     "rotary_3d_interleaved_partial": (lambda: rotary(rank=3, interleaved=1, rdim=4), False),
     "rotary_position_ids_on_cpu": (rotary_position_ids, False),

@@ -1,6 +1,7 @@
 /* GPU kinds added after test_opencl_ops.c (LocalResponseNorm, GroupNorm, Tile, Expand,
- * BatchToSpaceND, SpaceToBatchND, RotaryEmbedding) against the CPU kinds of the same types (the oracle) over
- * shape sweeps, in fp32 (1e-4 of the output's largest magnitude) and fp16 storage (1e-2).
+ * BatchToSpaceND, SpaceToBatchND, RotaryEmbedding, ResizeBicubic) against the CPU kinds of the
+ * same types (the oracle) over shape sweeps, in fp32 (1e-4 of the output's largest magnitude)
+ * and fp16 storage (1e-2).
  * Without an OpenCL device it prints why and passes, unless MACE_REQUIRE_OPENCL is set. */
 #include <stdint.h>
 #include <stdio.h>
@@ -166,6 +167,33 @@ static void sweep_rotary(mace_cl_runtime *rt, float tol, const char *prec) {
   }
 }
 
+static void sweep_bicubic(mace_cl_runtime *rt, float tol, const char *prec) {
+  /* n, c, h, w -> oh, ow; coordinate mode; exclude_outside; cubic_coeff_a */
+  static const int64_t shapes[][6] = {{1, 2, 5, 7, 9, 13}, {2, 1, 8, 6, 4, 3}, {1, 3, 4, 4, 11, 5},
+                                      {1, 1, 1, 5, 3, 9}, {1, 2, 6, 6, 6, 12}};
+  static const char *modes[] = {"half_pixel", "align_corners", "asymmetric",
+                                "pytorch_half_pixel", "half_pixel"};
+  static int64_t sizes[5][4];
+  for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
+    const int64_t *s = shapes[si];
+    op_case c;
+    memset(&c, 0, sizeof(c));
+    c.type = "ResizeBicubic";
+    case_input(&c, 4, s, 0);
+    sizes[si][0] = s[0];
+    sizes[si][1] = s[1];
+    sizes[si][2] = s[4];
+    sizes[si][3] = s[5];
+    case_ints(&c, "sizes", 4, sizes[si]);
+    case_str(&c, "coordinate_transformation_mode", modes[si]);
+    case_int(&c, "exclude_outside", si % 2);
+    case_float(&c, "cubic_coeff_a", si == 4 ? -0.5f : -0.75f);
+    char label[80];
+    snprintf(label, sizeof(label), "ResizeBicubic %s shape %zu %s", prec, si, modes[si]);
+    compare_case(rt, &c, tol, label, (unsigned)si);
+  }
+}
+
 int main(void) {
   mace_cl_runtime *rt = NULL, *rt16 = NULL;
   mace_cl_config cfg = {.platform_index = -1, .device_index = -1, .precision = MACE_CL_FP32};
@@ -188,7 +216,7 @@ int main(void) {
   } sweeps[] = {{"LocalResponseNorm", sweep_lrn}, {"GroupNorm", sweep_group_norm},
                 {"Tile Expand", sweep_tile_expand},
                 {"SpaceToBatchND BatchToSpaceND", sweep_space_batch},
-                {"RotaryEmbedding", sweep_rotary}};
+                {"RotaryEmbedding", sweep_rotary}, {"ResizeBicubic", sweep_bicubic}};
   for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); ++i) {
     const int before = n_case_failures, cases = n_cases;
     sweeps[i].fn(rt, 1e-4f, "fp32");
