@@ -20,6 +20,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from helpers import assert_close, rand
+import opencl_cases_extra
 
 import mace
 from mace import zoo
@@ -393,6 +394,7 @@ CASES = {
     "softmax_rows": (lambda: _unary("Softmax", shape=(1, 4, 16, 130), axis=-1, low=-8,
                                     high=8), False),
 }
+CASES.update(opencl_cases_extra.CASES)  # Deconv2D and the kinds added with it
 
 
 @pytest.mark.parametrize("precision", list(PRECISIONS))

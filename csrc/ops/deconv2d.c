@@ -35,12 +35,15 @@
 #include "ops/gemm_dispatch.h"
 #include "ops/simd_dispatch.h"
 
+/* `shape` comes first: the GPU kinds (ops/opencl/deconv2d.c) read the geometry infer worked
+ * out from this state (their shadow's, this kind's or DepthwiseDeconv2d's) as a
+ * mace_deconv2d_shape. */
 typedef struct deconv2d_state {
+  mace_deconv2d_shape shape;
   int64_t strides[2], dilations[2], pads[4], out_pad[2], out_shape[2], group;
   int has_out_shape;
   mace_pad_mode mode;
   mace_activation act;
-  mace_deconv2d_shape shape;
   const mace_gemm_family *gemm; /* NULL: reference scatter kernel */
   int64_t gm, gn, gk;           /* per image and group: C_out/g*kH*kW, H*W, C_in/g */
   float *packed_w;              /* owned: constant filter, per group packed GEMM A panels */
