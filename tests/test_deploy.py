@@ -402,7 +402,7 @@ _REFUSED = [  # (where, key, value, words the reason must contain)
     ("model", "runtime", "dsp", "CPU and GPU (OpenCL) runtimes"),
     ("model", "runtime", "apu", "CPU and GPU (OpenCL) runtimes"),
     ("model", "backend", "cmsis", "MACE Micro"),
-    ("model", "limit_opencl_kernel_time", 1, "OpenCL kernels"),
+    ("model", "limit_opencl_kernel_time", 1, "only used with runtime gpu"),
     ("model", "opencl_queue_window_size", 16, "only used with runtime gpu"),
     ("model", "gpu_data_type", "fp16_fp32", "only used with runtime gpu"),
     ("model", "opencl_binary_file", "p.bin", "only used with runtime gpu"),
