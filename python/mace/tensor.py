@@ -37,7 +37,7 @@ class Tensor(_mace.TensorBase):
     (``__dlpack_device__()`` is ``(4, i)``, i its device's index in ``mace.devices()``; the
     tensor's data pointer is the ``cl_mem``, fp16 storage described as float16), for consumers
     that speak OpenCL; CPU-only consumers such as ``np.from_dlpack(t)`` refuse that device
-    (BufferError), and ``np.from_dlpack(t, device="cpu")`` gets a host copy.
+    (NumPy: RuntimeError "Unsupported device in DLTensor."), and ``np.from_dlpack(t, device="cpu")`` gets a host copy.
 
     Example::
 
