@@ -43,15 +43,16 @@ def test_chunked_launches_give_the_same_bytes(precision, monkeypatch):
             np.testing.assert_array_equal(got[name], want[name], err_msg=f"{case} {name}")
         p, c = plain.gpu_launch_stats(), limited.gpu_launch_stats()
         assert p["chunked_launches"] == p["chunks"] == 0, (case, p)
-        assert c["launches"] == p["launches"] > 0, (case, p, c)
+        assert c["launches"] == p["launches"], (case, p, c)  # 0: the op runs on the CPU
         assert c["chunks"] >= 2 * c["chunked_launches"], (case, c)
         if c["chunked_launches"]:
             chunked_cases.append(case)
-    # the kernels that index by work-group (MACE_GROUP_ID) ran chunked too
-    for case in ("conv3x3", "conv1x1", "gemm", "matmul", "softmax_rows", "layernorm",
-                 "attention", "maxpool", "global_avgpool", "add_same", "resize_linear"):
+    # every family ran chunked, those that index by work-group (MACE_GROUP_ID) included (a
+    # few small cases launch one work-group per dimension: nothing there to split)
+    for case in ("conv3x3", "conv1x1", "conv_depthwise", "gemm", "matmul", "softmax_rows",
+                 "layernorm", "attention", "maxpool", "global_avgpool", "add_same",
+                 "resize_linear", "concat", "batchnorm", "pad", "reshape_transpose"):
         assert case in chunked_cases, (case, sorted(set(CASES) - set(chunked_cases)))
-    assert len(chunked_cases) >= len(CASES) - 5, sorted(set(CASES) - set(chunked_cases))
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)
@@ -129,7 +130,7 @@ def test_yaml_limit_opencl_kernel_time(tmp_path, monkeypatch):
     x = deploy.make_inputs(cfg.models["m"], sess)
     off = deploy.parse(_yaml(tmp_path, runtime="gpu", limit_opencl_kernel_time=0), str(tmp_path))
     plain = deploy._session(off, off.models["m"], build, 1)
-    np.testing.assert_array_equal(sess.run(x), plain.run(x))
+    np.testing.assert_array_equal(sess.run(x)["y"], plain.run(x)["y"])
     assert sess.gpu_launch_stats()["chunked_launches"] > 0
     assert plain.gpu_launch_stats()["chunked_launches"] == 0
     for extra, words in [({"runtime": "gpu", "limit_opencl_kernel_time": 2}, "expected 0 or 1"),
