@@ -55,6 +55,23 @@ def test_chunked_launches_give_the_same_bytes(precision, monkeypatch):
         assert case in chunked_cases, (case, sorted(set(CASES) - set(chunked_cases)))
 
 
+@pytest.mark.parametrize("mode", ["64", "32", "16", "32:3", "64:2", "16:2"])
+def test_chunked_gemm_variants(mode, monkeypatch):
+    """Each fixed MACE_CL_GEMM tile and split-K variant (the split index is a work-group index
+    along dimension 2) gives the same bytes chunked."""
+    need_gpu()
+    monkeypatch.setenv("MACE_CL_GEMM", mode)
+    chunked = 0
+    for case in ("conv3x3", "conv1x1", "conv_grouped", "gemm", "matmul", "attention"):
+        model, feeds = CASES[case][0]()
+        plain, limited = pair(model, "fp32", monkeypatch)
+        want, got = plain.run(dict(feeds)), limited.run(dict(feeds))
+        for name in want:
+            np.testing.assert_array_equal(got[name], want[name], err_msg=f"{case} {mode}")
+        chunked += limited.gpu_launch_stats()["chunked_launches"]
+    assert chunked > 0
+
+
 @pytest.mark.parametrize("precision", PRECISIONS)
 def test_chunked_network_and_profile(precision, monkeypatch):
     need_gpu()
