@@ -266,6 +266,11 @@ typedef struct mace_gpu_info {
 /* Every OpenCL device of every platform: *n is how many (at most max written to out). With no
  * OpenCL library or platform: MACE_UNSUPPORTED saying which, *n 0. */
 mace_status mace_gpu_list_devices(mace_gpu_info *out, int max, int *n);
+/* When its last GPU engine is destroyed, a device's OpenCL context stays in the process with
+ * the programs built in it, so the next engine on that device skips the driver's context
+ * creation and program loads. This releases those idle contexts (engines still alive keep
+ * theirs); returns how many were released. */
+int mace_gpu_release_idle(void);
 
 const char *mace_version(void);
 /* The kernel level this process uses: "ref", "avx2", "avx512" or "neon" (the best the CPU and

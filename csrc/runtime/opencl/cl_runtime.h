@@ -118,11 +118,14 @@ const void *mace_cl_runtime_cl_context(const mace_cl_runtime *rt);
 typedef struct mace_cl_registry_stats {
   int contexts_created;    /* clCreateContext calls that succeeded */
   int contexts_live;       /* contexts some runtime still holds */
-  int contexts_listed;     /* of those, the ones new runtimes get (not private, not discarded) */
+  int contexts_listed;     /* the ones new runtimes get (not private, not discarded): live or idle */
+  int contexts_idle;       /* listed contexts no runtime holds, kept for the next one */
   int programs_built;      /* programs created (from source or a cached binary) and kept */
   int programs_reused;     /* kernels' programs found already built in the context */
 } mace_cl_registry_stats;
 void mace_cl_registry_get_stats(mace_cl_registry_stats *out);
+/* Releases the idle contexts (no runtime holds them) and their programs; returns how many. */
+int mace_cl_registry_release_idle(void);
 
 /* Device buffers (cl_mem, opaque). */
 mace_status mace_cl_alloc(mace_cl_runtime *rt, size_t bytes, void **mem);

@@ -101,6 +101,7 @@ const void *mace_cl_runtime_cl_context(const mace_cl_runtime *rt) {
   return NULL;
 }
 void mace_cl_registry_get_stats(mace_cl_registry_stats *out) { memset(out, 0, sizeof(*out)); }
+int mace_cl_registry_release_idle(void) { return 0; }
 mace_status mace_cl_copy(mace_cl_runtime *rt, const void *src, size_t src_offset, void *dst,
                          size_t dst_offset, size_t bytes) {
   (void)rt, (void)src, (void)src_offset, (void)dst, (void)dst_offset, (void)bytes;
