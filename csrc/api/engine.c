@@ -79,6 +79,12 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
   if (config->opencl_queue_window_size < 0)
     return mace_error(MACE_INVALID_ARGS, "opencl_queue_window_size %d is negative",
                       config->opencl_queue_window_size);
+  if (config->limit_opencl_kernel_time != 0 && config->limit_opencl_kernel_time != 1)
+    return mace_error(MACE_INVALID_ARGS, "limit_opencl_kernel_time %d is neither 0 nor 1",
+                      config->limit_opencl_kernel_time);
+  size_t chunk_items = 0;
+  if (config->limit_opencl_kernel_time)
+    MACE_RETURN_IF_ERROR(mace_cl_chunk_items_default(&chunk_items));
   const char *files[2] = {config->opencl_binary_file, config->opencl_parameter_file};
   for (int i = 0; i < 2; ++i)
     if (files[i] && !(eng->cl_files[i] = strdup(files[i])))
@@ -88,6 +94,7 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
                        .precision = kPrecision[config->gpu_precision],
                        .binary_cache = eng->cl_files[0],
                        .tuning_file = eng->cl_files[1],
+                       .chunk_items = chunk_items,
                        /* launch events only while mace_engine_set_profiling is on */
                        .profiling = 0};
   if (config->share_gpu_with) {

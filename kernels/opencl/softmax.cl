@@ -33,7 +33,7 @@ __kernel void softmax(__global const DATA_T *x, int x_off, __global DATA_T *y, i
 __kernel void softmax_rows(__global const DATA_T *x, int x_off, __global DATA_T *y, int y_off,
                            int len, int use_log, int nan_to_zero, __local float *scratch) {
   const int l = get_local_id(0), n = get_local_size(0);
-  const int base = get_group_id(0) * len;
+  const int base = MACE_GROUP_ID(0) * len;
   float mx = -INFINITY;
   for (int k = l; k < len; k += n) mx = fmax(mx, LOAD(x, x_off + base + k));
   mx = mace_group_reduce(mx, scratch, 1);

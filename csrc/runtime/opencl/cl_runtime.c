@@ -14,6 +14,7 @@
 #include "core/checksum.h"
 #include "kernels/cpu/ref/half.h"
 #include "ops/simd_dispatch.h"
+#include "runtime/opencl/cl_enqueue.h"
 #include "runtime/opencl/cl_loader.h"
 #include "runtime/opencl/cl_registry.h"
 #include "runtime/opencl/cl_sources.h"
@@ -70,6 +71,8 @@ struct mace_cl_runtime {
   pending_event pending[MAX_PENDING_EVENTS];
   int n_pending;
   mace_cl_tuning tuning;
+  size_t chunk_items;      /* mace_cl_config's: 0, or launches split in chunks (cl_enqueue.c) */
+  mace_cl_launch_stats launch_stats;
 };
 
 /* Grows *array (of `elem` bytes each) to hold at least n + 1 items. 0 on failure. */
@@ -411,6 +414,7 @@ mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime
   st = MACE_OK;
 own_state:
   rt->precision = c->precision;
+  rt->chunk_items = c->chunk_items;
   if (rt->precision == MACE_CL_AUTO) {
     rt->precision = rt->info.has_fp16 ? MACE_CL_FP16 : MACE_CL_FP32;
     if (!rt->info.has_fp16)
@@ -871,6 +875,18 @@ static void resolve_pending(mace_cl_runtime *rt) {
   rt->n_pending = 0;
 }
 
+/* A launch's profiling event kept for its tag (cl_enqueue.c calls it once per chunk). */
+typedef struct launch_tag {
+  mace_cl_runtime *rt;
+  int tag;
+} launch_tag;
+
+static void keep_event(void *ctx, cl_event ev) {
+  launch_tag *lt = ctx;
+  if (lt->rt->n_pending == MAX_PENDING_EVENTS) resolve_pending(lt->rt);
+  lt->rt->pending[lt->rt->n_pending++] = (pending_event){lt->tag, ev};
+}
+
 mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, const size_t *gws,
                            const size_t *lws, const char *tag) {
   if (dims < 1 || dims > 3)
@@ -890,24 +906,26 @@ mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, con
   }
   /* Kernels check their own bounds: the global size is rounded up to the work-group's. */
   for (int i = 0; i < dims; ++i) g[i] = (gws[i] + use_l[i] - 1) / use_l[i] * use_l[i];
-  cl_event ev = NULL;
-  const int profile = rt->profiling && tag;
-  if (profile && rt->n_pending == MAX_PENDING_EVENTS) resolve_pending(rt);
-  const cl_int err = note_error(rt, rt->api->clEnqueueNDRangeKernel(
-      rt->queue, k->kernel, (cl_uint)dims, NULL, g, use_l, 0, NULL, profile ? &ev : NULL));
+  const int t = rt->profiling && tag ? tag_index(rt, tag) : -1;
+  launch_tag lt = {rt, t};
+  int chunks = 0;
+  const cl_int err = note_error(
+      rt, mace_cl_enqueue_chunked(rt->api, rt->queue, k->kernel, dims, g, use_l, rt->chunk_items,
+                                  t >= 0 ? keep_event : NULL, &lt, &chunks));
+  ++rt->launch_stats.launches;
+  if (chunks > 1) {
+    ++rt->launch_stats.chunked_launches;
+    rt->launch_stats.chunks += chunks;
+  }
   if (err != CL_SUCCESS)
     return mace_error(MACE_RUNTIME_ERROR, "OpenCL: launch of %s (%s) failed: %s (%d)",
                       strchr(k->key, '\n') ? strchr(k->key, '\n') + 1 : k->key, tag ? tag : "",
                       mace_cl_error_name(err), (int)err);
-  if (ev) {
-    const int t = tag_index(rt, tag);
-    if (t < 0) {
-      rt->api->clReleaseEvent(ev);
-    } else {
-      rt->pending[rt->n_pending++] = (pending_event){t, ev};
-    }
-  }
   return MACE_OK;
+}
+
+void mace_cl_runtime_launch_stats(const mace_cl_runtime *rt, mace_cl_launch_stats *out) {
+  *out = rt->launch_stats;
 }
 
 mace_status mace_cl_launch_timed(mace_cl_runtime *rt, mace_cl_kernel *k, int dims,

@@ -77,7 +77,23 @@ typedef struct mace_cl_config {
    * the device, released by the last), with the programs already built in it. 1: a context
    * of its own, shared with no one (share overrides it). */
   int private_context;
+  /* 0: every launch in one piece. > 0 (limit_opencl_kernel_time): a launch of more work items
+   * is split into chunks of at most this many along its outermost dimension (cl_enqueue.c). */
+  size_t chunk_items;
 } mace_cl_config;
+
+/* Work items per chunk that limit_opencl_kernel_time gives (mace_cl_config.chunk_items):
+ * $MACE_OPENCL_CHUNK_ITEMS when set (not a positive integer: MACE_INVALID_ARGS naming it), else
+ * MACE_CL_DEFAULT_CHUNK_ITEMS, a proxy for MACE's 1 ms bound (no launch is timed). */
+#define MACE_CL_DEFAULT_CHUNK_ITEMS 16384
+mace_status mace_cl_chunk_items_default(size_t *out);
+
+/* Launch counters of a runtime since it was created: kernel launches asked by ops, those split
+ * into chunks, and the chunks those made (diagnostics, tests). */
+typedef struct mace_cl_launch_stats {
+  int64_t launches, chunked_launches, chunks;
+} mace_cl_launch_stats;
+void mace_cl_runtime_launch_stats(const mace_cl_runtime *rt, mace_cl_launch_stats *out);
 
 /* Every OpenCL device on every platform (n set to how many; at most max written). */
 mace_status mace_cl_list_devices(mace_cl_device_info *out, int max, int *n);
@@ -137,6 +153,8 @@ void *mace_cl_buffer_mem(const mace_cl_buffer *b);           /* the cl_mem */
 const void *mace_cl_buffer_context(const mace_cl_buffer *b); /* its queue: see runtime_context */
 size_t mace_cl_buffer_size(const mace_cl_buffer *b);
 mace_cl_precision mace_cl_buffer_precision(const mace_cl_buffer *b);
+/* The device it lives on: mace_cl_device_info's platform_index and device_index. */
+void mace_cl_buffer_device(const mace_cl_buffer *b, int *platform_index, int *device_index);
 /* Blocking byte copies between host memory and the buffer, on the queue it was made on. */
 mace_status mace_cl_buffer_read(const mace_cl_buffer *b, size_t offset, void *dst, size_t bytes);
 mace_status mace_cl_buffer_write(mace_cl_buffer *b, size_t offset, const void *src,
