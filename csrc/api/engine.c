@@ -11,7 +11,7 @@
 #include "api/engine_internal.h"
 #include "api/model_crypto.h"
 #include "core/checksum.h"
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 #include "core/net.h"
 #include "core/status.h"
 #include "mace/mace.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/layout.h"
+#include "runtime/cpu/layout.h"
 #include "core/placement.h"
 #include "core/planner.h"
 #include "core/status.h"

@@ -20,8 +20,8 @@
 #include "kernels/cpu/activation.h"
 #include "kernels/cpu/ref/eltwise.h"
 #include "ops/fused_activation.h"
-#include "ops/nchwc_split.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/nchwc_split.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define ACTIVATION_GRAIN 16384
 

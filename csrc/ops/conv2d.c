@@ -56,8 +56,8 @@
 #include "ops/conv2d_nchwc.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
-#include "ops/gemm_dispatch.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "ops/winograd_conv.h"
 
 typedef struct conv2d_state {

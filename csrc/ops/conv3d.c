@@ -16,7 +16,7 @@
  */
 #include "core/op.h"
 #include "kernels/cpu/ref/window3d.h"
-#include "ops/gemm_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
 #include "ops/window3d.h"
 
 #define CONV3D_GRAIN 16384

@@ -32,8 +32,8 @@
 #include "kernels/cpu/ref/deconv2d.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
-#include "ops/gemm_dispatch.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 typedef struct deconv2d_state {
   int64_t strides[2], dilations[2], pads[4], out_pad[2], out_shape[2], group;

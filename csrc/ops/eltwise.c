@@ -25,8 +25,8 @@
 #include "kernels/cpu/ref/activation.h"
 #include "kernels/cpu/ref/eltwise.h"
 #include "ops/fused_activation.h"
-#include "ops/nchwc_split.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/nchwc_split.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define ELTWISE_GRAIN 16384
 

@@ -26,7 +26,7 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/layer_norm.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define LAYER_NORM_GRAIN 16384
 

@@ -24,10 +24,10 @@
 #include "core/op.h"
 #include "kernels/cpu/ref/pooling.h"
 #include "kernels/cpu/ref/qlinear_pool.h"
-#include "ops/nchwc_split.h"
+#include "runtime/cpu/nchwc_split.h"
 #include "ops/pool_geometry.h"
 #include "ops/q8_scalar.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 typedef struct pooling_state {
   mace_pool_args a;

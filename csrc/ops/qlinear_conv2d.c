@@ -31,9 +31,9 @@
 #include "core/op.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
-#include "ops/qgemm_dispatch.h"
+#include "runtime/cpu/qgemm_dispatch.h"
 #include "ops/qlinear.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 /* A thread's share of the bordered copy should be at least this many bytes. */
 #define QCONV_COPY_GRAIN 32768

@@ -15,7 +15,7 @@
 
 #include "core/op.h"
 #include "ops/fused_activation.h"
-#include "ops/qgemm_dispatch.h"
+#include "runtime/cpu/qgemm_dispatch.h"
 #include "ops/qlinear.h"
 
 typedef struct qmatmul_state {

@@ -11,7 +11,7 @@
  */
 #include "core/op.h"
 #include "kernels/cpu/nchwc.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 typedef struct reorder_state {
   int64_t block;

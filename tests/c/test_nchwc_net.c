@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/layout.h"
+#include "runtime/cpu/layout.h"
 #include "core/net.h"
 #include "mace.pb-c.h"
 #include "test_util.h"

@@ -1,11 +1,11 @@
 /* The blocked-layout pass (core/layout.h). */
-#include "core/layout.h"
+#include "runtime/cpu/layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 
 #define NCHWC_SUFFIX "@nchwc"
 

@@ -6,7 +6,7 @@
 #ifndef MACE_OPS_SIMD_DISPATCH_H_
 #define MACE_OPS_SIMD_DISPATCH_H_
 
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 #include "kernels/cpu/ukernels.h"
 
 /* One ISA's kernels: each field is filled by the manifest's MACE_UKERNEL line of that ISA and
