@@ -19,7 +19,7 @@
 
 #define MACE_VERSION_STRING "0.1.0"
 
-/* core/layout.c names the blocked copy of a model tensor "<name>@nchwc" (core/layout.h). */
+/* runtime/cpu/layout.c names the blocked copy of a model tensor "<name>@nchwc" (runtime/cpu/layout.h). */
 #define NCHWC_SUFFIX "@nchwc"
 
 /* A tensor kept for reading after a run (mace_engine_keep_tensors). */

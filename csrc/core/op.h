@@ -77,7 +77,7 @@ typedef struct mace_op_kind {
   mace_status (*run)(mace_op *op);           /* required */
   void (*release)(mace_op *op);              /* optional: frees what init allocated */
   /* Optional: whether the op can take its computed inputs and give output 0 in the blocked
-   * NCHWc layout of `block` channels (core/layout.h). Asked at net build, before any shape
+   * NCHWc layout of `block` channels (runtime/cpu/layout.h). Asked at net build, before any shape
    * is known, on an op that has only its name, type, args and state (scratch, zeroed) and
    * inputs[k] = the constant tensor (dims and dtype, no data) or NULL for a computed input.
    * Returns MACE_NCHWC_NO, MACE_NCHWC_ELEMENTWISE (layout-agnostic: worth blocking only

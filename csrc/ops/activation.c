@@ -112,7 +112,7 @@ static mace_status activation_run(mace_op *op) {
   job.x = (const float *)op->inputs[0]->data;
   job.slope = s->prelu ? (const float *)op->inputs[1]->data : NULL;
   job.y = (float *)op->outputs[0]->data;
-  if (n > 0)  /* in row bands on large NCHWc planes (ops/nchwc_split.h) */
+  if (n > 0)  /* in row bands on large NCHWc planes (runtime/cpu/nchwc_split.h) */
     mace_nchwc_parallel_for(op->pool, op->outputs[0], ACTIVATION_GRAIN, activation_range, &job);
   return MACE_OK;
 }

@@ -1,4 +1,4 @@
-/* Unit test of the int8 GEMM (csrc/ops/qgemm_dispatch.h): every family this CPU supports, the
+/* Unit test of the int8 GEMM (csrc/runtime/cpu/qgemm_dispatch.h): every family this CPU supports, the
  * reference one included, against a direct integer product with mace_requant, bit for bit:
  * shapes around the tiles' edges (and K past the AVX2 kernel's 256-k chunks), both B
  * signednesses, B with contiguous rows, contiguous columns or neither, row/column strides of

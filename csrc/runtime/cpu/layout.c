@@ -1,4 +1,4 @@
-/* The blocked-layout pass (core/layout.h). */
+/* The blocked-layout pass (runtime/cpu/layout.h). */
 #include "runtime/cpu/layout.h"
 
 #include <stdio.h>
