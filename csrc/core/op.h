@@ -131,7 +131,8 @@ struct mace_op {
   size_t scratch_bytes;      /* set by infer; the planner places it in the arena */
   void *scratch;             /* valid during run only */
   mace_threadpool *pool;     /* borrowed from the engine */
-  struct mace_cl_runtime *cl; /* borrowed from the engine: set for kinds of MACE_DEVICE_GPU */
+  struct mace_cl_runtime *cl; /* borrowed from the engine: set by the GPU device's bind_op
+                              * (runtime/opencl/cl_device.c) for kinds of MACE_DEVICE_GPU */
   /* The net's weights blob (borrowed): ops that build sub-nets (If, Loop, Scan) create them on
    * it, since a subgraph's constants live in the same blob as the outer graph's. */
   const uint8_t *weights;

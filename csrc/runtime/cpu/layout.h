@@ -29,7 +29,4 @@ int mace_nchwc_block(void);
  * ops were inserted (0: def unchanged). */
 mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders);
 
-/* One model argument as ops read it; arg->s is a NUL-terminated malloc'ed copy (free it). */
-mace_status mace_arg_from_proto(const Mace__Argument *pa, mace_arg *arg);
-
 #endif /* MACE_RUNTIME_CPU_LAYOUT_H_ */
