@@ -8,11 +8,13 @@
 #include <time.h>
 
 #include "core/status.h"
-#include "runtime/opencl/cl_runtime.h"
+#include "runtime/device.h"
 
 /* A transfer step: a copy of a tensor to the other device, run before op `before`. */
 typedef struct transfer_step {
-  mace_op op;               /* kind: transfer_kind; name: the copy's name (borrowed) */
+  mace_op op;               /* first: transfer_run gets &op; kind: transfer_kind; name: the
+                             * copy's name (borrowed) */
+  mace_runtime *gpu;        /* the device the copy goes to or comes from (borrowed) */
   mace_tensor *io[2];       /* op.inputs = io (the source), op.outputs = io + 1 (the copy) */
   int before;
   int skipped;              /* the copy is a caller's device buffer this run: no step */
@@ -37,9 +39,9 @@ struct mace_placement {
   sched_entry *sched;       /* owned, n_ops + n_steps */
   int n_sched;
   mace_planner *planner;    /* owned: the device arena's planner */
-  void *arena;              /* owned cl_mem, arena_capacity bytes */
+  void *arena;              /* owned device memory (a cl_mem), arena_capacity bytes */
   int64_t arena_capacity;
-  void **consts;            /* owned cl_mems of uploaded constants */
+  void **consts;            /* owned device memory of uploaded constants */
   int n_consts, cap_consts;
   int gpu_ops_queued;       /* GPU ops enqueued since the last wait (queue window) */
   void **bound_mem;         /* owned array, per tensor: the caller's cl_mem a device copy of a
@@ -47,17 +49,9 @@ struct mace_placement {
                              * run; mace_placement_bind_device_input), or NULL */
 };
 
-static int is_f32(const mace_tensor *t) { return t->dtype == MACE_DT_F32; }
-
-/* Bytes of t on the device: float tensors in the runtime's precision. */
+/* Bytes of t on the device: float tensors in the device's precision. */
 static size_t device_bytes(const mace_net *net, const mace_tensor *t) {
-  size_t es = is_f32(t) ? mace_cl_runtime_elem_size(net->cl) : mace_dtype_size(t->dtype);
-  return (size_t)mace_tensor_numel(t) * es;
-}
-
-/* The count mace_cl_write/read take for t: elements of a float tensor, else bytes. */
-static size_t device_count(const mace_tensor *t) {
-  return is_f32(t) ? (size_t)mace_tensor_numel(t) : mace_tensor_nbytes(t);
+  return (size_t)mace_tensor_numel(t) * net->gpu->ops->elem_size(net->gpu, t->dtype);
 }
 
 static int on_gpu(const mace_tensor *t) {
@@ -78,15 +72,16 @@ static mace_status transfer_infer(mace_op *op) {
 }
 
 static mace_status transfer_run(mace_op *op) {
+  mace_runtime *gpu = ((transfer_step *)op)->gpu;
   const mace_tensor *src = op->inputs[0];
   mace_tensor *dst = op->outputs[0];
-  const size_t count = device_count(src);
-  if (!count) return MACE_OK;
+  const size_t numel = (size_t)mace_tensor_numel(src);
+  if (!numel) return MACE_OK;
   mace_status st = dst->storage == MACE_STORAGE_CL_BUFFER
-                       ? mace_cl_write(op->cl, dst->cl_mem, dst->cl_offset, src->data, count,
-                                       is_f32(src))
-                       : mace_cl_read(op->cl, src->cl_mem, src->cl_offset, dst->data, count,
-                                      is_f32(src));
+                       ? gpu->ops->copy_in(gpu, dst->cl_mem, dst->cl_offset, src->data, numel,
+                                           src->dtype)
+                       : gpu->ops->copy_out(gpu, src->cl_mem, src->cl_offset, dst->data, numel,
+                                            src->dtype);
   if (st != MACE_OK) return mace_error_wrap(st, "op '%s' (copy of '%s')", op->name, src->name);
   return MACE_OK;
 }
@@ -123,7 +118,7 @@ mace_status mace_placement_create(mace_net *net) {
 void mace_placement_release(mace_net *net) {
   mace_placement *pl = net->placement;
   if (!pl) return;
-  if (pl->arena) mace_cl_free(net->cl, pl->arena);
+  if (pl->arena) net->gpu->ops->free(net->gpu, pl->arena);
   pl->arena = NULL;
   pl->arena_capacity = 0;
   for (int i = 0; i < net->n_tensors; ++i)
@@ -134,7 +129,7 @@ void mace_placement_destroy(mace_net *net) {
   mace_placement *pl = net->placement;
   if (!pl) return;
   mace_placement_release(net);
-  for (int i = 0; i < pl->n_consts; ++i) mace_cl_free(net->cl, pl->consts[i]);
+  for (int i = 0; i < pl->n_consts; ++i) net->gpu->ops->free(net->gpu, pl->consts[i]);
   free(pl->consts);
   free(pl->is_copy);
   free(pl->twin);
@@ -192,10 +187,11 @@ static mace_status const_copy(mace_net *net, int idx, mace_tensor **out) {
   const mace_tensor *t = &net->tensors[idx];
   size_t bytes = device_bytes(net, t);
   void *mem = NULL;
-  mace_status st = mace_cl_alloc(net->cl, bytes ? bytes : 64, &mem);
+  mace_status st = net->gpu->ops->alloc(net->gpu, bytes ? bytes : 64, &mem);
   if (st != MACE_OK) return mace_error_wrap(st, "uploading constant '%s'", t->name);
   pl->consts[pl->n_consts++] = mem;
-  if (bytes && (st = mace_cl_write(net->cl, mem, 0, t->data, device_count(t), is_f32(t))) != MACE_OK)
+  if (bytes && (st = net->gpu->ops->copy_in(net->gpu, mem, 0, t->data,
+                                            (size_t)mace_tensor_numel(t), t->dtype)) != MACE_OK)
     return mace_error_wrap(st, "uploading constant '%s'", t->name);
   int c;
   MACE_RETURN_IF_ERROR(add_copy(net, idx, "gpu", MACE_TENSOR_CONST, &c));
@@ -217,7 +213,7 @@ static int is_mask_bit(unsigned mask, int k) { return k < 32 && (mask >> k) & 1u
 
 mace_status mace_placement_bind_inputs(mace_net *net, mace_op *op) {
   const mace_placement *pl = net->placement;
-  op->cl = net->cl;
+  if (net->gpu->ops->bind_op) net->gpu->ops->bind_op(net->gpu, op);
   for (int k = 0; k < op->n_inputs; ++k) {
     int idx = (int)(op->inputs[k] - net->tensors);
     if (pl->is_copy[idx]) op->inputs[k] = &net->tensors[pl->twin[idx]];
@@ -316,7 +312,7 @@ static mace_status place_inputs(mace_net *net, int i, int gpu) {
       s->op.n_inputs = 1;
       s->op.outputs = s->io + 1;
       s->op.n_outputs = 1;
-      s->op.cl = net->cl;
+      s->gpu = net->gpu;
       s->op.pool = net->pool;
       s->before = i;
       pl->copy_first[c] = i;
@@ -465,7 +461,7 @@ mace_status mace_placement_prepare(mace_net *net) {
   if (!pl->arena) {
     int64_t bytes = mace_planner_arena_bytes(pl->planner);
     if (bytes < MACE_ALIGN) bytes = MACE_ALIGN;
-    mace_status st = mace_cl_alloc(net->cl, (size_t)bytes, &pl->arena);
+    mace_status st = net->gpu->ops->alloc(net->gpu, (size_t)bytes, &pl->arena);
     if (st != MACE_OK) {
       pl->arena = NULL;
       return mace_error_wrap(st, "allocating the %lld-byte device arena", (long long)bytes);
@@ -493,9 +489,15 @@ mace_status mace_placement_prepare(mace_net *net) {
 /* ---- run ------------------------------------------------------------------------------- */
 
 mace_status mace_placement_run_begin(mace_net *net) {
-  mace_cl_profile_reset(net->cl);
+  net->gpu->ops->profile_reset(net->gpu);
   net->placement->gpu_ops_queued = 0;
   return MACE_OK;
+}
+
+mace_status mace_placement_run_op(mace_net *net, int index) {
+  mace_op *op = &net->ops[index];
+  if (op->kind->device != MACE_DEVICE_GPU) return op->kind->run(op); /* the CPU's kinds */
+  return net->gpu->ops->run_op(net->gpu, op);
 }
 
 mace_status mace_placement_run_steps(mace_net *net, int index) {
@@ -505,7 +507,7 @@ mace_status mace_placement_run_steps(mace_net *net, int index) {
     if (pl->steps[s].before != index || pl->steps[s].skipped) continue;
     double t0 = 0;
     if (net->profiling) { /* time the copy alone, not the kernels queued before it */
-      MACE_RETURN_IF_ERROR(mace_cl_finish(net->cl));
+      MACE_RETURN_IF_ERROR(net->gpu->ops->sync(net->gpu));
       t0 = now_ms();
     }
     MACE_RETURN_IF_ERROR(transfer_run(&pl->steps[s].op));
@@ -518,13 +520,13 @@ double mace_placement_op_done(mace_net *net, int index, double wall_ms) {
   mace_placement *pl = net->placement;
   if (!pl->op_gpu[index] || net->ops[index].kind->device != MACE_DEVICE_GPU) return wall_ms;
   if (net->queue_window > 0 && ++pl->gpu_ops_queued >= net->queue_window) {
-    (void)mace_cl_finish(net->cl); /* an error surfaces at run end */
+    (void)net->gpu->ops->sync(net->gpu); /* an error surfaces at run end */
     pl->gpu_ops_queued = 0;
   }
-  return net->profiling ? mace_cl_profile_ms(net->cl, net->ops[index].name) : wall_ms;
+  return net->profiling ? net->gpu->ops->profile_ms(net->gpu, net->ops[index].name) : wall_ms;
 }
 
-mace_status mace_placement_run_end(mace_net *net) { return mace_cl_finish(net->cl); }
+mace_status mace_placement_run_end(mace_net *net) { return net->gpu->ops->sync(net->gpu); }
 
 /* ---- queries --------------------------------------------------------------------------- */
 
@@ -543,9 +545,10 @@ const mace_op *mace_placement_step(const mace_net *net, int i, double *ms) {
 }
 
 mace_status mace_placement_read(const mace_net *net, const mace_tensor *t, void *dst) {
-  const size_t count = device_count(t);
-  if (!count) return MACE_OK;
-  mace_status st = mace_cl_read(net->cl, t->cl_mem, t->cl_offset, dst, count, is_f32(t));
+  const size_t numel = (size_t)mace_tensor_numel(t);
+  if (!numel) return MACE_OK;
+  mace_status st =
+      net->gpu->ops->copy_out(net->gpu, t->cl_mem, t->cl_offset, dst, numel, t->dtype);
   if (st != MACE_OK) return mace_error_wrap(st, "reading '%s' from the GPU", t->name);
   return MACE_OK;
 }

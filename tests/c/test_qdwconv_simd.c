@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "kernels/cpu/ref/requant.h"
-#include "ops/qgemm_dispatch.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/qgemm_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long cases = 0;

@@ -12,8 +12,7 @@
 #include <unistd.h>
 
 #include "core/checksum.h"
-#include "kernels/cpu/ref/half.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/cpu_device.h"
 #include "runtime/opencl/cl_enqueue.h"
 #include "runtime/opencl/cl_loader.h"
 #include "runtime/opencl/cl_registry.h"
@@ -534,13 +533,11 @@ mace_status mace_cl_write(mace_cl_runtime *rt, void *mem, size_t offset, const v
     return err == CL_SUCCESS ? MACE_OK : cl_fail(err, "clEnqueueWriteBuffer");
   }
   MACE_RETURN_IF_ERROR(staging(rt, STAGING_ELEMS * 2));
-  const mace_simd_kernels *k = mace_simd_active();
-  mace_f32_to_f16_fn narrow = k->f32_to_f16 ? k->f32_to_f16 : mace_f32_to_f16__ref;
   const float *s = src;
   for (size_t done = 0; done < count; done += STAGING_ELEMS) {
     const size_t n = count - done < STAGING_ELEMS ? count - done : STAGING_ELEMS;
     uint16_t *h = rt->staging;
-    narrow(s + done, h, 0, (int64_t)n);
+    mace_cpu_f32_to_f16(s + done, h, (int64_t)n);
     err = note_error(rt, rt->api->clEnqueueWriteBuffer(rt->queue, (cl_mem)mem, CL_TRUE,
                                                        offset + done * 2, n * 2, h, 0, NULL,
                                                        NULL));
@@ -560,8 +557,6 @@ mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, vo
     return err == CL_SUCCESS ? MACE_OK : cl_fail(err, "clEnqueueReadBuffer");
   }
   MACE_RETURN_IF_ERROR(staging(rt, STAGING_ELEMS * 2));
-  const mace_simd_kernels *k = mace_simd_active();
-  mace_f16_to_f32_fn widen = k->f16_to_f32 ? k->f16_to_f32 : mace_f16_to_f32__ref;
   float *d = dst;
   for (size_t done = 0; done < count; done += STAGING_ELEMS) {
     const size_t n = count - done < STAGING_ELEMS ? count - done : STAGING_ELEMS;
@@ -570,8 +565,7 @@ mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, vo
                                                       offset + done * 2, n * 2, h, 0, NULL,
                                                       NULL));
     if (err != CL_SUCCESS) return cl_fail(err, "clEnqueueReadBuffer");
-    /* the kernels index both arrays by i: shift the output to this chunk */
-    widen(h, d + done, 0, (int64_t)n);
+    mace_cpu_f16_to_f32(h, d + done, (int64_t)n);
   }
   return MACE_OK;
 }

@@ -1,6 +1,6 @@
 /* CPU feature detection (once per process) and the ISA level kernels are dispatched on. */
-#ifndef MACE_CORE_CPU_FEATURES_H_
-#define MACE_CORE_CPU_FEATURES_H_
+#ifndef MACE_RUNTIME_CPU_CPU_FEATURES_H_
+#define MACE_RUNTIME_CPU_CPU_FEATURES_H_
 
 /* What the CPU and the OS support (x86: CPUID + XGETBV; aarch64: getauxval(AT_HWCAP)). */
 typedef struct mace_cpu_features {
@@ -34,4 +34,4 @@ int mace_cpu_isa_supported(mace_cpu_isa isa);
 /* "ref", "avx2", "avx512", "neon". */
 const char *mace_cpu_isa_name(mace_cpu_isa isa);
 
-#endif /* MACE_CORE_CPU_FEATURES_H_ */
+#endif /* MACE_RUNTIME_CPU_CPU_FEATURES_H_ */

@@ -1,5 +1,5 @@
 /* CPU feature detection (CPUID/XGETBV on x86-64, AT_HWCAP on aarch64) and MACE_CPU_ISA. */
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 
 #include <pthread.h>
 #include <stdlib.h>
