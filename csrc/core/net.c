@@ -12,7 +12,6 @@
 #include "core/planner.h"
 #include "core/proto_arg.h"
 #include "core/status.h"
-#include "kernels/cpu/ref/half.h"
 #include "kernels/cpu/ref/quantize.h"
 #include "mace.pb-c.h"
 #include "runtime/cpu/cpu_device.h"
