@@ -382,9 +382,11 @@ def _engine_main(conn, eng: str, path: str, wd: str, shape, threads: int, x) -> 
         fn(x)
         while time.perf_counter() < warm_end:
             fn(x)
-        t0 = time.perf_counter()
+        clock = time.process_time if os.environ.get("MACE_COMPARE_CLOCK") == "cpu" else \
+            time.perf_counter
+        t0 = clock()
         fn(x)
-        conn.send((time.perf_counter() - t0) * 1e3)
+        conn.send((clock() - t0) * 1e3)
 
 
 def _busy_main() -> None:
@@ -770,6 +772,10 @@ def main(argv=None) -> int:
                     help="mace int8 (mace.quantize) against onnxruntime and OpenVINO running "
                          "onnxruntime's QDQ model of the same calibration (benchmarks/"
                          "compare_int8.py); --out defaults to benchmarks/RESULTS_int8.md")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="with --int8 at 1 thread: time each run in CPU time (time.process_time, "
+                         "which a preempted run does not inflate: for a shared, loaded machine) "
+                         "and report the minimum over the rounds")
     ap.add_argument("--contention", type=int, nargs="?", const=1, default=0, metavar="N",
                     help="run N CPU-bound processes (default 1) beside the engines for the whole "
                          "measurement")
@@ -809,6 +815,11 @@ def main(argv=None) -> int:
         os.environ["MACE_COMPARE_ORT_THREADS"] = str(args.ort_threads)  # read by the pairs' processes
     if args.int8 and (args.contention or args.interleaved):
         ap.error("--int8 does not take --contention or --interleaved")
+    if args.cpu_time:
+        if not args.int8 or args.threads != [1]:
+            ap.error("--cpu-time goes with --int8 and --threads 1 (a process's CPU time sums "
+                     "its threads)")
+        os.environ["MACE_COMPARE_CLOCK"] = "cpu"  # read by the engines' processes
     if args.int8:
         import compare_int8
         if args.out == os.path.join(HERE, "RESULTS.md"):

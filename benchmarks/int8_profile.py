@@ -12,8 +12,10 @@ python/ folder on PYTHONPATH), the "before" of a C change. ROUNDS rounds run eve
 turn (so machine noise hits them alike); in each, a worker profiles RUNS runs
 (Session.profile) and reports each op's minimum; the table gives, per worker, the median over
 rounds of the sum of those minima, split by op kind (depthwise / other QLinearConv2D by kernel,
-QLinearAdd, ...), and of one plain run's wall time. The load average is printed: on a shared
-machine read the ratios, not the milliseconds. No assertion on timings.
+QLinearAdd, ...), of one plain run's wall time, and of the minimum over RUNS plain runs of the
+process's CPU time (time.process_time; at 1 thread the figure a loaded machine disturbs
+least). The load average is printed: on a shared machine read the ratios and the CPU times,
+not the wall milliseconds. No assertion on timings.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import sys
 import tempfile
 
 import numpy as np
+import onnx
 
 CALIB = 16
 
@@ -44,8 +47,39 @@ for line in sys.stdin:
     t0 = time.perf_counter()
     sess.run(x)
     wall = (time.perf_counter() - t0) * 1e3
-    print(json.dumps({"wall": wall, "ops": [[s["name"], s["type"], s["min_ms"], s["macs"],
-                                             s["out_dims"]] for s in stats]}), flush=True)
+    cpu = []
+    for _ in range(runs):
+        c0 = time.process_time()
+        sess.run(x)
+        cpu.append((time.process_time() - c0) * 1e3)
+    print(json.dumps({"wall": wall, "cpu": min(cpu),
+                      "ops": [[s["name"], s["type"], s["min_ms"], s["macs"], s["out_dims"]]
+                              for s in stats]}), flush=True)
+"""
+
+# A peer engine (benchmarks/compare.py's make_<peer>) on the QDQ model that
+# onnxruntime.quantization.quantize_static makes (benchmarks/compare_int8.py): CPU time only.
+PEER_WORKER = r"""
+import json, sys, time, numpy as np
+bench, peer, path, threads, xpath, runs = sys.argv[1:7]
+sys.path.insert(0, bench)
+import compare
+run = getattr(compare, "make_" + peer)(path, bench, None, int(threads))
+x = np.load(xpath)
+run(x)
+print("ready " + peer, flush=True)
+for line in sys.stdin:
+    if line.strip() != "prof":
+        break
+    t0 = time.perf_counter()
+    run(x)
+    wall = (time.perf_counter() - t0) * 1e3
+    cpu = []
+    for _ in range(int(runs)):
+        c0 = time.process_time()
+        run(x)
+        cpu.append((time.process_time() - c0) * 1e3)
+    print(json.dumps({"wall": wall, "cpu": min(cpu), "ops": []}), flush=True)
 """
 
 
@@ -63,16 +97,20 @@ def _kind(name: str, typ: str, macs: int, dims, model_ops: dict) -> str:
 
 
 class Worker:
-    def __init__(self, label: str, env: dict, path: str, threads: int, xpath: str, runs: int):
+    def __init__(self, label: str, env: dict, path: str, threads: int, xpath: str, runs: int,
+                 peer: str | None = None):
         self.label = label
-        self.proc = subprocess.Popen([sys.executable, "-c", WORKER, path, str(threads), xpath,
-                                      str(runs)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, cwd=tempfile.gettempdir(), env=env)
+        argv = [WORKER, path, str(threads), xpath, str(runs)]
+        if peer:
+            argv = [PEER_WORKER, os.path.dirname(os.path.abspath(__file__)), peer] + argv[1:]
+        self.proc = subprocess.Popen([sys.executable, "-c"] + argv, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True,
+                                     cwd=tempfile.gettempdir(), env=env)
         line = self.proc.stdout.readline().strip()
         if not line.startswith("ready"):
             raise RuntimeError(f"{label}: worker failed to load {path} (see its stderr)")
         self.where = line.split(" ", 1)[1]
-        self.y = np.load(path + ".y.npy")
+        self.y = None if peer else np.load(path + ".y.npy")
 
     def profile(self) -> dict:
         self.proc.stdin.write("prof\n")
@@ -102,6 +140,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5, help="profiled runs per round")
     ap.add_argument("--base", default=None, help="another checkout's python/ folder")
     ap.add_argument("--variants", default="fp32,int8_unfused,int8")
+    ap.add_argument("--peers", default="", help="also time these engines' int8 (QDQ) in CPU "
+                    "time: onnxruntime,openvino")
     args = ap.parse_args()
     import mace
     import mace.zoo
@@ -126,15 +166,28 @@ def main() -> None:
             pb = os.path.join(tmp, f"{name}_{v}.pb")
             models[v].save(pb)
             workers.append((v, Worker(f"{v}", env_new, pb, args.threads, xpath, args.runs)))
-            if args.base and v != "int8":  # the base build lacks the fused op
+            if args.base:
                 pb2 = os.path.join(tmp, f"{name}_{v}_base.pb")
                 models[v].save(pb2)
-                workers.append((v, Worker(f"{v} (base)", env_base, pb2, args.threads, xpath,
-                                          args.runs)))
+                try:
+                    workers.append((v, Worker(f"{v} (base)", env_base, pb2, args.threads, xpath,
+                                              args.runs)))
+                except RuntimeError as e:  # an older base build may lack an op (the fused one)
+                    print(f"  skipped: {e}")
+        if args.peers:
+            from compare_int8 import _ort_qdq
+            fp32_path, qdq_path = (os.path.join(tmp, f"{name}_{k}.onnx") for k in ("f32", "qdq"))
+            onnx.save(model, fp32_path)
+            _ort_qdq(fp32_path, qdq_path, model.graph.input[0].name, calib)
+            for peer in args.peers.split(","):
+                workers.append((peer, Worker(f"{peer} int8", env_new, qdq_path, args.threads,
+                                             xpath, args.runs, peer=peer)))
         for v, w in workers:
-            print(f"  {w.label}: mace from {w.where}")
-        ref = {v: w.y for v, w in workers if "(base)" not in w.label}
+            print(f"  {w.label}: from {w.where}")
+        ref = {v: w.y for v, w in workers if "(base)" not in w.label and w.y is not None}
         for v, w in workers:  # same model, same bytes on either build / graph variant
+            if w.y is None:
+                continue
             want = ref["int8_unfused"] if v.startswith("int8") and "int8_unfused" in ref else ref[v]
             if not np.array_equal(w.y, want):
                 print(f"  WARNING {w.label}: output differs from {v} of this build")
@@ -148,11 +201,11 @@ def main() -> None:
         table = {}
         for label, rs in rows.items():
             per_kind: dict[str, list[float]] = {}
-            totals, walls = [], []
+            totals, walls, cpus = [], [], []
             for v, r in rs:
                 sums: dict[str, float] = {}
                 for op_name, typ, ms, macs, dims in r["ops"]:
-                    k = _kind(op_name, typ, macs, dims, infos[v])
+                    k = _kind(op_name, typ, macs, dims, infos.get(v, {}))
                     sums[k] = sums.get(k, 0.0) + ms
                 for k, s in sums.items():
                     per_kind.setdefault(k, []).append(s)
@@ -160,16 +213,21 @@ def main() -> None:
                         kinds.append(k)
                 totals.append(sum(sums.values()))
                 walls.append(r["wall"])
+                cpus.append(r["cpu"])
             table[label] = ({k: statistics.median(s) for k, s in per_kind.items()},
-                            statistics.median(totals), statistics.median(walls))
+                            statistics.median(totals), statistics.median(walls),
+                            min(cpus))
         labels = list(table)
         print("| op kind (sum of per-op minima, ms) | " + " | ".join(labels) + " |")
         print("|---|" + "---|" * len(labels))
         for k in kinds:
             print(f"| {k} | " + " | ".join(f"{table[lb][0][k]:.2f}" if k in table[lb][0] else ""
                                            for lb in labels) + " |")
-        print("| **total** | " + " | ".join(f"**{table[lb][1]:.2f}**" for lb in labels) + " |")
-        print("| one run's wall time | " + " | ".join(f"{table[lb][2]:.2f}" for lb in labels)
+        print("| **total** | " + " | ".join(f"**{table[lb][1]:.2f}**" if table[lb][1] else ""
+                                           for lb in labels) + " |")
+        print("| one run's wall time (median) | "
+              + " | ".join(f"{table[lb][2]:.2f}" for lb in labels) + " |")
+        print("| one run's CPU time (min) | " + " | ".join(f"{table[lb][3]:.2f}" for lb in labels)
               + " |")
         for _, w in workers:
             w.close()

@@ -7,7 +7,7 @@
 # CPU-only .so. An op selection also leaves out the kernel fields its ops never read (automatic); a
 # selection NAME=OPS_FILE:UNITS also leaves out the kernel units UNITS (MACE_KERNELS_EXCLUDE, comma
 # separated; benchmarks/kernels_unused.py lists those a model's run never calls). One build folder per
-# architecture: a selection recompiles the registry and the SIMD tables (csrc/ops/simd_dispatch.c) and
+# architecture: a selection recompiles the registry and the SIMD tables (csrc/runtime/cpu/simd_dispatch.c) and
 # relinks; OpenCL on/off recompiles the runtime's files.
 #
 #   mace ops --model mobilenet_v2.pb > mnv2.txt; mace ops --model resnet50.pb > r50.txt

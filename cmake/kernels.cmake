@@ -10,16 +10,16 @@
 # includes the prototypes, kernels/cpu/simd/vec_<isa>.h and kernels/cpu/simd/T_impl.inc (written
 # only when its text changes, so a rebuild recompiles what changed); a path x86/F.c or arm/F.c is
 # that hand-written file. Which ISA runs is decided at run time from the CPU's features
-# (csrc/core/cpu_features.c, csrc/ops/simd_dispatch.c, csrc/ops/gemm_dispatch.c).
+# (csrc/runtime/cpu/cpu_features.c, csrc/runtime/cpu/simd_dispatch.c, csrc/runtime/cpu/gemm_dispatch.c).
 
 set(MACE_KERNEL_MANIFEST ${CMAKE_SOURCE_DIR}/kernels/cpu/manifest.inc)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MACE_KERNEL_MANIFEST})
 
 # Each ISA's compile flags (NEON is baseline on aarch64: none). The sub-ISAs avx512vnni and
 # neondot are compiled when their parent ISA is (their kernels are dispatched on the extra CPU
-# feature: csrc/ops/qgemm_dispatch.c).
-set(_mace_flags_avx2 -mavx2 -mfma)
-set(_mace_flags_avx512 -mavx512f -mavx512bw -mfma)
+# feature: csrc/runtime/cpu/qgemm_dispatch.c).
+set(_mace_flags_avx2 -mavx2 -mfma -mf16c)
+set(_mace_flags_avx512 -mavx512f -mavx512bw -mfma -mf16c)
 set(_mace_flags_neon)
 set(_mace_flags_avx512vnni -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma)
 set(_mace_flags_neondot -march=armv8.2-a+dotprod)

@@ -31,7 +31,34 @@ def qrange(dtype, relu: bool = False, zp: int = 0) -> tuple[int, int]:
     return (max(info.min, zp) if relu else info.min), info.max
 
 
+QADD16_MIN_SHIFT, QADD16_MAX_SHIFT = 9, 20
+
+
+def qadd16_params(sa: float, sb: float, sc: float) -> tuple[int, int, int]:
+    """QLinearAdd's narrow form: (m_a, m_b, s), a_scale / c_scale = m_a * 2^-s and b's alike,
+    s the largest shift in [9, 20] with both multipliers at most 32767; s = 0 where none is
+    (the wide form). Each multiplier is requant_params' (mult, shift) rounded half up to 2^-s."""
+    def at(mult: int, shift: int, s: int) -> int:
+        r = 31 + shift - s
+        if mult == 0 or r > 62:
+            return 0
+        return mult << -r if r <= 0 else (mult + (1 << (r - 1))) >> r
+    if not (sa / sc < 64.0 and sb / sc < 64.0):
+        return 0, 0, 0
+    (am, ash), (bm, bsh) = requant_params(sa / sc), requant_params(sb / sc)
+    for s in range(QADD16_MAX_SHIFT, QADD16_MIN_SHIFT - 1, -1):
+        ma, mb = at(am, ash, s), at(bm, bsh, s)
+        if ma <= 32767 and mb <= 32767:
+            return ma, mb, s
+    return 0, 0, 0
+
+
 def qadd(a, sa, za, b, sb, zb, sc, zc, dtype, relu=False) -> np.ndarray:
+    ma, mb, s16 = qadd16_params(sa, sb, sc)
+    if s16:  # the narrow form: (m_a * a + m_b * b + bias) >> s, clamped
+        bias = (1 << (s16 - 1)) - ma * za - mb * zb + (zc << s16)
+        t = (ma * a.astype(np.int64) + mb * b.astype(np.int64) + bias) >> s16
+        return np.clip(t, *qrange(dtype, relu, zc)).astype(dtype)
     s = 2.0 * max(sa, sb)
     ma, ka = requant_params(sa / s)
     mb, kb = requant_params(sb / s)

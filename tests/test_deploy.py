@@ -402,7 +402,7 @@ _REFUSED = [  # (where, key, value, words the reason must contain)
     ("model", "runtime", "dsp", "CPU and GPU (OpenCL) runtimes"),
     ("model", "runtime", "apu", "CPU and GPU (OpenCL) runtimes"),
     ("model", "backend", "cmsis", "MACE Micro"),
-    ("model", "limit_opencl_kernel_time", 1, "OpenCL kernels"),
+    ("model", "limit_opencl_kernel_time", 1, "only used with runtime gpu"),
     ("model", "opencl_queue_window_size", 16, "only used with runtime gpu"),
     ("model", "gpu_data_type", "fp16_fp32", "only used with runtime gpu"),
     ("model", "opencl_binary_file", "p.bin", "only used with runtime gpu"),
@@ -541,7 +541,8 @@ def test_gpu_runtime_keys_become_session_options(tmp_path, runtime):
     (tmp_path / "tuned.bin").write_bytes(b"")
     d = _tiny_config(tmp_path, model_extra={
         "runtime": runtime, "data_type": "fp32_fp32", "opencl_binary_file": "cache/p.bin",
-        "opencl_parameter_file": "tuned.bin", "opencl_queue_window_size": 8},
+        "opencl_parameter_file": "tuned.bin", "opencl_queue_window_size": 8,
+        "limit_opencl_kernel_time": 1},
         sg_extra={"validation_threshold": {"GPU": 0.99}})
     (tmp_path / "cache").mkdir()
     m = deploy.parse(d, str(tmp_path)).models["relu"]
@@ -550,7 +551,7 @@ def test_gpu_runtime_keys_become_session_options(tmp_path, runtime):
         device="gpu", gpu_precision="fp32",
         opencl_binary_file=os.path.join(str(tmp_path), "cache", "p.bin"),
         opencl_parameter_file=os.path.join(str(tmp_path), "tuned.bin"),
-        opencl_queue_window_size=8, gpu_memory="buffer")
+        opencl_queue_window_size=8, limit_opencl_kernel_time=1, gpu_memory="buffer")
     assert m.subgraph.threshold_for("GPU") == 0.99
     for value, memory in (("image", "image"), ("IMAGE", "image"), ("buffer", "buffer")):
         d["models"]["relu"]["cl_mem_type"] = value

@@ -5,7 +5,7 @@ a subprocess of its own, all levels at once. The tests themselves assert the pro
 tolerance against onnxruntime / NumPy.
 
 The level the surrounding run already uses (the detected one, or MACE_CPU_ISA when set) is not
-run again: the ISA choice is read once, from MACE_CPU_ISA alone (csrc/core/cpu_features.c), and
+run again: the ISA choice is read once, from MACE_CPU_ISA alone (csrc/runtime/cpu/cpu_features.c), and
 every dispatch table and the NCHWc block follow mace_cpu_isa_active(), so forcing the active
 level changes nothing. Each subprocess first checks that the engine took the forced level
 (mace._mace.cpu_isa()); a failure names the level and every failing test.

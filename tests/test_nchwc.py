@@ -1,4 +1,4 @@
-"""The blocked activation layout NCHWc (csrc/core/layout.h): chains of pointwise and depthwise
+"""The blocked activation layout NCHWc (csrc/runtime/cpu/layout.h): chains of pointwise and depthwise
 convolutions and element-wise activations run on [N, ceil(C/b), H, W, b] tensors between
 Reorder ops, the channel tail of the last block zero-padded (kernels/cpu/nchwc.h). Each model is
 checked against onnxruntime and against the same model with the pass turned off (MACE_NCHWC=0);
@@ -393,7 +393,7 @@ def test_row_band_and_channel_splits_at_odd_thread_counts(monkeypatch, n, c, hw,
                                                           swish_fused):
     """Large planes are shared between threads in row bands (pointwise and depthwise with
     their SWISH fused or as a standalone Activation, and the residual Add), small ones by
-    channel blocks (ops/nchwc_split.h): both at 3 and 4 threads, on batches, with bands of
+    channel blocks (runtime/cpu/nchwc_split.h): both at 3 and 4 threads, on batches, with bands of
     uneven height."""
     if not swish_fused:
         monkeypatch.setattr(transforms, "FUSABLE_ACTIVATIONS",
@@ -608,7 +608,7 @@ def test_densenet_block_is_one_chain(monkeypatch):
     (converters/transforms.py: batchnorm_to_depthwise), where a BatchNorm op broke the chain;
     the 3x3s of 12 outputs (too few for Winograd) run direct; and every Concat, which also
     reads the plain stem output (at block 16, 24 channels pad too much to be written blocked),
-    stays in the chain, that input reordered once (core/layout.c)."""
+    stays in the chain, that input reordered once (runtime/cpu/layout.c)."""
     g = Net(seed=5)
     h = g.op("Relu", [g.conv("x", 3, 24, k=3, stride=2)])
     feats, c = [h], 24

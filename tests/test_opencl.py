@@ -20,6 +20,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from helpers import assert_close, rand
+import opencl_cases_extra
 
 import mace
 from mace import zoo
@@ -393,6 +394,7 @@ CASES = {
     "softmax_rows": (lambda: _unary("Softmax", shape=(1, 4, 16, 130), axis=-1, low=-8,
                                     high=8), False),
 }
+CASES.update(opencl_cases_extra.CASES)  # Deconv2D and the kinds added with it
 
 
 @pytest.mark.parametrize("precision", list(PRECISIONS))
@@ -683,6 +685,32 @@ def test_mnist_on_gpu_matches_cpu():
 
 
 # ---- devices and missing OpenCL --------------------------------------------------------
+
+def test_release_gpu_idle_then_a_new_session_still_matches_the_cpu():
+    """A closed session's context stays idle for the next one (tests/c/test_cl_context.c
+    counts contexts and programs); release_gpu_idle gives it back, and a session created
+    after that builds a new context and still agrees with the CPU."""
+    import gc
+    b = np.linspace(-1, 1, 48, dtype=np.float32).reshape(1, 3, 4, 4)
+    model = make_model([helper.make_node("Add", ["x", "b"], ["s"]),
+                        helper.make_node("Relu", ["s"], ["y"])],
+                       [("x", np.float32, [1, 3, 4, 4])], [("y", np.float32, None)],
+                       [("b", b)])
+    x = np.linspace(-2, 2, 48, dtype=np.float32).reshape(1, 3, 4, 4)
+    s = gpu_session(model)
+    first = s.run(x)
+    s.close()
+    del s
+    gc.collect()
+    released = mace.release_gpu_idle()
+    assert isinstance(released, int) and released >= 0
+    assert mace.release_gpu_idle() == 0  # nothing idle is left
+    s = gpu_session(model)
+    again = s.run(x)
+    want = mace.Session(model, num_threads=1).run(x)
+    np.testing.assert_allclose(again, want, rtol=PRECISIONS["fp32"])
+    np.testing.assert_array_equal(again, first)
+
 
 def test_devices_lists_pocl_or_the_driver():
     devs = mace.devices()

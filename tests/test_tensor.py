@@ -226,7 +226,7 @@ def test_gpu_tensor_outlives_its_session_and_is_not_host_memory():
     np.testing.assert_allclose(b.run(mid), want, rtol=1e-4, atol=1e-6)
     with pytest.raises(BufferError, match="GPU"):
         memoryview(mid)
-    with pytest.raises(BufferError, match="GPU"):
+    with pytest.raises((BufferError, RuntimeError), match="device"):  # NumPy's (test_gpu_tensor)
         np.from_dlpack(mid)
     assert mid.__dlpack_device__()[0] == 4  # kDLOpenCL
     with pytest.raises(ValueError):

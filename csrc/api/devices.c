@@ -41,3 +41,5 @@ mace_status mace_gpu_list_devices(mace_gpu_info *out, int max, int *n) {
   free(all);
   return st;
 }
+
+int mace_gpu_release_idle(void) { return mace_cl_registry_release_idle(); }

@@ -11,15 +11,16 @@
 #include "api/engine_internal.h"
 #include "api/model_crypto.h"
 #include "core/checksum.h"
-#include "core/cpu_features.h"
 #include "core/net.h"
 #include "core/status.h"
 #include "mace/mace.h"
-#include "runtime/opencl/cl_runtime.h"
+#include "runtime/cpu/cpu_features.h"
+#include "runtime/opencl/cl_device.h"
 
 #define MACE_VERSION_STRING "0.1.0"
 
-/* core/layout.c names the blocked copy of a model tensor "<name>@nchwc" (core/layout.h). */
+/* runtime/cpu/layout.c names the blocked copy of a model tensor "<name>@nchwc"
+ * (runtime/cpu/layout.h). */
 #define NCHWC_SUFFIX "@nchwc"
 
 /* A tensor kept for reading after a run (mace_engine_keep_tensors). */
@@ -31,6 +32,8 @@ typedef struct kept_tensor {
 struct mace_engine {
   mace_net *net;             /* owned */
   mace_cl_runtime *cl;       /* owned, device GPU only; destroyed after the net */
+  mace_runtime gpu;          /* cl behind the device interface (runtime/device.h), when cl is
+                              * set: what the net and the run's copies go through */
   char *cl_files[2];         /* owned copies of the binary cache and tuning file paths */
   mace_threadpool *pool;     /* shared, reference held (mace_threadpool_release) */
   /* owned: aligned copy of the weights (the weights file's bytes, or the caller's buffer
@@ -82,6 +85,12 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
   if (config->opencl_queue_window_size < 0)
     return mace_error(MACE_INVALID_ARGS, "opencl_queue_window_size %d is negative",
                       config->opencl_queue_window_size);
+  if (config->limit_opencl_kernel_time != 0 && config->limit_opencl_kernel_time != 1)
+    return mace_error(MACE_INVALID_ARGS, "limit_opencl_kernel_time %d is neither 0 nor 1",
+                      config->limit_opencl_kernel_time);
+  size_t chunk_items = 0;
+  if (config->limit_opencl_kernel_time)
+    MACE_RETURN_IF_ERROR(mace_cl_chunk_items_default(&chunk_items));
   const char *files[2] = {config->opencl_binary_file, config->opencl_parameter_file};
   for (int i = 0; i < 2; ++i)
     if (files[i] && !(eng->cl_files[i] = strdup(files[i])))
@@ -91,6 +100,7 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
                        .precision = kPrecision[config->gpu_precision],
                        .binary_cache = eng->cl_files[0],
                        .tuning_file = eng->cl_files[1],
+                       .chunk_items = chunk_items,
                        /* launch events only while mace_engine_set_profiling is on */
                        .profiling = 0,
                        .image_memory = config->gpu_memory == MACE_GPU_IMAGE};
@@ -105,6 +115,7 @@ static mace_status create_gpu(mace_engine *eng, const mace_config *config) {
   int64_t max_w, max_h;
   if (cc.image_memory && (st = mace_cl_image_limits(eng->cl, &max_w, &max_h)) != MACE_OK)
     return mace_error_wrap(st, "gpu_memory image");
+  mace_cl_device_init(&eng->gpu, eng->cl);
   return MACE_OK;
 }
 
@@ -129,7 +140,8 @@ static mace_status engine_build(mace_engine *eng, const void *graph, size_t grap
    * engine owns, or a buffer its caller gave it to spend. */
   const int discard = (weights && weights == eng->weights_copy) || config->discard_packed_weights;
   MACE_RETURN_IF_ERROR(mace_net_create_on(graph, graph_size, weights, weights_size, eng->pool,
-                                          eng->cl, config->max_arena_bytes, discard, &eng->net));
+                                          eng->cl ? &eng->gpu : NULL, config->max_arena_bytes,
+                                          discard, &eng->net));
   if (eng->cl) mace_net_set_queue_window(eng->net, config->opencl_queue_window_size);
   int n_in = mace_net_num_inputs(eng->net);
   eng->bound = calloc(n_in ? (size_t)n_in : 1, sizeof(mace_io));
@@ -543,7 +555,7 @@ static void bind_outputs(mace_net *net, const mace_io *inputs, int num_inputs,
 
 /* Output t into the caller's GPU buffer: a copy on the device, or an upload when t was
  * computed on the CPU. Enqueued only (copy_outputs waits). */
-static mace_status write_gpu_output(const mace_engine *eng, const mace_tensor *t,
+static mace_status write_gpu_output(mace_engine *eng, const mace_tensor *t,
                                     mace_gpu_buffer *buffer) {
   mace_tensor_info info;
   fill_info(t, MACE_DF_NONE, &info);
@@ -551,12 +563,11 @@ static mace_status write_gpu_output(const mace_engine *eng, const mace_tensor *t
   const int is_float = t->dtype == MACE_DT_F32;
   MACE_RETURN_IF_ERROR(mace_gpu_buffer_check(eng, buffer, "output", t->name, is_float, bytes));
   void *mem = mace_gpu_buffer_cl_mem(buffer);
+  mace_runtime *gpu = &eng->gpu;
   mace_status st = t->storage != MACE_STORAGE_HOST && t->role != MACE_TENSOR_CONST
-                       ? mace_cl_copy(eng->cl, t->cl_mem, t->cl_offset, mem, 0, bytes)
-                       : mace_cl_write(eng->cl, mem, 0, t->data,
-                                       is_float ? (size_t)mace_tensor_numel(t)
-                                                : mace_tensor_nbytes(t),
-                                       is_float);
+                       ? gpu->ops->copy(gpu, t->cl_mem, t->cl_offset, mem, 0, bytes)
+                       : gpu->ops->copy_in(gpu, mem, 0, t->data, (size_t)mace_tensor_numel(t),
+                                           t->dtype);
   if (st != MACE_OK) return mace_error_wrap(st, "output '%s' into its GPU buffer", t->name);
   return MACE_OK;
 }
@@ -587,7 +598,7 @@ static mace_status check_output_buffers(const mace_net *net, const mace_io *outp
 
 /* Copies the outputs named in `outputs` out of the net after a run (none for those written in
  * place). */
-static mace_status copy_outputs(const mace_engine *eng, mace_io *outputs, int num_outputs) {
+static mace_status copy_outputs(mace_engine *eng, mace_io *outputs, int num_outputs) {
   const mace_net *net = eng->net;
   int on_device = 0;
   for (int k = 0; k < num_outputs; ++k) {
@@ -641,7 +652,7 @@ static mace_status copy_outputs(const mace_engine *eng, mace_io *outputs, int nu
     }
   }
   /* The device copies are done before the caller (or another engine's queue) reads them. */
-  return on_device ? mace_cl_finish(eng->cl) : MACE_OK;
+  return on_device ? eng->gpu.ops->sync(&eng->gpu) : MACE_OK;
 }
 
 /* Puts the bound inputs where the net reads them: an input in the model's layout is read in
@@ -659,12 +670,9 @@ static mace_status read_inputs(mace_engine *eng, const mace_io *bound) {
       void *mem = mace_gpu_buffer_cl_mem(x->gpu_buffer);
       int needs_host = 0;
       MACE_RETURN_IF_ERROR(mace_net_bind_device_input(net, i, mem, &needs_host));
-      const int is_float = t->dtype == MACE_DT_F32;
       if (needs_host && mace_tensor_nbytes(t))
-        MACE_RETURN_IF_ERROR(mace_cl_read(eng->cl, mem, 0, t->data,
-                                          is_float ? (size_t)mace_tensor_numel(t)
-                                                   : mace_tensor_nbytes(t),
-                                          is_float));
+        MACE_RETURN_IF_ERROR(eng->gpu.ops->copy_out(&eng->gpu, mem, 0, t->data,
+                                                    (size_t)mace_tensor_numel(t), t->dtype));
     } else if (needs_transpose(x->format, io->format, x->ndim))
       copy_nhwc_nchw(x->data, t->data, t->dims, mace_dtype_size(t->dtype), 1);
     else if (mace_tensor_nbytes(t) &&
@@ -720,7 +728,7 @@ mace_status mace_engine_release_intermediate_buffers(mace_engine *eng) {
 mace_status mace_engine_set_profiling(mace_engine *eng, int on) {
   if (!eng) return mace_error(MACE_INVALID_ARGS, "engine is NULL");
   mace_net_set_profiling(eng->net, on);
-  if (eng->cl) mace_cl_set_profiling(eng->cl, on);
+  if (eng->cl) eng->gpu.ops->set_profiling(&eng->gpu, on);
   return MACE_OK;
 }
 

@@ -1,5 +1,6 @@
 /* The public GPU buffers (mace_gpu_buffer in mace/mace.h) over the runtime's mace_cl_buffer. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "api/engine_internal.h"
 #include "core/status.h"
@@ -95,5 +96,18 @@ mace_status mace_gpu_buffer_check(const mace_engine *engine, const mace_gpu_buff
   if (mace_cl_buffer_size(buffer->cl) < bytes)
     return mace_error(MACE_INVALID_INPUT, "%s '%s' needs %zu bytes on the GPU, its buffer has "
                       "%zu", what, name, bytes, mace_cl_buffer_size(buffer->cl));
+  return MACE_OK;
+}
+
+mace_status mace_engine_gpu_launch_stat(const mace_engine *engine, mace_gpu_launch_stat *stat) {
+  if (!engine || !stat) return mace_error(MACE_INVALID_ARGS, "NULL argument");
+  memset(stat, 0, sizeof(*stat));
+  const mace_cl_runtime *rt = mace_engine_cl_runtime(engine);
+  if (!rt) return MACE_OK;
+  mace_cl_launch_stats s;
+  mace_cl_runtime_launch_stats(rt, &s);
+  stat->launches = s.launches;
+  stat->chunked_launches = s.chunked_launches;
+  stat->chunks = s.chunks;
   return MACE_OK;
 }

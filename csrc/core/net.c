@@ -8,13 +8,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/layout.h"
 #include "core/placement.h"
 #include "core/planner.h"
+#include "core/proto_arg.h"
 #include "core/status.h"
-#include "kernels/cpu/ref/half.h"
 #include "kernels/cpu/ref/quantize.h"
 #include "mace.pb-c.h"
+#include "runtime/cpu/cpu_device.h"
 
 
 /* ---- tensor names ---------------------------------------------------------------------- */
@@ -276,9 +276,9 @@ static mace_status widen_const(const Mace__ConstTensor *ct, mace_tensor *t) {
   float *wide = mace_aligned_alloc((size_t)(n ? n : 1) * sizeof(float));
   if (!wide) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory widening '%s'", t->name);
   if (t->dtype == MACE_DT_F16)
-    mace_f16_to_f32__ref((const uint16_t *)t->data, wide, 0, n);
+    mace_cpu_f16_to_f32(t->data, wide, n);
   else if (t->dtype == MACE_DT_BF16)
-    mace_bf16_to_f32__ref((const uint16_t *)t->data, wide, 0, n);
+    mace_cpu_bf16_to_f32(t->data, wide, n);
   else
     s = widen_int8(ct, t, wide, n);
   if (s != MACE_OK) {
@@ -411,7 +411,7 @@ static mace_status create_op(mace_net *net, int index, const mace_arg *args) {
   mace_dtype dt = op->n_inputs ? op->inputs[0]->dtype : MACE_DT_F32;
   /* With a GPU, its kind when the type has one (core/placement.h), unless infer needs the
    * op's outputs as values (those ops run at infer, on the host). */
-  op->kind = net->cl && !is_value_name(net, od->output[0])
+  op->kind = net->gpu && !is_value_name(net, od->output[0])
                  ? mace_placement_gpu_kind(net, op->type, dt, od->output, od->n_output) : NULL;
   if (!op->kind) op->kind = mace_registry_find(op->type, MACE_DEVICE_CPU, dt);
   if (!op->kind) {
@@ -728,7 +728,7 @@ static mace_status load_outputs(mace_net *net) {
 
 static mace_status create_net(const void *graph, size_t graph_size, const uint8_t *weights,
                               size_t weights_size, mace_threadpool *pool,
-                              struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                              struct mace_runtime *gpu, int64_t max_arena_bytes,
                               int discard_packed, int size_at_run, mace_net **out);
 
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
@@ -747,15 +747,15 @@ mace_status mace_net_create_nested(const void *graph, size_t graph_size, const u
  * devices is made once for all shapes. */
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
-                               struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                               struct mace_runtime *gpu, int64_t max_arena_bytes,
                                int discard_packed, mace_net **out) {
-  return create_net(graph, graph_size, weights, weights_size, pool, cl, max_arena_bytes,
-                    discard_packed, cl == NULL, out);
+  return create_net(graph, graph_size, weights, weights_size, pool, gpu, max_arena_bytes,
+                    discard_packed, gpu == NULL, out);
 }
 
 static mace_status create_net(const void *graph, size_t graph_size, const uint8_t *weights,
                               size_t weights_size, mace_threadpool *pool,
-                              struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                              struct mace_runtime *gpu, int64_t max_arena_bytes,
                               int discard_packed, int size_at_run, mace_net **out) {
   *out = NULL;
   if (!graph || graph_size == 0) return mace_error(MACE_INVALID_MODEL, "the graph is empty");
@@ -763,10 +763,10 @@ static mace_status create_net(const void *graph, size_t graph_size, const uint8_
   if (!net) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
   mace_status st = MACE_OK;
   net->pool = pool;
-  net->cl = cl;
+  net->gpu = gpu;
   net->max_arena_bytes = max_arena_bytes;
   net->size_at_run = size_at_run;
-  net->discard_packed = discard_packed && !cl;
+  net->discard_packed = discard_packed && !gpu;
   net->weights = weights;
   net->weights_size = weights ? weights_size : 0;
   net->def = mace__net_def__unpack(NULL, graph_size, graph);
@@ -782,10 +782,13 @@ static mace_status create_net(const void *graph, size_t graph_size, const uint8_
                     net->weights_size, (long long)net->def->weights_size);
     goto fail;
   }
-  /* Chains of ops that gain from the blocked layout get it, with Reorders at their ends. */
-  /* (Not with a GPU: its kernels read plain tensors, and ops fall back to the CPU one by one.) */
+  /* The device rewrites the graph for itself: on the CPU, chains of ops that gain from the
+   * blocked layout get it, with Reorders at their ends (runtime/cpu/layout.h). Not with a GPU:
+   * its kernels read plain tensors, and ops fall back to the CPU one by one. */
+  mace_runtime *dev = gpu ? gpu : mace_cpu_device();
   int n_reorders = 0;
-  if (!cl && (st = mace_layout_nchwc(net->def, mace_nchwc_block(), &n_reorders)) != MACE_OK)
+  if (dev->ops->prepare_graph &&
+      (st = dev->ops->prepare_graph(dev, net->def, &n_reorders)) != MACE_OK)
     goto fail;
   size_t n_tensors = net->def->n_tensors + net->def->n_input_info;
   net->max_outputs = 1;
@@ -800,7 +803,7 @@ static mace_status create_net(const void *graph, size_t graph_size, const uint8_
     goto fail;
   }
   /* With a GPU, room for copies of each tensor in the other places (host, buffer, image). */
-  net->tensor_capacity = (int)(cl ? 4 * n_tensors : n_tensors);
+  net->tensor_capacity = (int)(gpu ? 4 * n_tensors : n_tensors);
   net->table_size = net->tensor_capacity * 2 + 1;
   net->tensors = calloc(n_tensors ? (size_t)net->tensor_capacity : 1, sizeof(mace_tensor));
   net->name_table = malloc((size_t)net->table_size * sizeof(int));
@@ -829,7 +832,7 @@ static mace_status create_net(const void *graph, size_t graph_size, const uint8_
   }
   if ((st = mace_planner_create(net->tensor_capacity, net->n_ops, &net->planner)) != MACE_OK)
     goto fail;
-  if (cl && (st = mace_placement_create(net)) != MACE_OK) goto fail;
+  if (gpu && (st = mace_placement_create(net)) != MACE_OK) goto fail;
   for (int i = 0; i < net->table_size; ++i) net->name_table[i] = -1;
   if ((st = load_consts(net)) != MACE_OK) goto fail;
   if ((st = mark_value_names(net)) != MACE_OK) goto fail;
@@ -963,7 +966,7 @@ mace_status mace_net_run(mace_net *net) {
     double t0 = net->profiling ? now_ms() : 0;
     const int sized = op->kind->sized_at_run && net->any_bounded;
     if (sized) mace_net_snap_dims(net, op);
-    st = op->kind->run(op);
+    st = net->placement ? mace_placement_run_op(net, i) : op->kind->run(op);
     if (st == MACE_OK && sized) st = mace_net_sized_op_done(net, i);
     if (st != MACE_OK) {
       /* Ops name themselves in their messages; add the name only where one did not. */

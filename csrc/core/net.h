@@ -28,17 +28,17 @@ typedef struct mace_net_io {
  * 64-byte aligned (the engine copies it otherwise). `pool` is borrowed. */
 mace_status mace_net_create(const void *graph, size_t graph_size, const uint8_t *weights,
                             size_t weights_size, mace_threadpool *pool, mace_net **out);
-/* The same with an OpenCL runtime (borrowed; it must outlive the net): ops with a GPU kernel
- * run on the GPU, the others on the CPU, with copies between them (core/placement.h).
- * cl NULL: mace_net_create. max_arena_bytes: the arena ceiling as mace_config's field of
+/* The same with a GPU's runtime (runtime/device.h; borrowed, it must outlive the net): ops with
+ * a GPU kernel run on the GPU, the others on the CPU, with copies between them
+ * (core/placement.h). gpu NULL: mace_net_create. max_arena_bytes: the arena ceiling as mace_config's field of
  * that name (0: mace_arena_ceiling()'s default; < 0: none). discard_packed: the weights are
  * the net's to spend: as the build packs them, mace_net_discard_packed_weights gives back the
  * pages of those read only packed (so the build never holds a packed copy and its original of
  * them all at once). */
-struct mace_cl_runtime;
+struct mace_runtime;
 mace_status mace_net_create_on(const void *graph, size_t graph_size, const uint8_t *weights,
                                size_t weights_size, mace_threadpool *pool,
-                               struct mace_cl_runtime *cl, int64_t max_arena_bytes,
+                               struct mace_runtime *gpu, int64_t max_arena_bytes,
                                int discard_packed, mace_net **out);
 /* mace_net_create for a sub-net: with size_at_run 0, ops of sized_at_run kinds run during
  * infer (their inputs become values), as a Loop body needs, whose iterations infer walks. */

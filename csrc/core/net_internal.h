@@ -40,10 +40,11 @@ struct mace_net {
   mace_threadpool *pool;      /* borrowed */
   int profiling;
   double *op_ms;              /* owned, per op */
-  /* The engine's OpenCL runtime (borrowed), NULL when the net runs on the CPU alone; then
-   * `placement` (owned) says which ops run on the GPU and moves tensors between devices
-   * (core/placement.h). Tensors [n_tensors, tensor_capacity) are room for its copies. */
-  struct mace_cl_runtime *cl;
+  /* The engine's GPU runtime (borrowed, runtime/device.h), NULL when the net runs on the CPU
+   * alone; then `placement` (owned) says which ops run on the GPU and moves tensors between
+   * devices through the device interface (core/placement.h). Tensors [n_tensors,
+   * tensor_capacity) are room for its copies. */
+  struct mace_runtime *gpu;
   struct mace_placement *placement;
   int tensor_capacity;
   int queue_window;           /* GPU: wait for the queue every that many kernels (0: never) */

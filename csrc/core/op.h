@@ -77,7 +77,7 @@ typedef struct mace_op_kind {
   mace_status (*run)(mace_op *op);           /* required */
   void (*release)(mace_op *op);              /* optional: frees what init allocated */
   /* Optional: whether the op can take its computed inputs and give output 0 in the blocked
-   * NCHWc layout of `block` channels (core/layout.h). Asked at net build, before any shape
+   * NCHWc layout of `block` channels (runtime/cpu/layout.h). Asked at net build, before any shape
    * is known, on an op that has only its name, type, args and state (scratch, zeroed) and
    * inputs[k] = the constant tensor (dims and dtype, no data) or NULL for a computed input.
    * Returns MACE_NCHWC_NO, MACE_NCHWC_ELEMENTWISE (layout-agnostic: worth blocking only
@@ -136,7 +136,8 @@ struct mace_op {
   size_t scratch_bytes;      /* set by infer; the planner places it in the arena */
   void *scratch;             /* valid during run only */
   mace_threadpool *pool;     /* borrowed from the engine */
-  struct mace_cl_runtime *cl; /* borrowed from the engine: set for kinds of MACE_DEVICE_GPU */
+  struct mace_cl_runtime *cl; /* borrowed from the engine: set by the GPU device's bind_op
+                              * (runtime/opencl/cl_device.c) for kinds of MACE_DEVICE_GPU */
   /* The net's weights blob (borrowed): ops that build sub-nets (If, Loop, Scan) create them on
    * it, since a subgraph's constants live in the same blob as the outer graph's. */
   const uint8_t *weights;

@@ -9,11 +9,14 @@
 
 #include "core/placement_image.h"
 #include "core/status.h"
-#include "runtime/opencl/cl_runtime.h"
+#include "runtime/device.h"
 
-/* A transfer step: a copy of a tensor to the other device, run before op `before`. */
+/* A step run before op `before`: a transfer (a copy of a tensor to the other device) or a
+ * transform (a tensor's buffer <-> image copy, core/placement_image.h). */
 typedef struct transfer_step {
-  mace_op op;               /* kind: transfer_kind; name: the copy's name (borrowed) */
+  mace_op op;               /* first: the kind's run gets &op; kind: transfer_kind,
+                             * to_image_kind or to_buffer_kind; name: the copy's name (borrowed) */
+  mace_runtime *gpu;        /* the device the copy goes to, comes from or is made on (borrowed) */
   mace_tensor *io[2];       /* op.inputs = io (the source), op.outputs = io + 1 (the copy) */
   int before;
   int skipped;              /* the copy is a caller's device buffer this run: no step */
@@ -38,9 +41,9 @@ struct mace_placement {
   sched_entry *sched;       /* owned, n_ops + n_steps */
   int n_sched;
   mace_planner *planner;    /* owned: the device arena's planner */
-  void *arena;              /* owned cl_mem, arena_capacity bytes */
+  void *arena;              /* owned device memory (a cl_mem), arena_capacity bytes */
   int64_t arena_capacity;
-  void **consts;            /* owned cl_mems of uploaded constants */
+  void **consts;            /* owned device memory of uploaded constants */
   int n_consts, cap_consts;
   int gpu_ops_queued;       /* GPU ops enqueued since the last wait (queue window) */
   void **bound_mem;         /* owned array, per tensor: the caller's cl_mem a device copy of a
@@ -52,18 +55,11 @@ struct mace_placement {
   mace_image_pool images;   /* image2d memory of the image tensors (placement_image.c) */
 };
 
-static int is_f32(const mace_tensor *t) { return t->dtype == MACE_DT_F32; }
 static int is_image(const mace_tensor *t) { return t->storage == MACE_STORAGE_CL_IMAGE2D; }
 
-/* Bytes of t on the device: float tensors in the runtime's precision. */
+/* Bytes of t on the device: float tensors in the device's precision. */
 static size_t device_bytes(const mace_net *net, const mace_tensor *t) {
-  size_t es = is_f32(t) ? mace_cl_runtime_elem_size(net->cl) : mace_dtype_size(t->dtype);
-  return (size_t)mace_tensor_numel(t) * es;
-}
-
-/* The count mace_cl_write/read take for t: elements of a float tensor, else bytes. */
-static size_t device_count(const mace_tensor *t) {
-  return is_f32(t) ? (size_t)mace_tensor_numel(t) : mace_tensor_nbytes(t);
+  return (size_t)mace_tensor_numel(t) * net->gpu->ops->elem_size(net->gpu, t->dtype);
 }
 
 static int on_gpu(const mace_tensor *t) {
@@ -84,15 +80,16 @@ static mace_status transfer_infer(mace_op *op) {
 }
 
 static mace_status transfer_run(mace_op *op) {
+  mace_runtime *gpu = ((transfer_step *)op)->gpu;
   const mace_tensor *src = op->inputs[0];
   mace_tensor *dst = op->outputs[0];
-  const size_t count = device_count(src);
-  if (!count) return MACE_OK;
+  const size_t numel = (size_t)mace_tensor_numel(src);
+  if (!numel) return MACE_OK;
   mace_status st = dst->storage == MACE_STORAGE_CL_BUFFER
-                       ? mace_cl_write(op->cl, dst->cl_mem, dst->cl_offset, src->data, count,
-                                       is_f32(src))
-                       : mace_cl_read(op->cl, src->cl_mem, src->cl_offset, dst->data, count,
-                                      is_f32(src));
+                       ? gpu->ops->copy_in(gpu, dst->cl_mem, dst->cl_offset, src->data, numel,
+                                           src->dtype)
+                       : gpu->ops->copy_out(gpu, src->cl_mem, src->cl_offset, dst->data, numel,
+                                            src->dtype);
   if (st != MACE_OK) return mace_error_wrap(st, "op '%s' (copy of '%s')", op->name, src->name);
   return MACE_OK;
 }
@@ -102,6 +99,26 @@ static const mace_op_kind transfer_kind = {.type = "Transfer",
                                            .dtype = MACE_DT_INVALID,
                                            .infer = transfer_infer,
                                            .run = transfer_run};
+
+/* The buffer <-> image transforms (core/placement_image.h), a step each like a transfer. */
+static mace_status to_image_run(mace_op *op) {
+  return mace_image_transform(((transfer_step *)op)->gpu, op, 1);
+}
+
+static mace_status to_buffer_run(mace_op *op) {
+  return mace_image_transform(((transfer_step *)op)->gpu, op, 0);
+}
+
+static const mace_op_kind to_image_kind = {.type = "BufferToImage",
+                                           .device = MACE_DEVICE_GPU,
+                                           .dtype = MACE_DT_INVALID,
+                                           .infer = transfer_infer,
+                                           .run = to_image_run};
+static const mace_op_kind to_buffer_kind = {.type = "ImageToBuffer",
+                                            .device = MACE_DEVICE_GPU,
+                                            .dtype = MACE_DT_INVALID,
+                                            .infer = transfer_infer,
+                                            .run = to_buffer_run};
 
 /* ---- lifetime -------------------------------------------------------------------------- */
 
@@ -132,10 +149,10 @@ mace_status mace_placement_create(mace_net *net) {
 void mace_placement_release(mace_net *net) {
   mace_placement *pl = net->placement;
   if (!pl) return;
-  if (pl->arena) mace_cl_free(net->cl, pl->arena);
+  if (pl->arena) net->gpu->ops->free(net->gpu, pl->arena);
   pl->arena = NULL;
   pl->arena_capacity = 0;
-  mace_image_pool_release(&pl->images, net->cl);
+  mace_image_pool_release(&pl->images, net->gpu);
   for (int i = 0; i < net->n_tensors; ++i)
     if (on_gpu(&net->tensors[i]) || is_image(&net->tensors[i])) net->tensors[i].cl_mem = NULL;
 }
@@ -144,7 +161,7 @@ void mace_placement_destroy(mace_net *net) {
   mace_placement *pl = net->placement;
   if (!pl) return;
   mace_placement_release(net);
-  for (int i = 0; i < pl->n_consts; ++i) mace_cl_free(net->cl, pl->consts[i]);
+  for (int i = 0; i < pl->n_consts; ++i) net->gpu->ops->free(net->gpu, pl->consts[i]);
   free(pl->consts);
   free(pl->is_copy);
   free(pl->twin);
@@ -211,10 +228,11 @@ static mace_status const_copy(mace_net *net, int idx, mace_tensor **out) {
   const mace_tensor *t = &net->tensors[idx];
   size_t bytes = device_bytes(net, t);
   void *mem = NULL;
-  mace_status st = mace_cl_alloc(net->cl, bytes ? bytes : 64, &mem);
+  mace_status st = net->gpu->ops->alloc(net->gpu, bytes ? bytes : 64, &mem);
   if (st != MACE_OK) return mace_error_wrap(st, "uploading constant '%s'", t->name);
   pl->consts[pl->n_consts++] = mem;
-  if (bytes && (st = mace_cl_write(net->cl, mem, 0, t->data, device_count(t), is_f32(t))) != MACE_OK)
+  if (bytes && (st = net->gpu->ops->copy_in(net->gpu, mem, 0, t->data,
+                                            (size_t)mace_tensor_numel(t), t->dtype)) != MACE_OK)
     return mace_error_wrap(st, "uploading constant '%s'", t->name);
   int c;
   MACE_RETURN_IF_ERROR(add_copy(net, idx, "gpu", MACE_TENSOR_CONST, 0, &c));
@@ -236,7 +254,7 @@ static int is_mask_bit(unsigned mask, int k) { return k < 32 && (mask >> k) & 1u
 
 mace_status mace_placement_bind_inputs(mace_net *net, mace_op *op) {
   const mace_placement *pl = net->placement;
-  op->cl = net->cl;
+  if (net->gpu->ops->bind_op) net->gpu->ops->bind_op(net->gpu, op);
   for (int k = 0; k < op->n_inputs; ++k) {
     int idx = (int)(op->inputs[k] - net->tensors);
     while (pl->is_copy[idx]) idx = pl->origin[idx];
@@ -276,7 +294,7 @@ const mace_op_kind *mace_placement_gpu_kind(const mace_net *net, const char *typ
     for (size_t j = 0; j < net->def->n_output_info; ++j)
       gives_output |= net->def->output_info[j]->name &&
                       strcmp(outputs[i], net->def->output_info[j]->name) == 0;
-  if (mace_cl_runtime_image_memory(net->cl) && !gives_output)
+  if (net->gpu->ops->image_memory && net->gpu->ops->image_memory(net->gpu) && !gives_output)
     k = mace_registry_find_image(type, dt);
   return k ? k : mace_registry_find(type, MACE_DEVICE_GPU, dt);
 }
@@ -358,7 +376,7 @@ static void add_step(mace_net *net, mace_tensor *src, int c, int i, const mace_o
     s->op.n_inputs = 1;
     s->op.outputs = s->io + 1;
     s->op.n_outputs = 1;
-    s->op.cl = net->cl;
+    s->gpu = net->gpu;
     s->op.pool = net->pool;
     s->before = i;
     pl->copy_first[c] = i;
@@ -395,7 +413,7 @@ static mace_status transform_copy(mace_net *net, int idx, int i, int *out) {
   copy->view_of = NULL;
   copy->storage = to_image ? MACE_STORAGE_CL_IMAGE2D : MACE_STORAGE_CL_BUFFER;
   add_step(net, &net->tensors[idx], c, i,
-           to_image ? &mace_image_to_image_kind : &mace_image_to_buffer_kind);
+           to_image ? &to_image_kind : &to_buffer_kind);
   *out = c;
   return MACE_OK;
 }
@@ -578,7 +596,7 @@ static mace_status assign_images(mace_net *net) {
     last[i] = pl->is_copy[i] ? pl->copy_last[i] : pt->last;
     if (pt->flags & MACE_PLAN_KEEP) last[i] = net->n_ops;
   }
-  st = mace_image_pool_assign(&pl->images, net->cl, net->tensors, n, first, last);
+  st = mace_image_pool_assign(&pl->images, net->gpu, net->tensors, n, first, last);
 done:
   free(first);
   free(last);
@@ -590,7 +608,7 @@ mace_status mace_placement_prepare(mace_net *net) {
   if (!pl->arena) {
     int64_t bytes = mace_planner_arena_bytes(pl->planner);
     if (bytes < MACE_ALIGN) bytes = MACE_ALIGN;
-    mace_status st = mace_cl_alloc(net->cl, (size_t)bytes, &pl->arena);
+    mace_status st = net->gpu->ops->alloc(net->gpu, (size_t)bytes, &pl->arena);
     if (st != MACE_OK) {
       pl->arena = NULL;
       return mace_error_wrap(st, "allocating the %lld-byte device arena", (long long)bytes);
@@ -618,9 +636,15 @@ mace_status mace_placement_prepare(mace_net *net) {
 /* ---- run ------------------------------------------------------------------------------- */
 
 mace_status mace_placement_run_begin(mace_net *net) {
-  mace_cl_profile_reset(net->cl);
+  net->gpu->ops->profile_reset(net->gpu);
   net->placement->gpu_ops_queued = 0;
   return MACE_OK;
+}
+
+mace_status mace_placement_run_op(mace_net *net, int index) {
+  mace_op *op = &net->ops[index];
+  if (op->kind->device != MACE_DEVICE_GPU) return op->kind->run(op); /* the CPU's kinds */
+  return net->gpu->ops->run_op(net->gpu, op);
 }
 
 mace_status mace_placement_run_steps(mace_net *net, int index) {
@@ -632,12 +656,12 @@ mace_status mace_placement_run_steps(mace_net *net, int index) {
     const int kernel = step->kind != &transfer_kind; /* a transform: timed by its event */
     double t0 = 0;
     if (net->profiling && !kernel) { /* time the copy alone, not the kernels queued before it */
-      MACE_RETURN_IF_ERROR(mace_cl_finish(net->cl));
+      MACE_RETURN_IF_ERROR(net->gpu->ops->sync(net->gpu));
       t0 = now_ms();
     }
     MACE_RETURN_IF_ERROR(step->kind->run(step));
     if (net->profiling)
-      pl->step_ms[s] = kernel ? mace_cl_profile_ms(net->cl, step->name) : now_ms() - t0;
+      pl->step_ms[s] = kernel ? net->gpu->ops->profile_ms(net->gpu, step->name) : now_ms() - t0;
   }
   return MACE_OK;
 }
@@ -646,13 +670,13 @@ double mace_placement_op_done(mace_net *net, int index, double wall_ms) {
   mace_placement *pl = net->placement;
   if (!pl->op_gpu[index] || net->ops[index].kind->device != MACE_DEVICE_GPU) return wall_ms;
   if (net->queue_window > 0 && ++pl->gpu_ops_queued >= net->queue_window) {
-    (void)mace_cl_finish(net->cl); /* an error surfaces at run end */
+    (void)net->gpu->ops->sync(net->gpu); /* an error surfaces at run end */
     pl->gpu_ops_queued = 0;
   }
-  return net->profiling ? mace_cl_profile_ms(net->cl, net->ops[index].name) : wall_ms;
+  return net->profiling ? net->gpu->ops->profile_ms(net->gpu, net->ops[index].name) : wall_ms;
 }
 
-mace_status mace_placement_run_end(mace_net *net) { return mace_cl_finish(net->cl); }
+mace_status mace_placement_run_end(mace_net *net) { return net->gpu->ops->sync(net->gpu); }
 
 /* ---- queries --------------------------------------------------------------------------- */
 
@@ -671,9 +695,11 @@ const mace_op *mace_placement_step(const mace_net *net, int i, double *ms) {
 }
 
 mace_status mace_placement_read(const mace_net *net, const mace_tensor *t, void *dst) {
-  const size_t count = device_count(t);
-  if (!count) return MACE_OK;
-  mace_status st = is_image(t) ? mace_image_read(net->cl, t, dst) : mace_cl_read(net->cl, t->cl_mem, t->cl_offset, dst, count, is_f32(t));
+  const size_t numel = (size_t)mace_tensor_numel(t);
+  if (!numel) return MACE_OK;
+  mace_status st =
+      is_image(t) ? mace_image_read(net->gpu, t, dst)
+                  : net->gpu->ops->copy_out(net->gpu, t->cl_mem, t->cl_offset, dst, numel, t->dtype);
   if (st != MACE_OK) return mace_error_wrap(st, "reading '%s' from the GPU", t->name);
   return MACE_OK;
 }

@@ -20,15 +20,18 @@
  * the dims of (dims_only_inputs) are never copied. Model inputs stay on
  * the host (a transfer step uploads them); model outputs computed on the GPU stay there and
  * the engine reads them back (mace_net_read_tensor). Float (f32) tensors are stored on the
- * device in the runtime's precision (mace_cl_runtime_elem_size bytes an element).
+ * device in its precision (its elem_size bytes an element).
+ *
+ * The GPU is reached only through the device interface (runtime/device.h, net->gpu): memory,
+ * copies, binding and running its ops, waiting, profiling. Nothing here names OpenCL.
  *
  * Device memory: a second mace_planner over the same tensor indices plans one device buffer
- * (mace_cl_alloc) for the device-resident tensors, as the host planner does the host arena;
+ * (the device's alloc) for the device-resident tensors, as the host planner does the host arena;
  * each planner sees the other device's tensors as MACE_PLAN_OUTSIDE. Op scratch stays in the
  * host arena. Placement is recomputed after every full build, so new input shapes re-infer
  * and re-plan both arenas.
  *
- * Image memory (mace_cl_runtime_image_memory): ops of an image kind (mace_op_kind.cl_image)
+ * Image memory (the device's image_memory): ops of an image kind (mace_op_kind.cl_image)
  * read their computed inputs and write their outputs as image2d tensors (storage
  * MACE_STORAGE_CL_IMAGE2D, outside both arenas, in images of core/placement_image.c's pool).
  * A buffer tensor an image op reads gets an image copy "<name>:to_image" and an image tensor a
@@ -42,16 +45,16 @@
 
 typedef struct mace_placement mace_placement;
 
-/* The placement of `net` (net->cl set): owned by the net, mace_placement_destroy frees it with
+/* The placement of `net` (net->gpu set): owned by the net, mace_placement_destroy frees it with
  * the device arena and the uploaded constants. */
 mace_status mace_placement_create(mace_net *net);
 void mace_placement_destroy(mace_net *net);
 
 /* ---- build (core/net.c, in op order) ---- */
 
-/* Before init and before each infer: sets op->cl and points op's inputs at the tensors the
- * model names, but for a GPU kind its constants at their device copies (uploaded at the first
- * use). */
+/* Before init and before each infer: binds op to the GPU (the device's bind_op: op->cl) and
+ * points op's inputs at the tensors the model names, but for a GPU kind its constants at their
+ * device copies (uploaded at the first use). */
 mace_status mace_placement_bind_inputs(mace_net *net, mace_op *op);
 /* The GPU kind of op `index` refused its shapes: whether a CPU kind exists, and the switch to
  * it (release, new state, init). */
@@ -93,6 +96,9 @@ void mace_placement_clear_device_inputs(mace_net *net);
 /* ---- run ---- */
 
 mace_status mace_placement_run_begin(mace_net *net);
+/* Runs op `index`: a GPU kind through the GPU's run_op, a CPU kind (or a view that follows its
+ * input to the GPU) directly. */
+mace_status mace_placement_run_op(mace_net *net, int index);
 /* Runs the transfer steps due before op `index`. */
 mace_status mace_placement_run_steps(mace_net *net, int index);
 /* After op `index` ran on the GPU: its device milliseconds when profiling (else `wall_ms`),

@@ -4,44 +4,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static mace_status transform_infer(mace_op *op) {
-  (void)op;
-  return MACE_OK;
-}
-
-static mace_status to_image_run(mace_op *op) {
+mace_status mace_image_transform(mace_runtime *gpu, mace_op *op, int to_image) {
   const mace_tensor *src = op->inputs[0];
   mace_tensor *dst = op->outputs[0];
   if (!mace_tensor_numel(src)) return MACE_OK;
-  mace_status st = mace_cl_image_from_buffer(op->cl, src->cl_mem, src->cl_offset, dst->cl_mem,
-                                             src->dims, op->name);
-  if (st != MACE_OK) return mace_error_wrap(st, "op '%s' (image of '%s')", op->name, src->name);
-  return MACE_OK;
-}
-
-static mace_status to_buffer_run(mace_op *op) {
-  const mace_tensor *src = op->inputs[0];
-  mace_tensor *dst = op->outputs[0];
-  if (!mace_tensor_numel(src)) return MACE_OK;
-  mace_status st = mace_cl_image_to_buffer(op->cl, src->cl_mem, dst->cl_mem, dst->cl_offset,
+  mace_status st =
+      to_image ? gpu->ops->image_from_buffer(gpu, src->cl_mem, src->cl_offset, dst->cl_mem,
+                                             src->dims, op->name)
+               : gpu->ops->image_to_buffer(gpu, src->cl_mem, dst->cl_mem, dst->cl_offset,
                                            src->dims, op->name);
-  if (st != MACE_OK) return mace_error_wrap(st, "op '%s' (buffer of '%s')", op->name, src->name);
+  if (st != MACE_OK)
+    return mace_error_wrap(st, "op '%s' (%s of '%s')", op->name, to_image ? "image" : "buffer",
+                           src->name);
   return MACE_OK;
 }
 
-const mace_op_kind mace_image_to_image_kind = {.type = "BufferToImage",
-                                               .device = MACE_DEVICE_GPU,
-                                               .dtype = MACE_DT_INVALID,
-                                               .infer = transform_infer,
-                                               .run = to_image_run};
-const mace_op_kind mace_image_to_buffer_kind = {.type = "ImageToBuffer",
-                                                .device = MACE_DEVICE_GPU,
-                                                .dtype = MACE_DT_INVALID,
-                                                .infer = transform_infer,
-                                                .run = to_buffer_run};
-
-void mace_image_pool_release(mace_image_pool *p, mace_cl_runtime *rt) {
-  for (int i = 0; i < p->n; ++i) mace_cl_free(rt, p->mems[i]);
+void mace_image_pool_release(mace_image_pool *p, mace_runtime *gpu) {
+  for (int i = 0; i < p->n; ++i) gpu->ops->free(gpu, p->mems[i]);
   p->n = 0;
   p->ready = 0;
 }
@@ -73,11 +52,11 @@ static mace_status add_slot(mace_image_pool *p, int64_t w, int64_t h, int *out) 
   return MACE_OK;
 }
 
-mace_status mace_image_pool_assign(mace_image_pool *p, mace_cl_runtime *rt, mace_tensor *tensors,
+mace_status mace_image_pool_assign(mace_image_pool *p, mace_runtime *gpu, mace_tensor *tensors,
                                    int n, const int *first, const int *last) {
   mace_status st = MACE_OK;
   int *order = NULL, *busy = NULL;
-  mace_image_pool_release(p, rt);
+  mace_image_pool_release(p, gpu);
   if (p->n_slot_entries < n) {
     int *s = realloc(p->slot, (size_t)(n ? n : 1) * sizeof(int));
     if (!s) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
@@ -108,7 +87,7 @@ mace_status mace_image_pool_assign(mace_image_pool *p, mace_cl_runtime *rt, mace
   for (int a = 0; a < m; ++a) {
     const int t = order[a];
     int64_t w, h;
-    mace_cl_image_shape(tensors[t].dims, &w, &h);
+    gpu->ops->image_extent(gpu, tensors[t].dims, &w, &h);
     if (w < 1) w = 1;
     if (h < 1) h = 1;
     /* The smallest free image that holds it, else the free image to grow least, else a new one. */
@@ -140,7 +119,7 @@ mace_status mace_image_pool_assign(mace_image_pool *p, mace_cl_runtime *rt, mace
     p->slot[t] = best;
   }
   for (int s = 0; s < p->n; ++s) {
-    st = mace_cl_image_alloc(rt, (size_t)p->width[s], (size_t)p->height[s], &p->mems[s]);
+    st = gpu->ops->image_alloc(gpu, p->width[s], p->height[s], &p->mems[s]);
     if (st != MACE_OK) {
       st = mace_error_wrap(st, "allocating image %d of %lld x %lld pixels", s,
                            (long long)p->width[s], (long long)p->height[s]);
@@ -161,13 +140,13 @@ done:
   return st;
 }
 
-mace_status mace_image_read(mace_cl_runtime *rt, const mace_tensor *t, void *dst) {
-  const size_t count = (size_t)mace_tensor_numel(t);
-  if (!count) return MACE_OK;
+mace_status mace_image_read(mace_runtime *gpu, const mace_tensor *t, void *dst) {
+  const size_t numel = (size_t)mace_tensor_numel(t);
+  if (!numel) return MACE_OK;
   void *buf = NULL;
-  mace_status st = mace_cl_alloc(rt, count * mace_cl_runtime_elem_size(rt), &buf);
-  if (st == MACE_OK) st = mace_cl_image_to_buffer(rt, t->cl_mem, buf, 0, t->dims, NULL);
-  if (st == MACE_OK) st = mace_cl_read(rt, buf, 0, dst, count, 1);
-  if (buf) mace_cl_free(rt, buf);
+  mace_status st = gpu->ops->alloc(gpu, numel * gpu->ops->elem_size(gpu, MACE_DT_F32), &buf);
+  if (st == MACE_OK) st = gpu->ops->image_to_buffer(gpu, t->cl_mem, buf, 0, t->dims, NULL);
+  if (st == MACE_OK) st = gpu->ops->copy_out(gpu, buf, 0, dst, numel, MACE_DT_F32);
+  if (buf) gpu->ops->free(gpu, buf);
   return st;
 }

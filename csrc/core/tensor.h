@@ -13,7 +13,7 @@ typedef enum mace_layout {
   MACE_LAYOUT_NCHW = 0,   /* also "plain row-major" for tensors that are not images */
   MACE_LAYOUT_NHWC = 1,
   MACE_LAYOUT_NCHWC = 2   /* blocked [N, ceil(C/block), H, W, block], the channel tail zero-padded
-                           * (kernels/cpu/nchwc.h, core/layout.h); dims stay [N, C, H, W] */
+                           * (kernels/cpu/nchwc.h, runtime/cpu/layout.h); dims stay [N, C, H, W] */
 } mace_layout;
 
 typedef enum mace_storage_kind {

@@ -32,7 +32,7 @@ static int64_t drop_pages(uintptr_t lo, uintptr_t hi, uintptr_t page) {
 
 int64_t mace_net_discard_packed_weights(mace_net *net) {
   /* On the CPU alone: a GPU placement copies constants to the device when it plans again. */
-  if (!net || !net->weights || !net->weights_size || net->cl) return 0;
+  if (!net || !net->weights || !net->weights_size || net->gpu) return 0;
   const uintptr_t base = (uintptr_t)net->weights, end = base + net->weights_size;
   const long page_size = sysconf(_SC_PAGESIZE);
   const uintptr_t page = page_size > 0 ? (uintptr_t)page_size : 4096;

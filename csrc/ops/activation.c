@@ -20,8 +20,8 @@
 #include "kernels/cpu/activation.h"
 #include "kernels/cpu/ref/eltwise.h"
 #include "ops/fused_activation.h"
-#include "ops/nchwc_split.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/nchwc_split.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define ACTIVATION_GRAIN 16384
 
@@ -112,7 +112,7 @@ static mace_status activation_run(mace_op *op) {
   job.x = (const float *)op->inputs[0]->data;
   job.slope = s->prelu ? (const float *)op->inputs[1]->data : NULL;
   job.y = (float *)op->outputs[0]->data;
-  if (n > 0)  /* in row bands on large NCHWc planes (ops/nchwc_split.h) */
+  if (n > 0)  /* in row bands on large NCHWc planes (runtime/cpu/nchwc_split.h) */
     mace_nchwc_parallel_for(op->pool, op->outputs[0], ACTIVATION_GRAIN, activation_range, &job);
   return MACE_OK;
 }

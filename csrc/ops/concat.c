@@ -5,7 +5,7 @@
  * Arguments:
  *   axis  int (default 0), negative counts from the rank
  *
- * Blocked (NCHWc, core/layout.h): a 4-D concat along axis 1 of blocked inputs. When every
+ * Blocked (NCHWc, runtime/cpu/layout.h): a 4-D concat along axis 1 of blocked inputs. When every
  * input but the last has a multiple of b channels, the inputs' blocks are the output's, one
  * after another, so the plain byte copy below does it (the last input's tail lanes become the
  * output's); otherwise the lanes are moved one by one and the output's tail lanes zeroed.

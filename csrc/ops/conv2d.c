@@ -28,7 +28,7 @@
  *                   (benchmarks/HISTORY.md). Tiles per block in L2 fall to 36/64, and few-tile
  *                   planes fill fewer of the pointwise kernel's 14-pixel register tiles.
  *
- * With a SIMD GEMM family (ops/gemm_dispatch.h) and more than one input channel per group (not
+ * With a SIMD GEMM family (runtime/cpu/gemm_dispatch.h) and more than one input channel per group (not
  * depthwise), each image and group is one GEMM on NCHW: y[oc, oh*ow] = W[oc, ic*kh*kw] x
  * X'[ic*kh*kw, oh*ow], where X' is the input itself for 1x1 / stride 1 / no padding and
  * otherwise its im2col, written in the scratch straight in the GEMM's packed B layout; a
@@ -56,8 +56,8 @@
 #include "ops/conv2d_nchwc.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
-#include "ops/gemm_dispatch.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "ops/winograd_conv.h"
 
 typedef struct conv2d_state {
@@ -378,7 +378,7 @@ static mace_status conv2d_infer(mace_op *op) {
 }
 
 /* im2col of one image and group, written straight into the GEMM's packed B layout
- * (ops/gemm_dispatch.h): row r = (ic, ky, kx) of X'[gk, oh*ow] holds the input pixel each
+ * (runtime/cpu/gemm_dispatch.h): row r = (ic, ky, kx) of X'[gk, oh*ow] holds the input pixel each
  * output position reads through that filter tap, 0 in the padding; columns past oh*ow (the
  * last panel's tail) are 0. */
 typedef struct im2col_ctx {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "core/tensor.h"
-#include "ops/nchwc_split.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/nchwc_split.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 int mace_conv_nchwc_kind(const mace_conv2d_shape *s, int block) {
   if (block <= 0 || s->dilation_h < 1 || s->dilation_w < 1) return MACE_CONV_NCHWC_NONE;

@@ -9,14 +9,14 @@
  *   strides, dilations ints [D, H, W], default 1
  *   padding_values     ints [d, h, w begin, d, h, w end], default 0 (the converter resolves
  *                      ONNX's auto_pad into these)
- * With a SIMD GEMM family (ops/gemm_dispatch.h) each output depth slice of each group is one
+ * With a SIMD GEMM family (runtime/cpu/gemm_dispatch.h) each output depth slice of each group is one
  * GEMM: the filter [C_out / group, K] times the slice's im2col [K, H_out * W_out] (K = C_in /
  * group * kD * kH * kW) in the scratch; under MACE_CPU_ISA=ref the direct reference loop
  * (kernels/cpu/ref/window3d.h), threaded over output rows.
  */
 #include "core/op.h"
 #include "kernels/cpu/ref/window3d.h"
-#include "ops/gemm_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
 #include "ops/window3d.h"
 
 #define CONV3D_GRAIN 16384

@@ -20,7 +20,7 @@
  * (output_shape or SAME), total = full - out is split with the odd pixel at the end for
  * SAME_UPPER and at the start otherwise.
  *
- * With a SIMD GEMM family (ops/gemm_dispatch.h), per image and group the GEMM computes
+ * With a SIMD GEMM family (runtime/cpu/gemm_dispatch.h), per image and group the GEMM computes
  * cols[C_out/g * kH * kW, H * W] = W_g^T [C_out/g * kH * kW, C_in/g] x X_g [C_in/g, H * W]
  * (a constant filter is packed once at infer), then col2im adds every (oc, ky, kx) row of cols
  * into output plane oc at its strided positions, bias first and the activation last; threads
@@ -32,15 +32,18 @@
 #include "kernels/cpu/ref/deconv2d.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
-#include "ops/gemm_dispatch.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
+/* `shape` comes first: the GPU kinds (ops/opencl/deconv2d.c) read the geometry infer worked
+ * out from this state (their shadow's, this kind's or DepthwiseDeconv2d's) as a
+ * mace_deconv2d_shape. */
 typedef struct deconv2d_state {
+  mace_deconv2d_shape shape;
   int64_t strides[2], dilations[2], pads[4], out_pad[2], out_shape[2], group;
   int has_out_shape;
   mace_pad_mode mode;
   mace_activation act;
-  mace_deconv2d_shape shape;
   const mace_gemm_family *gemm; /* NULL: reference scatter kernel */
   int64_t gm, gn, gk;           /* per image and group: C_out/g*kH*kW, H*W, C_in/g */
   float *packed_w;              /* owned: constant filter, per group packed GEMM A panels */

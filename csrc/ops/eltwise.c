@@ -25,8 +25,8 @@
 #include "kernels/cpu/ref/activation.h"
 #include "kernels/cpu/ref/eltwise.h"
 #include "ops/fused_activation.h"
-#include "ops/nchwc_split.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/nchwc_split.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define ELTWISE_GRAIN 16384
 
@@ -338,7 +338,7 @@ static mace_status eltwise_run(mace_op *op) {
                                  eltwise_nchwc_range, &job);
     return MACE_OK;
   }
-  /* Same shapes: in row bands on large NCHWc planes (ops/nchwc_split.h). */
+  /* Same shapes: in row bands on large NCHWc planes (runtime/cpu/nchwc_split.h). */
   if (n > 0) mace_nchwc_parallel_for(op->pool, job.y, ELTWISE_GRAIN, eltwise_range, &job);
   return MACE_OK;
 }

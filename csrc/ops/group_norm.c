@@ -13,7 +13,7 @@
  */
 #include "core/op.h"
 #include "kernels/cpu/ref/group_norm.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define GROUP_NORM_GRAIN 16384
 

@@ -17,7 +17,7 @@
  *            and ConvNeXt's LayerNorm once the converter has taken out their channels-last
  *            Transposes, converters/transforms.py). No Mean / InvStdDev outputs then.
  *
- * Blocked (NCHWc, core/layout.h): the channel form (axis 1, norm_dims 1, one output) on a 4-D
+ * Blocked (NCHWc, runtime/cpu/layout.h): the channel form (axis 1, norm_dims 1, one output) on a 4-D
  * input runs on the blocked tensor, so a ConvNeXt block (depthwise 7x7, LayerNorm, two 1x1s,
  * scale, residual) is one chain with no Reorder. Its scale and bias are kept padded to whole
  * blocks (zeros past the channels) in the op's state.
@@ -26,7 +26,7 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/layer_norm.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define LAYER_NORM_GRAIN 16384
 

@@ -15,7 +15,7 @@
 #include "kernels/cpu/activation.h"
 #include "kernels/cpu/ref/gemm.h"
 #include "ops/fused_activation.h"
-#include "ops/gemm_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
 
 #define MATMUL_BLOCK_N 64
 

@@ -24,10 +24,10 @@
 #include "core/op.h"
 #include "kernels/cpu/ref/pooling.h"
 #include "kernels/cpu/ref/qlinear_pool.h"
-#include "ops/nchwc_split.h"
+#include "runtime/cpu/nchwc_split.h"
 #include "ops/pool_geometry.h"
 #include "ops/q8_scalar.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 typedef struct pooling_state {
   mace_pool_args a;
@@ -190,7 +190,7 @@ static mace_status pooling_run(mace_op *op) {
   const pooling_state *st = op->state;
   const mace_tensor *x = op->inputs[0];
   if (x->layout == MACE_LAYOUT_NCHWC) {
-    /* Row bands where the layer before split its plane into them (ops/nchwc_split.h). */
+    /* Row bands where the layer before split its plane into them (runtime/cpu/nchwc_split.h). */
     const mace_pool2d_shape *s = &st->shape;
     const int threads = mace_threadpool_size(op->pool);
     const int64_t blocks = MACE_NCHWC_PADDED(s->channels, x->block) / x->block;

@@ -14,7 +14,7 @@
 #include "core/op.h"
 #include "kernels/cpu/ref/qlinear_eltwise.h"
 #include "ops/q8_scalar.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define QLINEAR_BINARY_GRAIN 16384
 #define QLINEAR_BINARY_MIN_RUN 16 /* shorter innermost runs take the reference walk */

@@ -13,7 +13,7 @@
  *   RELU | RELUX (max_limit), applied as the clamp of the requantization; with a residual,
  *   residual_activation NOOP | RELU, the Add's.
  * y = requant(bias[c] + sum w * (x - x_zp)), docs/int8.md, with M = x_scale * w_scale[c] /
- * y_scale. Each image and group is one int8 GEMM (ops/qgemm_dispatch.h): M = C_out / group,
+ * y_scale. Each image and group is one int8 GEMM (runtime/cpu/qgemm_dispatch.h): M = C_out / group,
  * N = H_out * W_out, B = the input for 1x1 / stride 1 / no padding, else its im2col padded
  * with x's zero point, read by the GEMM's packer straight from the input (mace_qgemm_conv; a
  * padded convolution's input first copied into planes bordered with the zero point, split
@@ -31,9 +31,9 @@
 #include "core/op.h"
 #include "ops/conv_pad.h"
 #include "ops/fused_activation.h"
-#include "ops/qgemm_dispatch.h"
+#include "runtime/cpu/qgemm_dispatch.h"
 #include "ops/qlinear.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 /* A thread's share of the bordered copy should be at least this many bytes. */
 #define QCONV_COPY_GRAIN 32768

@@ -7,7 +7,7 @@
  *          scale a_scale * b_scale[n]). Scales and zero points are constants.
  * Output:  0 y [..., M, N] (or [N])
  * Arguments: activation NOOP | RELU | RELUX (max_limit), applied as the requantization's clamp.
- * One int8 GEMM (ops/qgemm_dispatch.h) over all rows of a: the GEMM's A is b^T (N x K, packed at
+ * One int8 GEMM (runtime/cpu/qgemm_dispatch.h) over all rows of a: the GEMM's A is b^T (N x K, packed at
  * infer, one output channel a row), its B is a^T (read through strides), and C is written
  * transposed (row stride 1, column stride N) straight into y.
  */
@@ -15,7 +15,7 @@
 
 #include "core/op.h"
 #include "ops/fused_activation.h"
-#include "ops/qgemm_dispatch.h"
+#include "runtime/cpu/qgemm_dispatch.h"
 #include "ops/qlinear.h"
 
 typedef struct qmatmul_state {

@@ -4,7 +4,7 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/recurrent.h"
-#include "ops/gemm_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
 
 typedef enum mace_recurrent_cell {
   MACE_CELL_RNN = 0,

@@ -16,7 +16,7 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/reduce.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define REDUCE_GRAIN 16384
 

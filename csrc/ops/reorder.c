@@ -1,6 +1,6 @@
 /* Reorder: converts a 4-D f32 activation between NCHW and the blocked NCHWc layout. */
 /*
- * Inserted by the net's layout pass (core/layout.h) at the ends of the chains of ops that run
+ * Inserted by the net's layout pass (runtime/cpu/layout.h) at the ends of the chains of ops that run
  * blocked; models do not contain it (the converters never write it), but a model that does
  * is checked like any other.
  * Inputs:  0 X [N, C, H, W] (f32; NCHW when block > 0, NCHWc when block = 0)
@@ -11,7 +11,7 @@
  */
 #include "core/op.h"
 #include "kernels/cpu/nchwc.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 typedef struct reorder_state {
   int64_t block;

@@ -15,7 +15,7 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/softmax.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define SOFTMAX_GRAIN 16384
 

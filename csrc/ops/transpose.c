@@ -10,7 +10,7 @@
 
 #include "core/op.h"
 #include "kernels/cpu/ref/transpose.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #define TRANSPOSE_GRAIN_ELEMS 16384
 

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 #include "core/tensor.h"
 
 int mace_winograd_conv_applies(int64_t k_h, int64_t k_w, int64_t stride_h, int64_t stride_w,

@@ -10,7 +10,7 @@
 #include "core/threadpool.h"
 #include "kernels/cpu/ref/activation.h"
 #include "kernels/cpu/ref/winograd.h"
-#include "ops/gemm_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
 
 typedef struct mace_winograd_conv {
   mace_winograd_geom g;

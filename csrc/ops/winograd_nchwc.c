@@ -2,7 +2,7 @@
 #include "ops/winograd_nchwc.h"
 
 #include "core/tensor.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 static int64_t round_up16(int64_t n) { return (n + 15) / 16 * 16; }
 

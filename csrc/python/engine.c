@@ -36,6 +36,23 @@ static mace_engine *engine_get(EngineObject *self) {
   return self->engine;
 }
 
+mace_engine *mace_py_engine_acquire(PyObject *obj) {
+  if (!PyObject_TypeCheck(obj, &EngineType)) {
+    PyErr_SetString(PyExc_TypeError, "expected a mace._mace.Engine");
+    return NULL;
+  }
+  EngineObject *self = (EngineObject *)obj;
+  if (engine_get(self) == NULL) return NULL;
+  engine_lock(self);
+  if (engine_get(self) == NULL) {  /* closed while this thread waited */
+    engine_unlock(self);
+    return NULL;
+  }
+  return self->engine;
+}
+
+void mace_py_engine_release(PyObject *obj) { engine_unlock((EngineObject *)obj); }
+
 /* "O&" converter for an optional path: None stays NULL, else a bytes object via os.fspath. */
 static int path_converter(PyObject *obj, void *out) {
   if (obj == Py_None) return 1;
@@ -50,13 +67,14 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
                            "gpu_precision", "opencl_binary_file", "opencl_parameter_file",
                            "gpu_platform", "gpu_device", "opencl_queue_window_size",
                            "decrypt_key", "max_arena_bytes", "share_gpu_with",
-                           "discard_packed_weights", "gpu_memory", NULL};
+                           "discard_packed_weights", "gpu_memory", "limit_opencl_kernel_time",
+                           NULL};
   PyObject *graph = Py_None, *weights = Py_None;
   PyObject *graph_path = NULL, *weights_path = NULL; /* bytes from path_converter */
   PyObject *binary_file = NULL, *parameter_file = NULL;
   const char *gpu_precision = "fp16";
   const char *gpu_memory = "buffer";
-  int gpu_platform = -1, gpu_device = -1, queue_window = 0;
+  int gpu_platform = -1, gpu_device = -1, queue_window = 0, limit_kernel_time = 0;
   int num_threads = -1, affinity = MACE_AFFINITY_BIG_ONLY;
   const char *device = "cpu";
   int verify_checksum = 1;
@@ -72,14 +90,14 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   mace_status st;
   int rc = -1;
 
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#LOps:Engine", kwlist, &graph,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOO&O&iispsO&O&iiiy#LOpsi:Engine", kwlist, &graph,
                                    &weights, path_converter, &graph_path, path_converter,
                                    &weights_path, &num_threads, &affinity, &device,
                                    &verify_checksum, &gpu_precision, path_converter,
                                    &binary_file, path_converter, &parameter_file,
                                    &gpu_platform, &gpu_device, &queue_window, &decrypt_key,
                                    &decrypt_key_size, &max_arena_bytes, &share,
-                                   &discard_packed, &gpu_memory)) {
+                                   &discard_packed, &gpu_memory, &limit_kernel_time)) {
     goto finally;
   }
   if (self->engine != NULL || self->lock != NULL) {
@@ -101,6 +119,7 @@ static int Engine_init(EngineObject *self, PyObject *args, PyObject *kwargs) {
   cfg.gpu_platform = gpu_platform;
   cfg.gpu_device = gpu_device;
   cfg.opencl_queue_window_size = queue_window;
+  cfg.limit_opencl_kernel_time = limit_kernel_time;
   if (share != Py_None) {
     if (!PyObject_TypeCheck(share, &EngineType) || ((EngineObject *)share)->lock == NULL) {
       PyErr_SetString(mace_py_InvalidArgumentError, "share_gpu_with must be an open GPU session");
@@ -838,90 +857,6 @@ finally:
 
 /* ---- profiling and memory ------------------------------------------------------------- */
 
-static PyObject *Engine_set_profiling(EngineObject *self, PyObject *args) {
-  int on = 0;
-  if (!PyArg_ParseTuple(args, "p:set_profiling", &on)) return NULL;
-  if (engine_get(self) == NULL) return NULL;
-  engine_lock(self);
-  mace_status st = mace_engine_set_profiling(self->engine, on);
-  engine_unlock(self);
-  if (st != MACE_OK) return mace_py_raise(st);
-  Py_RETURN_NONE;
-}
-
-static PyObject *Engine_op_stats(EngineObject *self, PyObject *unused) {
-  (void)unused;
-  PyObject *list = NULL, *res = NULL;
-  mace_status st = MACE_OK;
-  if (engine_get(self) == NULL) return NULL;
-  engine_lock(self);
-  int n = mace_engine_num_ops(self->engine);
-  list = PyList_New(0);
-  if (list == NULL) goto finally;
-  for (int i = 0; i < n; ++i) {
-    mace_op_stat stat;
-    if ((st = mace_engine_op_stat(self->engine, i, &stat)) != MACE_OK) {
-      mace_py_raise(st);
-      goto finally;
-    }
-    PyObject *dims = mace_py_dims_tuple(stat.ndim, stat.out_dims);
-    if (dims == NULL) goto finally;
-    PyObject *d = Py_BuildValue("{s:N,s:N,s:d,s:L,s:N,s:s,s:O}", "name", mace_py_str(stat.name),
-                                "type", mace_py_str(stat.type), "ms", stat.ms, "macs",
-                                (long long)stat.macs, "out_dims", dims, "device",
-                                stat.device == MACE_DEVICE_GPU ? "gpu" : "cpu", "reinferred",
-                                stat.reinferred ? Py_True : Py_False);
-    if (d == NULL || PyList_Append(list, d) < 0) {
-      Py_XDECREF(d);
-      goto finally;
-    }
-    Py_DECREF(d);
-  }
-  res = list;
-  list = NULL;
-finally:
-  engine_unlock(self);
-  Py_XDECREF(list);
-  return res;
-}
-
-static PyObject *Engine_memory_stats(EngineObject *self, PyObject *unused) {
-  (void)unused;
-  mace_memory_stat stat;
-  if (engine_get(self) == NULL) return NULL;
-  engine_lock(self);
-  mace_status st = mace_engine_memory_stat(self->engine, &stat);
-  engine_unlock(self);
-  if (st != MACE_OK) return mace_py_raise(st);
-  if (stat.device_arena_bytes)  /* GPU engines only: CPU sessions keep their three keys */
-    return Py_BuildValue("{s:L,s:L,s:L,s:L}", "arena_bytes", (long long)stat.arena_bytes,
-                         "naive_bytes", (long long)stat.naive_bytes, "weights_bytes",
-                         (long long)stat.weights_bytes, "device_arena_bytes",
-                         (long long)stat.device_arena_bytes);
-  return Py_BuildValue("{s:L,s:L,s:L}", "arena_bytes", (long long)stat.arena_bytes,
-                       "naive_bytes", (long long)stat.naive_bytes, "weights_bytes",
-                       (long long)stat.weights_bytes);
-}
-
-/* The precision a GPU engine stores floats in ("fp16" / "fp32"), None on the CPU. */
-static PyObject *Engine_gpu_precision(EngineObject *self, PyObject *unused) {
-  (void)unused;
-  if (engine_get(self) == NULL) return NULL;
-  const int p = mace_engine_gpu_precision(self->engine);
-  if (p < 0) Py_RETURN_NONE;
-  return PyUnicode_FromString(p == MACE_GPU_FP16 ? "fp16" : "fp32");
-}
-
-static PyObject *Engine_release_intermediate_buffers(EngineObject *self, PyObject *unused) {
-  (void)unused;
-  if (engine_get(self) == NULL) return NULL;
-  engine_lock(self);
-  mace_status st = mace_engine_release_intermediate_buffers(self->engine);
-  engine_unlock(self);
-  if (st != MACE_OK) return mace_py_raise(st);
-  Py_RETURN_NONE;
-}
-
 /* ---- type --------------------------------------------------------------------------- */
 
 static PyMethodDef Engine_methods[] = {
@@ -941,16 +876,22 @@ static PyMethodDef Engine_methods[] = {
      "Runs once keeping the named tensors (None: every tensor the run computes) and returns\n"
      "copies of them in the model's layout (blocked NCHWc tensors as NCHW). An unknown name\n"
      "raises InvalidArgumentError naming it."},
-    {"set_profiling", (PyCFunction)Engine_set_profiling, METH_VARARGS,
+    {"set_profiling", (PyCFunction)mace_py_engine_set_profiling, METH_VARARGS,
      "set_profiling(on: bool): time every op in the following runs"},
-    {"op_stats", (PyCFunction)Engine_op_stats, METH_NOARGS,
+    {"op_stats", (PyCFunction)mace_py_engine_op_stats, METH_NOARGS,
      "op_stats() -> list of dicts (name, type, ms, macs, out_dims, device, reinferred) of the "
      "last profiled run"},
-    {"memory_stats", (PyCFunction)Engine_memory_stats, METH_NOARGS,
+    {"memory_stats", (PyCFunction)mace_py_engine_memory_stats, METH_NOARGS,
      "memory_stats() -> dict(arena_bytes, naive_bytes, weights_bytes)"},
-    {"gpu_precision", (PyCFunction)Engine_gpu_precision, METH_NOARGS,
+    {"gpu_precision", (PyCFunction)mace_py_engine_gpu_precision, METH_NOARGS,
      "gpu_precision() -> 'fp16' | 'fp32' (what a GPU engine stores floats in) or None (CPU)"},
-    {"release_intermediate_buffers", (PyCFunction)Engine_release_intermediate_buffers,
+    {"gpu_launch_stats", (PyCFunction)mace_py_engine_gpu_launch_stats, METH_NOARGS,
+     "gpu_launch_stats() -> dict(launches, chunked_launches, chunks) of the GPU kernels"},
+    {"shares_gpu_buffer", (PyCFunction)mace_py_engine_shares_gpu_buffer, METH_O,
+     "shares_gpu_buffer(buffer) -> bool: the GpuBuffer is usable by this engine's runs"},
+    {"upload", (PyCFunction)mace_py_engine_upload, METH_O,
+     "upload(array) -> GpuBuffer: a copy of the array in this GPU engine's context"},
+    {"release_intermediate_buffers", (PyCFunction)mace_py_engine_release_intermediate_buffers,
      METH_NOARGS, "release_intermediate_buffers(): free the arena; the next run re-allocates"},
     {"close", (PyCFunction)Engine_close, METH_NOARGS,
      "close(): destroy the engine now (also done when the object is collected)"},
@@ -965,7 +906,7 @@ PyDoc_STRVAR(Engine_doc,
              "gpu_precision='fp16', opencl_binary_file=None, opencl_parameter_file=None, "
              "gpu_platform=-1, gpu_device=-1, opencl_queue_window_size=0, decrypt_key=None, "
              "max_arena_bytes=0, share_gpu_with=None, discard_packed_weights=False, "
-             "gpu_memory='buffer')\n\n"
+             "gpu_memory='buffer', limit_opencl_kernel_time=0)\n\n"
              "A loaded mace model. Give the graph (.pb contents) and weights (.data contents) as\n"
              "bytes-like objects (the weights are used in place, not copied) or as file paths\n"
              "(the weights file is read into memory). num_threads <= 0 uses one thread per core;\n"

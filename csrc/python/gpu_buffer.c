@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "mace/mace_dlpack.h"
+
 /* Ownership: `buffer` is owned (mace_gpu_buffer_destroy at dealloc); it keeps its OpenCL
  * context alive, so it outlives the engine that made it. dims/dtype: the tensor it holds. */
 typedef struct {
@@ -115,13 +117,71 @@ static PyObject *GpuBuffer_get_nbytes(GpuBufferObject *self, void *closure) {
   return PyLong_FromSize_t(mace_gpu_buffer_size(self->buffer));
 }
 
+/* DLPack: the managed tensor holds a reference to the GpuBuffer (its release drops it, taking
+ * the GIL: a consumer may call the deleter from any thread). */
+static void dlpack_release(void *ctx) {
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_DECREF((PyObject *)ctx);
+  PyGILState_Release(g);
+}
+
+/* A capsule nobody consumed (still named "dltensor[_versioned]") frees its tensor; a consumed
+ * one ("used_...") belongs to the consumer, who calls the deleter. */
+static void dlpack_capsule_destructor(PyObject *capsule) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  if (PyCapsule_IsValid(capsule, "dltensor")) {
+    mace_dl_managed_tensor *m = PyCapsule_GetPointer(capsule, "dltensor");
+    if (m && m->deleter) m->deleter(m);
+  } else if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    mace_dl_managed_tensor_versioned *m = PyCapsule_GetPointer(capsule, "dltensor_versioned");
+    if (m && m->deleter) m->deleter(m);
+  }
+  PyErr_Restore(type, value, tb);
+}
+
+/* export_dlpack(versioned) -> a DLPack capsule of the tensor in place (data: the cl_mem). */
+static PyObject *GpuBuffer_export_dlpack(GpuBufferObject *self, PyObject *args) {
+  int versioned = 0;
+  if (!PyArg_ParseTuple(args, "p:export_dlpack", &versioned)) return NULL;
+  void *managed = NULL;
+  Py_INCREF(self);  /* the tensor's reference, dropped by its deleter */
+  mace_status st = mace_gpu_buffer_export_dlpack(self->buffer, self->ndim, self->dims,
+                                                 self->dtype, versioned, dlpack_release, self,
+                                                 &managed);
+  if (st != MACE_OK) {
+    Py_DECREF(self);
+    return mace_py_raise(st);
+  }
+  PyObject *capsule = PyCapsule_New(managed, versioned ? "dltensor_versioned" : "dltensor",
+                                    dlpack_capsule_destructor);
+  if (capsule == NULL) {
+    if (versioned)
+      ((mace_dl_managed_tensor_versioned *)managed)->deleter(managed);
+    else
+      ((mace_dl_managed_tensor *)managed)->deleter(managed);
+  }
+  return capsule;
+}
+
 static PyMethodDef GpuBuffer_methods[] = {
     {"read", (PyCFunction)GpuBuffer_read, METH_NOARGS,
      "read() -> numpy.ndarray: a host copy of the tensor (float32 for float tensors)."},
+    {"export_dlpack", (PyCFunction)GpuBuffer_export_dlpack, METH_VARARGS,
+     "export_dlpack(versioned: bool) -> PyCapsule: the tensor in place as DLPack's kDLOpenCL "
+     "(data is the cl_mem; fp16 storage as float16), 'dltensor_versioned' (DLPack 1.0) or "
+     "'dltensor'."},
     {NULL, NULL, 0, NULL},
 };
 
+static PyObject *GpuBuffer_get_device_index(GpuBufferObject *self, void *closure) {
+  (void)closure;
+  return PyLong_FromLong(mace_gpu_buffer_device(self->buffer));
+}
+
 static PyGetSetDef GpuBuffer_getset[] = {
+    {"device_index", (getter)GpuBuffer_get_device_index, NULL,
+     "Index of the buffer's OpenCL device in mace.devices() (-1: not listed).", NULL},
     {"shape", (getter)GpuBuffer_get_shape, NULL, "The tensor's shape.", NULL},
     {"dtype", (getter)GpuBuffer_get_dtype, NULL, "The tensor's NumPy dtype.", NULL},
     {"precision", (getter)GpuBuffer_get_precision, NULL,

@@ -45,6 +45,21 @@ int mace_py_config_names(mace_config *cfg, const char *device, int affinity,
 /* gpu_memory "buffer" | "image" into cfg->gpu_memory; -1 with InvalidArgumentError otherwise. */
 int mace_py_config_gpu_memory(mace_config *cfg, const char *gpu_memory);
 int mace_py_engine_module_init(PyObject *module);
+
+/* engine.c: the mace_engine of Engine `obj` with the Engine's lock held (NULL with an
+ * exception when obj is no Engine or is closed); mace_py_engine_release unlocks. For the
+ * Engine methods of other files. */
+mace_engine *mace_py_engine_acquire(PyObject *obj);
+void mace_py_engine_release(PyObject *obj);
+/* engine_query.c: Engine methods (see their docstrings in engine.c's method table). */
+PyObject *mace_py_engine_set_profiling(PyObject *obj, PyObject *args);
+PyObject *mace_py_engine_op_stats(PyObject *obj, PyObject *unused);
+PyObject *mace_py_engine_memory_stats(PyObject *obj, PyObject *unused);
+PyObject *mace_py_engine_gpu_precision(PyObject *obj, PyObject *unused);
+PyObject *mace_py_engine_release_intermediate_buffers(PyObject *obj, PyObject *unused);
+PyObject *mace_py_engine_gpu_launch_stats(PyObject *obj, PyObject *unused);
+PyObject *mace_py_engine_shares_gpu_buffer(PyObject *obj, PyObject *arg);
+PyObject *mace_py_engine_upload(PyObject *obj, PyObject *arg);
 int mace_py_gpu_buffer_module_init(PyObject *module);
 int mace_py_tensor_module_init(PyObject *module);
 

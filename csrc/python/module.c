@@ -192,10 +192,19 @@ finally:
   return res;
 }
 
+static PyObject *module_release_gpu_idle(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyLong_FromLong(mace_gpu_release_idle());
+}
+
 static PyMethodDef module_methods[] = {
     {"devices", module_devices, METH_NOARGS,
      "devices() -> list[dict]: every OpenCL device (platform, name, vendor, version, driver, "
      "type, fp16, extensions, ...); [] without OpenCL."},
+    {"release_gpu_idle", module_release_gpu_idle, METH_NOARGS,
+     "release_gpu_idle() -> int: releases the OpenCL contexts (and their built programs) that "
+     "no live session holds; returns how many."},
     {"version", module_version, METH_NOARGS, "version() -> str: the mace C library's version."},
     {"cpu_isa", module_cpu_isa, METH_NOARGS,
      "cpu_isa() -> str: the kernel level in use: 'ref', 'avx2', 'avx512' or 'neon' (the best "

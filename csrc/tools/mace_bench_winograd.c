@@ -4,7 +4,7 @@
  *
  * Times, on ResNet-50's 3x3 shapes (56x56x64, 28x28x128, 14x14x256, 7x7x512, padding 1), the
  * (or the --shape ones: C in and out channels, H x W, padding 1) the reference direct convolution (kernels/cpu/ref/conv2d.h), im2col + the dispatched SIMD GEMM
- * (ops/gemm_dispatch.h, filter packed beforehand, as Conv2D does), Winograd F(2,3) and F(4,3)
+ * (runtime/cpu/gemm_dispatch.h, filter packed beforehand, as Conv2D does), Winograd F(2,3) and F(4,3)
  * (ops/winograd_conv.h) on that GEMM, and prints each one's best time of N runs, GFLOPS counted as
  * the direct convolution's 2 * MACs (so Winograd's fewer multiplies show as more GFLOPS), and its
  * speed-up over direct and over im2col. Single-threaded unless --threads. MACE_CPU_ISA=ref|avx2|

@@ -8,7 +8,7 @@
 #ifndef MACE_TOOLS_MACE_KERNELS_H_
 #define MACE_TOOLS_MACE_KERNELS_H_
 
-#include "core/cpu_features.h"     /* mace_cpu_isa_active / _detected / _name, mace_cpu_features */
+#include "runtime/cpu/cpu_features.h"     /* mace_cpu_isa_active / _detected / _name, mace_cpu_features */
 #include "core/tensor.h"           /* mace_aligned_alloc / mace_aligned_free */
 #include "core/threadpool.h"       /* mace_threadpool_create / _size / _parallel_for / _destroy */
 #include "kernels/cpu/nchwc_convkxk.h"
@@ -17,9 +17,9 @@
 #include "kernels/cpu/ref/gemm.h"
 #include "kernels/cpu/ref/requant.h"
 #include "kernels/cpu/ref/softmax.h"
-#include "ops/gemm_dispatch.h"     /* mace_gemm_families, mace_gemm_run, packing */
-#include "ops/qgemm_dispatch.h"    /* mace_qgemm_families, mace_qgemm_run, packing (int8) */
-#include "ops/simd_dispatch.h"     /* mace_simd_variants / mace_simd_active */
+#include "runtime/cpu/gemm_dispatch.h"     /* mace_gemm_families, mace_gemm_run, packing */
+#include "runtime/cpu/qgemm_dispatch.h"    /* mace_qgemm_families, mace_qgemm_run, packing (int8) */
+#include "runtime/cpu/simd_dispatch.h"     /* mace_simd_variants / mace_simd_active */
 #include "ops/winograd_conv.h"     /* mace_winograd_conv_plan / _run / _free */
 
 #endif /* MACE_TOOLS_MACE_KERNELS_H_ */

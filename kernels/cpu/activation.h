@@ -14,7 +14,7 @@ typedef void mace_f32_activation_ukernel(const mace_activation *act, const float
                                          float *out, int64_t n);
 typedef mace_f32_activation_ukernel *mace_f32_activation_fn;
 
-/* The best variant the active ISA (MACE_CPU_ISA) allows, chosen once (csrc/ops/simd_dispatch.c);
+/* The best variant the active ISA (MACE_CPU_ISA) allows, chosen once (csrc/runtime/cpu/simd_dispatch.c);
  * a drop-in for mace_f32_activation__ref. */
 void mace_f32_activation(const mace_activation *act, const float *in, float *out, int64_t n);
 

@@ -16,7 +16,8 @@ typedef struct mace_q8_dwconv_args {
   int32_t bias, mult, shift; /* the channel's i32 bias and requantization (mace_requant_params) */
   mace_qgemm_out out;
   /* NULL, or an output stage computing the same formula (an int8 GEMM family's vector stage,
-   * kernels/cpu/qgemm.h) used for whole rows */
+   * kernels/cpu/qgemm.h) used for whole rows (the VNNI kernel requantizes in its registers and
+   * does not use it) */
   mace_qgemm_requant_fn requant;
 } mace_q8_dwconv_args;
 
@@ -31,7 +32,7 @@ mace_q8_dwconv_ukernel mace_q8_dwconv__ref;
 #if MACE_ENABLE_AVX512
 /* AVX-512 VNNI (vpdpbusd over four taps of a row; x86/qdwconv_avx512vnni.c): strides 1 and 2
  * without dilation, up to 8x8 filters, planes whose padded copy fits its stack buffer; other
- * geometries go to mace_q8_dwconv__avx512. Dispatched on the VNNI feature (ops/simd_dispatch.h,
+ * geometries go to mace_q8_dwconv__avx512. Dispatched on the VNNI feature (csrc/runtime/cpu/simd_dispatch.h,
  * mace_q8_dwconv_active). */
 mace_q8_dwconv_ukernel mace_q8_dwconv__avx512vnni;
 #endif

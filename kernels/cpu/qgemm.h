@@ -1,5 +1,5 @@
 /* int8 GEMM micro-kernels (docs/int8.md, "int8 GEMM"): the packed layouts and the kernels'
- * types. The families and the driver around them: csrc/ops/qgemm_dispatch.h. */
+ * types. The families and the driver around them: csrc/runtime/cpu/qgemm_dispatch.h. */
 #ifndef MACE_KERNELS_CPU_QGEMM_H_
 #define MACE_KERNELS_CPU_QGEMM_H_
 
@@ -32,7 +32,7 @@ typedef mace_qgemm_requant *mace_qgemm_requant_fn;
 
 /* Where a tile's columns go in C: columns [j0[s], j0[s] + len[s]) of the tile to C's columns
  * col[s], col[s] + 1, ... (n runs in column order, n >= 1). A plain GEMM has one run {0, nr, j};
- * a convolution computed over its padded rows (ops/qgemm_dispatch.h, "flat") one per output
+ * a convolution computed over its padded rows (csrc/runtime/cpu/qgemm_dispatch.h, "flat") one per output
  * row the tile touches, its columns over the rows' padding dropped. */
 #define MACE_QGEMM_MAX_RUNS 16
 typedef struct mace_qgemm_runs {
@@ -41,7 +41,7 @@ typedef struct mace_qgemm_runs {
   int64_t col[MACE_QGEMM_MAX_RUNS];
 } mace_qgemm_runs;
 
-/* A micro-kernel with the output stage fused (optional per family, ops/qgemm_dispatch.h): the
+/* A micro-kernel with the output stage fused (optional per family, csrc/runtime/cpu/qgemm_dispatch.h): the
  * tile of mace_qgemm_ukernel, then rows i < mr of it written as mace_qgemm_requant writes them,
  * tile column runs->j0[s] + t to c[i * c_rs + runs->col[s] + t] (C's columns contiguous). */
 typedef void mace_qgemm_ukernel_out(int64_t kp, const int8_t *a, const void *b, int64_t mr,

@@ -10,6 +10,7 @@
 #include "kernels/cpu/dwconv.h"
 #include "kernels/cpu/eltwise.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/half.h"
 #include "kernels/cpu/isa.h"
 #include "kernels/cpu/layer_norm.h"
 #include "kernels/cpu/nchwc.h"

@@ -13,7 +13,7 @@ __kernel void attention(__global const DATA_T *q, int q_off, __global const DATA
                         int4 k_st, int4 v_st, int4 y_st, int Hq, int L, int S, int E, int Ev,
                         int group, int is_causal, int causal_offset, float scale,
                         float softcap, __local float *lmem) {
-  const int r = get_group_id(0), l = get_local_id(0), n = get_local_size(0);
+  const int r = MACE_GROUP_ID(0), l = get_local_id(0), n = get_local_size(0);
   const int i = r % L, h = (r / L) % Hq, b = r / (L * Hq), hk = h / group;
   __local float *s = lmem, *qrow = lmem + S, *scratch = lmem + S + E;
   const int qb = q_off + b * q_st.x + h * q_st.y + i * q_st.z;

@@ -28,6 +28,11 @@ float mace_act(float x, int kind, float alpha, float beta) {
   }
 }
 
+/* The work-group's index along d counting the launch's global work offset: a launch split into
+ * chunks (limit_opencl_kernel_time, runtime/opencl/cl_enqueue.c) starts each chunk at an offset
+ * that is a multiple of the work-group size, which get_group_id does not count. */
+#define MACE_GROUP_ID(d) ((int)(get_group_id(d) + get_global_offset(d) / get_local_size(d)))
+
 /* The work-group's reduction of v (sum, or max when is_max) through scratch (one float per
  * work item; the group size a power of two); every item gets the result. Call from every item
  * of the group. */

@@ -77,8 +77,8 @@ inline void gemm_body(__local float *as, __local float *bs, int conv,
                       float beta) {
   const int tx = get_local_id(0), ty = get_local_id(1);
   const int t = ty * WG_N + tx;
-  const int n0 = get_group_id(0) * TN, m0 = get_group_id(1) * TM;
-  const int zg = get_group_id(2), split = zg / batch, z = zg % batch;
+  const int n0 = MACE_GROUP_ID(0) * TN, m0 = MACE_GROUP_ID(1) * TM;
+  const int zg = MACE_GROUP_ID(2), split = zg / batch, z = zg % batch;
   const int kbeg = split * kchunk;
   const int kend = min(k_in, kbeg + kchunk);
   const int abase = a_off + gemm_zoff(z, zdims, a_zs);
@@ -246,7 +246,7 @@ void gemv(__global const DATA_T *a, int a_off, __global const DATA_T *b, int b_o
           int4 b_zs, int4 y_zs, int4 bias_zs, int act, float alpha, float beta) {
   __local float red[GV_N * GV_WG];
   const int t = get_local_id(0);
-  const int n0 = get_group_id(0) * GV_N, m = get_group_id(1), z = get_group_id(2);
+  const int n0 = MACE_GROUP_ID(0) * GV_N, m = MACE_GROUP_ID(1), z = MACE_GROUP_ID(2);
   const int arow = a_off + gemm_zoff(z, zdims, a_zs) + m * a_rs;
   const int bbase = b_off + gemm_zoff(z, zdims, b_zs);
   float acc[GV_N];

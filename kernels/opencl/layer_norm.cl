@@ -38,7 +38,7 @@ __kernel void layer_norm_rows(__global const DATA_T *x, int x_off, __global DATA
                               __global DATA_T *mean_out, int m_off, int has_mean,
                               __global DATA_T *inv_out, int i_off, int has_inv, int len,
                               float eps, int rms, __local float *scratch) {
-  const int l = get_local_id(0), n = get_local_size(0), q = get_group_id(0);
+  const int l = get_local_id(0), n = get_local_size(0), q = MACE_GROUP_ID(0);
   const int base = q * len;
   float mean = 0.0f;
   if (!rms) {

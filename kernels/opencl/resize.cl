@@ -39,3 +39,23 @@ __kernel void resize_bilinear(__global const DATA_T *x, int x_off, __global DATA
   const float bot = wx0 * LOAD(x, r1 + x0) + wx1 * LOAD(x, r1 + x1);
   STORE(y, y_off + (p * oh + oy) * ow + ox, a * top + b * bot);
 }
+
+/* Bicubic over the last two dims (4 x 4 taps). Work item (ox, oy, plane); itab = yidx[4 oh]
+ * xidx[4 ow], ftab = yw[4 oh] xw[4 ow] (kernels/cpu/ref/resize.c's order of ops). */
+__kernel void resize_bicubic(__global const DATA_T *x, int x_off, __global DATA_T *y,
+                             int y_off, int planes, int ih, int iw, int oh, int ow,
+                             __global const int *itab, __global const float *ftab) {
+  const int ox = get_global_id(0), oy = get_global_id(1), p = get_global_id(2);
+  if (ox >= ow || oy >= oh || p >= planes) return;
+  const int xb = x_off + p * ih * iw;
+  __global const int *xi = itab + 4 * oh + 4 * ox;
+  __global const float *wx = ftab + 4 * oh + 4 * ox;
+  float acc = 0.0f;
+  for (int k = 0; k < 4; ++k) {
+    const int r = xb + itab[4 * oy + k] * iw;
+    const float v = wx[0] * LOAD(x, r + xi[0]) + wx[1] * LOAD(x, r + xi[1]) +
+                    wx[2] * LOAD(x, r + xi[2]) + wx[3] * LOAD(x, r + xi[3]);
+    acc += v * ftab[4 * oy + k];
+  }
+  STORE(y, y_off + (p * oh + oy) * ow + ox, acc);
+}

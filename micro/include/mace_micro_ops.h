@@ -154,14 +154,16 @@ typedef struct mace_micro_qavgpool {
   int32_t mult, shift, y_zp;
 } mace_micro_qavgpool;
 
-/* QLinearAdd i8 with broadcasting over 4 dims, the full engine's fixed-point formula
- * (kernels/cpu/ref/qlinear_eltwise.h): each input's (q - zp) << 20 brought onto the common scale
+/* QLinearAdd i8 with broadcasting over 4 dims, the full engine's formula
+ * (kernels/cpu/ref/qlinear_eltwise.h): the narrow form (m16_a * a + m16_b * b + bias) >> s16
+ * where s16 > 0, else the wide one, each input's (q - zp) << 20 brought onto the common scale
  * 2 * max(a_scale, b_scale), the sum requantized; lo/hi narrowed by a fused RELU. */
 typedef struct mace_micro_qadd {
   int32_t dims[4];
   int32_t a_strides[4], b_strides[4];
   int32_t a_zp, b_zp, y_zp, lo, hi;
   int32_t a_mult, a_shift, b_mult, b_shift, y_mult, y_shift;
+  int32_t m16_a, m16_b, s16;
 } mace_micro_qadd;
 
 /* Every kernel, from the one op list. */

@@ -49,11 +49,21 @@ def devices() -> list[dict]:
     """
     return _mace.devices()
 
+
+def release_gpu_idle() -> int:
+    """Releases the OpenCL contexts no live session holds, and the programs built in them;
+    returns how many. When the last GPU session on a device closes, its context stays in the
+    process so that the next GPU session there skips the driver's context creation and finds
+    its programs built; call this to give that memory back (e.g. a long-running process done
+    with the GPU).
+    """
+    return _mace.release_gpu_idle()
+
 __all__ = ["Session", "TensorSpec", "Tensor", "convert", "MaceError", "InvalidModelError",
            "InvalidInputError", "UnsupportedError", "InvalidArgumentError",
            "InvalidOutputError", "OutOfResourcesError", "calibrate",
            "write_range_file", "read_range_file", "RangeFileError", "quantize", "validate",
-           "AccuracyPlugin", "PluginError", "devices", "__version__"]
+           "AccuracyPlugin", "PluginError", "devices", "release_gpu_idle", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

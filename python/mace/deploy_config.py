@@ -54,8 +54,13 @@ build does anyway (its neutral value) is accepted. Key by key:
   cl_khr_fp16 and in fp32 on one without (Session gpu_precision "fp16"), fp32_fp32 in fp32; opencl_binary_file (a program cache, created when missing) and opencl_parameter_file
   (tuned work-group sizes) are paths relative to the YAML; opencl_queue_window_size N waits
   for the GPU every N kernels; cl_mem_type buffer (the default) | image keeps activations in
-  OpenCL buffers or image2d memory (Session gpu_memory); validation_threshold GPU is the threshold of
-  `mace run --validate`. Without a GPU runtime these keys fail (0 for the window is neutral);
+  OpenCL buffers or image2d memory (Session gpu_memory); limit_opencl_kernel_time 1 splits each
+  kernel launch of more than MACE_OPENCL_CHUNK_ITEMS work items (default 16384) into chunks
+  flushed one by one (the same results; Session limit_opencl_kernel_time); validation_threshold
+  GPU is the threshold of `mace run --validate`. Without a GPU runtime these keys fail (0 for the
+  window and the limit and buffer for cl_mem_type are neutral). MACE's run flags
+  --gpu_perf_hint / --gpu_priority_hint (Qualcomm's cl_qcom_perf_hint / cl_qcom_priority_hint)
+  are not flags of `mace run`: argparse refuses them by name;
 - data_type: fp32_fp32, and fp16_fp32 / bf16_fp32 (weights stored in fp16 / bf16, widened
   to fp32 at load: mace.convert's data_type); fp16_fp16 (fp16 compute) fails;
 - int8 (mace.quantize, docs/quantization.md): ``quantize: 1`` makes the model int8, its ranges
@@ -65,8 +70,7 @@ build does anyway (its neutral value) is accepted. Key by key:
   and ``quantize: 1`` fails with data_type fp16_fp32 / bf16_fp32;
 - quantize_large_weights 0 | 1: weight-only int8 of large FullyConnected/MatMul weights
   (mace.convert's quantize_large_weights; with quantize: 1, of those left f32);
-- neutral value only: target_abis [host], limit_opencl_kernel_time 0 (splitting kernels is
-  not available), build_type proto,
+- neutral value only: target_abis [host], build_type proto,
   embed_model_data 0, linkshared 0;
 - any value fails: target_socs, backend (MACE Micro), nnlib_graph_mode.
 
@@ -289,6 +293,7 @@ class ModelConfig:
     opencl_parameter_file: str | None = None
     opencl_queue_window_size: int = 0
     cl_mem_type: str = "buffer"  # GPU activations in OpenCL buffers or image2d (Session gpu_memory)
+    limit_opencl_kernel_time: int = 0
     reserved: dict[str, Any] = field(default_factory=dict)  # keys given their neutral value
 
     @property
@@ -305,6 +310,7 @@ class ModelConfig:
                     opencl_binary_file=self.opencl_binary_file,
                     opencl_parameter_file=self.opencl_parameter_file,
                     opencl_queue_window_size=self.opencl_queue_window_size,
+                    limit_opencl_kernel_time=self.limit_opencl_kernel_time,
                     gpu_memory=self.cl_mem_type)
 
     @property
@@ -452,8 +458,6 @@ _NOT_YET_MODEL = {
                   "fp16 computation is not available in this build (fp16_fp32 and bf16_fp32 "
                   "store the weights in half precision and compute in fp32)"),
     "backend": (None, "MACE Micro backends are not available in this build"),
-    "limit_opencl_kernel_time": ((0,), "splitting OpenCL kernels to bound their time is not "
-                                       "available in this build"),
     "nnlib_graph_mode": (None, "the Hexagon DSP runtime is not available in this build"),
 }
 
@@ -647,15 +651,20 @@ def _parse_model(name: str, d: Any, path: str, base: str) -> ModelConfig:
 
 def _parse_gpu(m: ModelConfig, d: dict, path: str, base: str) -> None:
     """gpu_data_type, opencl_binary_file, opencl_parameter_file, opencl_queue_window_size,
-    cl_mem_type: read with runtime gpu / cpu+gpu, refused without (they would be ignored)."""
+    cl_mem_type, limit_opencl_kernel_time: read with runtime gpu / cpu+gpu, refused without (they
+    would be ignored; 0 is neutral for the window and the limit, buffer for cl_mem_type)."""
     keys = ("gpu_data_type", "opencl_binary_file", "opencl_parameter_file",
-            "opencl_queue_window_size", "cl_mem_type")
+            "opencl_queue_window_size", "cl_mem_type", "limit_opencl_kernel_time")
     if m.device != "gpu":
         for key in keys:
             if d.get(key) is None:
                 continue
-            if (key, d[key]) in (("opencl_queue_window_size", 0), ("cl_mem_type", "buffer")):
-                m.reserved[key] = d[key]  # neutral
+            if key in ("opencl_queue_window_size", "limit_opencl_kernel_time") and \
+                    d[key] == 0 and not isinstance(d[key], float):  # neutral
+                m.reserved[key] = 0
+                continue
+            if (key, d[key]) == ("cl_mem_type", "buffer"):  # neutral
+                m.reserved[key] = d[key]
                 continue
             _fail(f"{path}.{key}", f"{_short(d[key])}: only used with runtime gpu or cpu+gpu")
         return
@@ -680,6 +689,11 @@ def _parse_gpu(m: ModelConfig, d: dict, path: str, base: str) -> None:
         m.opencl_queue_window_size = v
     if d.get("cl_mem_type") is not None:
         m.cl_mem_type = _choice(d["cl_mem_type"], f"{path}.cl_mem_type", ("buffer", "image"))
+    if d.get("limit_opencl_kernel_time") is not None:  # MACE's 0 | 1 (bools too)
+        v = d["limit_opencl_kernel_time"]
+        if not isinstance(v, int) or v not in (0, 1):
+            _fail(f"{path}.limit_opencl_kernel_time", f"expected 0 or 1, got {_short(v)}")
+        m.limit_opencl_kernel_time = int(v)
 
 
 _SCHEMAS = ("uint8", "int8")

@@ -207,6 +207,24 @@ def requant_params(m: float) -> tuple[int, int]:
     return int(qi), -e
 
 
+def qadd16_params(sa: float, sb: float, sy: float) -> tuple[int, int, int]:
+    """mace_qadd16_params (kernels/cpu/ref/qlinear_eltwise.h) in Python, bit for bit:
+    QLinearAdd's narrow form (m_a, m_b, s), or (0, 0, 0) where the scales need the wide one."""
+    def at(mult: int, shift: int, s: int) -> int:  # mace_qadd16_multiplier
+        r = 31 + shift - s
+        if mult == 0 or r > 62:
+            return 0
+        return mult << -r if r <= 0 else (mult + (1 << (r - 1))) >> r
+    if not (sa / sy < 64.0 and sb / sy < 64.0):
+        return 0, 0, 0
+    (am, ash), (bm, bsh) = requant_params(sa / sy), requant_params(sb / sy)
+    for s in range(20, 8, -1):  # MACE_QADD16_MAX_SHIFT down to MACE_QADD16_MIN_SHIFT
+        ma, mb = at(am, ash, s), at(bm, bsh, s)
+        if ma <= 32767 and mb <= 32767:
+            return ma, mb, s
+    return 0, 0, 0
+
+
 def q_scalar(g, op, k: int, what: str) -> float:
     v = g.const(op, k, what)
     if v.size != 1 or v.dtype != np.float32 or not (0 < float(v.reshape(-1)[0]) < 3.4e38):
@@ -638,13 +656,14 @@ def h_qadd(g, op) -> None:
     am, ash = requant_params(sa / s)
     bm, bsh = requant_params(sb / s)
     ym, ysh = requant_params(s / (float(1 << 20) * sy))
+    m16a, m16b, s16 = qadd16_params(sa, sb, sy)
     dims, st_a, st_b = _broadcast4(op, g.shape(a), g.shape(b))
     rank = max(len(g.shape(a)), len(g.shape(b)))
     y = g.define(op, 0, tuple(dims[4 - rank:]), "i8")
     ints = lambda v: "{" + ", ".join(str(int(i)) for i in v) + "}"  # noqa: E731
     g.emit(op, "qadd_i8", "mace_micro_qadd",
            f"{{{ints(dims)}, {ints(st_a)}, {ints(st_b)}, {za}, {zb}, {zy}, {lo}, 127, "
-           f"{am}, {ash}, {bm}, {bsh}, {ym}, {ysh}}}", a, b, y,
+           f"{am}, {ash}, {bm}, {bsh}, {ym}, {ysh}, {m16a}, {m16b}, {s16}}}", a, b, y,
            inplace=g.shape(a) == tuple(dims[4 - rank:]))
 
 

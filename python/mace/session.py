@@ -108,6 +108,9 @@ class _PendingEngine:
     def op_stats(self):
         return []
 
+    def gpu_launch_stats(self):
+        return dict(launches=0, chunked_launches=0, chunks=0)
+
     def memory_stats(self):
         raise InvalidInputError("the model is built at its first run's input shapes: run it "
                                 "first")
@@ -156,7 +159,8 @@ GPU_MEMORIES = ("buffer", "image")
 
 
 def _gpu_options(precision: Any, binary_file: Any, parameter_file: Any, platform: Any,
-                 device: Any, queue_window: Any, memory: Any = "buffer") -> dict:
+                 device: Any, queue_window: Any, limit_kernel_time: Any = False,
+                 memory: Any = "buffer") -> dict:
     """The engine's GPU keywords, checked (InvalidArgumentError naming the option)."""
     if precision not in GPU_PRECISIONS:
         raise InvalidArgumentError(f"gpu_precision must be 'fp16', 'fp32' or 'fp16_storage', "
@@ -176,6 +180,10 @@ def _gpu_options(precision: Any, binary_file: Any, parameter_file: Any, platform
                 not low <= int(value) < 2**31:
             raise InvalidArgumentError(f"{name} must be an int >= {low}, not {value!r}")
         kw[name] = int(value)
+    if limit_kernel_time not in (0, 1):  # False/True too
+        raise InvalidArgumentError(f"limit_opencl_kernel_time must be a bool (or 0/1), not "
+                                   f"{limit_kernel_time!r}")
+    kw["limit_opencl_kernel_time"] = int(limit_kernel_time)
     return kw
 
 
@@ -212,7 +220,11 @@ class Session:
     lists as ``BufferToImage`` / ``ImageToBuffer``. ``opencl_binary_file`` caches compiled
     programs in that file, ``opencl_parameter_file`` reads tuned work-group sizes from it;
     ``gpu_platform`` / ``gpu_device`` pick a device by index (-1: the first GPU);
-    ``opencl_queue_window_size`` > 0 waits for the GPU every that many kernels. Without an
+    ``opencl_queue_window_size`` > 0 waits for the GPU every that many kernels;
+    ``limit_opencl_kernel_time=True`` (seed 003's key) runs each kernel launch of more than
+    ``MACE_OPENCL_CHUNK_ITEMS`` work items (default 16384) as chunks along its outermost
+    dimension, flushed one by one, so the GPU can serve the display between them (the same
+    results bit for bit; ``gpu_launch_stats()`` counts the chunks). Without an
     OpenCL library or device, ``device="gpu"`` raises UnsupportedError saying which.
     ``max_arena_bytes``: the most bytes a run's intermediate arena (or a tensor an op computes
     from input values while shapes are inferred) may take; a run needing more raises
@@ -256,7 +268,8 @@ class Session:
                  opencl_binary_file: str | os.PathLike | None = None,
                  opencl_parameter_file: str | os.PathLike | None = None,
                  gpu_platform: int = -1, gpu_device: int = -1,
-                 opencl_queue_window_size: int = 0, decrypt_key: bytes | None = None,
+                 opencl_queue_window_size: int = 0, limit_opencl_kernel_time: bool = False,
+                 decrypt_key: bytes | None = None,
                  max_arena_bytes: int | None = None,
                  share_gpu_with: "Session | None" = None, keep_model: bool = False,
                  gpu_memory: str = "buffer") -> None:
@@ -267,7 +280,8 @@ class Session:
         if decrypt_key is not None:  # an encrypted .pb/.data (mace encrypt; mace/encrypt.py)
             kw["decrypt_key"] = bytes(decrypt_key)
         gpu_kw = _gpu_options(gpu_precision, opencl_binary_file, opencl_parameter_file,
-                              gpu_platform, gpu_device, opencl_queue_window_size, gpu_memory)
+                              gpu_platform, gpu_device, opencl_queue_window_size,
+                              limit_opencl_kernel_time, gpu_memory)
         self._gpu = device in ("gpu", "GPU")
         if share_gpu_with is not None:
             engine = getattr(share_gpu_with, "_engine", None)
@@ -280,7 +294,8 @@ class Session:
         else:
             given = [k for k, v in gpu_kw.items()
                      if v != {"gpu_precision": "fp16", "gpu_platform": -1, "gpu_device": -1,
-                              "opencl_queue_window_size": 0, "gpu_memory": "buffer"}.get(k)]
+                              "opencl_queue_window_size": 0, "gpu_memory": "buffer",
+                              "limit_opencl_kernel_time": 0}.get(k)]
             if given:
                 raise InvalidArgumentError(f"{given[0]} applies to device='gpu' only, not "
                                            f"device={device!r}")
@@ -563,6 +578,12 @@ class Session:
             return stats
         finally:
             self._engine.set_profiling(False)
+
+    def gpu_launch_stats(self) -> dict:
+        """dict(launches, chunked_launches, chunks): the GPU kernel launches of this session
+        since it was created, those that ``limit_opencl_kernel_time`` split into chunks and
+        the chunks they made (all 0 on the CPU)."""
+        return self._engine.gpu_launch_stats()
 
     # ---- memory and lifetime -------------------------------------------------------------
 

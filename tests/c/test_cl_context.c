@@ -2,7 +2,9 @@
  * engines of one process share one context per device (counted by mace_cl_registry_get_stats)
  * and the programs built in it, each with its own queue; every engine's output equals the CPU
  * engine's on the same input (the tiny model, y = relu(x + b), exact in fp32); destroying one
- * engine leaves the other running; the last one releases the context; engines created, run and
+ * engine leaves the other running; the last one leaves the context idle in the registry, where
+ * the next engine finds it with its programs built, until mace_gpu_release_idle releases it;
+ * engines created, run and
  * destroyed from several threads at once agree with the CPU too; at the runtime level, default
  * runtimes share the cl_context but not the queue, `share` shares both, private_context
  * neither. Without an OpenCL device it prints why and passes, unless MACE_REQUIRE_OPENCL is
@@ -61,6 +63,7 @@ static int differ_from_cpu(mace_engine *gpu, mace_engine *cpu, int seed) {
 
 static void test_two_engines(mace_engine *cpu) {
   mace_cl_registry_stats s0, s1, s2, s3;
+  mace_gpu_release_idle();
   mace_cl_registry_get_stats(&s0);
   CHECK(s0.contexts_live == 0, "%d contexts live before any engine", s0.contexts_live);
   mace_engine *a = make_engine(MACE_DEVICE_GPU);
@@ -88,7 +91,45 @@ done:
   mace_engine_destroy(a);
   mace_engine_destroy(b);
   mace_cl_registry_get_stats(&s1);
-  CHECK(s1.contexts_live == 0, "%d contexts live after the last engine", s1.contexts_live);
+  CHECK(s1.contexts_live == 0 && s1.contexts_idle == 1 && s1.contexts_listed == 1,
+        "after the last engine: %d live, %d idle, %d listed (want 0, 1, 1)", s1.contexts_live,
+        s1.contexts_idle, s1.contexts_listed);
+}
+
+/* An engine made after the last one went finds the idle context and its programs: no context
+ * created, no program built; mace_gpu_release_idle then releases it (and only idle ones). */
+static void test_idle_reuse(mace_engine *cpu) {
+  mace_cl_registry_stats s0, s1, s2;
+  mace_engine *a = make_engine(MACE_DEVICE_GPU);
+  CHECK(a != NULL && differ_from_cpu(a, cpu, 3) == 0, "first engine: %s", mace_last_error());
+  mace_engine_destroy(a);
+  mace_cl_registry_get_stats(&s0);
+  CHECK(s0.contexts_idle == 1, "%d idle contexts after the engine went (want 1)",
+        s0.contexts_idle);
+  a = make_engine(MACE_DEVICE_GPU);
+  CHECK(a != NULL && differ_from_cpu(a, cpu, 4) == 0, "engine on the idle context: %s",
+        mace_last_error());
+  mace_cl_registry_get_stats(&s1);
+  CHECK(s1.contexts_created == s0.contexts_created && s1.programs_built == s0.programs_built &&
+            s1.programs_reused > s0.programs_reused && s1.contexts_idle == 0 &&
+            s1.contexts_live == 1,
+        "reuse: %d created, %d built, %d reused, %d idle, %d live (want 0, 0, > 0, 0, 1)",
+        s1.contexts_created - s0.contexts_created, s1.programs_built - s0.programs_built,
+        s1.programs_reused - s0.programs_reused, s1.contexts_idle, s1.contexts_live);
+  CHECK(mace_gpu_release_idle() == 0, "released a context an engine holds");
+  mace_engine_destroy(a);
+  CHECK(mace_gpu_release_idle() == 1, "the idle context was not released");
+  mace_cl_registry_get_stats(&s2);
+  CHECK(s2.contexts_idle == 0 && s2.contexts_listed == 0 && s2.contexts_live == 0,
+        "after release: %d idle, %d listed, %d live", s2.contexts_idle, s2.contexts_listed,
+        s2.contexts_live);
+  a = make_engine(MACE_DEVICE_GPU);
+  mace_cl_registry_get_stats(&s2);
+  CHECK(a != NULL && differ_from_cpu(a, cpu, 5) == 0 &&
+            s2.contexts_created == s1.contexts_created + 1,
+        "engine after the release: %s; %d contexts created (want 1)", mace_last_error(),
+        s2.contexts_created - s1.contexts_created);
+  mace_engine_destroy(a);
 }
 
 typedef struct worker {
@@ -118,6 +159,7 @@ static void *work(void *arg) {
 
 static void test_threads(void) {
   mace_cl_registry_stats s0, s1;
+  mace_gpu_release_idle();
   mace_cl_registry_get_stats(&s0);
   pthread_barrier_t created;
   pthread_barrier_init(&created, NULL, THREADS);
@@ -138,9 +180,10 @@ static void test_threads(void) {
     mace_engine_destroy(w[t].cpu);
   }
   mace_cl_registry_get_stats(&s1);
-  CHECK(s1.contexts_created == s0.contexts_created + 1 && s1.contexts_live == 0,
-        "%d threads: %d context(s) created (want 1), %d live after (want 0)", THREADS,
-        s1.contexts_created - s0.contexts_created, s1.contexts_live);
+  CHECK(s1.contexts_created == s0.contexts_created + 1 && s1.contexts_live == 0 &&
+            s1.contexts_idle == 1,
+        "%d threads: %d context(s) created (want 1), %d live, %d idle after (want 0, 1)", THREADS,
+        s1.contexts_created - s0.contexts_created, s1.contexts_live, s1.contexts_idle);
 }
 
 /* At the runtime level: which handles runtimes share. */
@@ -173,8 +216,10 @@ static void test_runtimes(void) {
   mace_cl_runtime_destroy(own);
   mace_cl_registry_stats s;
   mace_cl_registry_get_stats(&s);
-  CHECK(s.contexts_live == 0 && s.contexts_listed == 0, "%d live, %d listed after all",
-        s.contexts_live, s.contexts_listed);
+  CHECK(s.contexts_live == 0 && s.contexts_listed == 1 && s.contexts_idle == 1,
+        "%d live, %d listed, %d idle after all (want 0, 1, 1: the private one is gone)",
+        s.contexts_live, s.contexts_listed, s.contexts_idle);
+  CHECK(mace_gpu_release_idle() == 1, "release_idle: not the one idle context");
 }
 
 int main(void) {
@@ -192,6 +237,7 @@ int main(void) {
   mace_engine *cpu = make_engine(MACE_DEVICE_CPU);
   CHECK(cpu != NULL, "CPU engine: %s", mace_last_error());
   if (cpu) test_two_engines(cpu);
+  if (cpu) test_idle_reuse(cpu);
   mace_engine_destroy(cpu);
   test_threads();
   test_runtimes();

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kernels/cpu/col2im.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long cases = 0;

@@ -21,7 +21,7 @@
 
 #include "kernels/cpu/directconv.h"
 #include "kernels/cpu/ref/conv2d.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long checked = 0, cases = 0;

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "kernels/cpu/ref/conv2d.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long checked = 0, cases = 0;

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 #include "core/threadpool.h"
 #include "kernels/cpu/ref/gemm.h"
-#include "ops/gemm_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
 #include "test_util.h"
 
 static long cases = 0;

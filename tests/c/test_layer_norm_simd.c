@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "kernels/cpu/ref/layer_norm.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long checked = 0;

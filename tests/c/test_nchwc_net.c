@@ -1,4 +1,4 @@
-/* End-to-end test of the blocked-layout pass (core/layout.h) on the net: a MobileNetV2-like
+/* End-to-end test of the blocked-layout pass (runtime/cpu/layout.h) on the net: a MobileNetV2-like
  * chain (pointwise expand + RELUX, depthwise 3x3 stride 1 and 2 with asymmetric padding,
  * pointwise project with the residual fused as Conv2D's input 3, a LEAKYRELU Activation op),
  * one mid-chain tensor also a model output, over 2 images, twice: with 16 and 48 channels (a
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/layout.h"
+#include "runtime/cpu/layout.h"
 #include "core/net.h"
 #include "mace.pb-c.h"
 #include "test_util.h"
@@ -139,7 +139,7 @@ static void build(builder *b, uint8_t **graph, size_t *size) {
   /* pw1: x[16] -> e1[48] RELUX; dw1: 3x3 s1 -> d1 RELUX; pw2: d1 -> p2[16] + x (residual);
    * act: LEAKYRELU -> a2 (also an output); pw3: a2 -> e3[48]; dw3: 3x3 s2 asym pads -> d3;
    * pw4: d3 -> e4[48] RELU; dw4: 3x3 s1 -> y (seven convolutions: a chain keeps more than two
-   * per Reorder, core/layout.c) */
+   * per Reorder, runtime/cpu/layout.c) */
   add_conv(b, "pw1", "x", "e1", C, E, 1, 1, g_s1, g_zero, NULL, "RELUX");
   add_conv(b, "dw1", "e1", "d1", E, E, 3, E, g_s1, g_pads_sym, NULL, "RELUX");
   add_conv(b, "pw2", "d1", "p2", E, C, 1, 1, g_s1, g_zero, "x", NULL);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 #include "kernels/cpu/nchwc_pool.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long checked = 0, cases = 0;

@@ -1,5 +1,5 @@
 /* Unit test of the SIMD NCHWc kernels (kernels/cpu/nchwc.h): every variant this CPU supports
- * (the tables of ops/simd_dispatch.h with a non-NULL entry, on blocks of their nchwc_block
+ * (the tables of runtime/cpu/simd_dispatch.h with a non-NULL entry, on blocks of their nchwc_block
  * channels) against the reference kernels of kernels/cpu/ref/nchwc.c, with filters packed by
  * the same pack functions, and the reorders (bit-exact copies) against the reference ones;
  * then the channel tail: the reference tail reorders and the packs' zero padding.
@@ -29,7 +29,7 @@
 
 #include "kernels/cpu/nchwc.h"
 #include "kernels/cpu/nchwc_convkxk.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long checked = 0, cases = 0;

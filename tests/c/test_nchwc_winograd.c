@@ -32,7 +32,7 @@
 #include "kernels/cpu/nchwc_winograd.h"
 #include "kernels/cpu/ref/conv2d.h"
 #include "kernels/cpu/ref/winograd.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "ops/winograd_nchwc.h"
 #include "test_util.h"
 

@@ -7,16 +7,20 @@
 #include <string.h>
 
 #include "kernels/cpu/ref/qlinear_eltwise.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long cases = 0;
 
 /* scales: (a, b, y) triples covering a >> b, b >> a, y small (a left shift of the sum) and
- * y large (a long right shift) */
+ * y large (a long right shift); for Add both its forms (kernels/cpu/ref/qlinear_eltwise.h): the
+ * narrow one at its largest shift (y large) and its smallest (an input scale just under 64
+ * times y's), the wide one (just over, and far over) */
 static const double kScales[][3] = {{0.02, 0.03, 0.05},  {0.5, 0.001, 0.1},  {0.001, 0.7, 0.2},
                                      {0.1, 0.1, 0.0004}, {0.05, 0.04, 30.0}, {1.0, 1.0, 1.0},
-                                     {0.0123, 0.0456, 0.0789}, {0.5, 0.5, 1e-7}};
+                                     {0.0123, 0.0456, 0.0789}, {0.5, 0.5, 1e-7},
+                                     {0.639, 0.005, 0.01}, {0.003, 0.641, 0.01},
+                                     {1e-6, 2e-6, 100.0}, {1.0, 1e-9, 1e-10}};
 
 static void check(const mace_simd_kernels *v, int add, int is_signed, int64_t n, int a_inc,
                   int b_inc, int si, int relu, unsigned seed) {
@@ -87,6 +91,21 @@ int main(void) {
                 check(vs[vi], add, is_signed, lengths[li], inc & 1, inc >> 1, si, relu, seed++);
   }
   CHECK(tested == nv, "every variant has int8 add and mul run kernels");
+  {
+    /* the scales above reach both forms of Add, the narrow one at both ends of its shifts */
+    mace_qbinary_params p;
+    int narrow = 0, wide = 0, s_min = 0, s_max = 0;
+    for (size_t si = 0; si < sizeof(kScales) / sizeof(kScales[0]); ++si) {
+      mace_qbinary_params_init(&p, 1, kScales[si][0], kScales[si][1], kScales[si][2]);
+      narrow += p.s16 != 0;
+      wide += p.s16 == 0;
+      s_min += p.s16 == MACE_QADD16_MIN_SHIFT;
+      s_max += p.s16 == MACE_QADD16_MAX_SHIFT;
+    }
+    CHECK(narrow > 0 && wide > 0 && s_min > 0 && s_max > 0,
+          "Add's scales cover both forms and the narrow one's shift range (%d %d %d %d)", narrow,
+          wide, s_min, s_max);
+  }
   TEST_REQUIRE_SIMD_VARIANTS(simd);
   return TEST_FINISH("%ld cases over %d variants", cases, tested);
 }

@@ -1,4 +1,4 @@
-/* Unit test of the int8 GEMM (csrc/ops/qgemm_dispatch.h): every family this CPU supports, the
+/* Unit test of the int8 GEMM (csrc/runtime/cpu/qgemm_dispatch.h): every family this CPU supports, the
  * reference one included, against a direct integer product with mace_requant, bit for bit:
  * shapes around the tiles' edges (and K past the AVX2 kernel's 256-k chunks), both B
  * signednesses, B with contiguous rows, contiguous columns or neither, row/column strides of
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "kernels/cpu/ref/requant.h"
-#include "ops/qgemm_dispatch.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/qgemm_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long cases = 0;

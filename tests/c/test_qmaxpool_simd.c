@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long cases = 0;
@@ -54,7 +54,7 @@ static void check(const mace_simd_kernels *v, int64_t k, int64_t stride, int64_t
 int main(void) {
   const mace_simd_kernels *const *vs;
   const int nv = mace_simd_variants(&vs);
-  static const int64_t widths[] = {1, 5, 16, 33, 112};
+  static const int64_t widths[] = {1, 5, 16, 33, 63, 64, 65, 112, 130, 300};
   unsigned seed = 3;
   int tested = 0, simd = 0;
   for (int vi = 0; vi < nv; ++vi) {

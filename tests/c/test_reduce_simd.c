@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "kernels/cpu/ref/reduce.h"
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long checked = 0;

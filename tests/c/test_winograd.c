@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 #include "core/threadpool.h"
 #include "kernels/cpu/ref/conv2d.h"
 #include "kernels/cpu/ref/winograd.h"
-#include "ops/gemm_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
 #include "ops/winograd_conv.h"
 #include "test_util.h"
 

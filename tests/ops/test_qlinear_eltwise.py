@@ -147,3 +147,49 @@ def test_optional_zero_points_absent():
     np.testing.assert_array_equal(got, qm.qadd(a, f[0], 0, b, f[1], 0, f[2], 0, np.uint8))
     ref = run_ort(model(True), {"a": a, "b": b})[0]
     assert np.abs(got.astype(int) - ref.astype(int)).max() <= 1
+
+
+def _scale_triples(seed: int, n: int) -> list[tuple[float, float, float]]:
+    """(a_scale, b_scale, c_scale) as float32 values: log-uniform over six decades, plus the
+    edges of QLinearAdd's narrow form (an input scale about 64 times the output's, where it
+    hands over to the wide form, and about 2^-20 of it, where its shift stops growing)."""
+    rng = np.random.default_rng(seed)
+    out = [tuple(float(np.float32(v)) for v in 10.0 ** rng.uniform(-4, 2, 3)) for _ in range(n)]
+    for sa, sb, sc in ((63.9, 0.5, 1.0), (64.1, 0.5, 1.0), (0.3, 63.99, 1.0),
+                       (1e-6, 2e-6, 100.0), (1.0, 1e-7, 1.0), (0.7, 0.7, 0.7),
+                       (1.0, 1e-9, 1e-10)):  # a_scale / c_scale past 2^30: no multiplier
+        out.append(tuple(float(np.float32(v)) for v in (sa, sb, sc)))
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8], ids=["u8", "i8"])
+def test_qlinear_add_within_one_unit_of_the_real_formula(dtype):
+    """Every (a, b) pair of the dtype under random scales and zero points: mace's QLinearAdd
+    (the narrow 16-bit form where the scales allow it, else the wide one; docs/int8.md) is the
+    NumPy model's bytes and within one unit of the real formula round(a_scale / c_scale * (a -
+    a_zp) + b_scale / c_scale * (b - b_zp)) + c_zp, clamped, computed in float64."""
+    info = np.iinfo(dtype)
+    vals = np.arange(info.min, info.max + 1, dtype=np.int64)
+    a = np.repeat(vals, vals.size).astype(dtype).reshape(256, 256)
+    b = np.tile(vals, vals.size).astype(dtype).reshape(256, 256)
+    rng = np.random.default_rng(11)
+    narrow = wide = 0
+    for sa, sb, sc in _scale_triples(5, 40):
+        za, zb, zc = (int(v) for v in rng.integers(info.min, info.max + 1, 3))
+        model = qmodel("QLinearAdd", dtype, a.shape, b.shape, (sa, za, sb, zb, sc, zc))
+        got = run_mace(model, {"a": a, "b": b})[0]
+        np.testing.assert_array_equal(got, qm.qadd(a, sa, za, b, sb, zb, sc, zc, dtype))
+        if max(sa, sb) / sc > 2.0 ** 20:
+            # from about 2^22 on the wide form's output requantization shifts its sum (up to
+            # 2^27) left past int32 (requant.h's wrapping shift): only its bytes are checked
+            # (the last triple, which the narrow form must not take)
+            continue
+        real = sa / sc * (a.astype(np.float64) - za) + sb / sc * (b.astype(np.float64) - zb)
+        want = np.clip(np.rint(real) + zc, info.min, info.max)
+        diff = np.abs(got.astype(np.float64) - want)
+        assert diff.max() <= 1, f"scales {(sa, sb, sc)}: {diff.max()} units from the formula"
+        if qm.qadd16_params(sa, sb, sc)[2]:
+            narrow += 1
+        else:
+            wide += 1
+    assert narrow >= 30 and wide >= 2, (narrow, wide)  # both forms were tested

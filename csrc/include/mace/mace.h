@@ -166,6 +166,11 @@ typedef struct mace_config {
                                       * local work sizes a tuning run wrote */
   int opencl_queue_window_size;      /* > 0: wait for the GPU every that many kernels (keeps a
                                       * UI responsive); 0 (default): never */
+  int limit_opencl_kernel_time;      /* 1: a kernel launch of more work items than
+                                      * MACE_OPENCL_CHUNK_ITEMS (default 16384) runs as chunks
+                                      * along its outermost dimension, flushed one by one, so
+                                      * the GPU can serve the display between them; the same
+                                      * results bit for bit. 0 (default): one launch each */
   /* Encrypted models (`mace encrypt`, docs/encryption.md): the AES-256 key, borrowed for the
    * create call only and never logged; NULL when the model is not encrypted. A wrong key is
    * MACE_INVALID_MODEL; a build without OpenSSL's libcrypto gives MACE_UNSUPPORTED. */
@@ -274,6 +279,11 @@ typedef struct mace_gpu_info {
 /* Every OpenCL device of every platform: *n is how many (at most max written to out). With no
  * OpenCL library or platform: MACE_UNSUPPORTED saying which, *n 0. */
 mace_status mace_gpu_list_devices(mace_gpu_info *out, int max, int *n);
+/* When its last GPU engine is destroyed, a device's OpenCL context stays in the process with
+ * the programs built in it, so the next engine on that device skips the driver's context
+ * creation and program loads. This releases those idle contexts (engines still alive keep
+ * theirs); returns how many were released. */
+int mace_gpu_release_idle(void);
 
 const char *mace_version(void);
 /* The kernel level this process uses: "ref", "avx2", "avx512" or "neon" (the best the CPU and
@@ -378,6 +388,29 @@ size_t mace_engine_gpu_tensor_bytes(const mace_engine *engine, const mace_tensor
 int mace_engine_gpu_precision(const mace_engine *engine);
 /* Whether `buffer` is in this engine's OpenCL context (usable as its input or output). */
 int mace_engine_shares_gpu_buffer(const mace_engine *engine, const mace_gpu_buffer *buffer);
+
+/* Kernel launches of a GPU engine since it was created: launches, those split into chunks
+ * (limit_opencl_kernel_time) and the chunks they made. All 0 for a CPU engine. */
+typedef struct mace_gpu_launch_stat {
+  int64_t launches, chunked_launches, chunks;
+} mace_gpu_launch_stat;
+mace_status mace_engine_gpu_launch_stat(const mace_engine *engine, mace_gpu_launch_stat *stat);
+
+/* The index of the buffer's device in mace_gpu_list_devices' list (-1 if it is not listed). */
+int mace_gpu_buffer_device(const mace_gpu_buffer *buffer);
+
+/* DLPack export of a tensor in a GPU buffer (DLPack's kDLOpenCL convention: dl_tensor.data is
+ * the cl_mem, byte_offset 0). `versioned` 1 makes a DLManagedTensorVersioned (DLPack 1.0,
+ * capsule name "dltensor_versioned"), 0 a DLManagedTensor ("dltensor"); returned through *out
+ * as void * (mace.h does not include dlpack.h; api/dlpack.h has the layouts). The tensor is
+ * `dims` (row-major strides, given) of `dtype`, f32 described as the buffer stores it (float16
+ * in an fp16 buffer); device (4, the index of its device in mace_gpu_list_devices' list).
+ * Calling its deleter frees what the export allocated and calls release(release_ctx) once;
+ * the buffer must stay alive until then (release is where its owner lets it go). */
+mace_status mace_gpu_buffer_export_dlpack(const mace_gpu_buffer *buffer, int ndim,
+                                          const int64_t *dims, mace_dtype dtype, int versioned,
+                                          void (*release)(void *ctx), void *release_ctx,
+                                          void **out);
 
 #define MACE_KEEP_ALL (-1)
 mace_status mace_engine_keep_tensors(mace_engine *engine, const char *const *names,

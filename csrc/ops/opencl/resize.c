@@ -1,8 +1,9 @@
-/* ResizeNearestNeighbor (f32, any rank) and ResizeBilinear on the GPU (OpenCL), with the CPU
- * kinds' arguments and coordinates (ops/resize.c): the CPU kind's infer works out the output
- * size and scales (ops/resize_params.h), its table functions the source indices and weights,
- * which infer uploads to a device buffer the op owns; kernels/opencl/resize.cl. Output dims
- * equal to the input's copy the input, as the CPU kinds do. No bicubic yet. */
+/* ResizeNearestNeighbor (f32, any rank), ResizeBilinear and ResizeBicubic on the GPU (OpenCL),
+ * with the CPU kinds' arguments and coordinates (ops/resize.c): the CPU kind's infer works out
+ * the output size and scales (ops/resize_params.h), its table functions the source indices and
+ * weights (bicubic: 4 taps an output index, Keys' a, exclude_outside), which infer uploads to a
+ * device buffer the op owns; kernels/opencl/resize.cl. Output dims equal to the input's copy
+ * the input, as the CPU kinds do. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,7 @@
 
 typedef struct resize_cl_state {
   mace_cl_shadow shadow;
-  int bilinear;
+  int bilinear, bicubic;
   int copy;                   /* output dims == input dims */
   void *itab, *ftab;          /* owned device buffers: int32 indices, fp32 weights */
   size_t itab_bytes, ftab_bytes;
@@ -35,6 +36,7 @@ static void resize_cl_release(mace_op *op) {
 static mace_status resize_cl_init(mace_op *op) {
   resize_cl_state *st = op->state;
   st->bilinear = strcmp(op->type, "ResizeBilinear") == 0;
+  st->bicubic = strcmp(op->type, "ResizeBicubic") == 0;
   return mace_cl_shadow_init(op, &st->shadow);
 }
 
@@ -67,16 +69,23 @@ static mace_status resize_cl_infer(mace_op *op) {
   int64_t total = 0;
   for (int d = 0; d < nd; ++d) total += y->dims[d];
   /* Host tables as the CPU kind builds them (int64), narrowed to the kernels' int32. */
-  int64_t *t64 = malloc((size_t)(total * 2 + 2) * sizeof(int64_t));
-  int32_t *t32 = malloc((size_t)(total * 2 + 2) * sizeof(int32_t));
-  float *w = malloc((size_t)(total * 2 + 2) * sizeof(float));
+  int64_t *t64 = malloc((size_t)(total * 4 + 2) * sizeof(int64_t));
+  int32_t *t32 = malloc((size_t)(total * 4 + 2) * sizeof(int32_t));
+  float *w = malloc((size_t)(total * 4 + 2) * sizeof(float));
   mace_status status = MACE_OK;
   if (!t64 || !t32 || !w) {
     status = mace_error(MACE_OUT_OF_RESOURCES, "op '%s': no memory for resize tables", op->name);
     goto done;
   }
   size_t ni = 0, nf = 0;
-  if (!st->bilinear) {
+  if (st->bicubic) {  /* itab = yidx[4 oh] xidx[4 ow], ftab = yw[4 oh] xw[4 ow] */
+    const int64_t oh = y->dims[nd - 2], ow = y->dims[nd - 1];
+    mace_resize_cubic_table(p->coord, p->scales[nd - 2], oh, x->dims[nd - 2], p->cubic_a,
+                            p->exclude_outside, t64, w);
+    mace_resize_cubic_table(p->coord, p->scales[nd - 1], ow, x->dims[nd - 1], p->cubic_a,
+                            p->exclude_outside, t64 + 4 * oh, w + 4 * oh);
+    ni = nf = (size_t)(4 * (oh + ow));
+  } else if (!st->bilinear) {
     for (int k = 0; k < 8; ++k) {
       const int d = k - (8 - nd);
       st->dims[k] = d >= 0 ? (int32_t)y->dims[d] : 1;
@@ -126,7 +135,7 @@ static mace_status resize_cl_run(mace_op *op) {
     const size_t gws[1] = {(size_t)n};
     return mace_cl_launch(rt, k, 1, gws, NULL, op->name);
   }
-  if (!st->bilinear) {
+  if (!st->bilinear && !st->bicubic) {
     MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "resize", "resize_nearest", "", &k));
     MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, x));
     MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, y));
@@ -141,7 +150,9 @@ static mace_status resize_cl_run(mace_op *op) {
   const int nd = x->ndim;
   const int64_t ih = x->dims[nd - 2], iw = x->dims[nd - 1], oh = y->dims[nd - 2],
                 ow = y->dims[nd - 1], planes = n / (oh * ow);
-  MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "resize", "resize_bilinear", "", &k));
+  MACE_RETURN_IF_ERROR(mace_cl_get_kernel(rt, "resize",
+                                          st->bicubic ? "resize_bicubic" : "resize_bilinear", "",
+                                          &k));
   MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 0, op, x));
   MACE_RETURN_IF_ERROR(mace_cl_arg_tensor(k, 2, op, y));
   const int64_t ints[] = {planes, ih, iw, oh, ow};
@@ -169,3 +180,12 @@ const mace_op_kind mace_op_resize_bilinear_cl = {.type = "ResizeBilinear",
                                                  .infer = resize_cl_infer,
                                                  .run = resize_cl_run,
                                                  .release = resize_cl_release};
+const mace_op_kind mace_op_resize_bicubic_cl = {.type = "ResizeBicubic",
+                                                .device = MACE_DEVICE_GPU,
+                                                .dtype = MACE_DT_F32,
+                                                .state_size = sizeof(resize_cl_state),
+                                                .value_inputs = 1u << 1,
+                                                .init = resize_cl_init,
+                                                .infer = resize_cl_infer,
+                                                .run = resize_cl_run,
+                                                .release = resize_cl_release};

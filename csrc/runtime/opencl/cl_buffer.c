@@ -16,6 +16,7 @@ struct mace_cl_buffer {
   cl_mem mem;
   size_t bytes;
   mace_cl_precision precision;
+  int platform_index, device_index;  /* its runtime's device (mace_cl_device_info) */
 };
 
 static mace_status buffer_fail(cl_int err, const char *what) {
@@ -33,6 +34,8 @@ mace_status mace_cl_buffer_create(mace_cl_runtime *rt, size_t bytes, mace_cl_buf
   mace_cl_runtime_handles(rt, &b->api, &b->context, &b->queue);
   b->bytes = bytes;
   b->precision = mace_cl_runtime_precision(rt);
+  b->platform_index = mace_cl_runtime_device(rt)->platform_index;
+  b->device_index = mace_cl_runtime_device(rt)->device_index;
   void *mem = NULL;
   mace_status st = mace_cl_alloc(rt, bytes, &mem);
   if (st != MACE_OK) {
@@ -60,6 +63,10 @@ void *mace_cl_buffer_mem(const mace_cl_buffer *b) { return b->mem; }
 const void *mace_cl_buffer_context(const mace_cl_buffer *b) { return b->queue; }
 size_t mace_cl_buffer_size(const mace_cl_buffer *b) { return b->bytes; }
 mace_cl_precision mace_cl_buffer_precision(const mace_cl_buffer *b) { return b->precision; }
+void mace_cl_buffer_device(const mace_cl_buffer *b, int *platform_index, int *device_index) {
+  *platform_index = b->platform_index;
+  *device_index = b->device_index;
+}
 
 static mace_status check_range(const mace_cl_buffer *b, size_t offset, size_t bytes) {
   if (offset > b->bytes || bytes > b->bytes - offset)

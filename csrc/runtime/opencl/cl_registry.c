@@ -20,7 +20,7 @@ struct mace_cl_shared {
   const mace_cl_api *api;
   cl_device_id device;
   cl_context context;
-  int refs;                /* runtimes holding it (under the mutex) */
+  int refs;                /* runtimes holding it (under the mutex); 0: idle, kept listed */
   int listed;              /* in the registry's list (acquire finds it) */
   shared_program *programs;
   int n_programs, cap_programs;
@@ -73,7 +73,10 @@ mace_status mace_cl_shared_acquire(const mace_cl_api *api, cl_platform_id platfo
   if (!private_context) {
     for (mace_cl_shared *s = g_list; s; s = s->next) {
       if (s->api == api && s->device == device) {
-        ++s->refs;
+        if (s->refs++ == 0) {  /* an idle context comes back into use */
+          --g_stats.contexts_idle;
+          ++g_stats.contexts_live;
+        }
         *out = s;
         goto done;
       }
@@ -121,22 +124,54 @@ void mace_cl_shared_retain(mace_cl_shared *s) {
   pthread_mutex_unlock(&g_lock);
 }
 
+/* The last runtime of a listed context leaves it listed and idle, with its programs: the next
+ * engine on the device then skips the driver's context creation and finds its programs built
+ * (a context costs tens of milliseconds on some drivers, more than the rest of an engine's
+ * creation). A private or discarded context goes at once. */
 void mace_cl_shared_release(mace_cl_shared *s) {
   if (!s) return;
   pthread_mutex_lock(&g_lock);
   const int last = --s->refs == 0;
+  const int drop = last && !s->listed;
   if (last) {
-    unlist(s);
     --g_stats.contexts_live;
+    if (!drop) ++g_stats.contexts_idle;
   }
   pthread_mutex_unlock(&g_lock);
-  if (last) free_shared(s);  /* no one else can reach it now */
+  if (drop) free_shared(s);  /* no one else can reach it now */
 }
 
 void mace_cl_shared_discard(mace_cl_shared *s) {
   pthread_mutex_lock(&g_lock);
   unlist(s);
   pthread_mutex_unlock(&g_lock);
+}
+
+int mace_cl_registry_release_idle(void) {
+  mace_cl_shared *idle = NULL;
+  pthread_mutex_lock(&g_lock);
+  for (mace_cl_shared **p = &g_list; *p;) {
+    mace_cl_shared *s = *p;
+    if (s->refs == 0) {
+      *p = s->next;
+      s->listed = 0;
+      --g_stats.contexts_listed;
+      --g_stats.contexts_idle;
+      s->next = idle;
+      idle = s;
+    } else {
+      p = &s->next;
+    }
+  }
+  pthread_mutex_unlock(&g_lock);
+  int n = 0;
+  while (idle) {
+    mace_cl_shared *next = idle->next;
+    free_shared(idle);
+    idle = next;
+    ++n;
+  }
+  return n;
 }
 
 cl_context mace_cl_shared_context(const mace_cl_shared *s) { return s->context; }

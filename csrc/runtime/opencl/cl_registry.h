@@ -18,7 +18,9 @@ mace_status mace_cl_shared_acquire(const mace_cl_api *api, cl_platform_id platfo
                                    mace_cl_shared **out);
 /* One more reference (a runtime created sharing another's). */
 void mace_cl_shared_retain(mace_cl_shared *s);
-/* Drops a reference; the last one releases the programs and the context. */
+/* Drops a reference. The last one of a listed context leaves it idle in the registry, its
+ * programs built, for the next runtime on the device (mace_cl_registry_release_idle frees it);
+ * the last one of a private or discarded context releases it. */
 void mace_cl_shared_release(mace_cl_shared *s);
 /* Takes the context out of the registry (its device failed): runtimes holding it keep it until
  * they go, the next mace_cl_shared_acquire creates a new one. */

@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "core/checksum.h"
-#include "kernels/cpu/ref/half.h"
+#include "runtime/cpu/cpu_device.h"
+#include "runtime/opencl/cl_enqueue.h"
 #include "runtime/opencl/cl_loader.h"
 #include "runtime/opencl/cl_registry.h"
 #include "runtime/opencl/cl_sources.h"
@@ -70,6 +71,8 @@ struct mace_cl_runtime {
   pending_event pending[MAX_PENDING_EVENTS];
   int n_pending;
   mace_cl_tuning tuning;
+  size_t chunk_items;      /* mace_cl_config's: 0, or launches split in chunks (cl_enqueue.c) */
+  mace_cl_launch_stats launch_stats;
 };
 
 /* Grows *array (of `elem` bytes each) to hold at least n + 1 items. 0 on failure. */
@@ -412,6 +415,7 @@ mace_status mace_cl_runtime_create(const mace_cl_config *config, mace_cl_runtime
 own_state:
   rt->image_memory = c->image_memory != 0;
   rt->precision = c->precision;
+  rt->chunk_items = c->chunk_items;
   if (rt->precision == MACE_CL_AUTO) {
     rt->precision = rt->info.has_fp16 ? MACE_CL_FP16 : MACE_CL_FP32;
     if (!rt->info.has_fp16)
@@ -537,7 +541,7 @@ mace_status mace_cl_write(mace_cl_runtime *rt, void *mem, size_t offset, const v
   for (size_t done = 0; done < count; done += STAGING_ELEMS) {
     const size_t n = count - done < STAGING_ELEMS ? count - done : STAGING_ELEMS;
     uint16_t *h = rt->staging;
-    mace_f32_to_f16__ref(s + done, h, 0, (int64_t)n);
+    mace_cpu_f32_to_f16(s + done, h, (int64_t)n);
     err = note_error(rt, rt->api->clEnqueueWriteBuffer(rt->queue, (cl_mem)mem, CL_TRUE,
                                                        offset + done * 2, n * 2, h, 0, NULL,
                                                        NULL));
@@ -565,8 +569,7 @@ mace_status mace_cl_read(mace_cl_runtime *rt, const void *mem, size_t offset, vo
                                                       offset + done * 2, n * 2, h, 0, NULL,
                                                       NULL));
     if (err != CL_SUCCESS) return cl_fail(err, "clEnqueueReadBuffer");
-    /* mace_f16_to_f32__ref indexes both arrays by i: shift the output to this chunk. */
-    mace_f16_to_f32__ref(h, d + done, 0, (int64_t)n);
+    mace_cpu_f16_to_f32(h, d + done, (int64_t)n);
   }
   return MACE_OK;
 }
@@ -870,6 +873,18 @@ static void resolve_pending(mace_cl_runtime *rt) {
   rt->n_pending = 0;
 }
 
+/* A launch's profiling event kept for its tag (cl_enqueue.c calls it once per chunk). */
+typedef struct launch_tag {
+  mace_cl_runtime *rt;
+  int tag;
+} launch_tag;
+
+static void keep_event(void *ctx, cl_event ev) {
+  launch_tag *lt = ctx;
+  if (lt->rt->n_pending == MAX_PENDING_EVENTS) resolve_pending(lt->rt);
+  lt->rt->pending[lt->rt->n_pending++] = (pending_event){lt->tag, ev};
+}
+
 mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, const size_t *gws,
                            const size_t *lws, const char *tag) {
   if (dims < 1 || dims > 3)
@@ -889,24 +904,26 @@ mace_status mace_cl_launch(mace_cl_runtime *rt, mace_cl_kernel *k, int dims, con
   }
   /* Kernels check their own bounds: the global size is rounded up to the work-group's. */
   for (int i = 0; i < dims; ++i) g[i] = (gws[i] + use_l[i] - 1) / use_l[i] * use_l[i];
-  cl_event ev = NULL;
-  const int profile = rt->profiling && tag;
-  if (profile && rt->n_pending == MAX_PENDING_EVENTS) resolve_pending(rt);
-  const cl_int err = note_error(rt, rt->api->clEnqueueNDRangeKernel(
-      rt->queue, k->kernel, (cl_uint)dims, NULL, g, use_l, 0, NULL, profile ? &ev : NULL));
+  const int t = rt->profiling && tag ? tag_index(rt, tag) : -1;
+  launch_tag lt = {rt, t};
+  int chunks = 0;
+  const cl_int err = note_error(
+      rt, mace_cl_enqueue_chunked(rt->api, rt->queue, k->kernel, dims, g, use_l, rt->chunk_items,
+                                  t >= 0 ? keep_event : NULL, &lt, &chunks));
+  ++rt->launch_stats.launches;
+  if (chunks > 1) {
+    ++rt->launch_stats.chunked_launches;
+    rt->launch_stats.chunks += chunks;
+  }
   if (err != CL_SUCCESS)
     return mace_error(MACE_RUNTIME_ERROR, "OpenCL: launch of %s (%s) failed: %s (%d)",
                       strchr(k->key, '\n') ? strchr(k->key, '\n') + 1 : k->key, tag ? tag : "",
                       mace_cl_error_name(err), (int)err);
-  if (ev) {
-    const int t = tag_index(rt, tag);
-    if (t < 0) {
-      rt->api->clReleaseEvent(ev);
-    } else {
-      rt->pending[rt->n_pending++] = (pending_event){t, ev};
-    }
-  }
   return MACE_OK;
+}
+
+void mace_cl_runtime_launch_stats(const mace_cl_runtime *rt, mace_cl_launch_stats *out) {
+  *out = rt->launch_stats;
 }
 
 mace_status mace_cl_launch_timed(mace_cl_runtime *rt, mace_cl_kernel *k, int dims,

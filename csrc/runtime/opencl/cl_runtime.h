@@ -80,7 +80,23 @@ typedef struct mace_cl_config {
   /* 1: the engine keeps the activations of the ops that have image kernels in image2d
    * memory (seed 003's cl_mem_type image; see the image section below); 0: buffers only. */
   int image_memory;
+  /* 0: every launch in one piece. > 0 (limit_opencl_kernel_time): a launch of more work items
+   * is split into chunks of at most this many along its outermost dimension (cl_enqueue.c). */
+  size_t chunk_items;
 } mace_cl_config;
+
+/* Work items per chunk that limit_opencl_kernel_time gives (mace_cl_config.chunk_items):
+ * $MACE_OPENCL_CHUNK_ITEMS when set (not a positive integer: MACE_INVALID_ARGS naming it), else
+ * MACE_CL_DEFAULT_CHUNK_ITEMS, a proxy for MACE's 1 ms bound (no launch is timed). */
+#define MACE_CL_DEFAULT_CHUNK_ITEMS 16384
+mace_status mace_cl_chunk_items_default(size_t *out);
+
+/* Launch counters of a runtime since it was created: kernel launches asked by ops, those split
+ * into chunks, and the chunks those made (diagnostics, tests). */
+typedef struct mace_cl_launch_stats {
+  int64_t launches, chunked_launches, chunks;
+} mace_cl_launch_stats;
+void mace_cl_runtime_launch_stats(const mace_cl_runtime *rt, mace_cl_launch_stats *out);
 
 /* Every OpenCL device on every platform (n set to how many; at most max written). */
 mace_status mace_cl_list_devices(mace_cl_device_info *out, int max, int *n);
@@ -105,11 +121,14 @@ const void *mace_cl_runtime_cl_context(const mace_cl_runtime *rt);
 typedef struct mace_cl_registry_stats {
   int contexts_created;    /* clCreateContext calls that succeeded */
   int contexts_live;       /* contexts some runtime still holds */
-  int contexts_listed;     /* of those, the ones new runtimes get (not private, not discarded) */
+  int contexts_listed;     /* the ones new runtimes get (not private, not discarded): live or idle */
+  int contexts_idle;       /* listed contexts no runtime holds, kept for the next one */
   int programs_built;      /* programs created (from source or a cached binary) and kept */
   int programs_reused;     /* kernels' programs found already built in the context */
 } mace_cl_registry_stats;
 void mace_cl_registry_get_stats(mace_cl_registry_stats *out);
+/* Releases the idle contexts (no runtime holds them) and their programs; returns how many. */
+int mace_cl_registry_release_idle(void);
 
 /* Device buffers (cl_mem, opaque). */
 mace_status mace_cl_alloc(mace_cl_runtime *rt, size_t bytes, void **mem);
@@ -137,6 +156,8 @@ void *mace_cl_buffer_mem(const mace_cl_buffer *b);           /* the cl_mem */
 const void *mace_cl_buffer_context(const mace_cl_buffer *b); /* its queue: see runtime_context */
 size_t mace_cl_buffer_size(const mace_cl_buffer *b);
 mace_cl_precision mace_cl_buffer_precision(const mace_cl_buffer *b);
+/* The device it lives on: mace_cl_device_info's platform_index and device_index. */
+void mace_cl_buffer_device(const mace_cl_buffer *b, int *platform_index, int *device_index);
 /* Blocking byte copies between host memory and the buffer, on the queue it was made on. */
 mace_status mace_cl_buffer_read(const mace_cl_buffer *b, size_t offset, void *dst, size_t bytes);
 mace_status mace_cl_buffer_write(mace_cl_buffer *b, size_t offset, const void *src,

@@ -101,6 +101,7 @@ const void *mace_cl_runtime_cl_context(const mace_cl_runtime *rt) {
   return NULL;
 }
 void mace_cl_registry_get_stats(mace_cl_registry_stats *out) { memset(out, 0, sizeof(*out)); }
+int mace_cl_registry_release_idle(void) { return 0; }
 mace_status mace_cl_copy(mace_cl_runtime *rt, const void *src, size_t src_offset, void *dst,
                          size_t dst_offset, size_t bytes) {
   (void)rt, (void)src, (void)src_offset, (void)dst, (void)dst_offset, (void)bytes;
@@ -113,6 +114,14 @@ mace_status mace_cl_buffer_create(mace_cl_runtime *rt, size_t bytes, mace_cl_buf
   return no_headers();
 }
 void mace_cl_buffer_destroy(mace_cl_buffer *b) { (void)b; }
+void mace_cl_buffer_device(const mace_cl_buffer *b, int *platform_index, int *device_index) {
+  (void)b;
+  *platform_index = *device_index = -1;
+}
+void mace_cl_runtime_launch_stats(const mace_cl_runtime *rt, mace_cl_launch_stats *out) {
+  (void)rt;
+  memset(out, 0, sizeof(*out));
+}
 void *mace_cl_buffer_mem(const mace_cl_buffer *b) {
   (void)b;
   return NULL;

@@ -110,9 +110,74 @@ static inline void q8_run(const mace_qbinary_params *p, int add, int is_signed, 
   }
 }
 
+/* 16 bytes widened to two i16 vectors. */
+static inline void widen16_s16(const uint8_t *p, int is_signed, int16x8_t v[2]) {
+  if (is_signed) {
+    const int8x16_t x = vld1q_s8((const int8_t *)p);
+    v[0] = vmovl_s8(vget_low_s8(x));
+    v[1] = vmovl_s8(vget_high_s8(x));
+  } else {
+    const uint8x16_t x = vld1q_u8(p);
+    v[0] = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(x)));
+    v[1] = vreinterpretq_s16_u16(vmovl_u8(vget_high_u8(x)));
+  }
+}
+
+/* QLinearAdd's narrow form (mace_qadd16), 16 outputs an iteration: both inputs widened to i16,
+ * k + m_a * a + m_b * b in i32 (smlal), one arithmetic shift (sshl by -s), narrowed with
+ * saturation to i16, clamped, narrowed (exact: within the byte's range). A repeated operand
+ * (inc 0) is its value broadcast; the tail goes through 16-byte buffers. */
+static inline void q8_add_narrow(const mace_qbinary_params *p, int is_signed, const uint8_t *a,
+                                 int64_t a_inc, const uint8_t *b, int64_t b_inc, uint8_t *y,
+                                 int64_t n) {
+  const int16_t ma = (int16_t)p->a_m16, mb = (int16_t)p->b_m16;
+  const int32x4_t k = vdupq_n_s32(
+      mace_qadd16_bias(p->a_m16, p->a_zp, p->b_m16, p->b_zp, p->y_zp, p->s16));
+  const int32x4_t sh = vdupq_n_s32(-p->s16);
+  const int16x8_t lo = vdupq_n_s16((int16_t)p->lo), hi = vdupq_n_s16((int16_t)p->hi);
+  const int16x8_t a_rep = vdupq_n_s16((int16_t)(is_signed ? (int8_t)a[0] : a[0]));
+  const int16x8_t b_rep = vdupq_n_s16((int16_t)(is_signed ? (int8_t)b[0] : b[0]));
+  for (int64_t i = 0; i < n; i += 16) {
+    uint8_t ta[16], tb[16], ty[16];
+    const uint8_t *pa = a + i, *pb = b + i;
+    const int64_t cnt = n - i < 16 ? n - i : 16;
+    int16x8_t va[2] = {a_rep, a_rep}, vb[2] = {b_rep, b_rep}, t[2];
+    if (cnt < 16) {
+      if (a_inc) memcpy(ta, pa, (size_t)cnt), pa = ta;
+      if (b_inc) memcpy(tb, pb, (size_t)cnt), pb = tb;
+    }
+    if (a_inc) widen16_s16(pa, is_signed, va);
+    if (b_inc) widen16_s16(pb, is_signed, vb);
+    for (int q = 0; q < 2; ++q) {
+      int32x4_t l = vmlal_n_s16(vmlal_n_s16(k, vget_low_s16(va[q]), ma), vget_low_s16(vb[q]), mb);
+      int32x4_t h =
+          vmlal_n_s16(vmlal_n_s16(k, vget_high_s16(va[q]), ma), vget_high_s16(vb[q]), mb);
+      l = vshlq_s32(l, sh);
+      h = vshlq_s32(h, sh);
+      t[q] = vminq_s16(vmaxq_s16(vcombine_s16(vqmovn_s32(l), vqmovn_s32(h)), lo), hi);
+    }
+    {
+      const int8x16_t v = vcombine_s8(vmovn_s16(t[0]), vmovn_s16(t[1]));
+      if (cnt == 16) {
+        vst1q_s8((int8_t *)(y + i), v);
+      } else {
+        vst1q_s8((int8_t *)ty, v);
+        memcpy(y + i, ty, (size_t)cnt);
+      }
+    }
+  }
+}
+
 void mace_q8_add__neon(const mace_qbinary_params *p, int is_signed, const uint8_t *a,
                        int64_t a_inc, const uint8_t *b, int64_t b_inc, uint8_t *y, int64_t n) {
   if (n <= 0) return;
+  if (p->s16) {
+    if (is_signed)
+      q8_add_narrow(p, 1, a, a_inc, b, b_inc, y, n);
+    else
+      q8_add_narrow(p, 0, a, a_inc, b, b_inc, y, n);
+    return;
+  }
   if (is_signed)
     q8_run(p, 1, 1, a, a_inc, b, b_inc, y, n);
   else

@@ -9,7 +9,8 @@ static uint32_t f16_bits_to_f32_bits(uint16_t h) {
   const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t man = h & 0x3ffu;
-  if (exp == 0x1f) return sign | 0x7f800000u | (man << 13); /* inf, NaN */
+  if (exp == 0x1f) /* inf; NaN quieted, payload kept (as F16C's and NEON's conversions do) */
+    return sign | 0x7f800000u | (man << 13) | (man ? 0x400000u : 0u);
   if (exp != 0) return sign | ((exp + 112u) << 23) | (man << 13);
   if (man == 0) return sign; /* signed zero */
   /* subnormal, man * 2^-24: shift the leading one into the implicit bit */

@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 /* out[i] = the fp32 value of the IEEE binary16 bits in[i], for i in [begin, end). Exact:
- * subnormals become normal fp32 values, infinities stay infinite, NaNs stay NaN (payload
- * kept in the top mantissa bits). */
+ * subnormals become normal fp32 values, infinities stay infinite, NaNs stay NaN (quiet, the
+ * payload kept in the top mantissa bits, as the hardware conversions give). */
 void mace_f16_to_f32__ref(const uint16_t *in, float *out, int64_t begin, int64_t end);
 
 /* out[i] = the fp32 value of the bfloat16 bits in[i] (the top half of an fp32), for i in

@@ -114,9 +114,66 @@ static inline void q8_run(const mace_qbinary_params *p, int add, int is_signed, 
   }
 }
 
+/* QLinearAdd's narrow form (mace_qadd16), 16 outputs a vector: both inputs widened to i16 and
+ * interleaved in pairs (a, b), one vpmaddwd with the pairs (m_a, m_b), the constant, one
+ * arithmetic shift; packed back to i16 in order (the unpacks and the pack work within the
+ * same 128-bit lanes), clamped, narrowed (exact: within the byte's range). A repeated operand
+ * (inc 0) is its byte broadcast; the tail goes through 16-byte buffers. */
+static inline void q8_add_narrow(const mace_qbinary_params *p, int is_signed, const uint8_t *a,
+                                 int64_t a_inc, const uint8_t *b, int64_t b_inc, uint8_t *y,
+                                 int64_t n) {
+  const __m256i m =
+      _mm256_set1_epi32((int32_t)(((uint32_t)p->b_m16 << 16) | (uint32_t)p->a_m16));
+  const __m256i k = _mm256_set1_epi32(
+      mace_qadd16_bias(p->a_m16, p->a_zp, p->b_m16, p->b_zp, p->y_zp, p->s16));
+  const __m128i sh = _mm_cvtsi32_si128(p->s16);
+  const __m256i lo = _mm256_set1_epi16((int16_t)p->lo), hi = _mm256_set1_epi16((int16_t)p->hi);
+  const __m256i a_rep = _mm256_set1_epi16((int16_t)(is_signed ? (int8_t)a[0] : a[0]));
+  const __m256i b_rep = _mm256_set1_epi16((int16_t)(is_signed ? (int8_t)b[0] : b[0]));
+  for (int64_t i = 0; i < n; i += 16) {
+    uint8_t ta[16], tb[16];
+    const uint8_t *pa = a + i, *pb = b + i;
+    const int64_t cnt = n - i < 16 ? n - i : 16;
+    __m256i va = a_rep, vb = b_rep;
+    if (cnt < 16) {
+      if (a_inc) memcpy(ta, pa, (size_t)cnt), pa = ta;
+      if (b_inc) memcpy(tb, pb, (size_t)cnt), pb = tb;
+    }
+    if (a_inc) {
+      const __m128i v = _mm_loadu_si128((const __m128i *)pa);
+      va = is_signed ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v);
+    }
+    if (b_inc) {
+      const __m128i v = _mm_loadu_si128((const __m128i *)pb);
+      vb = is_signed ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v);
+    }
+    const __m256i l = _mm256_sra_epi32(
+        _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(va, vb), m), k), sh);
+    const __m256i h = _mm256_sra_epi32(
+        _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(va, vb), m), k), sh);
+    const __m256i t = _mm256_min_epi16(_mm256_max_epi16(_mm256_packs_epi32(l, h), lo), hi);
+    const __m128i tl = _mm256_castsi256_si128(t), th = _mm256_extracti128_si256(t, 1);
+    const __m128i v = is_signed ? _mm_packs_epi16(tl, th) : _mm_packus_epi16(tl, th);
+    if (cnt == 16) {
+      _mm_storeu_si128((__m128i *)(y + i), v);
+    } else {
+      uint8_t ty[16];
+      _mm_storeu_si128((__m128i *)ty, v);
+      memcpy(y + i, ty, (size_t)cnt);
+    }
+  }
+}
+
 void mace_q8_add__avx2(const mace_qbinary_params *p, int is_signed, const uint8_t *a,
                        int64_t a_inc, const uint8_t *b, int64_t b_inc, uint8_t *y, int64_t n) {
   if (n <= 0) return;
+  if (p->s16) {
+    if (is_signed)
+      q8_add_narrow(p, 1, a, a_inc, b, b_inc, y, n);
+    else
+      q8_add_narrow(p, 0, a, a_inc, b, b_inc, y, n);
+    return;
+  }
   if (is_signed)
     q8_run(p, 1, 1, a, a_inc, b, b_inc, y, n);
   else

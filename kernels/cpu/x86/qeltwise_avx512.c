@@ -1,5 +1,5 @@
-/* AVX-512 int8 QLinearAdd / QLinearMul runs (kernels/cpu/qeltwise.h), 16 elements a vector,
- * bit-identical to the reference. */
+/* AVX-512 int8 QLinearAdd / QLinearMul runs (kernels/cpu/qeltwise.h), 16 elements a vector (the
+ * narrow QLinearAdd 32), bit-identical to the reference. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -95,9 +95,54 @@ static inline void q8_run16(const mace_qbinary_params *p, int add, int is_signed
   }
 }
 
+/* 32 bytes (fewer under the mask m) widened to i16. */
+static inline __m512i widen32(const uint8_t *p, __mmask64 m, int is_signed) {
+  const __m256i v = _mm512_castsi512_si256(_mm512_maskz_loadu_epi8(m, p));
+  return is_signed ? _mm512_cvtepi8_epi16(v) : _mm512_cvtepu8_epi16(v);
+}
+
+/* QLinearAdd's narrow form (mace_qadd16), 32 outputs a vector: both inputs widened to i16 and
+ * interleaved in pairs (a, b), one vpmaddwd with the pairs (m_a, m_b), the constant, one
+ * arithmetic shift; packed back to i16 in order (the unpacks and the pack work within the
+ * same 128-bit lanes), clamped, narrowed (exact: within the byte's range). A repeated operand
+ * (inc 0) is its byte broadcast; the tail runs under a mask. */
+static inline void q8_add_narrow(const mace_qbinary_params *p, int is_signed, const uint8_t *a,
+                                 int64_t a_inc, const uint8_t *b, int64_t b_inc, uint8_t *y,
+                                 int64_t n) {
+  const __m512i m =
+      _mm512_set1_epi32((int32_t)(((uint32_t)p->b_m16 << 16) | (uint32_t)p->a_m16));
+  const __m512i k = _mm512_set1_epi32(
+      mace_qadd16_bias(p->a_m16, p->a_zp, p->b_m16, p->b_zp, p->y_zp, p->s16));
+  const __m128i sh = _mm_cvtsi32_si128(p->s16);
+  const __m512i lo = _mm512_set1_epi16((int16_t)p->lo), hi = _mm512_set1_epi16((int16_t)p->hi);
+  const __m512i a_rep = _mm512_set1_epi16((int16_t)(is_signed ? (int8_t)a[0] : a[0]));
+  const __m512i b_rep = _mm512_set1_epi16((int16_t)(is_signed ? (int8_t)b[0] : b[0]));
+  for (int64_t i = 0; i < n; i += 32) {
+    const __mmask64 msk = n - i >= 32 ? (__mmask64)0xFFFFFFFFu : ((__mmask64)1 << (n - i)) - 1;
+    const __m512i va = a_inc ? widen32(a + i, msk, is_signed) : a_rep;
+    const __m512i vb = b_inc ? widen32(b + i, msk, is_signed) : b_rep;
+    const __m512i l = _mm512_sra_epi32(
+        _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpacklo_epi16(va, vb), m), k), sh);
+    const __m512i h = _mm512_sra_epi32(
+        _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpackhi_epi16(va, vb), m), k), sh);
+    const __m512i t = _mm512_min_epi16(_mm512_max_epi16(_mm512_packs_epi32(l, h), lo), hi);
+    if (n - i >= 32)
+      _mm256_storeu_si256((__m256i *)(y + i), _mm512_cvtepi16_epi8(t));
+    else
+      _mm512_mask_cvtepi16_storeu_epi8(y + i, (__mmask32)msk, t);
+  }
+}
+
 void mace_q8_add__avx512(const mace_qbinary_params *p, int is_signed, const uint8_t *a,
                          int64_t a_inc, const uint8_t *b, int64_t b_inc, uint8_t *y, int64_t n) {
   if (n <= 0) return;
+  if (p->s16) {
+    if (is_signed)
+      q8_add_narrow(p, 1, a, a_inc, b, b_inc, y, n);
+    else
+      q8_add_narrow(p, 0, a, a_inc, b, b_inc, y, n);
+    return;
+  }
   if (is_signed)
     q8_run16(p, 1, 1, a, a_inc, b, b_inc, y, n);
   else

@@ -5,6 +5,7 @@
 
 #include "kernels/cpu/ref/requant.h"
 #include "kernels/cpu/qgemm_strided.h"
+#include "kernels/cpu/x86/requant_avx512.h"
 #include "kernels/cpu/ukernels.h"
 
 /* Row i's four k of the group, broadcast to every 32-bit lane (folds into vpdpbusd's {1to16}). */
@@ -16,11 +17,13 @@ static inline __m512i bcast_a(const int8_t *a, int i) {
 
 /* The 16x16 tile's accumulation, shared by the plain and the fused kernel: declares c0..c15
  * and sums kp k (groups of 4) of A (16 rows x 4 k, i8) against B (16 columns x 4 k, u8) into
- * them, one vpdpbusd per row. Expects kp, a and b in scope. */
-#define QGEMM_16X16_ACCUMULATE                                                                 \
+ * them, one vpdpbusd per row, from INIT(i) (zero, or the output stage's row bias). Expects kp,
+ * a and b in scope. */
+#define QGEMM_16X16_ACCUMULATE(INIT)                                                           \
   const uint8_t *bp = (const uint8_t *)b;                                                      \
-  __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,   \
-          c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0, c12 = c0, c13 = c0, c14 = c0, c15 = c0;\
+  __m512i c0 = INIT(0), c1 = INIT(1), c2 = INIT(2), c3 = INIT(3), c4 = INIT(4), c5 = INIT(5),  \
+          c6 = INIT(6), c7 = INIT(7), c8 = INIT(8), c9 = INIT(9), c10 = INIT(10),              \
+          c11 = INIT(11), c12 = INIT(12), c13 = INIT(13), c14 = INIT(14), c15 = INIT(15);      \
   for (int64_t k = 0; k < kp; k += 4) {                                                        \
     const __m512i vb = _mm512_loadu_si512((const void *)bp);                                   \
     c0 = _mm512_dpbusd_epi32(c0, vb, bcast_a(a, 0));                                           \
@@ -52,10 +55,11 @@ static inline __m256i bcast_a8(const int8_t *a, int i) {
   memcpy(&v, a + 4 * i, sizeof(v));
   return _mm256_set1_epi32(v);
 }
-#define QGEMM_16X8_ACCUMULATE                                                                  \
+#define QGEMM_16X8_ACCUMULATE(INIT)                                                            \
   const uint8_t *bp = (const uint8_t *)b;                                                      \
-  __m256i d0 = _mm256_setzero_si256(), d1 = d0, d2 = d0, d3 = d0, d4 = d0, d5 = d0, d6 = d0,   \
-          d7 = d0, d8 = d0, d9 = d0, d10 = d0, d11 = d0, d12 = d0, d13 = d0, d14 = d0, d15 = d0;\
+  __m256i d0 = INIT(0), d1 = INIT(1), d2 = INIT(2), d3 = INIT(3), d4 = INIT(4), d5 = INIT(5),  \
+          d6 = INIT(6), d7 = INIT(7), d8 = INIT(8), d9 = INIT(9), d10 = INIT(10),              \
+          d11 = INIT(11), d12 = INIT(12), d13 = INIT(13), d14 = INIT(14), d15 = INIT(15);      \
   for (int64_t k = 0; k < kp; k += 4) {                                                        \
     const __m256i vb = _mm256_loadu_si256((const void *)bp);                                   \
     d0 = _mm256_dpbusd_epi32(d0, vb, bcast_a8(a, 0));                                          \
@@ -80,8 +84,9 @@ static inline __m256i bcast_a8(const int8_t *a, int i) {
 
 /* acc[i, 0..16) = sum over k of A[i, k] * B[k, 0..16): B's group is one 64-byte vector (16
  * columns x 4 k, u8), A's is 16 rows x 4 k (i8); each row is one vpdpbusd. */
+#define QGEMM_ZERO(i) _mm512_setzero_si512()
 void mace_qgemm_16x16__avx512vnni(int64_t kp, const int8_t *a, const void *b, int32_t *acc) {
-  QGEMM_16X16_ACCUMULATE
+  QGEMM_16X16_ACCUMULATE(QGEMM_ZERO)
   _mm512_storeu_si512((void *)(acc + 0 * 16), c0);
   _mm512_storeu_si512((void *)(acc + 1 * 16), c1);
   _mm512_storeu_si512((void *)(acc + 2 * 16), c2);
@@ -100,38 +105,16 @@ void mace_qgemm_16x16__avx512vnni(int64_t kp, const int8_t *a, const void *b, in
   _mm512_storeu_si512((void *)(acc + 15 * 16), c15);
 }
 
-/* One row of requant.h's formula on 16 lanes (see mace_qgemm_requant__avx512vnni below). */
-static inline __m512i requant_row(__m512i x, int32_t bias, int32_t mult, int32_t shift,
-                                  __m512i lo, __m512i hi, __m512i zp) {
-  const int right = shift > 0 ? shift : 0;
-  const __m512i m = _mm512_set1_epi32(mult);
-  const __m512i round =
-      _mm512_set1_epi64(((int64_t)1 << 30) + (right > 0 ? (int64_t)1 << (30 + right) : 0));
-  __m512i t;
-  x = _mm512_add_epi32(x, _mm512_set1_epi32(bias));
-  if (shift < 0) x = _mm512_sll_epi32(x, _mm_cvtsi32_si128(-shift));
-  const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
-  const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), round);
-  if (right > 0) {
-    /* the high halves of pe (even lanes, moved down by vpshufd) and po (odd lanes) */
-    t = _mm512_mask_shuffle_epi32(po, (__mmask16)0x5555, pe, (_MM_PERM_ENUM)0xF5);
-    t = _mm512_sra_epi32(t, _mm_cvtsi32_si128(right - 1));
-  } else {
-    t = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(pe, 31),
-                                _mm512_slli_epi64(po, 1));
-  }
-  return _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(t, lo), hi), zp);
-}
-
 /* mace_qgemm_16x16_out__avx512vnni for a tile whose runs end by column 8: the 16x8
  * accumulation, then requant_row on the 8 lanes widened (the upper ones zero, never stored). */
 static void qgemm_16x8_out(int64_t kp, const int8_t *a, const void *b, int64_t mr,
                            const mace_qgemm_runs *runs, const int32_t *bias, const int32_t *mult,
                            const int32_t *shift, const mace_qgemm_out *q, void *c, int64_t c_rs) {
-  QGEMM_16X8_ACCUMULATE
+#define QGEMM_BIAS8(i) _mm256_set1_epi32((i) < mr ? bias[i] : 0)
+  QGEMM_16X8_ACCUMULATE(QGEMM_BIAS8)
+#undef QGEMM_BIAS8
   {
-    const __m512i zp = _mm512_set1_epi32(q->zp);
-    const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
+    const mace_q8_requant_consts rc = mace_q8_requant_consts_make(q);
     const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     const int n = runs->n;
     __m512i idx[MACE_QGEMM_MAX_RUNS];
@@ -144,11 +127,11 @@ static void qgemm_16x8_out(int64_t kp, const int8_t *a, const void *b, int64_t m
     }
 #define QGEMM_OUT_ROW(i, di)                                                                   \
   if ((i) < mr) {                                                                              \
-    const __m512i r = requant_row(_mm512_zextsi256_si512(di), bias[i], mult[i], shift[i], lo,  \
-                                  hi, zp);                                                     \
+    const __m512i r =                                                                          \
+        mace_q8_requant_row__avx512(_mm512_zextsi256_si512(di), mult[i], shift[i], &rc);       \
     for (int s = 0; s < n; ++s)                                                                \
-      _mm512_mask_cvtepi32_storeu_epi8(base[s] + (i) * c_rs, mask[s],                          \
-                                       _mm512_permutexvar_epi32(idx[s], r));                   \
+      _mm_mask_storeu_epi8(base[s] + (i) * c_rs, mask[s],                                      \
+                           _mm512_cvtepi32_epi8(_mm512_permutexvar_epi32(idx[s], r)));         \
   }
     QGEMM_OUT_ROW(0, d0)
     QGEMM_OUT_ROW(1, d1)
@@ -182,10 +165,11 @@ void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b
     qgemm_16x8_out(kp, a, b, mr, runs, bias, mult, shift, q, c, c_rs);
     return;
   }
-  QGEMM_16X16_ACCUMULATE
+#define QGEMM_BIAS(i) _mm512_set1_epi32((i) < mr ? bias[i] : 0)
+  QGEMM_16X16_ACCUMULATE(QGEMM_BIAS)
+#undef QGEMM_BIAS
   {
-    const __m512i zp = _mm512_set1_epi32(q->zp);
-    const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
+    const mace_q8_requant_consts rc = mace_q8_requant_consts_make(q);
     const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     const int n = runs->n;
     __m512i idx[MACE_QGEMM_MAX_RUNS];
@@ -200,8 +184,9 @@ void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b
     if (n == 1 && runs->j0[0] == 0) {
 #define QGEMM_OUT_ROW(i, ci)                                                                   \
   if ((i) < mr)                                                                                \
-    _mm512_mask_cvtepi32_storeu_epi8(                                                          \
-        base[0] + (i) * c_rs, mask[0], requant_row(ci, bias[i], mult[i], shift[i], lo, hi, zp));
+    _mm_mask_storeu_epi8(base[0] + (i) * c_rs, mask[0],                                        \
+                         _mm512_cvtepi32_epi8(mace_q8_requant_row__avx512(ci, mult[i], shift[i], \
+                                                                          &rc)));
       QGEMM_OUT_ROW(0, c0)
       QGEMM_OUT_ROW(1, c1)
       QGEMM_OUT_ROW(2, c2)
@@ -223,10 +208,10 @@ void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b
     }
 #define QGEMM_OUT_ROW(i, ci)                                                                   \
   if ((i) < mr) {                                                                              \
-    const __m512i r = requant_row(ci, bias[i], mult[i], shift[i], lo, hi, zp);                 \
+    const __m512i r = mace_q8_requant_row__avx512(ci, mult[i], shift[i], &rc);                 \
     for (int s = 0; s < n; ++s)                                                                \
-      _mm512_mask_cvtepi32_storeu_epi8(base[s] + (i) * c_rs, mask[s],                          \
-                                       _mm512_permutexvar_epi32(idx[s], r));                   \
+      _mm_mask_storeu_epi8(base[s] + (i) * c_rs, mask[s],                                      \
+                           _mm512_cvtepi32_epi8(_mm512_permutexvar_epi32(idx[s], r)));         \
   }
     QGEMM_OUT_ROW(0, c0)
     QGEMM_OUT_ROW(1, c1)
@@ -254,8 +239,14 @@ void mace_qgemm_16x16_out__avx512vnni(int64_t kp, const int8_t *a, const void *b
  * right > 0 taken as the high 32 bits of a + 2^(30+r) (an arithmetic >> 32, no overflow:
  * |a| < 2^62) shifted right by r - 1; for r = 0 the bits 31..62 of a (|t| < 2^31). The clamps
  * to +-2^16 and to [lo, hi] after adding zp are one clamp to [lo - zp, hi - zp] before it
- * ([lo, hi] is within a byte's range). vpmovdb truncates: the value is in range already.
- * Strided columns (c_cs != 1) go through a buffer (kernels/cpu/qgemm_strided.h). */
+ * ([lo, hi] is within a byte's range). For 1 <= r <= MACE_QGEMM_ZP_FOLD_MAX_SHIFT (every
+ * ordinary scale: M in [2^-23, 0.5)) the zero point is added inside the rounding constant
+ * instead: a + zp * 2^(31+r) >> (31 + r) is t + zp exactly, and |a + zp * 2^(31+r)| < 2^62 +
+ * 2^8 * 2^53 < 2^63; the clamp to [lo, hi] then follows (clamping t to +-2^16 first changes
+ * nothing: lo - zp >= -2^9, hi - zp <= 2^9). vpmovdb truncates: the value is in range already
+ * (vpmovdb to a register, then a masked store: on Zen 4 cheaper than vpmovdb's store form). The
+ * bias is added before (the fused kernels start their accumulators from it). Strided
+ * columns (c_cs != 1) go through a buffer (kernels/cpu/qgemm_strided.h). */
 void mace_qgemm_requant__avx512vnni(const int32_t *acc, int64_t acc_ld, int64_t mr, int64_t nr,
                                     const int32_t *bias, const int32_t *mult,
                                     const int32_t *shift, const mace_qgemm_out *q, void *c,
@@ -265,17 +256,17 @@ void mace_qgemm_requant__avx512vnni(const int32_t *acc, int64_t acc_ld, int64_t 
                                shift, q, c, c_rs, c_cs);
     return;
   }
-  const __m512i zp = _mm512_set1_epi32(q->zp);
-  const __m512i lo = _mm512_set1_epi32(q->lo - q->zp), hi = _mm512_set1_epi32(q->hi - q->zp);
+  const mace_q8_requant_consts rc = mace_q8_requant_consts_make(q);
   for (int64_t i = 0; i < mr; ++i) {
+    const __m512i b = _mm512_set1_epi32(bias[i]);
     const int32_t *ar = acc + i * acc_ld;
     int8_t *cr = (int8_t *)c + i * c_rs;
     for (int64_t j = 0; j < nr; j += 16) {
       const __mmask16 mask = nr - j >= 16 ? (__mmask16)0xFFFF
                                           : (__mmask16)((1u << (unsigned)(nr - j)) - 1u);
-      const __m512i x = _mm512_maskz_loadu_epi32(mask, ar + j);
-      _mm512_mask_cvtepi32_storeu_epi8(cr + j, mask,
-                                       requant_row(x, bias[i], mult[i], shift[i], lo, hi, zp));
+      const __m512i x = _mm512_add_epi32(_mm512_maskz_loadu_epi32(mask, ar + j), b);
+      const __m512i y = mace_q8_requant_row__avx512(x, mult[i], shift[i], &rc);
+      _mm_mask_storeu_epi8(cr + j, mask, _mm512_cvtepi32_epi8(y));
     }
   }
 }

@@ -1,5 +1,5 @@
 /* Dispatched f32 SIMD kernels (not an op): per-ISA tables, chosen once from cpu_features. */
-#include "ops/simd_dispatch.h"
+#include "runtime/cpu/simd_dispatch.h"
 
 #include <pthread.h>
 

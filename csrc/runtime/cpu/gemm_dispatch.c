@@ -1,5 +1,5 @@
 /* Dispatched f32 GEMM (not an op): family table, packing, cache blocking, threading. */
-#include "ops/gemm_dispatch.h"
+#include "runtime/cpu/gemm_dispatch.h"
 
 #include <pthread.h>
 #include <stdint.h>

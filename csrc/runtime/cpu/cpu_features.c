@@ -1,5 +1,5 @@
 /* CPU feature detection (CPUID/XGETBV on x86-64, AT_HWCAP on aarch64) and MACE_CPU_ISA. */
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -32,12 +32,14 @@ static void detect_x86(mace_cpu_features *f) {
   unsigned int a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return;
   const int osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, fma = (c >> 12) & 1;
+  const int f16c = (c >> 29) & 1;
   if (!osxsave || !avx) return;
   const unsigned long long xcr0 = xgetbv0();
   const int ymm_os = (xcr0 & 0x6) == 0x6;     /* SSE + AVX state */
   const int zmm_os = (xcr0 & 0xe6) == 0xe6;   /* + opmask, ZMM_Hi256, Hi16_ZMM */
   if (!ymm_os) return;
   f->fma = fma;
+  f->f16c = f16c;
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return;
   f->avx2 = (b >> 5) & 1;
   if (zmm_os) {
@@ -62,8 +64,8 @@ int mace_cpu_isa_supported(mace_cpu_isa isa) {
   const mace_cpu_features *f = mace_cpu_features_get();
   switch (isa) {
     case MACE_ISA_REF: return 1;
-    case MACE_ISA_AVX2: return f->avx2 && f->fma;
-    case MACE_ISA_AVX512: return f->avx2 && f->fma && f->avx512f && f->avx512bw;
+    case MACE_ISA_AVX2: return f->avx2 && f->fma && f->f16c;
+    case MACE_ISA_AVX512: return f->avx2 && f->fma && f->f16c && f->avx512f && f->avx512bw;
     case MACE_ISA_NEON: return f->neon;
   }
   return 0;
@@ -89,8 +91,8 @@ static void detect_once(void) {
   /* g_features is complete here; mace_cpu_isa_supported reads it through the getter, which
    * would recurse into pthread_once, so decide from the fields directly. */
   const mace_cpu_features *f = &g_features;
-  if (f->avx2 && f->fma && f->avx512f && f->avx512bw) g_detected = MACE_ISA_AVX512;
-  else if (f->avx2 && f->fma) g_detected = MACE_ISA_AVX2;
+  if (f->avx2 && f->fma && f->f16c && f->avx512f && f->avx512bw) g_detected = MACE_ISA_AVX512;
+  else if (f->avx2 && f->fma && f->f16c) g_detected = MACE_ISA_AVX2;
   else if (f->neon) g_detected = MACE_ISA_NEON;
   else g_detected = MACE_ISA_REF;
   g_active = g_detected;

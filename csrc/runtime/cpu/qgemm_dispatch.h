@@ -1,13 +1,13 @@
 /* Dispatched int8 GEMM (docs/int8.md, "int8 GEMM"): micro-kernel families chosen from the CPU's
  * features, packing of both operands, zero-point folding, requantization and threading (used by
  * QLinearConv2D and QLinearMatMul). */
-#ifndef MACE_OPS_QGEMM_DISPATCH_H_
-#define MACE_OPS_QGEMM_DISPATCH_H_
+#ifndef MACE_RUNTIME_CPU_QGEMM_DISPATCH_H_
+#define MACE_RUNTIME_CPU_QGEMM_DISPATCH_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 #include "core/threadpool.h"
 #include "kernels/cpu/qeltwise.h"
 #include "kernels/cpu/qgemm.h"
@@ -106,4 +106,4 @@ size_t mace_qgemm_scratch_bytes(const mace_qgemm_family *f, int64_t m, int64_t n
  * computes it), or along A's when B has too few panels for the threads (B packed first). */
 void mace_qgemm_run(mace_threadpool *pool, const mace_qgemm_args *g, void *scratch);
 
-#endif /* MACE_OPS_QGEMM_DISPATCH_H_ */
+#endif /* MACE_RUNTIME_CPU_QGEMM_DISPATCH_H_ */

@@ -1,5 +1,5 @@
-/* Row-band splits of NCHWc tensors (ops/nchwc_split.h). */
-#include "ops/nchwc_split.h"
+/* Row-band splits of NCHWc tensors (runtime/cpu/nchwc_split.h). */
+#include "runtime/cpu/nchwc_split.h"
 
 #include "kernels/cpu/nchwc.h"
 

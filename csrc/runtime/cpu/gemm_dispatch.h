@@ -1,12 +1,12 @@
 /* Dispatched f32 GEMM: microkernel families chosen once from the CPU's features, packing, cache
  * blocking and threading around them (used by Conv2D, FullyConnected and MatMul). */
-#ifndef MACE_OPS_GEMM_DISPATCH_H_
-#define MACE_OPS_GEMM_DISPATCH_H_
+#ifndef MACE_RUNTIME_CPU_GEMM_DISPATCH_H_
+#define MACE_RUNTIME_CPU_GEMM_DISPATCH_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 #include "core/threadpool.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/ukernels.h"
@@ -114,4 +114,4 @@ void mace_gemm_run(mace_threadpool *pool, const mace_gemm_args *g, void *scratch
 void mace_gemm_compute(const mace_gemm_args *g, const float *pa, const float *pb, int split_m,
                        int64_t p_begin, int64_t p_end);
 
-#endif /* MACE_OPS_GEMM_DISPATCH_H_ */
+#endif /* MACE_RUNTIME_CPU_GEMM_DISPATCH_H_ */

@@ -1,11 +1,12 @@
-/* The blocked-layout pass (core/layout.h). */
-#include "core/layout.h"
+/* The blocked-layout pass (runtime/cpu/layout.h). */
+#include "runtime/cpu/layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cpu_features.h"
+#include "core/proto_arg.h"
+#include "runtime/cpu/cpu_features.h"
 
 #define NCHWC_SUFFIX "@nchwc"
 
@@ -18,28 +19,6 @@ int mace_nchwc_block(void) {
     case MACE_ISA_NEON: return 4;
     default: return 0;
   }
-}
-
-mace_status mace_arg_from_proto(const Mace__Argument *pa, mace_arg *arg) {
-  arg->name = pa->name ? pa->name : "";
-  arg->has_i = pa->has_i;
-  arg->i = pa->i;
-  arg->has_f = pa->has_f;
-  arg->f = pa->f;
-  if (pa->has_s) {
-    char *s = malloc(pa->s.len + 1);
-    if (!s) return mace_error(MACE_OUT_OF_RESOURCES, "out of memory");
-    if (pa->s.len) memcpy(s, pa->s.data, pa->s.len);
-    s[pa->s.len] = 0;
-    arg->s = s;
-    arg->s_size = pa->s.len;
-    arg->has_s = 1;
-  }
-  arg->n_ints = (int)pa->n_ints;
-  arg->ints = pa->ints;
-  arg->n_floats = (int)pa->n_floats;
-  arg->floats = pa->floats;
-  return MACE_OK;
 }
 
 /* ---- tensor names -> where they come from --------------------------------------------- */

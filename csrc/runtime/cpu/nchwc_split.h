@@ -8,8 +8,8 @@
  * weight-heavy) are split by channel blocks, so that each thread reads only its part of the
  * filter. The row bands made the MobileNets, MNASNet, ResNets and SqueezeNet faster at 2
  * threads (benchmarks/HISTORY.md). */
-#ifndef MACE_OPS_NCHWC_SPLIT_H_
-#define MACE_OPS_NCHWC_SPLIT_H_
+#ifndef MACE_RUNTIME_CPU_NCHWC_SPLIT_H_
+#define MACE_RUNTIME_CPU_NCHWC_SPLIT_H_
 
 #include <stdint.h>
 
@@ -45,4 +45,4 @@ static inline mace_nchwc_band_item mace_nchwc_band_item_at(int64_t it, int64_t b
 void mace_nchwc_parallel_for(mace_threadpool *pool, const mace_tensor *t, int64_t grain,
                              mace_range_fn fn, void *ctx);
 
-#endif /* MACE_OPS_NCHWC_SPLIT_H_ */
+#endif /* MACE_RUNTIME_CPU_NCHWC_SPLIT_H_ */

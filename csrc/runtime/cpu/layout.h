@@ -14,8 +14,8 @@
  * convolution (MACE_NCHWC_FIRST, core/op.h) belongs to the chain behind it but reads its input
  * plain: no Reorder in front, and it gets the argument MACE_NCHWC_OUT_ARG.
  * Blocked tensors are named "<name>@nchwc". */
-#ifndef MACE_CORE_LAYOUT_H_
-#define MACE_CORE_LAYOUT_H_
+#ifndef MACE_RUNTIME_CPU_LAYOUT_H_
+#define MACE_RUNTIME_CPU_LAYOUT_H_
 
 #include "core/op.h"
 #include "mace.pb-c.h"
@@ -29,7 +29,4 @@ int mace_nchwc_block(void);
  * ops were inserted (0: def unchanged). */
 mace_status mace_layout_nchwc(Mace__NetDef *def, int block, int *n_reorders);
 
-/* One model argument as ops read it; arg->s is a NUL-terminated malloc'ed copy (free it). */
-mace_status mace_arg_from_proto(const Mace__Argument *pa, mace_arg *arg);
-
-#endif /* MACE_CORE_LAYOUT_H_ */
+#endif /* MACE_RUNTIME_CPU_LAYOUT_H_ */

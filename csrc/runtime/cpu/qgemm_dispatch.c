@@ -1,5 +1,5 @@
 /* Dispatched int8 GEMM (not an op): family table, packing, zero-point folding, threading. */
-#include "ops/qgemm_dispatch.h"
+#include "runtime/cpu/qgemm_dispatch.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /* Dispatched f32 SIMD kernels other than GEMM (activation, eltwise, softmax, layer norm,
  * reduce, transpose, pooling, depthwise, NCHWc, col2im, int8 depthwise and
- * element-wise): one table of function pointers per
+ * element-wise, fp16/bf16 conversion): one table of function pointers per
  * ISA, filled from the kernel manifest (kernels/cpu/manifest.inc), the active one chosen once
  * from the CPU's features. */
-#ifndef MACE_OPS_SIMD_DISPATCH_H_
-#define MACE_OPS_SIMD_DISPATCH_H_
+#ifndef MACE_RUNTIME_CPU_SIMD_DISPATCH_H_
+#define MACE_RUNTIME_CPU_SIMD_DISPATCH_H_
 
-#include "core/cpu_features.h"
+#include "runtime/cpu/cpu_features.h"
 #include "kernels/cpu/ukernels.h"
 
 /* One ISA's kernels: each field is filled by the manifest's MACE_UKERNEL line of that ISA and
@@ -31,7 +31,7 @@ typedef struct mace_simd_kernels {
   mace_f32_dwconv_fn dwconv;  /* depthwise KxK, K <= 7 */
   mace_f32_directconv_fn directconv;  /* group 1, in_c <= 4, KxK, K <= 7 (first layers) */
   /* NCHWc kernels (kernels/cpu/nchwc.h) on blocks of nchwc_block channels (the vector width;
-   * core/layout.h's mace_nchwc_block gives the same number for the active ISA). */
+   * runtime/cpu/layout.h's mace_nchwc_block gives the same number for the active ISA). */
   int nchwc_block;
   mace_f32_nchwc_conv1x1_fn nchwc_conv1x1;
   mace_f32_nchwc_dwconv_fn nchwc_dwconv;
@@ -47,6 +47,9 @@ typedef struct mace_simd_kernels {
   mace_q8_add_fn q8_add;  /* int8 QLinearAdd / QLinearMul runs (kernels/cpu/qeltwise.h) */
   mace_q8_mul_fn q8_mul;
   mace_q8_maxpool2d_fn q8_maxpool2d;  /* int8 max pooling (kernels/cpu/qmaxpool.h) */
+  mace_f16_to_f32_fn f16_to_f32;  /* kernels/cpu/half.h */
+  mace_bf16_to_f32_fn bf16_to_f32;
+  mace_f32_to_f16_fn f32_to_f16;
 } mace_simd_kernels;
 
 /* The tables this CPU supports (whatever MACE_CPU_ISA says), best first, "ref" last; returns
@@ -61,4 +64,4 @@ const mace_simd_kernels *mace_simd_active(void);
  * feature, as the int8 GEMM's families are). */
 mace_q8_dwconv_fn mace_q8_dwconv_active(void);
 
-#endif /* MACE_OPS_SIMD_DISPATCH_H_ */
+#endif /* MACE_RUNTIME_CPU_SIMD_DISPATCH_H_ */
