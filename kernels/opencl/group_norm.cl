@@ -7,7 +7,7 @@ __kernel void group_norm_rows(__global const DATA_T *x, int x_off, __global DATA
                               int y_off, __global const DATA_T *scale, int s_off,
                               __global const DATA_T *bias, int b_off, int groups, int cpg,
                               int hw, int per_group, float eps, __local float *scratch) {
-  const int l = get_local_id(0), n = get_local_size(0), q = get_group_id(0);
+  const int l = get_local_id(0), n = get_local_size(0), q = MACE_GROUP_ID(0);
   const int len = cpg * hw, base = q * len, g = q % groups;
   float mean = 0.0f;
   for (int k = l; k < len; k += n) mean += LOAD(x, x_off + base + k);
