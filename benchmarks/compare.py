@@ -93,8 +93,10 @@ class PeerError(Exception):
 
 def make_mace(path: str, workdir: str, shape, threads: int) -> Callable:
     sess = mace.Session(path, num_threads=threads)
-    first = sess.outputs[0].name
-    return lambda x: sess.run(x)[first] if isinstance(x, dict) else sess.run(x)
+    if len(sess.outputs) == 1 and len(sess.inputs) == 1:
+        return lambda x: sess.run(x)[sess.outputs[0].name] if isinstance(x, dict) else sess.run(x)
+    name, first = sess.inputs[0].name, sess.outputs[0].name  # run(array) gives every output
+    return lambda x: sess.run(x if isinstance(x, dict) else {name: x})[first]
 
 
 def make_onnxruntime(path: str, workdir: str, shape, threads: int) -> Callable:
