@@ -268,10 +268,12 @@ def write_report(out: str, results: list, args, elapsed: float) -> None:
         L += ["", "Failures:"] + [f"- {m}, {e}: {s}" for m, e, s in fails]
     L += ["", "## Where mace spends its time (1 thread, per-op profile)", "",
           "| model | top layer class (% of time, GMACPS) | 2nd | 3rd |", "|---|---|---|---|"]
-    for r in results:
+    for r in ([] if args.no_profile else results):
         cells = [f"{c['class']} ({c['pct']:.0f}%, {c['gmacps']:.1f})"
                  for c in r.get("profile", [])[:3]]
         L.append(f"| {r['model']} | " + " | ".join(cells + ["-"] * (3 - len(cells))) + " |")
+    if args.no_profile:
+        L = L[:L.index("## Where mace spends its time (1 thread, per-op profile)") - 1]
     text = "\n".join(L) + "\n"
     if os.path.exists(out) and not args.fresh:  # keep the hand-written sections below
         text = compare._keep_written_sections(text, out, keep_notes=True)
