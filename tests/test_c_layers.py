@@ -16,7 +16,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 # Headers the build generates (gen/) and the public header: any layer may include them.
 GENERATED = {"mace.pb-c.h", "mace_ops_selection.h", "mace_kernel_selection.h"}
-PUBLIC = {"mace/mace.h"}
+PUBLIC = {"mace/mace.h", "mace/mace_dlpack.h"}
 
 # Folder -> layer, most specific first.
 LAYERS = [
