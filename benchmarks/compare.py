@@ -88,9 +88,15 @@ class PeerError(Exception):
     pass
 
 
+# x is one array (the model's first input) or a dict {input name: array} (models of several
+# inputs: benchmarks/realset.py); the function returns the model's first output.
+
 def make_mace(path: str, workdir: str, shape, threads: int) -> Callable:
     sess = mace.Session(path, num_threads=threads)
-    return sess.run
+    if len(sess.outputs) == 1 and len(sess.inputs) == 1:
+        return lambda x: sess.run(x)[sess.outputs[0].name] if isinstance(x, dict) else sess.run(x)
+    name, first = sess.inputs[0].name, sess.outputs[0].name  # run(array) gives every output
+    return lambda x: sess.run(x if isinstance(x, dict) else {name: x})[first]
 
 
 def make_onnxruntime(path: str, workdir: str, shape, threads: int) -> Callable:
@@ -101,19 +107,25 @@ def make_onnxruntime(path: str, workdir: str, shape, threads: int) -> Callable:
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-    name = sess.get_inputs()[0].name
-    return lambda x: sess.run(None, {name: x})[0]
+    name, first = sess.get_inputs()[0].name, sess.get_outputs()[0].name
+    return lambda x: sess.run([first], x if isinstance(x, dict) else {name: x})[0]
 
 
 def make_openvino(path: str, workdir: str, shape, threads: int) -> Callable:
     import openvino as ov
     core = ov.Core()
-    cm = core.compile_model(core.read_model(path), "CPU", {
+    model = core.read_model(path)
+    if shape is not None and any(p.get_partial_shape().is_dynamic for p in model.inputs):
+        # compiled for the benchmark's input shapes, as its own benchmark_app -shape would
+        shapes = shape if isinstance(shape, dict) else {model.inputs[0].any_name: shape}
+        model.reshape({p: ov.PartialShape(list(shapes[p.any_name])) for p in model.inputs
+                       if p.any_name in shapes})
+    cm = core.compile_model(model, "CPU", {
         "INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1,
         "INFERENCE_PRECISION_HINT": "f32"})
     req = cm.create_infer_request()
     out = cm.output(0)
-    return lambda x: req.infer({0: x})[out]
+    return lambda x: req.infer(x if isinstance(x, dict) else {0: x})[out]
 
 
 def _run_tool(cmd: list[str], what: str, timeout: int = 300) -> None:
@@ -127,6 +139,8 @@ def _run_tool(cmd: list[str], what: str, timeout: int = 300) -> None:
 
 
 def make_mnn(path: str, workdir: str, shape, threads: int) -> Callable:
+    if isinstance(shape, dict):
+        raise PeerError("this runner feeds one input; the model has several")
     import MNN
     mnn_path = os.path.join(workdir, "model.mnn")
     if not os.path.exists(mnn_path):
@@ -166,6 +180,8 @@ def _pnnx_binary() -> str | None:
 
 
 def make_ncnn(path: str, workdir: str, shape, threads: int) -> Callable:
+    if isinstance(shape, dict):
+        raise PeerError("this runner feeds one input; the model has several")
     import ncnn
     param, binf = os.path.join(workdir, "model.ncnn.param"), os.path.join(workdir, "model.ncnn.bin")
     if not os.path.exists(param):
@@ -321,7 +337,8 @@ def layer_class(op) -> str:
 
 def profile_mace(path: str, x: np.ndarray, rounds: int) -> list[dict]:
     sess = mace.Session(path, num_threads=1)
-    res = collect(sess, {sess.inputs[0].name: x}, rounds=rounds, warmup=1)
+    res = collect(sess, x if isinstance(x, dict) else {sess.inputs[0].name: x}, rounds=rounds,
+                  warmup=1)
     by: dict[str, dict] = {}
     for o in res.ops:
         c = by.setdefault(layer_class(o), {"class": layer_class(o), "n": 0, "ms": 0.0, "macs": 0})
@@ -339,7 +356,10 @@ def profile_mace(path: str, x: np.ndarray, rounds: int) -> list[dict]:
 # ---- the comparison ---------------------------------------------------------------------------
 
 def rel_err(y, ref) -> float:
+    if np.asarray(y).size != ref.size:  # detectors: a different number of boxes
+        return float("inf")
     y = np.asarray(y, np.float32).reshape(ref.shape)
+    ref = np.asarray(ref, np.float32)
     return float(np.abs(y - ref).max() / max(1.0, float(np.abs(ref).max())))
 
 
@@ -521,9 +541,19 @@ def compare_model(name: str, size: int, threads_list: list[int], rounds: int, pe
     onnx.save(model, path)
     shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
     x = np.random.default_rng(0).uniform(-1, 1, shape).astype(np.float32)
+    return compare_onnx(name, path, x, shape, threads_list, rounds, peers, wd, log, interleaved,
+                        variants)
+
+
+def compare_onnx(name: str, path: str, x, shape, threads_list: list[int], rounds: int,
+                 peers: list[str], wd: str, log, interleaved: bool = False,
+                 variants: tuple = ()) -> dict:
+    """Times the .onnx at `path` on input x (one array, or a dict {input name: array}; shape:
+    its shape, or a dict of them) with mace and the peers, as compare_model describes; the
+    result's "rounds" holds every engine's per-round times."""
     import onnxruntime as ort
-    ref = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(
-        None, {model.graph.input[0].name: x})[0]
+    ref_sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    ref = ref_sess.run(None, x if isinstance(x, dict) else {ref_sess.get_inputs()[0].name: x})[0]
     result = {"model": name, "status": {}, "err": {}, "lat": {}}
     ctx = multiprocessing.get_context("spawn")
     # Every (engine, thread count) in a process of its own, all loaded before the first round

@@ -39,7 +39,8 @@ def input_dims(declared: list | None, given: Sequence | None,
     if given is not None:
         dims = [None if d is None or int(d) < 0 else int(d) for d in given]
     else:
-        dims = [None if d is None or (k == 0 and d == 0) else int(d)
+        # a negative declared dim (Paddle2ONNX writes dim_value -1 for its batch) is dynamic
+        dims = [None if d is None or int(d) < 0 or (k == 0 and d == 0) else int(d)
                 for k, d in enumerate(declared)]
     if probe is not None and len(probe) == len(dims):
         shape = [d if d is not None else int(p) for d, p in zip(dims, probe)]

@@ -16,6 +16,7 @@ from .graph_match import float_const as _float_const
 from .graph_match import new_const as _new_const
 from .graph_match import norm_step as _norm_step
 from .graph_match import trailing_mean_axes as _trailing_mean_axes
+from .affine_fusions import affine_to_batchnorm, fold_batchnorm_into_pointwise
 from .pattern_fusions import PATTERN_FUSIONS  # x * Sigmoid(x), Erf/Tanh GELUs, HardSwish forms
 from .transformer_fusions import GPU_FUSIONS, TRANSFORMER_FUSIONS  # RMSNorm, rotary, ...
 
@@ -604,7 +605,8 @@ def remove_dead_ops(graph: ir.Graph) -> bool:
 
 
 TRANSFORMS = [fuse_layer_norm, *TRANSFORMER_FUSIONS, matmul_add_to_fc, matmul_add_bias,
-              fold_batchnorm, batchnorm_to_depthwise, *PATTERN_FUSIONS, fuse_bias, fuse_activation,
+              fold_batchnorm, batchnorm_to_depthwise, *PATTERN_FUSIONS, affine_to_batchnorm,
+              fold_batchnorm_into_pointwise, fuse_bias, fuse_activation,
               rewrite_channels_last, fold_channel_scale, fuse_residual_add,
               fuse_qlinear_residual_add, remove_dead_ops]
 # For a model converted for the GPU (convert(device="gpu")): also the fusions that pay there

@@ -108,6 +108,15 @@ def test_conv_head_varying_batch_height_width():
                                        (1, 3, 64, 48), (2, 3, 17, 9)])
 
 
+def test_negative_declared_dim_is_dynamic():
+    """Paddle2ONNX declares a dynamic batch as dim_value -1 (PaddleOCR's classifier: [-1, 3,
+    ?, ?]): a dynamic dim like a named one, not a size."""
+    model = _conv_pool_flatten_gemm()
+    model.graph.input[0].type.tensor_type.shape.dim[0].Clear()
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = -1
+    _check(model, [(1, 3, 8, 8), (2, 3, 17, 9)])
+
+
 def _shape_slice_reshape():
     """x [N, C, H, W] -> Reshape(x, Concat(Slice(Shape(x), 0, 2), [-1])) -> [N, C, H*W]
     -> Transpose -> Softmax: a spatial flatten as written for attention over pixels."""

@@ -52,6 +52,7 @@
 
 #include "core/op.h"
 #include "kernels/cpu/compiler.h"
+#include "kernels/cpu/dwconv_strides.h"
 #include "kernels/cpu/ref/conv2d.h"
 #include "ops/conv2d_nchwc.h"
 #include "ops/conv_pad.h"
@@ -562,7 +563,8 @@ static void conv2d_range(void *p, int64_t begin, int64_t end) {
   /* Depthwise KxK (K <= 7, stride 1 or 2): the SIMD kernel covers the same window (batch * C
    * planes). */
   const mace_f32_dwconv_fn dw = mace_simd_active()->dwconv;
-  if (dw && mace_f32_dwconv_applies(&c->st->shape)) {
+  if (dw && (mace_f32_dwconv_applies(&c->st->shape) ||
+             mace_f32_dwconv_applies_unequal(&c->st->shape))) {
     dw(&c->st->shape, c->x, c->w, c->b, c->act, c->y, begin, end);
     return;
   }

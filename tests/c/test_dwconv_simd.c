@@ -17,22 +17,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/cpu/dwconv_strides.h"
 #include "kernels/cpu/ref/conv2d.h"
 #include "runtime/cpu/simd_dispatch.h"
 #include "test_util.h"
 
 static long checked = 0, cases = 0;
 
+/* stride: both strides, or sh * 10 + sw for unequal ones (12: (1, 2), 21: (2, 1)). */
 static void check_c(const mace_simd_kernels *v, int64_t C, int64_t N, int64_t k, int64_t h,
                     int64_t w, int64_t stride, int64_t pt, int64_t pl, int64_t pb, int64_t pr,
                     int use_bias, int act_kind, unsigned seed) {
+  const int64_t sh = stride > 9 ? stride / 10 : stride, sw = stride > 9 ? stride % 10 : stride;
   mace_conv2d_shape s = {.batch = N, .in_c = C, .in_h = h, .in_w = w, .out_c = C, .k_h = k,
-                         .k_w = k, .stride_h = stride, .stride_w = stride, .dilation_h = 1,
+                         .k_w = k, .stride_h = sh, .stride_w = sw, .dilation_h = 1,
                          .dilation_w = 1, .pad_top = pt, .pad_left = pl, .group = C};
   if (h + pt + pb < k || w + pl + pr < k) return;
-  s.out_h = (h + pt + pb - k) / stride + 1;
-  s.out_w = (w + pl + pr - k) / stride + 1;
-  if (!mace_f32_dwconv_applies(&s)) {
+  s.out_h = (h + pt + pb - k) / sh + 1;
+  s.out_w = (w + pl + pr - k) / sw + 1;
+  if (!mace_f32_dwconv_applies(&s) && !mace_f32_dwconv_applies_unequal(&s)) {
     ++failures;
     return;
   }
@@ -58,7 +61,7 @@ static void check_c(const mace_simd_kernels *v, int64_t C, int64_t N, int64_t k,
         double mag = use_bias ? fabs(bias[c]) : 0.0;
         for (int64_t kh = 0; kh < k; ++kh)
           for (int64_t kw = 0; kw < k; ++kw) {
-            const int64_t ih = oh * stride - pt + kh, iw = ow * stride - pl + kw;
+            const int64_t ih = oh * sh - pt + kh, iw = ow * sw - pl + kw;
             if (ih >= 0 && ih < h && iw >= 0 && iw < w)
               mag += fabs((double)f[c * kk + kh * k + kw] * x[p * in_plane + ih * w + iw]);
           }
@@ -110,13 +113,19 @@ int main(void) {
     ++tested;
     unsigned seed = 9u;
     for (int64_t k = 1; k <= 7; ++k)
-      for (int64_t stride = 1; stride <= 2; ++stride) {
+      for (int si0 = 0; si0 < 4; ++si0) {
+        const int64_t stride = (const int64_t[]){1, 2, 12, 21}[si0];
+        if (stride > 2 && (k % 2 == 0 || k == 1)) continue; /* unequal strides: K 3, 5, 7 */
         /* every width 1..40 with a rotating height, padding and activation */
         for (int64_t wd = 1; wd <= 40; ++wd) {
           const int64_t *p = pads[(wd + k) % npads];
           const int64_t hts[] = {1, 2, 4, 5, 7, 8, 11, 14};
           check(v, k, hts[(wd + stride) % 8] + (k > 4 ? k - 4 : 0), wd, stride, p[0], p[1],
                 p[2], p[3], (int)(wd & 1), acts[(wd + k + stride) % nacts], ++seed);
+          /* and over 19 channels (the channels-last path) */
+          if (stride > 2)
+            check_c(v, 19, 1, k, hts[wd % 8] + k, wd, stride, p[0], p[1], p[2], p[3],
+                    (int)(wd & 1), acts[(wd + k) % nacts], ++seed);
         }
         /* every padding x activation on one odd shape */
         for (int pi = 0; pi < npads; ++pi)
