@@ -93,9 +93,13 @@ def torch_runner(model, x, half: bool):
     return run
 
 
+GPU_MEMORY = "buffer"  # --gpu-memory
+
+
 def mace_session(onnx_path: str, precision: str, cache: str):
     t0 = time.perf_counter()
-    sess = mace.Session(onnx_path, device="gpu", gpu_precision=precision, opencl_binary_file=cache)
+    sess = mace.Session(onnx_path, device="gpu", gpu_precision=precision, opencl_binary_file=cache,
+                        gpu_memory=GPU_MEMORY)
     return sess, (time.perf_counter() - t0) * 1e3
 
 
@@ -116,7 +120,7 @@ def engine_creation(onnx_path: str, precision: str, workdir: str,
     def create() -> tuple[float, float]:
         t0 = time.perf_counter()
         sess = mace.Session(pb, data, device="gpu", gpu_precision=precision,
-                            opencl_binary_file=cache)
+                            opencl_binary_file=cache, gpu_memory=GPU_MEMORY)
         t1 = time.perf_counter()
         sess.run(x)
         t2 = time.perf_counter()
@@ -195,7 +199,8 @@ def write(out: str, rows: list[dict], rounds: int) -> str:
     engines = ["torch fp32", "torch fp16", "mace fp32", "mace fp16", "mace fp16_storage"]
     lines = [f"# mace OpenCL vs torch eager, batch 1 ({datetime.date.today()})", "",
              device_line(), "",
-             f"`python benchmarks/gpu.py`: median of {rounds} rounds, each engine once per round in "
+             f"`python benchmarks/gpu.py --gpu-memory {GPU_MEMORY}`: median of {rounds} rounds, "
+             "each engine once per round in "
              "turn; ms per run, host to host for mace (input upload and output download "
              "included), GPU-synchronised for torch. err: max |out - torch fp32| / max(1, max |ref|). "
              "session: mace.Session(model.onnx, device='gpu') wall time, the in-memory ONNX "
@@ -239,7 +244,11 @@ def main(argv=None) -> int:
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS_GPU.md"))
+    ap.add_argument("--gpu-memory", choices=("buffer", "image"), default="buffer",
+                    help="mace's activation memory (Session gpu_memory; YAML cl_mem_type)")
     args = ap.parse_args(argv)
+    global GPU_MEMORY
+    GPU_MEMORY = args.gpu_memory
     rows = []
     with tempfile.TemporaryDirectory() as wd:
         for name in args.models.split(","):
