@@ -14,6 +14,7 @@ import yaml
 from onnx import TensorProto, helper, numpy_helper
 
 import mace
+import mace.zoo  # the zoo models some tests quantize (not imported by `import mace`)
 from mace import deploy
 from mace.quantize import QuantizeError, activation_params, quantize_bias, quantize_weights
 
