@@ -1,9 +1,9 @@
 /* Scaffolding of the C tests that run a GPU op kind against the CPU kind of the same type (a
  * helper header, not a test; test_opencl_ops.c, test_opencl_ops_extra.c and
- * test_opencl_deconv.c include it): an op case (type, arguments, inputs), run_op (init, infer, run on one device, every device tensor at
- * an odd offset of one buffer as in an arena) and compare_case (the same random inputs on both,
- * the max error within tol of the CPU output's largest magnitude; fp16 runtimes get inputs fp16
- * can hold). Include after test_util.h. */
+ * test_opencl_deconv.c include it): an op case (type, arguments, inputs), run_op (init, infer,
+ * run on one device, every device tensor at an odd offset of one buffer as in an arena) and
+ * compare_case (the same random inputs on both, the max error within tol of the CPU output's
+ * largest magnitude; fp16 runtimes get inputs fp16 can hold). Include after test_util.h. */
 #ifndef MACE_TESTS_C_CL_OP_CASE_H
 #define MACE_TESTS_C_CL_OP_CASE_H
 
