@@ -131,11 +131,25 @@ def _tree_files() -> list[str]:
         return files
 
 
+# Source files a copy left by an earlier run may hold that the checkout no longer has (moved
+# or deleted): removed from the copy, since the build globs its folders (csrc/**/*.c).
+SOURCE_SUFFIXES = (".c", ".h", ".inc", ".cl", ".py", ".cmake", ".proto")
+
+
 def _sync_tree(tree: str) -> None:
     """Copies the checkout's files into `tree`, each whose content differs (a planted bug left
     by a stopped run included), with a fresh mtime so that the copy's incremental build
-    recompiles exactly what changed."""
-    for rel in _tree_files():
+    recompiles exactly what changed; removes the copy's source files the checkout no longer
+    has."""
+    files = _tree_files()
+    keep = set(files)
+    for d, dirs, names in os.walk(tree):
+        dirs[:] = [x for x in dirs if x not in SKIP_DIRS]
+        for n in names:
+            rel = os.path.relpath(os.path.join(d, n), tree)
+            if n.endswith(SOURCE_SUFFIXES) and rel not in keep:
+                os.remove(os.path.join(d, n))
+    for rel in files:
         src, dst = os.path.join(ROOT, rel), os.path.join(tree, rel)
         with open(src, "rb") as f:
             data = f.read()
