@@ -1,6 +1,7 @@
 """Shared test utilities: build ONNX models, run them through mace and onnxruntime."""
 from __future__ import annotations
 
+import functools
 import os
 import platform
 
@@ -226,3 +227,20 @@ def attention_model(B=1, Hq=2, Hkv=2, L=3, S=4, E=8, Ev=8, rank=4, mask=None, pa
     model = make_model([node], inputs, [(o, np.float32, out_shapes[o]) for o in outs if o],
                        initializers=inits, opset=23)
     return model, feeds
+
+
+@functools.lru_cache(maxsize=None)
+def _have_opencl_device() -> bool:
+    import mace
+    return bool(mace.devices())
+
+
+def require_opencl() -> None:
+    """Skips the calling test when mace sees no OpenCL device; with MACE_REQUIRE_OPENCL=1 (CI,
+    where .ci/setup installs PoCL) fails it instead."""
+    import pytest
+    if not _have_opencl_device():
+        msg = "no OpenCL device (`bash .ci/setup` installs PoCL)"
+        if os.environ.get("MACE_REQUIRE_OPENCL") == "1":
+            pytest.fail(msg + " and MACE_REQUIRE_OPENCL=1")
+        pytest.skip(msg)

@@ -8,34 +8,21 @@ kinds' shape sweeps are tests/c/test_opencl_deconv.c; the one-op models are in
 tests/opencl_cases_extra.py (run by test_opencl.py)."""
 from __future__ import annotations
 
-import functools
-import os
-
 import numpy as np
 import onnx
 import pytest
 from onnx import helper, numpy_helper
 
-from helpers import ORT_PROVIDERS, assert_close, rand
+from helpers import ORT_PROVIDERS, assert_close, rand, require_opencl
 
 import mace
 
-REQUIRE = os.environ.get("MACE_REQUIRE_OPENCL") == "1"
 PRECISIONS = {"fp32": 1e-4, "fp16_storage": 1e-2}
-
-
-@functools.lru_cache(maxsize=None)
-def _have_device() -> bool:
-    return bool(mace.devices())
 
 
 @pytest.fixture(autouse=True)
 def _opencl_device():
-    if not _have_device():
-        msg = "no OpenCL device (`bash .ci/setup` installs PoCL)"
-        if REQUIRE:
-            pytest.fail(msg + " and MACE_REQUIRE_OPENCL=1")
-        pytest.skip(msg)
+    require_opencl()
 
 
 def unet(c=8, seed=0):

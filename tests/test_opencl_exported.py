@@ -6,33 +6,22 @@ tests/test_opencl.py's: 1e-4 relative in fp32, 1e-2 with fp16 storage, with the 
 floor of the output's scale."""
 from __future__ import annotations
 
-import functools
 import os
 
 import numpy as np
 import pytest
 
-from helpers import assert_close, refilled
+from helpers import assert_close, refilled, require_opencl
 
 import mace
 
 EXPORTED = os.path.join(os.path.dirname(__file__), "data", "exported")
-REQUIRE = os.environ.get("MACE_REQUIRE_OPENCL") == "1"
 PRECISIONS = {"fp32": 1e-4, "fp16_storage": 1e-2}
-
-
-@functools.lru_cache(maxsize=None)
-def _have_device() -> bool:
-    return bool(mace.devices())
 
 
 @pytest.fixture(autouse=True)
 def _opencl_device():
-    if not _have_device():
-        msg = "no OpenCL device (`bash .ci/setup` installs PoCL)"
-        if REQUIRE:
-            pytest.fail(msg + " and MACE_REQUIRE_OPENCL=1")
-        pytest.skip(msg)
+    require_opencl()
 
 
 # model -> (its input, the op types that must run on the GPU)

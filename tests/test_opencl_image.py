@@ -5,35 +5,22 @@ against the CPU kinds by tests/c/test_opencl_image.c. fp32 within 1e-4 and fp16 
 1e-2 of the output's scale, as tests/test_opencl.py."""
 from __future__ import annotations
 
-import functools
-import os
-
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from helpers import assert_close, rand
+from helpers import assert_close, rand, require_opencl
 
 import mace
 from mace import zoo
 
-REQUIRE = os.environ.get("MACE_REQUIRE_OPENCL") == "1"
 PRECISIONS = {"fp32": 1e-4, "fp16_storage": 1e-2}
 TRANSFORMS = ("BufferToImage", "ImageToBuffer")
 
 
-@functools.lru_cache(maxsize=None)
-def _have_device() -> bool:
-    return bool(mace.devices())
-
-
 @pytest.fixture(autouse=True)
 def _opencl_device():
-    if not _have_device():
-        msg = "no OpenCL device (mace.devices() is empty; `bash .ci/setup` installs PoCL)"
-        if REQUIRE:
-            pytest.fail(msg + " and MACE_REQUIRE_OPENCL=1")
-        pytest.skip(msg)
+    require_opencl()
 
 
 def image_session(model, precision="fp32", **kw):
